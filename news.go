@@ -1,0 +1,150 @@
+package sitemap
+
+import "strings"
+
+// appendNews writes a <news:news> element. Its order follows the schema:
+// publication (name, language), genres, publication_date, title, keywords,
+// stock_tickers.
+func (e *encoder) appendNews(b []byte, u *URL, n *News) ([]byte, error) {
+	switch {
+	case e.ext&ExtNews == 0:
+		return b, invalid(u, "news", errUndeclared)
+	case strings.TrimSpace(n.PublicationName) == "":
+		return b, invalid(u, "news.publication.name", errRequired)
+	case !isNewsLanguage(n.Language):
+		return b, invalid(u, "news.publication.language", errValue)
+	case n.PublicationDate.IsZero():
+		return b, invalid(u, "news.publication_date", errRequired)
+	case !validYear(n.PublicationDate):
+		return b, invalid(u, "news.publication_date", errYear)
+	case strings.TrimSpace(n.Title) == "":
+		return b, invalid(u, "news.title", errRequired)
+	case len(n.StockTickers) > maxStockTickers:
+		return b, invalid(u, "news.stock_tickers", errTooMany)
+	}
+	for _, g := range n.Genres {
+		switch g {
+		case "PressRelease", "Satire", "Blog", "OpEd", "Opinion", "UserGenerated":
+		default:
+			return b, invalid(u, "news.genres", errValue)
+		}
+	}
+	for _, t := range n.StockTickers {
+		if !isTicker(t) {
+			return b, invalid(u, "news.stock_tickers", errValue)
+		}
+	}
+	b = append(b, "<news:news><news:publication>"...)
+	b = appendElem(b, "news:name", n.PublicationName)
+	b = appendElem(b, "news:language", n.Language)
+	b = append(b, "</news:publication>"...)
+	b = appendList(b, "news:genres", n.Genres, false)
+	b = appendTimeElem(b, "news:publication_date", n.PublicationDate)
+	b = appendElem(b, "news:title", n.Title)
+	b = appendList(b, "news:keywords", n.Keywords, true)
+	b = appendList(b, "news:stock_tickers", n.StockTickers, false)
+	return append(b, "</news:news>"...), nil
+}
+
+// appendList writes the items comma-separated, or nothing if there are none.
+func appendList(b []byte, name string, items []string, escape bool) []byte {
+	if len(items) == 0 {
+		return b
+	}
+	b = append(b, '<')
+	b = append(b, name...)
+	b = append(b, '>')
+	for i, it := range items {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		if escape {
+			b = appendEscaped(b, it)
+		} else {
+			b = append(b, it...)
+		}
+	}
+	b = append(b, "</"...)
+	b = append(b, name...)
+	return append(b, '>')
+}
+
+// isNewsLanguage accepts what the news schema does: an ISO 639 code of two
+// or three lower-case letters, or zh-cn or zh-tw.
+func isNewsLanguage(s string) bool {
+	if s == "zh-cn" || s == "zh-tw" {
+		return true
+	}
+	if len(s) < 2 || len(s) > 3 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < 'a' || s[i] > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// isTicker accepts EXCHANGE:SYMBOL made of word characters.
+func isTicker(s string) bool {
+	ex, sym, ok := strings.Cut(s, ":")
+	return ok && isWord(ex) && isWord(sym)
+}
+
+func isWord(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// appendAlternates writes the hreflang <xhtml:link> elements.
+func (e *encoder) appendAlternates(b []byte, u *URL) ([]byte, error) {
+	if e.ext&ExtAlternates == 0 {
+		return b, invalid(u, "xhtml:link", errUndeclared)
+	}
+	var err error
+	for i := range u.Alternates {
+		a := &u.Alternates[i]
+		if !isLanguageTag(a.Hreflang) {
+			return b, invalid(u, "xhtml:link.hreflang", errValue)
+		}
+		b = append(b, `<xhtml:link rel="alternate" hreflang="`...)
+		b = append(b, a.Hreflang...)
+		b = append(b, `" href="`...)
+		if b, err = e.appendLoc(b, "xhtml:link.href", u.Loc, a.Href, false); err != nil {
+			return b, err
+		}
+		b = append(b, `"/>`...)
+	}
+	return b, nil
+}
+
+// isLanguageTag accepts the xs:language form that hreflang takes:
+// [a-zA-Z]{1,8}(-[a-zA-Z0-9]{1,8})*, which includes "x-default".
+func isLanguageTag(s string) bool {
+	part, first := 0, true
+	for i := 0; i <= len(s); i++ {
+		if i == len(s) || s[i] == '-' {
+			if part < 1 || part > 8 {
+				return false
+			}
+			part, first = 0, false
+			continue
+		}
+		c := s[i]
+		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if !letter && !(!first && c >= '0' && c <= '9') {
+			return false
+		}
+		part++
+	}
+	return true
+}

@@ -1,0 +1,211 @@
+package sitemap
+
+import (
+	"context"
+	"iter"
+	"time"
+)
+
+// URL is one <url> entry of a sitemap: its location, the optional standard
+// tags, and the optional image, video, news and hreflang extensions.
+//
+// Only Loc is required. A zero field is not written: no lastmod is ever
+// invented, and an unset Priority (nil) is distinct from an explicit 0.0.
+// Slices and pointers are read while the URL is encoded and never kept, so a
+// Source may reuse them for the next URL once its yield returns.
+type URL struct {
+	// Loc is the absolute http or https URL of the page, which must lie under
+	// the sitemap's base URL. Non-ASCII characters are percent-encoded as
+	// UTF-8 (IRI to URI) when written; the result must be under 2,048 bytes.
+	Loc string
+	// LastMod is when the page last changed. The zero time means unknown, and
+	// then no <lastmod> is written. It is written in UTC, to the second.
+	LastMod time.Time
+	// LastModDateOnly writes LastMod as a date (YYYY-MM-DD) instead of a full
+	// timestamp.
+	LastModDateOnly bool
+	// ChangeFreq is the optional <changefreq> hint; "" writes none.
+	ChangeFreq ChangeFreq
+	// Priority is the optional <priority>, from 0.0 to 1.0; nil writes none.
+	// In Go 1.26 new(0.8) makes the pointer.
+	Priority *float64
+
+	Images     []Image     // at most 1,000; needs the image extension
+	Videos     []Video     // needs the video extension
+	News       *News       // needs the news extension
+	Alternates []Alternate // hreflang alternates, including the page itself; needs the xhtml extension
+}
+
+// ChangeFreq is the value of a <changefreq> element.
+type ChangeFreq string
+
+// The values the protocol allows for <changefreq>.
+const (
+	Always  ChangeFreq = "always"
+	Hourly  ChangeFreq = "hourly"
+	Daily   ChangeFreq = "daily"
+	Weekly  ChangeFreq = "weekly"
+	Monthly ChangeFreq = "monthly"
+	Yearly  ChangeFreq = "yearly"
+	Never   ChangeFreq = "never"
+)
+
+// Image is an <image:image> of the Google image extension.
+type Image struct {
+	Loc         string // required; absolute http(s) URL, may be on another host (a CDN)
+	Caption     string // optional
+	GeoLocation string // optional, e.g. "Limerick, Ireland"
+	Title       string // optional
+	License     string // optional; absolute http(s) URL
+}
+
+// Video is a <video:video> of the Google video extension. ThumbnailLoc, Title,
+// Description and at least one of ContentLoc and PlayerLoc are required.
+type Video struct {
+	ThumbnailLoc string // required; absolute http(s) URL
+	Title        string // required; at most 100 characters
+	Description  string // required; at most 2,048 characters
+	ContentLoc   string // absolute http(s) URL of the media file
+	PlayerLoc    string // absolute http(s) URL of a player
+	// AllowEmbed is the player_loc allow_embed attribute: "", "yes" or "no".
+	AllowEmbed string
+	// Autoplay is the player_loc autoplay attribute, written as given.
+	Autoplay string
+	// Duration is the length, from 1 second to 8 hours; zero writes none.
+	// It is written in whole seconds, rounded down.
+	Duration       time.Duration
+	ExpirationDate time.Time // zero writes none
+	Rating         *float64  // 0.0 to 5.0; nil writes none
+	ViewCount      *int64    // zero or more; nil writes none
+	// PublicationDate is when the video was first published; zero writes none.
+	PublicationDate time.Time
+	Tags            []string // at most 32
+	Category        string   // at most 256 characters
+	FamilyFriendly  string   // "", "yes" or "no"
+	// Restriction limits the countries where the video may be shown.
+	Restriction *Restriction
+	GalleryLoc  string // absolute http(s) URL; optional
+	// GalleryTitle is the title attribute of gallery_loc.
+	GalleryTitle         string
+	Prices               []Price
+	RequiresSubscription string // "", "yes" or "no"
+	Uploader             string // optional name of the uploader
+	UploaderInfo         string // absolute http(s) URL; needs Uploader
+	// Platform limits the platforms where the video may be shown.
+	Platform *Platform
+	Live     string // "", "yes" or "no"
+}
+
+// Restriction is a video's <video:restriction>: Countries is a list of ISO
+// 3166 alpha-2 codes such as "IE", "GB", "US"; Relationship is "allow" or "deny".
+type Restriction struct {
+	Relationship string
+	Countries    []string
+}
+
+// Platform is a video's <video:platform>: Platforms holds "web", "mobile" and
+// "tv"; Relationship is "allow" or "deny".
+type Platform struct {
+	Relationship string
+	Platforms    []string
+}
+
+// Price is a video's <video:price>. Amount is a non-negative decimal such as
+// "1.99", or "" when only Type is given. Currency (ISO 4217, e.g. "EUR") is
+// required with an amount. Type is "", "rent" or "purchase" (the schema's
+// name for what Google's documentation calls "own"). Resolution is "", "HD"
+// or "SD".
+type Price struct {
+	Amount     string
+	Currency   string
+	Type       string
+	Resolution string
+}
+
+// News is a <news:news> of the Google News extension. A news sitemap should
+// hold only articles from the last two days, at most 1,000 per file: give
+// news sections a PageSize of 1,000 or less.
+type News struct {
+	PublicationName string    // required
+	Language        string    // required; ISO 639 code such as "en", "de", "zh-cn"
+	PublicationDate time.Time // required
+	Title           string    // required
+	Keywords        []string  // optional; written comma-separated
+	// Genres is a subset of PressRelease, Satire, Blog, OpEd, Opinion, UserGenerated.
+	Genres       []string
+	StockTickers []string // at most 5, each "EXCHANGE:SYMBOL" such as "NASDAQ:AMAT"
+}
+
+// Alternate is an <xhtml:link rel="alternate"> hreflang annotation.
+type Alternate struct {
+	// Hreflang is a language tag such as "en", "de-AT", "zh-Hant", or
+	// "x-default" for the fallback page.
+	Hreflang string
+	Href     string // absolute http(s) URL of that language's page
+}
+
+// PageInfo describes one page (one sitemap file) of a Source.
+type PageInfo struct {
+	// Number is the page's number, from 1. Numbers increase but may have
+	// gaps: a page left empty by deletions is simply not reported.
+	Number int64
+	// LastMod is the newest LastMod among the page's URLs; zero if unknown.
+	// It becomes the page's <lastmod> in the index and its Last-Modified.
+	LastMod time.Time
+	// Version is an opaque value that changes whenever the page's content
+	// may have changed (for example its row count with its newest update
+	// time); "" if unknown. With LastMod, it lets a cached copy of the page
+	// be revalidated without reading it again.
+	Version string
+}
+
+// Source is an application's catalogue, read one page (one sitemap file) at a
+// time. It is designed for catalogues of billions of URLs:
+//
+//   - Pages reports the non-empty pages without reading every URL: typically
+//     one aggregate query over a key index, or arithmetic over a count.
+//   - URLs reads one page directly, at a cost that does not grow with its
+//     number: a key range (WHERE id >= lo AND id < hi), never an OFFSET.
+//   - A page should be stable: a URL stays on the same page as others are
+//     added or removed, so one change rewrites one file and a crawler can
+//     refetch only that file. Paging by key range gives this for free.
+//   - URLs are streamed one at a time, never collected into a slice.
+//
+// The contract:
+//
+//   - Pages yields pages in increasing Number order, at most once each,
+//     and only pages that have at least one URL.
+//   - URLs(ctx, n) yields the URLs of page n in a deterministic order, so
+//     that the same data gives the same bytes. A page holds at most its
+//     section's page size (50,000 at most); a URL past that is reported and
+//     not written. For a page that does not exist or is empty, URLs yields
+//     nothing (the handler answers 404).
+//   - A Source returns its error through the iterator, as the second
+//     value, and then stops. An error, even after some URLs, fails the whole
+//     page: nothing of it is cached or served. The iterator must also stop
+//     when yield returns false.
+//   - The URL values yielded are only read until yield returns; their
+//     slices may be reused.
+//   - Methods are called concurrently, for different pages, and must honour
+//     ctx cancellation.
+type Source interface {
+	Pages(ctx context.Context) iter.Seq2[PageInfo, error]
+	URLs(ctx context.Context, page int64) iter.Seq2[URL, error]
+}
+
+// SourceFunc is a Source built from two functions, for sources that need
+// no type of their own.
+type SourceFunc struct {
+	PagesFunc func(ctx context.Context) iter.Seq2[PageInfo, error]
+	URLsFunc  func(ctx context.Context, page int64) iter.Seq2[URL, error]
+}
+
+// Pages calls f.PagesFunc.
+func (f SourceFunc) Pages(ctx context.Context) iter.Seq2[PageInfo, error] {
+	return f.PagesFunc(ctx)
+}
+
+// URLs calls f.URLsFunc.
+func (f SourceFunc) URLs(ctx context.Context, page int64) iter.Seq2[URL, error] {
+	return f.URLsFunc(ctx, page)
+}

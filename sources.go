@@ -1,0 +1,157 @@
+package sitemap
+
+import (
+	"context"
+	"iter"
+	"time"
+)
+
+// pageBounds returns the half-open range [lo, hi) of item indexes that page
+// n (from 1) covers when pages hold size items, clamped to total.
+func pageBounds(n, size, total int64) (lo, hi int64, ok bool) {
+	if n < 1 || n > (total+size-1)/size {
+		return 0, 0, false
+	}
+	lo = (n - 1) * size
+	return lo, min(lo+size, total), true
+}
+
+func pageSizeOr(size int) int64 {
+	if size <= 0 || size > MaxURLs {
+		return MaxURLs
+	}
+	return int64(size)
+}
+
+// FromSlice returns a Source over urls, pageSize URLs a page (0 means
+// 50,000). The slice is read, never written, and must not be changed
+// afterwards; the pages' lastmods are computed once, here.
+func FromSlice(urls []URL, pageSize int) Source {
+	size := pageSizeOr(pageSize)
+	total := int64(len(urls))
+	infos := make([]PageInfo, 0, (total+size-1)/size)
+	for lo := int64(0); lo < total; lo += size {
+		info := PageInfo{Number: lo/size + 1}
+		for _, u := range urls[lo:min(lo+size, total)] {
+			info.LastMod = newer(info.LastMod, u.LastMod)
+		}
+		infos = append(infos, info)
+	}
+	return SourceFunc{
+		PagesFunc: func(context.Context) iter.Seq2[PageInfo, error] {
+			return func(yield func(PageInfo, error) bool) {
+				for _, p := range infos {
+					if !yield(p, nil) {
+						return
+					}
+				}
+			}
+		},
+		URLsFunc: func(_ context.Context, n int64) iter.Seq2[URL, error] {
+			return func(yield func(URL, error) bool) {
+				lo, hi, ok := pageBounds(n, size, total)
+				if !ok {
+					return
+				}
+				for i := lo; i < hi; i++ {
+					if !yield(urls[i], nil) {
+						return
+					}
+				}
+			}
+		},
+	}
+}
+
+func newer(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// FromSeq returns a Source over the URLs that seq yields, pageSize a page
+// (0 means 50,000). seq is run again for every request it serves: each
+// call of Pages reads it whole, and page n reads the URLs before it, so it
+// suits small and medium sites, or a seq that is cheap to replay. seq must
+// yield the same URLs in the same order every time.
+func FromSeq(seq iter.Seq[URL], pageSize int) Source {
+	size := pageSizeOr(pageSize)
+	return SourceFunc{
+		PagesFunc: func(ctx context.Context) iter.Seq2[PageInfo, error] {
+			return func(yield func(PageInfo, error) bool) {
+				var info PageInfo
+				var i int64
+				for u := range seq {
+					if i%size == 0 {
+						if info.Number > 0 && !yield(info, nil) {
+							return
+						}
+						info = PageInfo{Number: i/size + 1}
+						if err := ctx.Err(); err != nil {
+							yield(PageInfo{}, err)
+							return
+						}
+					}
+					info.LastMod = newer(info.LastMod, u.LastMod)
+					i++
+				}
+				if info.Number > 0 {
+					yield(info, nil)
+				}
+			}
+		},
+		URLsFunc: func(_ context.Context, n int64) iter.Seq2[URL, error] {
+			return func(yield func(URL, error) bool) {
+				if n < 1 {
+					return
+				}
+				lo, hi, i := (n-1)*size, n*size, int64(0)
+				for u := range seq {
+					if i >= hi {
+						return
+					}
+					if i >= lo && !yield(u, nil) {
+						return
+					}
+					i++
+				}
+			}
+		},
+	}
+}
+
+// FromRange returns a Source for a catalogue that can count its items and
+// read any range of them by position, such as a file of fixed-size records
+// or a generated catalogue. Page n holds items [(n-1)*pageSize, n*pageSize)
+// (pageSize 0 means 50,000); read is called with that range and must yield
+// those items in order. Pages calls count once and reads no item, so the
+// index reports no lastmod.
+//
+// A database table is better served by a key-range source (such as
+// adapters/sqlsource): positions shift when rows are deleted, keys do not.
+func FromRange(count func(ctx context.Context) (int64, error), read func(ctx context.Context, lo, hi int64) iter.Seq2[URL, error], pageSize int) Source {
+	size := pageSizeOr(pageSize)
+	return SourceFunc{
+		PagesFunc: func(ctx context.Context) iter.Seq2[PageInfo, error] {
+			return func(yield func(PageInfo, error) bool) {
+				total, err := count(ctx)
+				if err != nil {
+					yield(PageInfo{}, err)
+					return
+				}
+				for n := int64(1); (n-1)*size < total; n++ {
+					if !yield(PageInfo{Number: n}, nil) {
+						return
+					}
+				}
+			}
+		},
+		URLsFunc: func(ctx context.Context, n int64) iter.Seq2[URL, error] {
+			if n < 1 {
+				return func(func(URL, error) bool) {}
+			}
+			return read(ctx, (n-1)*size, n*size)
+		},
+	}
+}
