@@ -1,0 +1,60 @@
+package xsdcheck
+
+import (
+	"strings"
+	"testing"
+)
+
+// recorder is a testing.TB that records failures instead of failing.
+type recorder struct {
+	testing.TB
+	failed bool
+	msg    string
+}
+
+func (r *recorder) Helper() {}
+
+func (r *recorder) Errorf(format string, args ...any) {
+	r.failed = true
+	r.msg = format
+}
+
+func TestValidate(t *testing.T) {
+	const head = `<?xml version="1.0" encoding="UTF-8"?>` + "\n"
+	for _, tc := range []struct {
+		name  string
+		check func(testing.TB, []byte)
+		doc   string
+		ok    bool
+	}{
+		{"urlset", URLSet, head + `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://example.com/a</loc></url></urlset>`, true},
+		{"urlset with extensions", URLSet, head + `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:image="http://www.google.com/schemas/sitemap-image/1.1" xmlns:xhtml="http://www.w3.org/1999/xhtml"><url><loc>https://example.com/a</loc><image:image><image:loc>https://cdn.example.com/a.jpg</image:loc></image:image><xhtml:link rel="alternate" hreflang="x-default" href="https://example.com/a"/></url></urlset>`, true},
+		{"bad changefreq", URLSet, head + `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://example.com/a</loc><changefreq>sometimes</changefreq></url></urlset>`, false},
+		{"hreflang de_DE", URLSet, head + `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml"><url><loc>https://example.com/a</loc><xhtml:link rel="alternate" hreflang="de_DE" href="https://example.com/a"/></url></urlset>`, false},
+		{"unknown namespace", URLSet, head + `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:news="http://www.google.com/schemas/sitemap-news/0.8"><url><loc>https://example.com/a</loc><news:news/></url></urlset>`, false},
+		{"not well-formed", URLSet, head + `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url>`, false},
+		{"index", Index, head + `<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>https://example.com/sitemap-1.xml.gz</loc><lastmod>2024-01-02T03:04:05Z</lastmod></sitemap></sitemapindex>`, true},
+		{"urlset as index", Index, head + `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://example.com/a</loc></url></urlset>`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if !Available() {
+				URLSet(t, nil) // skips, or fails under SITEMAP_REQUIRE_XMLLINT=1
+			}
+			r := &recorder{TB: t}
+			tc.check(r, []byte(tc.doc))
+			if r.failed == tc.ok {
+				t.Errorf("failed = %v, want %v", r.failed, !tc.ok)
+			}
+			if r.failed && !strings.Contains(r.msg, "does not validate") {
+				t.Errorf("message %q does not say what failed", r.msg)
+			}
+		})
+	}
+}
+
+func TestSchemaDirFromEnv(t *testing.T) {
+	t.Setenv("SITEMAP_XSD_DIR", t.TempDir())
+	if _, err := schemaDir(); err == nil {
+		t.Error("an empty SITEMAP_XSD_DIR was accepted")
+	}
+}
