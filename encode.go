@@ -29,7 +29,9 @@ const (
 
 // Extensions is a set of sitemap extensions whose namespaces a section's
 // <urlset> declares. A URL carrying data of an undeclared extension is
-// rejected. The zero value declares all four.
+// rejected. The zero value declares image, video and xhtml (hreflang):
+// news must be asked for, because a news sitemap has rules of its own
+// (at most 1,000 URLs a file, only articles of the last two days).
 type Extensions uint8
 
 // The extensions. ExtNone declares none of them, only the sitemap namespace.
@@ -46,7 +48,7 @@ const (
 func (x Extensions) normalize() Extensions {
 	switch {
 	case x == 0:
-		return extAll
+		return ExtImage | ExtVideo | ExtAlternates
 	case x&ExtNone != 0:
 		return 0
 	}
