@@ -1,0 +1,379 @@
+// Package sitemap serves always-fresh, protocol-exact XML sitemaps straight
+// from a Go web server, for catalogues of any size.
+//
+// # Usage
+//
+// An application describes its catalogue as one or more [Source] values and
+// hands them to [New]. The resulting [Sitemap] is an [http.Handler] for the
+// sitemap files, and [Sitemap.Handler] is a middleware that also merges a
+// Sitemap: line into robots.txt:
+//
+//	sm, err := sitemap.New(sitemap.Config{BaseURL: "https://example.com"},
+//		sitemap.Section{Name: "products", Source: products},
+//		sitemap.Section{Name: "pages", Source: pages})
+//	if err != nil {
+//		log.Fatal(err) // every configuration mistake surfaces here
+//	}
+//	defer sm.Close()
+//	http.ListenAndServe(":8080", sm.Handler(app)) // or chi: r.Use(sm.Handler)
+//
+// It serves, under the base URL's path:
+//
+//	/sitemap_index.xml               the index: one <sitemap> per page of every section
+//	/sitemap-SECTION-N.xml.gz        page N of a named section, as a gzip file
+//	/sitemap-N.xml.gz                page N when there is a single unnamed section
+//	/sitemap-SECTION-N.xml           the same page as XML (gzip-encoded when accepted)
+//	/robots.txt                      the application's, with Sitemap: merged in (middleware only)
+//
+// # Sources
+//
+// A [Source] reports its pages cheaply ([Source.Pages]) and streams the URLs
+// of any one page ([Source.URLs]); [FromSlice], [FromSeq] and [FromRange]
+// make one for small sites, and adapters/sqlsource reads a SQL table by key
+// range. Every URL is checked against the protocol: one that breaks a rule
+// is skipped and reported to the Logger and [Config.OnReject], or fails its
+// page with [Config.Strict].
+//
+// # Caching
+//
+// Built pages are kept gzip-compressed in an LRU cache bounded by
+// [Config.CacheBytes], fresh for [Config.TTL]. Concurrent requests for a
+// page that is not cached share one build, and at most [Config.MaxBuilds]
+// builds run at once. An expired page is served at once while one rebuild
+// runs in the background (stale-while-revalidate), or is renewed without a
+// rebuild when its [PageInfo.Version] has not changed; if the rebuild fails
+// the last good copy stays in service (stale-if-error). Without one, the
+// answer is 503 with Retry-After. A failed or partial build is never cached.
+// Responses carry a strong ETag (a hash of the XML) and a Last-Modified
+// (the newest lastmod), and conditional requests are answered with 304
+// without calling the Source.
+//
+// # robots.txt
+//
+// [Sitemap.Handler] answers /robots.txt by calling the application: its
+// robots.txt passes through with "Sitemap: BASE/sitemap_index.xml"
+// appended unless present. If the application has none (404), a minimal
+// robots.txt that allows everything and names the sitemap is served.
+//
+// Nothing of a request but its method, path and Accept-Encoding decides a
+// response: Host and X-Forwarded-* headers never reach a sitemap, a cache
+// key or robots.txt; every absolute URL comes from [Config.BaseURL].
+package sitemap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/klauspost/compress/gzip"
+	"golang.org/x/sync/singleflight"
+)
+
+// Config configures a Sitemap. Except for BaseURL, the zero value of every
+// field is a working default.
+type Config struct {
+	// BaseURL is the scheme, host, optional port and optional path prefix of
+	// the site, such as "https://example.com" or "https://example.com/shop".
+	// Required. Sitemap files are served under its path, and every loc must
+	// lie under it. Request headers (Host, X-Forwarded-*) are never used.
+	BaseURL string
+
+	// TTL is how long a built page stays fresh. Zero means 15 minutes. An
+	// expired page is still served while it is rebuilt in the background.
+	TTL time.Duration
+	// CacheBytes bounds the compressed bytes of the cached pages. Zero means
+	// 256 MiB; negative disables the cache (every request builds).
+	CacheBytes int64
+	// CacheEntries bounds the number of cached pages. Zero means 10,000.
+	CacheEntries int
+	// MaxBuilds is how many pages may be built at once, which bounds the
+	// queries a crawler burst can open against the Source. Zero means 2.
+	MaxBuilds int
+	// BuildTimeout bounds one build. Zero means 2 minutes.
+	BuildTimeout time.Duration
+	// GzipLevel is the compression level, 1 (fastest) to 9 (smallest).
+	// Zero means 6, the gzip default.
+	GzipLevel int
+	// CacheControl is the Cache-Control header of every sitemap response.
+	// Zero means "public, max-age=900, stale-while-revalidate=3600"; "-"
+	// sends none.
+	CacheControl string
+	// RetryAfter is the Retry-After of a 503. Zero means 60 seconds.
+	RetryAfter time.Duration
+
+	// Strict makes a URL that breaks a protocol rule, or does not fit its
+	// page, fail the whole page (503 or the last good copy) instead of
+	// being skipped and reported.
+	Strict bool
+	// OnReject, if set, is told about every URL that was not written, with
+	// the reason: an *InvalidURLError or ErrPageFull. It is called from the
+	// build goroutine and must not block.
+	OnReject func(section string, page int64, loc string, err error)
+	// Logger receives build failures (error), rejected URLs (warn) and one
+	// line per build (debug). Nil means no logging.
+	Logger *slog.Logger
+	// Now is the clock used for freshness. Nil means time.Now.
+	Now func() time.Time
+}
+
+// Section is one named part of the sitemap tree, such as products,
+// articles, static pages or news, with its own Source, page size and
+// extensions.
+type Section struct {
+	// Name appears in file names: sitemap-NAME-N.xml.gz. It is lower-case
+	// letters, digits, '_' and '-', starting with a letter or digit, at
+	// most 64 bytes. One section may be unnamed ("") if it is the only one:
+	// its files are sitemap-N.xml.gz.
+	Name   string
+	Source Source
+	// PageSize is the most URLs one file may hold; URLs the Source yields
+	// beyond it are reported with ErrPageFull. Zero means 50,000, or 1,000
+	// for a news section. Match it to the Source's own page size.
+	PageSize int
+	// Extensions are the namespaces the section's files declare. Zero means
+	// ExtImage|ExtVideo|ExtAlternates. A section whose Extensions include
+	// ExtNews is a news section: PageSize at most 1,000.
+	Extensions Extensions
+}
+
+// Defaults of Config.
+const (
+	DefaultTTL          = 15 * time.Minute
+	DefaultCacheBytes   = 256 << 20
+	DefaultCacheEntries = 10_000
+	DefaultMaxBuilds    = 2
+	DefaultBuildTimeout = 2 * time.Minute
+	DefaultCacheControl = "public, max-age=900, stale-while-revalidate=3600"
+	maxNewsPageSize     = 1000
+	maxSectionName      = 64
+)
+
+// ErrConfig is wrapped by every error New returns.
+var ErrConfig = errors.New("sitemap: invalid configuration")
+
+// Sitemap serves a sitemap tree. It is an http.Handler for the sitemap
+// files; Handler wraps an application to add robots.txt. Create it with New
+// and stop it with Close.
+type Sitemap struct {
+	base       string // canonical base URL, ending in '/'
+	prefix     string // its path, ending in '/'
+	indexLoc   string
+	sections   []*section
+	byName     map[string]*section
+	unnamed    *section
+	robots     *robots
+	cache      *pageCache
+	headers    headers
+	gzipLevel  int
+	ttl        time.Duration
+	timeout    time.Duration
+	retryAfter time.Duration
+	strict     bool
+	onReject   func(string, int64, string, error)
+	log        *slog.Logger
+	now        func() time.Time
+
+	sem    chan struct{} // one token per running build
+	group  singleflight.Group
+	ctx    context.Context // cancelled by Close
+	cancel context.CancelFunc
+	mu     sync.Mutex // guards closed and wg.Add
+	closed bool
+	wg     sync.WaitGroup // background refreshes
+	stats  counters
+}
+
+type section struct {
+	index    int
+	name     string
+	src      Source
+	spec     pageSpec
+	filePfx  string // "sitemap-NAME-" or "sitemap-"
+	pageSize int
+}
+
+// headers are the fixed response header values, computed once.
+type headers struct {
+	cacheControl []string
+	retryAfter   []string
+}
+
+// New checks cfg and the sections and returns a Sitemap ready to serve.
+// Every configuration mistake is an error wrapping ErrConfig.
+func New(cfg Config, sections ...Section) (*Sitemap, error) {
+	base, err := parseBase(cfg.BaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if strings.ContainsAny(base, "&'") {
+		return nil, fmt.Errorf("%w: BaseURL %q must not contain '&' or '\\''", ErrConfig, cfg.BaseURL)
+	}
+	s := &Sitemap{
+		base:       base,
+		prefix:     basePath(base),
+		indexLoc:   base + "sitemap_index.xml",
+		byName:     make(map[string]*section),
+		ttl:        orDefault(cfg.TTL, DefaultTTL),
+		timeout:    orDefault(cfg.BuildTimeout, DefaultBuildTimeout),
+		retryAfter: orDefault(cfg.RetryAfter, 60*time.Second),
+		gzipLevel:  orDefault(cfg.GzipLevel, 6),
+		strict:     cfg.Strict,
+		onReject:   cfg.OnReject,
+		log:        cfg.Logger,
+		now:        cfg.Now,
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	switch {
+	case cfg.TTL < 0:
+		return nil, fmt.Errorf("%w: TTL %v is negative", ErrConfig, cfg.TTL)
+	case cfg.BuildTimeout < 0:
+		return nil, fmt.Errorf("%w: BuildTimeout %v is negative", ErrConfig, cfg.BuildTimeout)
+	case cfg.RetryAfter < 0:
+		return nil, fmt.Errorf("%w: RetryAfter %v is negative", ErrConfig, cfg.RetryAfter)
+	case cfg.MaxBuilds < 0:
+		return nil, fmt.Errorf("%w: MaxBuilds %d is negative", ErrConfig, cfg.MaxBuilds)
+	case cfg.CacheEntries < 0:
+		return nil, fmt.Errorf("%w: CacheEntries %d is negative", ErrConfig, cfg.CacheEntries)
+	case s.gzipLevel < gzip.BestSpeed || s.gzipLevel > gzip.BestCompression:
+		return nil, fmt.Errorf("%w: GzipLevel %d is not 1 to 9", ErrConfig, cfg.GzipLevel)
+	}
+	if len(sections) == 0 {
+		return nil, fmt.Errorf("%w: no sections", ErrConfig)
+	}
+	for i, sec := range sections {
+		if err := s.addSection(i, sec, len(sections)); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+	}
+	switch cc := cfg.CacheControl; cc {
+	case "":
+		s.headers.cacheControl = []string{DefaultCacheControl}
+	case "-":
+	default:
+		if strings.ContainsAny(cc, "\r\n") {
+			return nil, fmt.Errorf("%w: CacheControl has a line break", ErrConfig)
+		}
+		s.headers.cacheControl = []string{cc}
+	}
+	s.headers.retryAfter = []string{strconv.Itoa(int((s.retryAfter + time.Second - 1) / time.Second))}
+	s.sem = make(chan struct{}, orDefault(cfg.MaxBuilds, DefaultMaxBuilds))
+	s.cache = newPageCache(orDefault(cfg.CacheBytes, DefaultCacheBytes), orDefault(cfg.CacheEntries, DefaultCacheEntries))
+	s.robots = newRobots([]string{"Sitemap: " + s.indexLoc})
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	return s, nil
+}
+
+func orDefault[T int | int64 | time.Duration](v, def T) T {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+func (s *Sitemap) addSection(i int, sec Section, n int) error {
+	switch {
+	case sec.Source == nil:
+		return fmt.Errorf("section %d (%q) has no Source", i, sec.Name)
+	case sec.Name == "" && n > 1:
+		return fmt.Errorf("section %d has no Name; only a single section may be unnamed", i)
+	case sec.Name != "" && !validSectionName(sec.Name):
+		return fmt.Errorf("section name %q: use 1 to %d lower-case letters, digits, '_' or '-', starting with a letter or digit", sec.Name, maxSectionName)
+	case s.byName[sec.Name] != nil:
+		return fmt.Errorf("section name %q is used twice", sec.Name)
+	case sec.PageSize < 0 || sec.PageSize > MaxURLs:
+		return fmt.Errorf("section %q: PageSize %d is not 0 to %d", sec.Name, sec.PageSize, MaxURLs)
+	case sec.Extensions&^(extAll|ExtNone) != 0 || sec.Extensions&ExtNone != 0 && sec.Extensions != ExtNone:
+		return fmt.Errorf("section %q: Extensions %#x is not a valid set", sec.Name, sec.Extensions)
+	}
+	ext := sec.Extensions.normalize()
+	size := orDefault(sec.PageSize, MaxURLs)
+	if ext&ExtNews != 0 {
+		size = orDefault(sec.PageSize, maxNewsPageSize)
+		if size > maxNewsPageSize {
+			return fmt.Errorf("section %q: a news section holds at most %d URLs a file, not %d", sec.Name, maxNewsPageSize, size)
+		}
+	}
+	st := &section{index: i, name: sec.Name, src: sec.Source, pageSize: size, filePfx: "sitemap-"}
+	if sec.Name != "" {
+		st.filePfx = "sitemap-" + sec.Name + "-"
+	} else {
+		s.unnamed = st
+	}
+	st.spec = pageSpec{kind: kindURLSet, base: s.base, maxURLs: size, ext: ext, strict: s.strict}
+	s.sections = append(s.sections, st)
+	s.byName[sec.Name] = st
+	return nil
+}
+
+func validSectionName(name string) bool {
+	if len(name) > maxSectionName || name[0] == '-' || name[0] == '_' {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// reject reports a URL of page n that was not written.
+func (s *Sitemap) reject(sec *section, n int64, loc string, err error) {
+	s.stats.rejected.Add(1)
+	s.log.Warn("sitemap: URL skipped", "section", sec.name, "page", n, "loc", quote(loc), "err", err)
+	if s.onReject != nil {
+		s.onReject(sec.name, n, loc, err)
+	}
+}
+
+// Handler returns a middleware that serves robots.txt and the sitemap files
+// and passes every other request to next untouched. With chi:
+// r.Use(sm.Handler).
+func (s *Sitemap) Handler(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch p := r.URL.Path; {
+		case p == "/robots.txt":
+			s.robots.serve(w, r, next)
+		case s.owns(p):
+			s.ServeHTTP(w, r)
+		default:
+			next.ServeHTTP(w, r)
+		}
+	})
+}
+
+// RobotsLine is the robots.txt line that names the sitemap index, such as
+// "Sitemap: https://example.com/sitemap_index.xml".
+func (s *Sitemap) RobotsLine() string { return "Sitemap: " + s.indexLoc }
+
+// IndexURL is the absolute URL of the sitemap index.
+func (s *Sitemap) IndexURL() string { return s.indexLoc }
+
+// Close stops background rebuilds and waits for them to end. Requests
+// after Close are answered from the cache; builds fail with 503.
+func (s *Sitemap) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	s.cancel()
+	s.wg.Wait()
+	return nil
+}
+
+// basePath returns the path of a canonical base URL, such as "/" or "/shop/".
+func basePath(base string) string {
+	rest := base[strings.Index(base, "://")+len("://"):]
+	return rest[strings.IndexByte(rest, '/'):]
+}
