@@ -36,15 +36,17 @@ func invalid(u *URL, field string, err error) error {
 	return &InvalidURLError{Loc: u.Loc, Field: field, Err: err}
 }
 
-// appendLoc appends s as a percent-encoded, XML-escaped URI. The location
-// rule (under the base URL) applies only when underBase is set: images,
-// videos and players may live on other hosts.
+// appendLoc appends s as a percent-encoded, XML-escaped URI. The rules of
+// an entry's own location (under the base URL, no dot segment, at least 12
+// characters) apply only when underBase is set: images, videos and players
+// may live on other hosts.
 func (e *encoder) appendLoc(b []byte, field, loc, s string, underBase bool) ([]byte, error) {
-	base := ""
+	var err error
 	if underBase {
-		base = e.base
+		b, err = appendPageURI(b, s, e.base, true)
+	} else {
+		b, err = appendURI(b, s, "", true)
 	}
-	b, err := appendURI(b, s, base, true)
 	if err != nil {
 		return b, &InvalidURLError{Loc: loc, Field: field, Err: err}
 	}
@@ -241,7 +243,7 @@ func (e *encoder) appendVideo(b []byte, u *URL, v *Video) ([]byte, error) {
 		}
 		if v.Autoplay != "" {
 			b = append(b, ` autoplay="`...)
-			b = appendEscaped(b, v.Autoplay)
+			b = appendAttr(b, v.Autoplay)
 			b = append(b, '"')
 		}
 		b = append(b, '>')
@@ -281,7 +283,7 @@ func (e *encoder) appendVideo(b []byte, u *URL, v *Video) ([]byte, error) {
 		b = append(b, "<video:gallery_loc"...)
 		if v.GalleryTitle != "" {
 			b = append(b, ` title="`...)
-			b = appendEscaped(b, v.GalleryTitle)
+			b = appendAttr(b, v.GalleryTitle)
 			b = append(b, '"')
 		}
 		b = append(b, '>')

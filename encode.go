@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"time"
+	"unicode/utf8"
 )
 
 // Protocol limits of one sitemap or index file.
@@ -58,8 +59,9 @@ func (x Extensions) normalize() Extensions {
 // ErrPageFull is reported for a URL that was not written because its page
 // already held its section's page size in URLs, or because writing it would
 // have taken the file past 52,428,800 bytes. The page keeps the URLs before
-// it; lower the section's PageSize if this happens (pages heavy with images
-// or hreflang alternates can reach the byte limit before the URL limit).
+// it, and every URL after it is reported with ErrPageFull too. Lower the
+// section's PageSize if this happens: pages heavy with images or hreflang
+// alternates can reach the byte limit before the URL limit.
 var ErrPageFull = errors.New("sitemap: page full")
 
 // InvalidURLError reports a URL that breaks a protocol rule and was
@@ -76,11 +78,16 @@ func (e *InvalidURLError) Error() string {
 
 func (e *InvalidURLError) Unwrap() error { return e.Err }
 
-// quote shortens a loc for an error message.
+// quote shortens a loc for an error message, cutting it at a rune
+// boundary.
 func quote(s string) string {
 	const max = 200
 	if len(s) > max {
-		s = s[:max] + "..."
+		cut := max
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "..."
 	}
 	return `"` + s + `"`
 }
@@ -108,6 +115,7 @@ type encoder struct {
 	buf     []byte
 	flushed int64 // bytes already written to w
 	count   int   // entries written
+	full    bool  // an entry did not fit: every later one is refused too
 	newest  time.Time
 	err     error // sticky write error
 }
@@ -154,22 +162,34 @@ func (e *encoder) trailer() string {
 
 // add writes u. It returns an *InvalidURLError if u breaks a rule,
 // ErrPageFull if the document has no room for it, or the write error of the
-// underlying writer; in the first two cases nothing of u was written.
+// underlying writer; in the first two cases nothing of u was written. Once
+// one entry has not fit, every later one gets ErrPageFull, so a page is
+// always a prefix of what its source yields (less the invalid entries).
+//
+// A plain-text document holds only locations: the other fields of u are
+// neither written nor checked. In an index, u is one sitemap file: only its
+// Loc and LastMod are used.
 func (e *encoder) add(u *URL) error {
+	if e.kind == kindIndex {
+		return e.addSitemap(u.Loc, u.LastMod)
+	}
 	if e.err != nil {
 		return e.err
 	}
-	if e.count >= e.maxURLs {
+	if e.full || e.count >= e.maxURLs {
 		return ErrPageFull
 	}
 	mark := len(e.buf)
 	var err error
 	if e.kind == kindText {
-		e.buf, err = appendURI(e.buf, u.Loc, e.base, false)
+		e.buf, err = appendPageURI(e.buf, u.Loc, e.base, false)
 		if err != nil {
 			return &InvalidURLError{Loc: u.Loc, Field: "loc", Err: err}
 		}
 		e.buf = append(e.buf, '\n')
+		if !validYear(u.LastMod) { // not written, so not checked, but no Last-Modified either
+			return e.commit(mark, time.Time{})
+		}
 	} else {
 		e.buf, err = e.appendURL(e.buf, u)
 		if err != nil {
@@ -185,7 +205,7 @@ func (e *encoder) addSitemap(loc string, lastmod time.Time) error {
 	if e.err != nil {
 		return e.err
 	}
-	if e.count >= e.maxURLs {
+	if e.full || e.count >= e.maxURLs {
 		return ErrPageFull
 	}
 	mark := len(e.buf)
@@ -214,6 +234,7 @@ func (e *encoder) addSitemap(loc string, lastmod time.Time) error {
 func (e *encoder) commit(mark int, lastmod time.Time) error {
 	if e.flushed+int64(len(e.buf))+int64(len(e.trailer())) > e.maxBytes {
 		e.buf = e.buf[:mark]
+		e.full = true
 		return ErrPageFull
 	}
 	e.count++

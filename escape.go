@@ -6,30 +6,45 @@ import (
 	"unicode/utf8"
 )
 
-// xmlSafe marks the ASCII bytes that are copied to XML text unchanged.
-var xmlSafe = func() (t [utf8.RuneSelf]bool) {
+// textSafe and attrSafe mark the ASCII bytes that are copied unchanged to
+// XML character data and to a quoted attribute value. Every other ASCII
+// byte is an entity or, for the control characters XML 1.0 forbids, U+FFFD.
+var textSafe, attrSafe = func() (text, attr [utf8.RuneSelf]bool) {
 	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = true
+		text[c] = true
 	}
-	for _, c := range "&<>'\"\x7f" {
-		t[c] = false
+	for _, c := range "&<>'\"" {
+		text[c] = false
 	}
-	t['\t'], t['\n'], t['\r'] = true, true, true
-	return t
+	attr = text
+	text['\t'], text['\n'] = true, true
+	return text, attr
 }()
 
 const replacementChar = "\uFFFD"
 
-// appendEscaped appends s to b as XML character data (also safe inside a
-// quoted attribute). The five special characters become entities; runes that
-// XML 1.0 forbids and invalid UTF-8 become U+FFFD, so the output is always
-// well-formed whatever s holds.
+// appendEscaped appends s to b as XML character data. The five special
+// characters become entities, '\r' becomes &#xD; (a parser would turn it
+// into '\n'), and runes that XML 1.0 forbids and invalid UTF-8 become
+// U+FFFD, so the output is always well-formed whatever s holds, and a
+// parser reads back s with only those runes replaced.
 func appendEscaped(b []byte, s string) []byte {
+	return appendEscapedWith(b, s, &textSafe)
+}
+
+// appendAttr is appendEscaped for a value between double quotes: tab and
+// newline are written as references as well, since a parser would read
+// them as spaces.
+func appendAttr(b []byte, s string) []byte {
+	return appendEscapedWith(b, s, &attrSafe)
+}
+
+func appendEscapedWith(b []byte, s string, safe *[utf8.RuneSelf]bool) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if xmlSafe[c] {
+			if safe[c] {
 				i++
 				continue
 			}
@@ -45,8 +60,12 @@ func appendEscaped(b []byte, s string) []byte {
 				b = append(b, "&apos;"...)
 			case '"':
 				b = append(b, "&quot;"...)
-			case 0x7f:
-				b = append(b, c) // DEL is allowed by XML 1.0
+			case '\t':
+				b = append(b, "&#x9;"...)
+			case '\n':
+				b = append(b, "&#xA;"...)
+			case '\r':
+				b = append(b, "&#xD;"...)
 			default:
 				b = append(b, replacementChar...)
 			}
@@ -107,8 +126,11 @@ func append4(b []byte, v int) []byte {
 }
 
 // appendDecimal writes f with as few digits as round-trip, always with a
-// fractional part: 0.8, 1.0, 0.0, 4.25.
+// fractional part: 0.8, 1.0, 0.0, 4.25. Negative zero is written as 0.0.
 func appendDecimal(b []byte, f float64) []byte {
+	if f == 0 {
+		f = 0 // drops the sign of -0
+	}
 	n := len(b)
 	b = strconv.AppendFloat(b, f, 'f', -1, 64)
 	for _, c := range b[n:] {

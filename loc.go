@@ -1,6 +1,7 @@
 package sitemap
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"net/url"
@@ -15,7 +16,7 @@ const maxLocLen = 2048
 // uriKeep marks the ASCII bytes that may stand in a URI as they are (RFC
 // 3986 unreserved, reserved and '%'). Everything else is percent-encoded.
 var uriKeep = func() (t [utf8.RuneSelf]bool) {
-	for _, c := range "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?#[]@!$&'()*+,;=%" {
+	for _, c := range "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?@!$&'()*+,;=%" {
 		t[c] = true
 	}
 	return t
@@ -27,17 +28,31 @@ var (
 	errBadHost     = errors.New("host must be an ASCII host name (punycode) or IP address, with an optional port")
 	errControl     = errors.New("contains a control character or invalid UTF-8")
 	errTooLong     = errors.New("2,048 characters or longer once percent-encoded")
+	errTooShort    = errors.New("shorter than the schema's 12 characters")
 	errOutsideBase = errors.New("not under the sitemap's base URL")
+	errDotSegment  = errors.New("path has a . or .. segment")
 )
+
+// minLocLen is the schema's minLength of a <loc>.
+const minLocLen = 12
 
 // appendURI appends s to b as a URI: an absolute http(s) URL with an ASCII
 // host, non-ASCII and other characters a URI may not hold percent-encoded
-// (UTF-8), and a stray '%' encoded as %25. It returns b unchanged and an
-// error when s cannot be a sitemap location. If base is not "", the result
-// must start with it (scheme and host compared without regard to case).
-// With xmlText, '&' and '\” are written as XML entities (a URI holds no
-// other XML special character once percent-encoded).
+// (UTF-8), and a stray '%' encoded as %25 ('[', ']' and a second '#' too).
+// The scheme and host are written in lower case, and an empty path as "/".
+// It returns b unchanged and an error when s cannot be a sitemap location.
+// If base is not "", the result must start with it (scheme and host
+// compared without regard to case).
+//
+// With xmlText, '&' and the apostrophe are written as XML entities (a URI
+// holds no other XML special character once percent-encoded).
 func appendURI(b []byte, s, base string, xmlText bool) ([]byte, error) {
+	if len(s) >= maxLocLen { // every byte of s is at least one byte of the URI
+		if _, ok := cutScheme(s); !ok {
+			return b, errNotAbsolute
+		}
+		return b, errTooLong
+	}
 	rest, ok := cutScheme(s)
 	if !ok {
 		return b, errNotAbsolute
@@ -49,8 +64,17 @@ func appendURI(b []byte, s, base string, xmlText bool) ([]byte, error) {
 	if !validAuthority(rest[:hostEnd]) {
 		return b, errBadHost
 	}
-	n, extra := len(b), 0
-	for i := 0; i < len(s); i++ {
+	n := len(b)
+	// The scheme and authority hold only ASCII letters, digits and ".-:[]".
+	hostEnd += len(s) - len(rest)
+	for i := range hostEnd {
+		b = append(b, lower(s[i]))
+	}
+	if hostEnd == len(s) || s[hostEnd] != '/' {
+		b = append(b, '/')
+	}
+	extra, fragment := 0, false
+	for i := hostEnd; i < len(s); i++ {
 		c := s[i]
 		switch {
 		case c < 0x20 || c == 0x7f:
@@ -72,21 +96,55 @@ func appendURI(b []byte, s, base string, xmlText bool) ([]byte, error) {
 		case xmlText && c == '\'':
 			b = append(b, "&apos;"...)
 			extra += len("&apos;") - 1
+		case c == '#' && !fragment:
+			fragment = true
+			b = append(b, c)
 		case uriKeep[c]:
 			b = append(b, c)
-		default:
+		default: // including '[' and ']' (host only) and a second '#'
 			b = appendPct(b, c)
 		}
 	}
 	if len(b)-n-extra >= maxLocLen {
 		return b[:n], errTooLong
 	}
-	if base != "" {
-		if !hasBase(b[n:], base) {
-			return b[:n], errOutsideBase
-		}
+	if base != "" && !hasBase(b[n:], base) {
+		return b[:n], errOutsideBase
 	}
 	return b, nil
+}
+
+// appendPageURI is appendURI for the location of a sitemap entry itself
+// (not of an image, a video or an alternate): it must also have no dot
+// segment and be at least minLocLen long, as the schema demands.
+func appendPageURI(b []byte, s, base string, xmlText bool) ([]byte, error) {
+	n := len(b)
+	b, err := appendURI(b, s, base, xmlText)
+	if err != nil {
+		return b, err
+	}
+	uri := b[n:]
+	path := uri[bytes.Index(uri, []byte("://"))+3:]
+	path = path[bytes.IndexByte(path, '/'):] // appendURI always writes a path
+	switch {
+	case hasDotSegment(path):
+		return b[:n], errDotSegment
+	case len(uri) < 6*minLocLen && textLen(uri) < minLocLen: // an entity is at most 6 bytes
+		return b[:n], errTooShort
+	}
+	return b, nil
+}
+
+// textLen is the number of characters XML text b stands for, counting an
+// entity as one. b holds only ASCII.
+func textLen(b []byte) int {
+	n := len(b)
+	for i, c := range b {
+		if c == '&' {
+			n -= bytes.IndexByte(b[i:], ';')
+		}
+	}
+	return n
 }
 
 // hasBase reports whether uri starts with base, comparing the scheme and
@@ -96,8 +154,10 @@ func hasBase(uri []byte, base string) bool {
 		return false
 	}
 	hostEnd := len(base)
-	if i := strings.IndexByte(base[len("http://"):], '/'); i >= 0 {
-		hostEnd = len("http://") + i
+	if i := strings.Index(base, "://"); i >= 0 {
+		if j := strings.IndexByte(base[i+3:], '/'); j >= 0 {
+			hostEnd = i + 3 + j
+		}
 	}
 	for i := range hostEnd {
 		if lower(uri[i]) != lower(base[i]) {
@@ -105,6 +165,42 @@ func hasBase(uri []byte, base string) bool {
 		}
 	}
 	return string(uri[hostEnd:len(base)]) == base[hostEnd:]
+}
+
+// hasDotSegment reports whether the path at the start of p (up to '?' or
+// '#') has a "." or ".." segment, percent-encoded or not. A crawler would
+// resolve it, possibly to a place outside the base URL.
+func hasDotSegment(p []byte) bool {
+	for len(p) > 0 && p[0] == '/' {
+		p = p[1:]
+		end := 0
+		for end < len(p) && p[end] != '/' && p[end] != '?' && p[end] != '#' {
+			end++
+		}
+		if isDotSegment(p[:end]) {
+			return true
+		}
+		p = p[end:]
+	}
+	return false
+}
+
+// isDotSegment reports whether seg is one or two dots, each written as
+// '.' or %2E.
+func isDotSegment(seg []byte) bool {
+	dots := 0
+	for len(seg) > 0 {
+		switch {
+		case seg[0] == '.':
+			seg = seg[1:]
+		case len(seg) >= 3 && seg[0] == '%' && seg[1] == '2' && lower(seg[2]) == 'e':
+			seg = seg[3:]
+		default:
+			return false
+		}
+		dots++
+	}
+	return dots == 1 || dots == 2
 }
 
 func lower(c byte) byte {
@@ -125,8 +221,9 @@ func cutScheme(s string) (string, bool) {
 }
 
 // validAuthority accepts host[:port] where host is an ASCII name, an IPv4
-// address or a bracketed IPv6 address. User info is refused: it has no place
-// in a sitemap and hides where a link really goes.
+// address or a bracketed IPv6 address, and port is a number up to 65535.
+// User info is refused: it has no place in a sitemap and hides where a link
+// really goes.
 func validAuthority(a string) bool {
 	host, port := a, ""
 	if strings.HasPrefix(a, "[") {
@@ -135,33 +232,63 @@ func validAuthority(a string) bool {
 			return false
 		}
 		host, port = a[1:end], a[end+1:]
-		if host == "" || strings.Trim(host, "0123456789abcdefABCDEF:.") != "" {
+		if !strings.Contains(host, ":") || strings.Trim(host, "0123456789abcdefABCDEF:.") != "" {
 			return false
 		}
 		if port != "" && port[0] != ':' {
 			return false
 		}
-	} else if i := strings.LastIndexByte(a, ':'); i >= 0 {
-		host, port = a[:i], a[i:]
+	} else {
+		if i := strings.LastIndexByte(a, ':'); i >= 0 {
+			host, port = a[:i], a[i:]
+		}
+		if !validHostName(host) {
+			return false
+		}
 	}
 	if port != "" {
-		if len(port) < 2 || len(port) > 6 || strings.Trim(port[1:], "0123456789") != "" {
+		if len(port) < 2 || len(port) > 6 {
 			return false
 		}
-	}
-	if host == "" || len(host) > 253 {
-		return false
-	}
-	if !strings.HasPrefix(a, "[") {
-		for i := 0; i < len(host); i++ {
-			c := host[i]
-			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.') {
+		n := 0
+		for i := 1; i < len(port); i++ {
+			if port[i] < '0' || port[i] > '9' {
 				return false
 			}
+			n = n*10 + int(port[i]-'0')
 		}
-		if host[0] == '.' || host[0] == '-' {
+		if n > 65535 {
 			return false
 		}
+	}
+	return true
+}
+
+// validHostName accepts a DNS name or IPv4 address: labels of 1 to 63
+// ASCII letters, digits and hyphens, not starting or ending with a hyphen,
+// separated by dots, with an optional final dot.
+func validHostName(h string) bool {
+	h = strings.TrimSuffix(h, ".")
+	if h == "" || len(h) > 253 {
+		return false
+	}
+	label := 0
+	for i := 0; i <= len(h); i++ {
+		if i == len(h) || h[i] == '.' {
+			if label == 0 || label > 63 || h[i-1] == '-' {
+				return false
+			}
+			label = 0
+			continue
+		}
+		c := h[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case c == '-' && label > 0:
+		default:
+			return false
+		}
+		label++
 	}
 	return true
 }

@@ -86,7 +86,9 @@ func isNewsLanguage(s string) bool {
 	return true
 }
 
-// isTicker accepts EXCHANGE:SYMBOL made of word characters.
+// isTicker accepts EXCHANGE:SYMBOL made of ASCII letters and digits. The
+// schema's \w would allow other letters too, but not '_' (a punctuation
+// character to XML Schema).
 func isTicker(s string) bool {
 	ex, sym, ok := strings.Cut(s, ":")
 	return ok && isWord(ex) && isWord(sym)
@@ -98,7 +100,7 @@ func isWord(s string) bool {
 	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
 			return false
 		}
 	}

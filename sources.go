@@ -3,6 +3,7 @@ package sitemap
 import (
 	"context"
 	"iter"
+	"math"
 	"time"
 )
 
@@ -101,15 +102,21 @@ func FromSeq(seq iter.Seq[URL], pageSize int) Source {
 				}
 			}
 		},
-		URLsFunc: func(_ context.Context, n int64) iter.Seq2[URL, error] {
+		URLsFunc: func(ctx context.Context, n int64) iter.Seq2[URL, error] {
 			return func(yield func(URL, error) bool) {
-				if n < 1 {
-					return
+				if n < 1 || n-1 >= math.MaxInt64/size {
+					return // no seq holds that many URLs
 				}
 				lo, hi, i := (n-1)*size, n*size, int64(0)
 				for u := range seq {
 					if i >= hi {
 						return
+					}
+					if i%size == 0 { // skipping earlier pages can take a while
+						if err := ctx.Err(); err != nil {
+							yield(URL{}, err)
+							return
+						}
 					}
 					if i >= lo && !yield(u, nil) {
 						return
@@ -124,9 +131,11 @@ func FromSeq(seq iter.Seq[URL], pageSize int) Source {
 // FromRange returns a Source for a catalogue that can count its items and
 // read any range of them by position, such as a file of fixed-size records
 // or a generated catalogue. Page n holds items [(n-1)*pageSize, n*pageSize)
-// (pageSize 0 means 50,000); read is called with that range and must yield
-// those items in order. Pages calls count once and reads no item, so the
-// index reports no lastmod.
+// (pageSize 0 means 50,000), clamped to the count; read is called with that
+// range, never with one past the count, and must yield those items in
+// order (any more are ignored). Pages calls count once and reads no item,
+// so the index reports no lastmod; URLs calls count too, to find where the
+// catalogue ends.
 //
 // A database table is better served by a key-range source (such as
 // adapters/sqlsource): positions shift when rows are deleted, keys do not.
@@ -148,10 +157,33 @@ func FromRange(count func(ctx context.Context) (int64, error), read func(ctx con
 			}
 		},
 		URLsFunc: func(ctx context.Context, n int64) iter.Seq2[URL, error] {
-			if n < 1 {
-				return func(func(URL, error) bool) {}
+			return func(yield func(URL, error) bool) {
+				if n < 1 {
+					return
+				}
+				total, err := count(ctx)
+				if err != nil {
+					yield(URL{}, err)
+					return
+				}
+				lo, hi, ok := pageBounds(n, size, total)
+				if !ok {
+					return
+				}
+				left := hi - lo
+				for u, err := range read(ctx, lo, hi) {
+					if err != nil {
+						yield(URL{}, err)
+						return
+					}
+					if !yield(u, nil) {
+						return
+					}
+					if left--; left == 0 {
+						return
+					}
+				}
 			}
-			return read(ctx, (n-1)*size, n*size)
 		},
 	}
 }
