@@ -27,9 +27,9 @@ func (k pageKey) String() string {
 	return strconv.Itoa(k.sec) + "/" + strconv.FormatInt(k.page, 10)
 }
 
-// entry is one built document, kept gzip-compressed. It is immutable once
+// cachedPage is one built document, kept gzip-compressed. It is immutable once
 // cached, except for the two refresh fields.
-type entry struct {
+type cachedPage struct {
 	gz      []byte    // the gzip file of the XML
 	size    int64     // uncompressed bytes
 	urls    int       // entries written
@@ -46,9 +46,9 @@ type entry struct {
 	retryAt    atomic.Int64 // after a failed refresh, no new one before this (UnixNano)
 }
 
-func newEntry(gz []byte, hash uint64, size int64, urls int, lastMod, built time.Time) *entry {
+func newEntry(gz []byte, hash uint64, size int64, urls int, lastMod, built time.Time) *cachedPage {
 	tag := strconv.FormatUint(hash, 16)
-	return &entry{
+	return &cachedPage{
 		gz: gz, size: size, urls: urls, lastMod: lastMod, built: built,
 		etagPlain: []string{`"` + tag + `"`},
 		etagGzip:  []string{`"` + tag + `-gzip"`},
@@ -57,15 +57,15 @@ func newEntry(gz []byte, hash uint64, size int64, urls int, lastMod, built time.
 }
 
 // renewed returns a copy of e that is fresh again as of now.
-func (e *entry) renewed(now time.Time) *entry {
-	return &entry{
+func (e *cachedPage) renewed(now time.Time) *cachedPage {
+	return &cachedPage{
 		gz: e.gz, size: e.size, urls: e.urls, lastMod: e.lastMod, built: now, info: e.info,
 		etagFile: e.etagFile, etagGzip: e.etagGzip, etagPlain: e.etagPlain, pages: e.pages,
 	}
 }
 
 // page finds page n of section sec in an index entry.
-func (e *entry) page(sec int, n int64) (PageInfo, bool) {
+func (e *cachedPage) page(sec int, n int64) (PageInfo, bool) {
 	if sec < 0 || sec >= len(e.pages) {
 		return PageInfo{}, false
 	}
@@ -90,7 +90,7 @@ func (e *entry) page(sec int, n int64) (PageInfo, bool) {
 // in the background.
 type pageCache struct {
 	mu     sync.Mutex
-	lru    *simplelru.LRU[pageKey, *entry]
+	lru    *simplelru.LRU[pageKey, *cachedPage]
 	bytes  int64
 	budget int64
 }
@@ -100,11 +100,11 @@ func newPageCache(budget int64, entries int) *pageCache {
 	if budget < 0 {
 		return c // disabled
 	}
-	c.lru, _ = simplelru.NewLRU(entries, func(_ pageKey, e *entry) { c.bytes -= int64(len(e.gz)) })
+	c.lru, _ = simplelru.NewLRU(entries, func(_ pageKey, e *cachedPage) { c.bytes -= int64(len(e.gz)) })
 	return c
 }
 
-func (c *pageCache) get(k pageKey) (*entry, bool) {
+func (c *pageCache) get(k pageKey) (*cachedPage, bool) {
 	if c.lru == nil {
 		return nil, false
 	}
@@ -114,7 +114,7 @@ func (c *pageCache) get(k pageKey) (*entry, bool) {
 }
 
 // peek returns an entry without marking it used.
-func (c *pageCache) peek(k pageKey) (*entry, bool) {
+func (c *pageCache) peek(k pageKey) (*cachedPage, bool) {
 	if c.lru == nil {
 		return nil, false
 	}
@@ -125,7 +125,7 @@ func (c *pageCache) peek(k pageKey) (*entry, bool) {
 
 // add caches e under k, evicting the least recently used entries until the
 // byte budget holds. An entry larger than the whole budget is not cached.
-func (c *pageCache) add(k pageKey, e *entry) {
+func (c *pageCache) add(k pageKey, e *cachedPage) {
 	if c.lru == nil || int64(len(e.gz)) > c.budget {
 		return
 	}
@@ -168,7 +168,7 @@ var errPanic = errors.New("sitemap: source panicked")
 // a fresh cached one; a stale one, while a refresh starts in the
 // background; or a new build that concurrent callers share. It returns
 // errNotFound for a page that does not exist.
-func (s *Sitemap) document(ctx context.Context, k pageKey, sec *section) (*entry, error) {
+func (s *Sitemap) document(ctx context.Context, k pageKey, sec *section) (*cachedPage, error) {
 	now := s.now()
 	if e, ok := s.cache.get(k); ok {
 		if now.Before(e.built.Add(s.ttl)) {
@@ -194,7 +194,7 @@ func (s *Sitemap) document(ctx context.Context, k pageKey, sec *section) (*entry
 		if res.Err != nil {
 			return nil, res.Err
 		}
-		return res.Val.(*entry), nil
+		return res.Val.(*cachedPage), nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
@@ -202,7 +202,7 @@ func (s *Sitemap) document(ctx context.Context, k pageKey, sec *section) (*entry
 
 // refresh starts one background rebuild of the stale entry old, unless one
 // is running, a recent one failed, or the Sitemap is closed.
-func (s *Sitemap) refresh(k pageKey, sec *section, old *entry, now time.Time) {
+func (s *Sitemap) refresh(k pageKey, sec *section, old *cachedPage, now time.Time) {
 	if now.UnixNano() < old.retryAt.Load() || !old.refreshing.CompareAndSwap(false, true) {
 		return
 	}
@@ -232,7 +232,7 @@ func (s *Sitemap) refresh(k pageKey, sec *section, old *entry, now time.Time) {
 // per key (singleflight), on its own context with a timeout, holding one
 // of the MaxBuilds tokens while it reads the Source. Only a complete
 // build is cached; a failure, a panic or a timeout caches nothing.
-func (s *Sitemap) build(k pageKey, sec *section, old *entry) (e *entry, err error) {
+func (s *Sitemap) build(k pageKey, sec *section, old *cachedPage) (e *cachedPage, err error) {
 	ctx, cancel := context.WithTimeout(s.ctx, s.timeout)
 	defer cancel()
 	defer func() {

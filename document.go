@@ -56,7 +56,7 @@ func (s *Sitemap) compressed(write func(w io.Writer) error) ([]byte, uint64, err
 // buildPage builds page n of sec. If old is the stale copy and a newer
 // index shows the page's Version unchanged, old is renewed without reading
 // the page. A page that has no URL is errNotFound.
-func (s *Sitemap) buildPage(ctx context.Context, sec *section, n int64, old *entry) (*entry, error) {
+func (s *Sitemap) buildPage(ctx context.Context, sec *section, n int64, old *cachedPage) (*cachedPage, error) {
 	now := s.now()
 	var info PageInfo
 	if idx, ok := s.cache.peek(indexKey); ok {
@@ -96,7 +96,7 @@ func (s *Sitemap) buildPage(ctx context.Context, sec *section, n int64, old *ent
 // buildIndex builds the index from every section's Pages, without reading
 // any URL. An index with no page at all is errNotFound (an empty
 // <sitemapindex> is not valid).
-func (s *Sitemap) buildIndex(ctx context.Context) (*entry, error) {
+func (s *Sitemap) buildIndex(ctx context.Context) (*cachedPage, error) {
 	now := s.now()
 	start := time.Now()
 	pages := make([][]PageInfo, len(s.sections))

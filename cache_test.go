@@ -1,0 +1,547 @@
+package sitemap
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"log/slog"
+	"net/http"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestColdPageSingleBuild(t *testing.T) {
+	src := newFake(100, 50)
+	release := make(chan struct{})
+	var started atomic.Int64
+	src.onURL = func(ctx context.Context, page, i int64) error {
+		if i == 0 {
+			started.Add(1)
+			<-release
+		}
+		return nil
+	}
+	sm := newTestSitemap(t, Config{}, Section{Name: "p", Source: src, PageSize: 50})
+	const n = 64
+	var wg sync.WaitGroup
+	codes := make([]int, n)
+	bodies := make([][]byte, n)
+	for i := range n {
+		wg.Go(func() {
+			w := get(sm, "/sitemap-p-1.xml.gz")
+			codes[i], bodies[i] = w.Code, w.Body.Bytes()
+		})
+	}
+	// Let every request reach the cache before the one build finishes.
+	for sm.Stats().CacheMisses < n {
+		runtimeYield()
+	}
+	close(release)
+	wg.Wait()
+	for i := range n {
+		if codes[i] != 200 || !bytes.Equal(bodies[i], bodies[0]) {
+			t.Fatalf("request %d: %d", i, codes[i])
+		}
+	}
+	if got := src.urlsCalls.Load(); got != 1 {
+		t.Errorf("%d concurrent cold requests read the source %d times, want 1", n, got)
+	}
+	get(sm, "/sitemap-p-1.xml.gz", "If-None-Match", get(sm, "/sitemap-p-1.xml.gz").Header().Get("Etag"))
+	if got := src.urlsCalls.Load(); got != 1 {
+		t.Errorf("cached requests read the source: %d calls", got)
+	}
+}
+
+// runtimeYield lets other goroutines run while a test polls a condition
+// that they will make true.
+func runtimeYield() { runtime.Gosched() }
+
+func TestMaxBuilds(t *testing.T) {
+	src := newFake(1000, 10)
+	var running, peak atomic.Int64
+	src.onURL = func(ctx context.Context, page, i int64) error {
+		if i%10 == 0 {
+			n := running.Add(1)
+			for {
+				p := peak.Load()
+				if n <= p || peak.CompareAndSwap(p, n) {
+					break
+				}
+			}
+			runtimeYield()
+			running.Add(-1)
+		}
+		return nil
+	}
+	sm := newTestSitemap(t, Config{MaxBuilds: 2}, Section{Name: "p", Source: src, PageSize: 10})
+	var wg sync.WaitGroup
+	for p := 1; p <= 20; p++ {
+		wg.Go(func() {
+			if w := get(sm, fmt.Sprintf("/sitemap-p-%d.xml.gz", p)); w.Code != 200 {
+				t.Errorf("page %d: %d", p, w.Code)
+			}
+		})
+	}
+	wg.Wait()
+	if got := peak.Load(); got > 2 || got < 1 {
+		t.Errorf("%d builds ran at once, want at most 2", got)
+	}
+}
+
+func TestBuildFailures(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		onURL func(ctx context.Context, page, i int64) error
+	}{
+		{"error at once", func(context.Context, int64, int64) error { return errors.New("db down") }},
+		{"error halfway", func(_ context.Context, _, i int64) error {
+			if i == 5 {
+				return errors.New("connection reset")
+			}
+			return nil
+		}},
+		{"panic", func(_ context.Context, _, i int64) error {
+			if i == 3 {
+				panic("boom")
+			}
+			return nil
+		}},
+		{"stall past the timeout", func(ctx context.Context, _, i int64) error {
+			if i == 2 {
+				<-ctx.Done()
+				return ctx.Err()
+			}
+			return nil
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := newFake(10, 10)
+			src.onURL = tc.onURL
+			var logs bytes.Buffer
+			sm := newTestSitemap(t, Config{BuildTimeout: 50 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(&logs, nil))},
+				Section{Source: src, PageSize: 10})
+			for range 2 {
+				w := get(sm, "/sitemap-1.xml.gz")
+				if w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") != "60" {
+					t.Fatalf("status %d Retry-After %q", w.Code, w.Header().Get("Retry-After"))
+				}
+				for _, h := range []string{"Etag", "Last-Modified", "Cache-Control"} {
+					if w.Header().Get(h) != "" {
+						t.Errorf("503 carries %s", h)
+					}
+				}
+				if strings.Contains(w.Body.String(), "urlset") || strings.Contains(w.Body.String(), "boom") {
+					t.Errorf("503 body leaks: %q", w.Body)
+				}
+			}
+			if got := src.urlsCalls.Load(); got != 2 {
+				t.Errorf("source read %d times, want 2: a failure must not be cached", got)
+			}
+			if n, _ := sm.cache.usage(); n != 0 {
+				t.Errorf("%d entries cached after failures", n)
+			}
+			if !strings.Contains(logs.String(), "build failed") {
+				t.Errorf("failure not logged: %s", logs.String())
+			}
+			if st := sm.Stats(); st.BuildErrors != 2 || st.Unavailable != 2 || st.Builds != 0 {
+				t.Errorf("stats = %+v", st)
+			}
+		})
+	}
+}
+
+func TestStaleWhileRevalidate(t *testing.T) {
+	clk := &clock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	src := newFake(10, 10)
+	sm := newTestSitemap(t, Config{TTL: time.Minute, Now: clk.Now}, Section{Source: src, PageSize: 10})
+	old := get(sm, "/sitemap-1.xml").Body.String()
+
+	// The catalogue changes; the cached copy stays fresh for its TTL.
+	src.lastMod = src.lastMod.Add(24 * time.Hour)
+	clk.Add(59 * time.Second)
+	if get(sm, "/sitemap-1.xml").Body.String() != old || src.urlsCalls.Load() != 1 {
+		t.Fatal("a fresh page was rebuilt")
+	}
+
+	// Expired: the stale copy is served at once, and one refresh runs.
+	release := make(chan struct{})
+	src.onURL = func(_ context.Context, _, i int64) error {
+		if i == 0 {
+			<-release
+		}
+		return nil
+	}
+	clk.Add(2 * time.Second)
+	for range 10 {
+		if get(sm, "/sitemap-1.xml").Body.String() != old {
+			t.Fatal("stale copy not served while refreshing")
+		}
+	}
+	close(release)
+	sm.wg.Wait()
+	if got := src.urlsCalls.Load(); got != 2 {
+		t.Errorf("source read %d times, want 2 (one refresh)", got)
+	}
+	if got := get(sm, "/sitemap-1.xml").Body.String(); got == old {
+		t.Error("refreshed page not served")
+	}
+	if st := sm.Stats(); st.CacheStale != 10 || st.Builds != 2 {
+		t.Errorf("stats = %+v", st)
+	}
+}
+
+func TestStaleIfError(t *testing.T) {
+	clk := &clock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	src := newFake(10, 10)
+	var logs bytes.Buffer
+	sm := newTestSitemap(t, Config{TTL: time.Minute, Now: clk.Now, Logger: slog.New(slog.NewTextHandler(&logs, nil))},
+		Section{Source: src, PageSize: 10})
+	good := get(sm, "/sitemap-1.xml.gz")
+
+	src.onURL = func(_ context.Context, _, i int64) error {
+		if i == 7 {
+			return errors.New("db went away mid-page")
+		}
+		return nil
+	}
+	clk.Add(2 * time.Minute)
+	w := get(sm, "/sitemap-1.xml.gz")
+	sm.wg.Wait()
+	if w.Code != 200 || !bytes.Equal(w.Body.Bytes(), good.Body.Bytes()) {
+		t.Fatalf("stale copy not served: %d", w.Code)
+	}
+	if !strings.Contains(logs.String(), "serving the last good copy") {
+		t.Errorf("refresh failure not logged:\n%s", logs.String())
+	}
+	// The failed refresh is not retried on every request, and the last good
+	// copy keeps being served, with its own validators.
+	for range 5 {
+		w := get(sm, "/sitemap-1.xml.gz", "If-None-Match", good.Header().Get("Etag"))
+		if w.Code != 304 {
+			t.Fatalf("conditional request on the last good copy = %d", w.Code)
+		}
+	}
+	sm.wg.Wait()
+	if got := src.urlsCalls.Load(); got != 2 {
+		t.Errorf("source read %d times, want 2", got)
+	}
+	// After Retry-After, another refresh is tried; once the source heals,
+	// the page is fresh again.
+	src.onURL = nil
+	clk.Add(61 * time.Second)
+	get(sm, "/sitemap-1.xml.gz")
+	sm.wg.Wait()
+	if got := src.urlsCalls.Load(); got != 3 {
+		t.Errorf("source read %d times, want 3", got)
+	}
+	if e, _ := sm.cache.peek(pageKey{0, 1}); !clk.Now().Before(e.built.Add(time.Minute)) {
+		t.Error("page not fresh after a successful refresh")
+	}
+}
+
+func TestRevalidateWithoutRebuild(t *testing.T) {
+	clk := &clock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	src := newFake(20, 10)
+	src.version = "v1"
+	sm := newTestSitemap(t, Config{TTL: time.Minute, Now: clk.Now}, Section{Source: src, PageSize: 10})
+	get(sm, "/sitemap_index.xml")
+	get(sm, "/sitemap-1.xml.gz")
+	get(sm, "/sitemap-2.xml.gz")
+
+	clk.Add(2 * time.Minute)
+	get(sm, "/sitemap_index.xml") // stale index: refreshed in the background
+	sm.wg.Wait()
+	if src.pageCalls.Load() != 2 {
+		t.Fatalf("index not refreshed: %d Pages calls", src.pageCalls.Load())
+	}
+	get(sm, "/sitemap-1.xml.gz") // stale page, same Version: renewed without a read
+	sm.wg.Wait()
+	if got := src.urlsCalls.Load(); got != 2 {
+		t.Errorf("source read %d times, want 2: an unchanged page was rebuilt", got)
+	}
+	if sm.Stats().Revalidated != 1 {
+		t.Errorf("Revalidated = %d", sm.Stats().Revalidated)
+	}
+	if e, _ := sm.cache.peek(pageKey{0, 1}); !clk.Now().Before(e.built.Add(time.Minute)) {
+		t.Error("revalidated page is not fresh")
+	}
+
+	// A new Version means a rebuild.
+	src.version = "v2"
+	clk.Add(2 * time.Minute)
+	get(sm, "/sitemap_index.xml")
+	sm.wg.Wait()
+	get(sm, "/sitemap-2.xml.gz")
+	sm.wg.Wait()
+	if got := src.urlsCalls.Load(); got != 3 {
+		t.Errorf("source read %d times, want 3: a changed page was not rebuilt", got)
+	}
+}
+
+func TestFreshIndexAnswers404(t *testing.T) {
+	src := newFake(20, 10)
+	sm := newTestSitemap(t, Config{}, Section{Source: src, PageSize: 10})
+	get(sm, "/sitemap_index.xml")
+	for _, p := range []string{"/sitemap-3.xml.gz", "/sitemap-4.xml.gz", "/sitemap-999999.xml.gz"} {
+		if w := get(sm, p); w.Code != 404 {
+			t.Errorf("%s = %d", p, w.Code)
+		}
+	}
+	if src.urlsCalls.Load() != 0 {
+		t.Errorf("pages missing from a fresh index were read %d times", src.urlsCalls.Load())
+	}
+}
+
+func TestPageVanishes(t *testing.T) {
+	clk := &clock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	src := newFake(20, 10)
+	sm := newTestSitemap(t, Config{TTL: time.Minute, Now: clk.Now}, Section{Source: src, PageSize: 10})
+	if w := get(sm, "/sitemap-2.xml.gz"); w.Code != 200 {
+		t.Fatal(w.Code)
+	}
+	src.n = 10 // page 2's rows are deleted
+	clk.Add(2 * time.Minute)
+	get(sm, "/sitemap-2.xml.gz") // stale copy, while the refresh finds it empty
+	sm.wg.Wait()
+	if w := get(sm, "/sitemap-2.xml.gz"); w.Code != 404 {
+		t.Errorf("a page that became empty = %d, want 404", w.Code)
+	}
+}
+
+func TestClientCancelDoesNotCancelBuild(t *testing.T) {
+	src := newFake(10, 10)
+	release := make(chan struct{})
+	src.onURL = func(_ context.Context, _, i int64) error {
+		if i == 0 {
+			<-release
+		}
+		return nil
+	}
+	sm := newTestSitemap(t, Config{}, Section{Source: src, PageSize: 10})
+	ctx, cancel := context.WithCancel(context.Background())
+	gone := make(chan int)
+	go func() {
+		r, _ := http.NewRequestWithContext(ctx, http.MethodGet, "/sitemap-1.xml.gz", nil)
+		w := &recorder{header: http.Header{}}
+		sm.ServeHTTP(w, r)
+		gone <- w.code
+	}()
+	for sm.Stats().CacheMisses < 1 {
+		runtimeYield()
+	}
+	cancel()
+	<-gone
+	other := make(chan int)
+	go func() { other <- get(sm, "/sitemap-1.xml.gz").Code }()
+	close(release)
+	if code := <-other; code != 200 {
+		t.Errorf("second client got %d after the first hung up", code)
+	}
+	if got := src.urlsCalls.Load(); got != 1 {
+		t.Errorf("source read %d times, want 1", got)
+	}
+}
+
+type recorder struct {
+	header http.Header
+	code   int
+}
+
+func (r *recorder) Header() http.Header         { return r.header }
+func (r *recorder) Write(b []byte) (int, error) { return len(b), nil }
+func (r *recorder) WriteHeader(code int)        { r.code = code }
+
+func TestCloseStopsRefreshes(t *testing.T) {
+	clk := &clock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	src := newFake(10, 10)
+	sm, err := New(Config{BaseURL: "https://example.com", TTL: time.Minute, Now: clk.Now, BuildTimeout: time.Hour},
+		Section{Source: src, PageSize: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	get(sm, "/sitemap-1.xml.gz")
+	entered := make(chan struct{})
+	src.onURL = func(ctx context.Context, _, i int64) error {
+		if i == 0 {
+			close(entered)
+			<-ctx.Done() // a stalled database
+			return ctx.Err()
+		}
+		return nil
+	}
+	clk.Add(2 * time.Minute)
+	get(sm, "/sitemap-1.xml.gz")
+	<-entered
+	done := make(chan struct{})
+	go func() { sm.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close did not stop a running refresh")
+	}
+	if w := get(sm, "/sitemap-1.xml.gz"); w.Code != 200 {
+		t.Errorf("after Close, the cached copy = %d", w.Code)
+	}
+	sm.wg.Wait() // no refresh was started after Close
+}
+
+func TestCacheBudget(t *testing.T) {
+	src := newFake(2000, 100)
+	sm := newTestSitemap(t, Config{CacheBytes: 3000}, Section{Source: src, PageSize: 100})
+	for p := 1; p <= 20; p++ {
+		get(sm, fmt.Sprintf("/sitemap-%d.xml.gz", p))
+		if _, b := sm.cache.usage(); b > 3000 {
+			t.Fatalf("cache holds %d bytes, budget 3000", b)
+		}
+	}
+	n, _ := sm.cache.usage()
+	if n == 0 || n >= 20 {
+		t.Errorf("%d entries cached", n)
+	}
+	// The most recent page is a hit, the first was evicted.
+	calls := src.urlsCalls.Load()
+	get(sm, "/sitemap-20.xml.gz")
+	if src.urlsCalls.Load() != calls {
+		t.Error("most recent page was evicted")
+	}
+	get(sm, "/sitemap-1.xml.gz")
+	if src.urlsCalls.Load() != calls+1 {
+		t.Error("oldest page was not evicted")
+	}
+
+	off := newTestSitemap(t, Config{CacheBytes: -1}, Section{Source: src, PageSize: 100})
+	calls = src.urlsCalls.Load()
+	get(off, "/sitemap-1.xml.gz")
+	get(off, "/sitemap-1.xml.gz")
+	if src.urlsCalls.Load() != calls+2 {
+		t.Error("a disabled cache cached")
+	}
+}
+
+func TestIndexErrors(t *testing.T) {
+	src := newFake(10, 10)
+	src.pagesErr = errors.New("aggregate failed")
+	sm := newTestSitemap(t, Config{}, Section{Source: src})
+	if w := get(sm, "/sitemap_index.xml"); w.Code != 503 {
+		t.Errorf("failing Pages = %d", w.Code)
+	}
+	empty := newTestSitemap(t, Config{}, Section{Source: FromSlice(nil, 0)})
+	if w := get(empty, "/sitemap_index.xml"); w.Code != 404 {
+		t.Errorf("empty catalogue index = %d, want 404 (an empty index is not valid)", w.Code)
+	}
+	disorder := newTestSitemap(t, Config{}, Section{Source: SourceFunc{
+		PagesFunc: func(context.Context) iter.Seq2[PageInfo, error] {
+			return func(yield func(PageInfo, error) bool) {
+				_ = yield(PageInfo{Number: 2}, nil) && yield(PageInfo{Number: 1}, nil)
+			}
+		},
+		URLsFunc: func(context.Context, int64) iter.Seq2[URL, error] { return func(func(URL, error) bool) {} },
+	}})
+	if w := get(disorder, "/sitemap_index.xml"); w.Code != 503 {
+		t.Errorf("pages out of order = %d", w.Code)
+	}
+}
+
+func TestIndexFull(t *testing.T) {
+	const pages = MaxURLs + 3
+	var logs bytes.Buffer
+	sm := newTestSitemap(t, Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))}, Section{Name: "big", Source: SourceFunc{
+		PagesFunc: func(context.Context) iter.Seq2[PageInfo, error] {
+			return func(yield func(PageInfo, error) bool) {
+				for n := int64(1); n <= pages; n++ {
+					if !yield(PageInfo{Number: n}, nil) {
+						return
+					}
+				}
+			}
+		},
+		URLsFunc: func(_ context.Context, n int64) iter.Seq2[URL, error] {
+			return func(yield func(URL, error) bool) { yield(URL{Loc: fmt.Sprintf("https://example.com/%d", n)}, nil) }
+		},
+	}})
+	w := get(sm, "/sitemap_index.xml")
+	if got := strings.Count(w.Body.String(), "<sitemap>"); got != MaxURLs {
+		t.Errorf("index lists %d pages, want %d", got, MaxURLs)
+	}
+	if !strings.Contains(logs.String(), "index is full") {
+		t.Error("overflow not logged")
+	}
+	if w := get(sm, fmt.Sprintf("/sitemap-big-%d.xml.gz", pages)); w.Code != 200 {
+		t.Errorf("unlisted page = %d", w.Code)
+	}
+}
+
+func TestRejectedURLs(t *testing.T) {
+	src := FromSlice([]URL{
+		{Loc: "https://example.com/ok"},
+		{Loc: "https://evil.example/elsewhere"},
+		{Loc: "https://example.com/bad-priority", Priority: new(1.5)},
+		{Loc: "https://example.com/ok2"},
+	}, 0)
+	type rejection struct {
+		section string
+		page    int64
+		loc     string
+	}
+	var mu sync.Mutex
+	var got []rejection
+	var logs bytes.Buffer
+	cfg := Config{
+		Logger: slog.New(slog.NewTextHandler(&logs, nil)),
+		OnReject: func(section string, page int64, loc string, err error) {
+			var bad *InvalidURLError
+			if !errors.As(err, &bad) {
+				t.Errorf("reject error %v is not an *InvalidURLError", err)
+			}
+			mu.Lock()
+			got = append(got, rejection{section, page, loc})
+			mu.Unlock()
+		},
+	}
+	sm := newTestSitemap(t, cfg, Section{Name: "s", Source: src})
+	body := get(sm, "/sitemap-s-1.xml").Body.String()
+	if strings.Count(body, "<url>") != 2 || strings.Contains(body, "evil") || strings.Contains(body, "1.5") {
+		t.Errorf("page:\n%s", body)
+	}
+	want := []rejection{{"s", 1, "https://evil.example/elsewhere"}, {"s", 1, "https://example.com/bad-priority"}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("rejections = %v, want %v", got, want)
+	}
+	if strings.Count(logs.String(), "URL skipped") != 2 || sm.Stats().RejectedURLs != 2 {
+		t.Errorf("rejections not logged/counted:\n%s", logs.String())
+	}
+
+	cfg.Strict, cfg.OnReject = true, nil
+	strict := newTestSitemap(t, cfg, Section{Name: "s", Source: src})
+	if w := get(strict, "/sitemap-s-1.xml"); w.Code != 503 {
+		t.Errorf("strict page with a bad URL = %d, want 503", w.Code)
+	}
+}
+
+func TestAllRejectedIs404(t *testing.T) {
+	sm := newTestSitemap(t, Config{}, Section{Source: FromSlice([]URL{{Loc: "ftp://example.com/x"}}, 0)})
+	if w := get(sm, "/sitemap-1.xml.gz"); w.Code != 404 {
+		t.Errorf("a page with no valid URL = %d, want 404 (an empty urlset is invalid)", w.Code)
+	}
+}
+
+func TestCachedHitAllocs(t *testing.T) {
+	sm := newTestSitemap(t, Config{}, Section{Source: newFake(100, 100), PageSize: 100})
+	get(sm, "/sitemap-1.xml.gz")
+	r, _ := http.NewRequest(http.MethodGet, "/sitemap-1.xml.gz", nil)
+	w := &recorder{header: http.Header{}}
+	allocs := testing.AllocsPerRun(100, func() {
+		clear(w.header)
+		sm.ServeHTTP(w, r)
+	})
+	// ServeContent itself allocates a few (Content-Length, Last-Modified).
+	if allocs > 12 {
+		t.Errorf("a cache hit allocates %v times, budget 12", allocs)
+	}
+}

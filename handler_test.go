@@ -1,0 +1,506 @@
+package sitemap
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"iter"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/freshmap/sitemap/internal/xsdcheck"
+	"github.com/klauspost/compress/gzip"
+)
+
+var _ Source = (*fakeSource)(nil)
+
+// fakeSource is a Source of n generated URLs, size a page, with hooks and
+// call counters.
+type fakeSource struct {
+	n, size   int64
+	lastMod   time.Time
+	version   string
+	urlsCalls atomic.Int64
+	pageCalls atomic.Int64
+	// onURL, if set, runs before URL i of a page is yielded; an error
+	// fails the page there.
+	onURL func(ctx context.Context, page, i int64) error
+	// pagesErr, if set, fails Pages.
+	pagesErr error
+}
+
+func newFake(n, size int64) *fakeSource {
+	return &fakeSource{n: n, size: size, lastMod: time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)}
+}
+
+func (f *fakeSource) Pages(ctx context.Context) iter.Seq2[PageInfo, error] {
+	return func(yield func(PageInfo, error) bool) {
+		f.pageCalls.Add(1)
+		if f.pagesErr != nil {
+			yield(PageInfo{}, f.pagesErr)
+			return
+		}
+		for p := int64(1); (p-1)*f.size < f.n; p++ {
+			if !yield(PageInfo{Number: p, LastMod: f.lastMod.Add(time.Duration(p) * time.Hour), Version: f.version}, nil) {
+				return
+			}
+		}
+	}
+}
+
+func (f *fakeSource) URLs(ctx context.Context, page int64) iter.Seq2[URL, error] {
+	return func(yield func(URL, error) bool) {
+		f.urlsCalls.Add(1)
+		if page < 1 {
+			return
+		}
+		for i := (page - 1) * f.size; i < min(page*f.size, f.n); i++ {
+			if f.onURL != nil {
+				if err := f.onURL(ctx, page, i); err != nil {
+					yield(URL{}, err)
+					return
+				}
+			}
+			u := URL{Loc: fmt.Sprintf("https://example.com/p/%d?a=1&b=2", i), LastMod: f.lastMod.Add(time.Duration(page) * time.Hour)}
+			if !yield(u, nil) {
+				return
+			}
+		}
+	}
+}
+
+// clock is a settable test clock.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+func newTestSitemap(t testing.TB, cfg Config, secs ...Section) *Sitemap {
+	t.Helper()
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = "https://example.com"
+	}
+	sm, err := New(cfg, secs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sm.Close() })
+	return sm
+}
+
+func get(h http.Handler, path string, hdr ...string) *httptest.ResponseRecorder {
+	return do(h, http.MethodGet, path, hdr...)
+}
+
+func do(h http.Handler, method, path string, hdr ...string) *httptest.ResponseRecorder {
+	r := httptest.NewRequest(method, path, nil)
+	for i := 0; i+1 < len(hdr); i += 2 {
+		r.Header.Set(hdr[i], hdr[i+1])
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	return w
+}
+
+func gunzipT(t testing.TB, b []byte) []byte {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("not gzip: %v", err)
+	}
+	out, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatalf("bad gzip: %v", err)
+	}
+	return out
+}
+
+func TestRoutes(t *testing.T) {
+	sm := newTestSitemap(t, Config{},
+		Section{Name: "products", Source: newFake(25, 10), PageSize: 10},
+		Section{Name: "static-pages", Source: newFake(3, 10), PageSize: 10})
+	for _, tc := range []struct {
+		path string
+		want int
+		ct   string
+	}{
+		{"/sitemap_index.xml", 200, "application/xml; charset=utf-8"},
+		{"/sitemap-products-1.xml.gz", 200, "application/gzip"},
+		{"/sitemap-products-3.xml.gz", 200, "application/gzip"},
+		{"/sitemap-products-3.xml", 200, "application/xml; charset=utf-8"},
+		{"/sitemap-static-pages-1.xml.gz", 200, "application/gzip"},
+		{"/sitemap-products-4.xml.gz", 404, ""},          // out of range
+		{"/sitemap-products-0.xml.gz", 404, ""},          // zero
+		{"/sitemap-products--1.xml.gz", 404, ""},         // negative
+		{"/sitemap-products-01.xml.gz", 404, ""},         // leading zero: not canonical
+		{"/sitemap-products-+1.xml.gz", 404, ""},         // sign
+		{"/sitemap-products-1e0.xml.gz", 404, ""},        // not decimal
+		{"/sitemap-products-x.xml.gz", 404, ""},          // not numeric
+		{"/sitemap-products-.xml.gz", 404, ""},           // empty number
+		{"/sitemap-products-99999999999999999999.xml.gz", 404, ""}, // overflow
+		{"/sitemap-products-9223372036854775807.xml.gz", 404, ""},
+		{"/sitemap-nope-1.xml.gz", 404, ""},  // unknown section
+		{"/sitemap-1.xml.gz", 404, ""},       // no unnamed section
+		{"/sitemap--1.xml.gz", 404, ""},      // empty section name
+		{"/sitemap-products-1.XML.GZ", 404, ""},
+		{"/sitemap-products-1.xml.gz/", 404, ""},
+		{"/sitemap-products-1.gz", 404, ""},
+		{"/sitemap_index.xml.gz", 404, ""},
+		{"/SITEMAP_INDEX.XML", 404, ""},
+		{"/x/sitemap_index.xml", 404, ""},
+		{"/", 404, ""},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			w := get(sm, tc.path)
+			if w.Code != tc.want {
+				t.Fatalf("status = %d, want %d", w.Code, tc.want)
+			}
+			if got := w.Header().Get("X-Robots-Tag"); got != "noindex" {
+				t.Errorf("X-Robots-Tag = %q", got)
+			}
+			if tc.want != 200 {
+				if w.Header().Get("Etag") != "" || w.Header().Get("Last-Modified") != "" {
+					t.Errorf("error response has validators: %v", w.Header())
+				}
+				return
+			}
+			if got := w.Header().Get("Content-Type"); got != tc.ct {
+				t.Errorf("Content-Type = %q, want %q", got, tc.ct)
+			}
+			if got := w.Header().Get("Cache-Control"); got != DefaultCacheControl {
+				t.Errorf("Cache-Control = %q", got)
+			}
+			if w.Header().Get("Content-Encoding") != "" {
+				t.Errorf("Content-Encoding = %q without Accept-Encoding", w.Header().Get("Content-Encoding"))
+			}
+		})
+	}
+}
+
+func TestMethodNotAllowed(t *testing.T) {
+	sm := newTestSitemap(t, Config{}, Section{Source: newFake(5, 10)})
+	for _, m := range []string{http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodOptions, "PATCH"} {
+		for _, p := range []string{"/sitemap_index.xml", "/sitemap-1.xml.gz"} {
+			w := do(sm, m, p)
+			if w.Code != http.StatusMethodNotAllowed || w.Header().Get("Allow") != "GET, HEAD" {
+				t.Errorf("%s %s: %d Allow=%q", m, p, w.Code, w.Header().Get("Allow"))
+			}
+		}
+	}
+	if w := do(sm, http.MethodPost, "/sitemap-2.xml.gz"); w.Code != http.StatusMethodNotAllowed {
+		t.Errorf("POST on a missing page = %d, want 405", w.Code)
+	}
+}
+
+func TestUnnamedSection(t *testing.T) {
+	sm := newTestSitemap(t, Config{}, Section{Source: newFake(15, 10), PageSize: 10})
+	for path, want := range map[string]int{
+		"/sitemap-1.xml.gz": 200, "/sitemap-2.xml.gz": 200, "/sitemap-2.xml": 200,
+		"/sitemap-3.xml.gz": 404, "/sitemap-x-1.xml.gz": 404, "/sitemap-0.xml.gz": 404,
+	} {
+		if w := get(sm, path); w.Code != want {
+			t.Errorf("%s = %d, want %d", path, w.Code, want)
+		}
+	}
+	idx := get(sm, "/sitemap_index.xml").Body.String()
+	if !strings.Contains(idx, "<loc>https://example.com/sitemap-2.xml.gz</loc>") {
+		t.Errorf("index does not list page 2:\n%s", idx)
+	}
+}
+
+func TestBasePathPrefix(t *testing.T) {
+	sm := newTestSitemap(t, Config{BaseURL: "https://Example.com:8443/shop"}, Section{Name: "p", Source: SourceFunc{
+		PagesFunc: func(context.Context) iter.Seq2[PageInfo, error] {
+			return func(yield func(PageInfo, error) bool) { yield(PageInfo{Number: 1}, nil) }
+		},
+		URLsFunc: func(context.Context, int64) iter.Seq2[URL, error] {
+			return func(yield func(URL, error) bool) {
+				_ = yield(URL{Loc: "https://example.com:8443/shop/a"}, nil) &&
+					yield(URL{Loc: "https://example.com:8443/other"}, nil) &&
+					yield(URL{Loc: "https://EXAMPLE.com:8443/shop/b"}, nil)
+			}
+		},
+	}})
+	if w := get(sm, "/sitemap_index.xml"); w.Code != 404 {
+		t.Errorf("index outside the base path = %d", w.Code)
+	}
+	w := get(sm, "/shop/sitemap_index.xml")
+	if w.Code != 200 || !strings.Contains(w.Body.String(), "<loc>https://example.com:8443/shop/sitemap-p-1.xml.gz</loc>") {
+		t.Fatalf("index = %d\n%s", w.Code, w.Body)
+	}
+	body := get(sm, "/shop/sitemap-p-1.xml").Body.String()
+	if !strings.Contains(body, "/shop/a<") || strings.Contains(body, "/other") || !strings.Contains(body, "/shop/b<") {
+		t.Errorf("page does not keep exactly the URLs under the base path:\n%s", body)
+	}
+	if got := sm.RobotsLine(); got != "Sitemap: https://example.com:8443/shop/sitemap_index.xml" {
+		t.Errorf("RobotsLine = %q", got)
+	}
+}
+
+func TestRepresentations(t *testing.T) {
+	sm := newTestSitemap(t, Config{}, Section{Name: "p", Source: newFake(20, 10), PageSize: 10})
+	file := get(sm, "/sitemap-p-1.xml.gz", "Accept-Encoding", "gzip")
+	enc := get(sm, "/sitemap-p-1.xml", "Accept-Encoding", "br, gzip;q=0.5")
+	plain := get(sm, "/sitemap-p-1.xml")
+	refused := get(sm, "/sitemap-p-1.xml", "Accept-Encoding", "gzip;q=0, identity")
+
+	if file.Header().Get("Content-Encoding") != "" || file.Header().Get("Vary") != "" {
+		t.Errorf(".xml.gz must be a plain gzip file: %v", file.Header())
+	}
+	if enc.Header().Get("Content-Encoding") != "gzip" || enc.Header().Get("Vary") != "Accept-Encoding" {
+		t.Errorf("negotiated gzip: %v", enc.Header())
+	}
+	for _, w := range []*httptest.ResponseRecorder{plain, refused} {
+		if w.Header().Get("Content-Encoding") != "" || w.Header().Get("Vary") != "Accept-Encoding" {
+			t.Errorf("identity: %v", w.Header())
+		}
+	}
+	xml := plain.Body.Bytes()
+	if !bytes.Equal(gunzipT(t, file.Body.Bytes()), xml) || !bytes.Equal(gunzipT(t, enc.Body.Bytes()), xml) || !bytes.Equal(refused.Body.Bytes(), xml) {
+		t.Error("representations differ in content")
+	}
+	xsdcheck.URLSet(t, xml)
+	tags := map[string]bool{}
+	for _, w := range []*httptest.ResponseRecorder{file, enc, plain} {
+		tag := w.Header().Get("Etag")
+		if !strings.HasPrefix(tag, `"`) || !strings.HasSuffix(tag, `"`) || strings.HasPrefix(tag, "W/") {
+			t.Errorf("ETag %q is not strong and quoted", tag)
+		}
+		tags[tag] = true
+	}
+	if len(tags) != 3 {
+		t.Errorf("representations must have distinct ETags: %v", tags)
+	}
+	if refused.Header().Get("Etag") != plain.Header().Get("Etag") {
+		t.Error("the identity representation has two ETags")
+	}
+	if got, want := file.Header().Get("Last-Modified"), "Mon, 06 May 2024 08:08:09 GMT"; got != want {
+		t.Errorf("Last-Modified = %q, want %q (the newest lastmod)", got, want)
+	}
+}
+
+func TestAcceptsGzip(t *testing.T) {
+	for h, want := range map[string]bool{
+		"": false, "gzip": true, "GZIP": true, "x-gzip": true, "*": true, "deflate, gzip": true,
+		"gzip;q=0": false, "gzip; q=0.000": false, "gzip;q=0.001": true, "gzip;q=1": true,
+		"br": false, "identity": false, "gzipper": false, "deflate,br ;q=1": false, " gzip ; q=0.5 ": true,
+	} {
+		if got := acceptsGzip([]string{h}); got != want {
+			t.Errorf("acceptsGzip(%q) = %v, want %v", h, got, want)
+		}
+	}
+}
+
+func TestETagDeterministic(t *testing.T) {
+	// Two processes (two Sitemaps) serving the same content send the same
+	// ETags, so replicas behind a load balancer agree.
+	a := newTestSitemap(t, Config{}, Section{Name: "p", Source: newFake(30, 10), PageSize: 10})
+	b := newTestSitemap(t, Config{GzipLevel: 9}, Section{Name: "p", Source: newFake(30, 10), PageSize: 10})
+	for _, p := range []string{"/sitemap_index.xml", "/sitemap-p-2.xml"} {
+		if ea, eb := get(a, p).Header().Get("Etag"), get(b, p).Header().Get("Etag"); ea != eb || ea == "" {
+			t.Errorf("%s: ETags %q and %q", p, ea, eb)
+		}
+	}
+	if get(a, "/sitemap-p-1.xml").Header().Get("Etag") == get(a, "/sitemap-p-2.xml").Header().Get("Etag") {
+		t.Error("different pages share an ETag")
+	}
+}
+
+func TestNoLastModified(t *testing.T) {
+	src := newFake(5, 10)
+	src.lastMod = time.Time{}
+	sm := newTestSitemap(t, Config{}, Section{Source: FromSlice([]URL{{Loc: "https://example.com/a"}}, 0)})
+	for _, p := range []string{"/sitemap_index.xml", "/sitemap-1.xml.gz"} {
+		w := get(sm, p)
+		if w.Code != 200 || w.Header().Get("Last-Modified") != "" {
+			t.Errorf("%s: %d Last-Modified=%q", p, w.Code, w.Header().Get("Last-Modified"))
+		}
+		if strings.Contains(w.Body.String(), "lastmod") {
+			t.Errorf("%s invents a lastmod", p)
+		}
+	}
+}
+
+func TestNotModified(t *testing.T) {
+	src := newFake(20, 10)
+	sm := newTestSitemap(t, Config{}, Section{Name: "p", Source: src, PageSize: 10})
+	first := get(sm, "/sitemap-p-1.xml.gz")
+	etag, lm := first.Header().Get("Etag"), first.Header().Get("Last-Modified")
+	src.onURL = func(context.Context, int64, int64) error { t.Fatal("source called for a cached page"); return nil }
+	calls := src.urlsCalls.Load()
+	for _, tc := range []struct {
+		name string
+		hdr  []string
+		want int
+	}{
+		{"matching etag", []string{"If-None-Match", etag}, 304},
+		{"etag in list", []string{"If-None-Match", `"x", ` + etag}, 304},
+		{"star", []string{"If-None-Match", "*"}, 304},
+		{"other etag", []string{"If-None-Match", `"nope"`}, 200},
+		{"weak match", []string{"If-None-Match", "W/" + etag}, 304},
+		{"malformed", []string{"If-None-Match", ","}, 200},
+		{"since last-modified", []string{"If-Modified-Since", lm}, 304},
+		{"since earlier", []string{"If-Modified-Since", "Mon, 06 May 2024 08:08:08 GMT"}, 200},
+		{"etag takes precedence", []string{"If-None-Match", `"nope"`, "If-Modified-Since", lm}, 200},
+		{"gzip-encoded etag on the file", []string{"If-None-Match", strings.TrimSuffix(etag, `-gzfile"`) + `-gzip"`}, 200},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := get(sm, "/sitemap-p-1.xml.gz", tc.hdr...)
+			if w.Code != tc.want {
+				t.Fatalf("status = %d, want %d", w.Code, tc.want)
+			}
+			if tc.want == 304 && w.Body.Len() != 0 {
+				t.Errorf("304 with a body")
+			}
+		})
+	}
+	if got := src.urlsCalls.Load(); got != calls {
+		t.Errorf("source read %d times for cached pages", got-calls)
+	}
+	if sm.Stats().NotModified != 5 {
+		t.Errorf("NotModified = %d, want 5", sm.Stats().NotModified)
+	}
+}
+
+func TestHeadAndRange(t *testing.T) {
+	sm := newTestSitemap(t, Config{}, Section{Name: "p", Source: newFake(20, 10), PageSize: 10})
+	full := get(sm, "/sitemap-p-1.xml.gz")
+	head := do(sm, http.MethodHead, "/sitemap-p-1.xml.gz")
+	if head.Code != 200 || head.Body.Len() != 0 {
+		t.Errorf("HEAD: %d with %d body bytes", head.Code, head.Body.Len())
+	}
+	if head.Header().Get("Content-Length") != fmt.Sprint(full.Body.Len()) || head.Header().Get("Etag") != full.Header().Get("Etag") {
+		t.Errorf("HEAD headers differ from GET: %v vs %v", head.Header(), full.Header())
+	}
+	rng := get(sm, "/sitemap-p-1.xml.gz", "Range", "bytes=10-19")
+	if rng.Code != http.StatusPartialContent || !bytes.Equal(rng.Body.Bytes(), full.Body.Bytes()[10:20]) {
+		t.Errorf("Range: %d %q", rng.Code, rng.Body.Bytes())
+	}
+	if w := get(sm, "/sitemap-p-1.xml.gz", "Range", "bytes=99999-"); w.Code != http.StatusRequestedRangeNotSatisfiable {
+		t.Errorf("unsatisfiable Range = %d", w.Code)
+	}
+}
+
+func TestCacheControlConfig(t *testing.T) {
+	for cc, want := range map[string]string{"": DefaultCacheControl, "no-cache": "no-cache", "-": ""} {
+		sm := newTestSitemap(t, Config{CacheControl: cc}, Section{Source: newFake(1, 10)})
+		if got := get(sm, "/sitemap_index.xml").Header().Get("Cache-Control"); got != want {
+			t.Errorf("CacheControl %q: header %q, want %q", cc, got, want)
+		}
+	}
+}
+
+func TestHostHeaderPoisoning(t *testing.T) {
+	sm := newTestSitemap(t, Config{BaseURL: "https://shop.example.com"}, Section{Source: SourceFunc{
+		PagesFunc: func(context.Context) iter.Seq2[PageInfo, error] {
+			return func(yield func(PageInfo, error) bool) { yield(PageInfo{Number: 1}, nil) }
+		},
+		URLsFunc: func(context.Context, int64) iter.Seq2[URL, error] {
+			return func(yield func(URL, error) bool) { yield(URL{Loc: "https://shop.example.com/a"}, nil) }
+		},
+	}})
+	h := sm.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) }))
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	for _, p := range []string{"/sitemap_index.xml", "/sitemap-1.xml", "/robots.txt", "/sitemap_index.xml", "/sitemap-1.xml"} {
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+p, nil)
+		req.Host = "evil.example"
+		req.Header.Set("X-Forwarded-Host", "evil.example")
+		req.Header.Set("X-Forwarded-Proto", "http")
+		req.Header.Set("Forwarded", "host=evil.example;proto=http")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 {
+			t.Fatalf("%s: %d", p, res.StatusCode)
+		}
+		for k, v := range res.Header {
+			if strings.Contains(strings.Join(v, " "), "evil") {
+				t.Errorf("%s: header %s = %v", p, k, v)
+			}
+		}
+		if bytes.Contains(body, []byte("evil")) || !bytes.Contains(body, []byte("https://shop.example.com/")) {
+			t.Errorf("%s: body\n%s", p, body)
+		}
+	}
+	// Nothing cached holds the attacker's host either.
+	for _, k := range []pageKey{indexKey, {sec: 0, page: 1}} {
+		e, ok := sm.cache.peek(k)
+		if !ok || bytes.Contains(gunzipT(t, e.gz), []byte("evil")) {
+			t.Errorf("cache entry %v: ok=%v", k, ok)
+		}
+	}
+}
+
+func TestWire(t *testing.T) {
+	sm := newTestSitemap(t, Config{}, Section{Name: "p", Source: newFake(25, 10), PageSize: 10})
+	srv := httptest.NewServer(sm)
+	defer srv.Close()
+	// Go's client asks for gzip and decodes it transparently: disable that
+	// to see the bytes on the wire.
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	fetch := func(method, p string, hdr ...string) (*http.Response, []byte) {
+		t.Helper()
+		req, _ := http.NewRequest(method, srv.URL+p, nil)
+		for i := 0; i+1 < len(hdr); i += 2 {
+			req.Header.Set(hdr[i], hdr[i+1])
+		}
+		res, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, err := io.ReadAll(res.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res, b
+	}
+	res, idx := fetch(http.MethodGet, "/sitemap_index.xml", "Accept-Encoding", "gzip")
+	if res.Header.Get("Content-Encoding") != "gzip" {
+		t.Fatalf("index not gzip-encoded: %v", res.Header)
+	}
+	xsdcheck.Index(t, gunzipT(t, idx))
+	for p := 1; p <= 3; p++ {
+		res, b := fetch(http.MethodGet, fmt.Sprintf("/sitemap-p-%d.xml.gz", p))
+		if res.StatusCode != 200 || res.Header.Get("Content-Type") != "application/gzip" {
+			t.Fatalf("page %d: %d %v", p, res.StatusCode, res.Header)
+		}
+		if res.Header.Get("Content-Length") != fmt.Sprint(len(b)) {
+			t.Errorf("page %d: Content-Length %s for %d bytes", p, res.Header.Get("Content-Length"), len(b))
+		}
+		xsdcheck.URLSet(t, gunzipT(t, b))
+		etag := res.Header.Get("Etag")
+		if res, b := fetch(http.MethodGet, fmt.Sprintf("/sitemap-p-%d.xml.gz", p), "If-None-Match", etag); res.StatusCode != 304 || len(b) != 0 {
+			t.Errorf("page %d: conditional GET = %d with %d bytes", p, res.StatusCode, len(b))
+		}
+		if res, b := fetch(http.MethodHead, fmt.Sprintf("/sitemap-p-%d.xml.gz", p)); res.StatusCode != 200 || len(b) != 0 || res.ContentLength != int64(len(gunzipT(t, idx))) && res.ContentLength <= 0 {
+			t.Errorf("page %d: HEAD = %d with %d bytes, length %d", p, res.StatusCode, len(b), res.ContentLength)
+		}
+		res, part := fetch(http.MethodGet, fmt.Sprintf("/sitemap-p-%d.xml.gz", p), "Range", "bytes=0-9")
+		if res.StatusCode != 206 || len(part) != 10 || !bytes.Equal(part, b[:10]) {
+			t.Errorf("page %d: Range = %d %d bytes", p, res.StatusCode, len(part))
+		}
+	}
+}
