@@ -147,19 +147,19 @@ func TestRoutes(t *testing.T) {
 		{"/sitemap-products-3.xml.gz", 200, "application/gzip"},
 		{"/sitemap-products-3.xml", 200, "application/xml; charset=utf-8"},
 		{"/sitemap-static-pages-1.xml.gz", 200, "application/gzip"},
-		{"/sitemap-products-4.xml.gz", 404, ""},          // out of range
-		{"/sitemap-products-0.xml.gz", 404, ""},          // zero
-		{"/sitemap-products--1.xml.gz", 404, ""},         // negative
-		{"/sitemap-products-01.xml.gz", 404, ""},         // leading zero: not canonical
-		{"/sitemap-products-+1.xml.gz", 404, ""},         // sign
-		{"/sitemap-products-1e0.xml.gz", 404, ""},        // not decimal
-		{"/sitemap-products-x.xml.gz", 404, ""},          // not numeric
-		{"/sitemap-products-.xml.gz", 404, ""},           // empty number
+		{"/sitemap-products-4.xml.gz", 404, ""},                    // out of range
+		{"/sitemap-products-0.xml.gz", 404, ""},                    // zero
+		{"/sitemap-products--1.xml.gz", 404, ""},                   // negative
+		{"/sitemap-products-01.xml.gz", 404, ""},                   // leading zero: not canonical
+		{"/sitemap-products-+1.xml.gz", 404, ""},                   // sign
+		{"/sitemap-products-1e0.xml.gz", 404, ""},                  // not decimal
+		{"/sitemap-products-x.xml.gz", 404, ""},                    // not numeric
+		{"/sitemap-products-.xml.gz", 404, ""},                     // empty number
 		{"/sitemap-products-99999999999999999999.xml.gz", 404, ""}, // overflow
 		{"/sitemap-products-9223372036854775807.xml.gz", 404, ""},
-		{"/sitemap-nope-1.xml.gz", 404, ""},  // unknown section
-		{"/sitemap-1.xml.gz", 404, ""},       // no unnamed section
-		{"/sitemap--1.xml.gz", 404, ""},      // empty section name
+		{"/sitemap-nope-1.xml.gz", 404, ""}, // unknown section
+		{"/sitemap-1.xml.gz", 404, ""},      // no unnamed section
+		{"/sitemap--1.xml.gz", 404, ""},     // empty section name
 		{"/sitemap-products-1.XML.GZ", 404, ""},
 		{"/sitemap-products-1.xml.gz/", 404, ""},
 		{"/sitemap-products-1.gz", 404, ""},
