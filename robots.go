@@ -1,12 +1,417 @@
 package sitemap
 
-import "net/http"
+import (
+	"bytes"
+	"compress/gzip"
+	"hash/fnv"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
 
-// Temporary stand-in so the package builds; robots.go proper is being written.
-type robots struct{ lines []string }
+// maxRobotsBytes bounds the robots.txt we merge into. Google reads only the
+// first 500 KiB of a robots.txt, so a line appended after that would never
+// be read. A larger response (before or after gzip decoding) is therefore
+// passed through unmodified rather than truncated: cutting an
+// application's rules short would change their meaning.
+const maxRobotsBytes = 500 << 10
 
-func newRobots(lines []string) *robots { return &robots{lines: lines} }
+// minimalRobots opens the robots.txt served when the application has none.
+const minimalRobots = "User-agent: *\nAllow: /\n\n"
 
+// robots serves /robots.txt with the sitemap's Sitemap: lines merged in.
+//
+// With an application handler (next), the request is passed on as a GET,
+// so that a HEAD gets the same headers and Content-Length as a GET even
+// from an application that writes no body for HEAD. The application's
+// response is then handled by status:
+//
+//   - 200: the body, up to 500 KiB, is captured and each of our lines not
+//     already in it is appended, after a line ending if the body lacks a
+//     final one, using the body's own line ending (LF, CRLF or CR). The
+//     application's status and headers are kept; Content-Length is
+//     recomputed. If the body changed, the application's ETag is replaced by
+//     a weak one derived from it (W/"<its opaque tag>-sitemap<hash of our
+//     lines>"), since a strong tag must identify the exact bytes; an ETag
+//     that cannot be parsed is dropped, as are body digest headers. A body
+//     larger than 500 KiB, or in an encoding other than gzip, passes through
+//     unmodified (see maxRobotsBytes). A 200 whose Content-Type is text/html
+//     is not a robots.txt (typically a single-page application's catch-all
+//     route) and is treated as a 404.
+//   - 404 and 410: the application has no robots.txt, so the minimal one
+//     (allow everything, name the sitemap) is served instead, without any of
+//     the application's 404 headers.
+//   - anything else passes through untouched, streamed without buffering:
+//     a redirect (3xx) usually sends crawlers to the canonical host, where
+//     they get the merged file; 401 and 403 are the application's access
+//     decision; a 5xx or 429 tells crawlers to back off (Google then treats
+//     the whole site as disallowed), which an "Allow: /" must never mask;
+//     and a 304 means the client's copy is still good.
+//
+// Compression: the request passed on carries "Accept-Encoding: identity",
+// so a compression middleware inside next answers uncompressed. A gzip body
+// sent anyway is decoded, merged and sent uncompressed without
+// Content-Encoding; a compression middleware outside the sitemap handler
+// still compresses what we send.
+//
+// Conditional and range requests: the validators a client holds are ours
+// (the derived ETag), which the application does not know, so the
+// If-*, Range and If-Range headers are removed from the request passed on,
+// the application always answers in full, and http.ServeContent evaluates
+// them against the merged body and its ETag and Last-Modified (taken from
+// the application). Should the application answer 304 all the same, its
+// 304 passes through. Last-Modified stays the application's, so after a
+// change of our lines alone (a new BaseURL) a client validating by date
+// alone may keep its old copy until the application's file changes.
+//
+// Informational (1xx) responses of the application are dropped. All of
+// this costs only requests for /robots.txt, which the caller dispatches.
+type robots struct {
+	lines       []robotsLine
+	minimal     []byte // the robots.txt served when the application has none
+	minimalETag string // strong, quoted
+	tagSuffix   string // appended to the application's opaque ETag when we change the body
+}
+
+// robotsLine is one line we add, split for comparison with the lines of
+// an application's file.
+type robotsLine struct {
+	text         string // as written: "Sitemap: https://…"
+	field, value string // field name (compared ignoring case) and value (compared exactly)
+}
+
+// newRobots precomputes everything; lines are full robots.txt lines such as
+// "Sitemap: https://example.com/sitemap_index.xml" (one or more). Each is
+// trimmed, a value holding line breaks counts as several lines, blank lines
+// and repeats are dropped, and a Sitemap field name is written "Sitemap".
+func newRobots(lines []string) *robots {
+	rb := &robots{}
+	for _, in := range lines {
+		for _, l := range strings.FieldsFunc(in, func(r rune) bool { return r == '\n' || r == '\r' }) {
+			field, value := robotsField(l)
+			if field == "" && value == "" {
+				continue // blank, or only a comment
+			}
+			text := strings.TrimSpace(l)
+			if strings.EqualFold(field, "sitemap") {
+				field, text = "Sitemap", "Sitemap: "+value
+			}
+			if !rb.has(field, value) {
+				rb.lines = append(rb.lines, robotsLine{text: text, field: field, value: value})
+			}
+		}
+	}
+	var all strings.Builder
+	all.WriteString(minimalRobots)
+	for _, l := range rb.lines {
+		all.WriteString(l.text)
+		all.WriteByte('\n')
+	}
+	rb.minimal = []byte(all.String())
+	rb.minimalETag = `"` + strconv.FormatUint(fnvHash(rb.minimal), 16) + `"`
+	rb.tagSuffix = "-sitemap" + strconv.FormatUint(fnvHash(rb.minimal[len(minimalRobots):]), 16)
+	return rb
+}
+
+func fnvHash(b []byte) uint64 {
+	h := fnv.New64a()
+	h.Write(b)
+	return h.Sum64()
+}
+
+// has reports whether rb already adds a line with that field and value.
+func (rb *robots) has(field, value string) bool {
+	for _, l := range rb.lines {
+		if strings.EqualFold(l.field, field) && l.value == value {
+			return true
+		}
+	}
+	return false
+}
+
+// robotsField splits a robots.txt line into its field name and value, with
+// any comment and the surrounding whitespace removed. A line without a
+// colon has no field name: its value is the whole trimmed line.
+func robotsField(line string) (field, value string) {
+	if i := strings.IndexByte(line, '#'); i >= 0 {
+		line = line[:i]
+	}
+	field, value, ok := strings.Cut(line, ":")
+	if !ok {
+		return "", strings.TrimSpace(field)
+	}
+	return strings.TrimSpace(field), strings.TrimSpace(value)
+}
+
+// serve answers a GET/HEAD (other methods: pass to next if non-nil, else
+// 405 with Allow) for /robots.txt. next is the application's handler; it
+// may be nil (the sitemap handler was mounted alone). See robots for what
+// is done with the application's response.
 func (rb *robots) serve(w http.ResponseWriter, r *http.Request, next http.Handler) {
-	http.Error(w, "not yet", http.StatusNotImplemented)
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		if next != nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	if next == nil {
+		rb.serveMinimal(w, r)
+		return
+	}
+	c := &robotsCapture{w: w, header: make(http.Header), head: r.Method == http.MethodHead}
+	next.ServeHTTP(c, appRobotsRequest(r))
+	switch {
+	case c.mode == captureDirect: // already sent
+	case c.mode == captureDiscard:
+		rb.serveMinimal(w, r)
+	case isHTML(c.header.Get("Content-Type")):
+		rb.serveMinimal(w, r)
+	default:
+		rb.serveMerged(w, r, c)
+	}
+}
+
+// appRobotsRequest is the request passed to the application: always a GET,
+// asking for an uncompressed, complete and unconditional response.
+func appRobotsRequest(r *http.Request) *http.Request {
+	r2 := r.Clone(r.Context())
+	r2.Method = http.MethodGet
+	h := r2.Header
+	for _, k := range [...]string{"If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since", "If-Range", "Range"} {
+		h.Del(k)
+	}
+	h.Set("Accept-Encoding", "identity")
+	return r2
+}
+
+func isHTML(contentType string) bool {
+	t, _, err := mime.ParseMediaType(contentType)
+	return err == nil && t == "text/html"
+}
+
+// serveMinimal serves our own robots.txt.
+func (rb *robots) serveMinimal(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("ETag", rb.minimalETag)
+	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(rb.minimal))
+}
+
+// serveMerged serves the application's 200 response held in c with our
+// lines merged in, or passes it through if it cannot be read.
+func (rb *robots) serveMerged(w http.ResponseWriter, r *http.Request, c *robotsCapture) {
+	body, gunzipped, ok := decodeRobots(c.header.Get("Content-Encoding"), c.body)
+	if !ok {
+		c.passThrough()
+		return
+	}
+	merged, appended := rb.merge(body)
+	h := w.Header()
+	for k, v := range c.header {
+		h[k] = v
+	}
+	h.Del("Content-Length") // ServeContent sets it
+	h.Del("Content-Encoding")
+	if appended || gunzipped { // other bytes than those the application's validators name
+		if tag := rb.derivedETag(h.Get("ETag")); tag != "" {
+			h.Set("ETag", tag)
+		} else {
+			h.Del("ETag")
+		}
+		for _, k := range [...]string{"Content-Md5", "Digest", "Content-Digest", "Repr-Digest"} {
+			h.Del(k)
+		}
+	}
+	if h.Get("Content-Type") == "" {
+		h.Set("Content-Type", "text/plain; charset=utf-8") // never sniffed
+	}
+	modtime, err := http.ParseTime(h.Get("Last-Modified"))
+	if err != nil {
+		modtime = time.Time{}
+	}
+	http.ServeContent(w, r, "", modtime, bytes.NewReader(merged))
+}
+
+// decodeRobots returns the identity body of a response in content coding
+// enc ("" and "identity" are the body itself) and whether it was gunzipped.
+// ok is false for a coding we do not read, a broken gzip stream, or a
+// decoded body over maxRobotsBytes.
+func decodeRobots(enc string, body []byte) (out []byte, gunzipped, ok bool) {
+	switch enc = strings.TrimSpace(enc); {
+	case enc == "", strings.EqualFold(enc, "identity"):
+		return body, false, true
+	case strings.EqualFold(enc, "gzip"), strings.EqualFold(enc, "x-gzip"):
+		zr, err := gzip.NewReader(bytes.NewReader(body))
+		if err != nil {
+			return nil, false, false
+		}
+		out, err = io.ReadAll(io.LimitReader(zr, maxRobotsBytes+1))
+		if err != nil || len(out) > maxRobotsBytes {
+			return nil, false, false
+		}
+		return out, true, true
+	}
+	return nil, false, false
+}
+
+// derivedETag turns the application's entity tag into a weak one that
+// names the merged body, or returns "" if tag is empty or malformed.
+func (rb *robots) derivedETag(tag string) string {
+	tag = strings.TrimPrefix(tag, "W/")
+	if len(tag) < 2 || tag[0] != '"' || tag[len(tag)-1] != '"' || strings.IndexByte(tag[1:len(tag)-1], '"') >= 0 {
+		return ""
+	}
+	return `W/"` + tag[1:len(tag)-1] + rb.tagSuffix + `"`
+}
+
+// merge appends to body each of our lines it does not already hold, and
+// reports whether it appended any. An unchanged body is returned as is.
+func (rb *robots) merge(body []byte) ([]byte, bool) {
+	found := make([]bool, len(rb.lines))
+	eol := ""
+	rest := strings.TrimPrefix(string(body), "\ufeff") // a UTF-8 byte order mark
+	for len(rest) > 0 {
+		line := rest
+		if i := strings.IndexAny(rest, "\r\n"); i < 0 {
+			rest = ""
+		} else {
+			n := 1
+			if rest[i] == '\r' && i+1 < len(rest) && rest[i+1] == '\n' {
+				n = 2
+			}
+			if eol == "" {
+				eol = rest[i : i+n]
+			}
+			line, rest = rest[:i], rest[i+n:]
+		}
+		field, value := robotsField(line)
+		for j, l := range rb.lines {
+			if !found[j] && l.value == value && strings.EqualFold(l.field, field) {
+				found[j] = true
+			}
+		}
+	}
+	missing := 0
+	for _, f := range found {
+		if !f {
+			missing++
+		}
+	}
+	if missing == 0 {
+		return body, false
+	}
+	if eol == "" {
+		eol = "\n"
+	}
+	out := make([]byte, 0, len(body)+len(eol)+missing*(64+len(eol)))
+	out = append(out, body...)
+	if len(out) > 0 && out[len(out)-1] != '\n' && out[len(out)-1] != '\r' {
+		out = append(out, eol...)
+	}
+	for j, l := range rb.lines {
+		if !found[j] {
+			out = append(out, l.text...)
+			out = append(out, eol...)
+		}
+	}
+	return out, true
+}
+
+// Capture modes, chosen by the application's status.
+const (
+	captureBuffer  = iota // 200: hold the body, up to maxRobotsBytes
+	captureDiscard        // 404, 410: drop the body, ours replaces it
+	captureDirect         // anything else, or too large: pass through as written
+)
+
+// robotsCapture is the ResponseWriter handed to the application. Its
+// header map is its own until the response passes through, so that headers
+// of a response we replace never reach the client. Flush is a no-op while
+// the body is held (it cannot be sent before it is merged) and flushes the
+// real writer once the response passes through; Unwrap gives
+// http.ResponseController the real writer for deadlines and the like.
+type robotsCapture struct {
+	w      http.ResponseWriter
+	header http.Header
+	status int // 0 until the application writes a header or body
+	mode   int
+	body   []byte
+	head   bool // the client asked HEAD: a body passing through is dropped
+}
+
+func (c *robotsCapture) Header() http.Header {
+	if c.mode == captureDirect {
+		return c.w.Header() // trailers set after the body still reach the client
+	}
+	return c.header
+}
+
+func (c *robotsCapture) WriteHeader(status int) {
+	if c.status != 0 || status < 200 {
+		return // a repeated call, or an informational response
+	}
+	c.status = status
+	switch status {
+	case http.StatusOK:
+		c.mode = captureBuffer
+	case http.StatusNotFound, http.StatusGone:
+		c.mode = captureDiscard
+	default:
+		c.passThrough()
+	}
+}
+
+func (c *robotsCapture) Write(p []byte) (int, error) {
+	if c.status == 0 {
+		c.WriteHeader(http.StatusOK)
+	}
+	switch c.mode {
+	case captureBuffer:
+		if len(c.body)+len(p) <= maxRobotsBytes {
+			c.body = append(c.body, p...)
+			return len(p), nil
+		}
+		c.passThrough()
+	case captureDiscard:
+		return len(p), nil
+	}
+	if c.head {
+		return len(p), nil
+	}
+	return c.w.Write(p)
+}
+
+func (c *robotsCapture) Flush() {
+	if c.status == 0 {
+		c.WriteHeader(http.StatusOK)
+	}
+	if c.mode == captureDirect {
+		_ = http.NewResponseController(c.w).Flush() // not every writer can
+	}
+}
+
+func (c *robotsCapture) Unwrap() http.ResponseWriter { return c.w }
+
+// passThrough sends the application's header and what body is held, and
+// makes the rest of the body go straight to the client.
+func (c *robotsCapture) passThrough() {
+	if c.mode == captureDirect {
+		return
+	}
+	h := c.w.Header()
+	for k, v := range c.header {
+		h[k] = v
+	}
+	c.mode = captureDirect
+	c.w.WriteHeader(c.status)
+	if len(c.body) > 0 && !c.head {
+		c.w.Write(c.body)
+	}
+	c.body = nil
 }

@@ -1,0 +1,53 @@
+package sitemap
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// robotsDiscard is a ResponseWriter that keeps nothing, so that the
+// benchmarks measure robots and not a recorder.
+type robotsDiscard struct{ h http.Header }
+
+func (d *robotsDiscard) Header() http.Header         { return d.h }
+func (d *robotsDiscard) Write(p []byte) (int, error) { return len(p), nil }
+func (d *robotsDiscard) WriteHeader(int)             {}
+
+func benchRobots(b *testing.B, next http.Handler, method string, size int) {
+	rb := newRobots([]string{testRobotsLine})
+	r := httptest.NewRequest(method, "/robots.txt", nil)
+	r.Header.Set("Accept-Encoding", "gzip")
+	w := &robotsDiscard{h: make(http.Header)}
+	b.ReportAllocs()
+	b.SetBytes(int64(size))
+	for b.Loop() {
+		clear(w.h)
+		rb.serve(w, r, next)
+	}
+}
+
+// BenchmarkRobotsMinimal is the sitemap handler mounted alone.
+func BenchmarkRobotsMinimal(b *testing.B) {
+	benchRobots(b, nil, http.MethodGet, len(testMinimal))
+}
+
+// BenchmarkRobotsNotFound is an application without a robots.txt.
+func BenchmarkRobotsNotFound(b *testing.B) {
+	benchRobots(b, http.NotFoundHandler(), http.MethodGet, len(testMinimal))
+}
+
+// BenchmarkRobotsMerge is a typical robots.txt of about 1 KiB that lacks
+// our line, for GET and HEAD.
+func BenchmarkRobotsMerge(b *testing.B) {
+	body := "User-agent: *\n" + strings.Repeat("Disallow: /private/area/\n", 40)
+	app := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("ETag", `"v1"`)
+		io.WriteString(w, body)
+	})
+	b.Run("GET", func(b *testing.B) { benchRobots(b, app, http.MethodGet, len(body)) })
+	b.Run("HEAD", func(b *testing.B) { benchRobots(b, app, http.MethodHead, len(body)) })
+}

@@ -1,0 +1,585 @@
+package sitemap
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+const (
+	testRobotsLine = "Sitemap: https://example.com/sitemap_index.xml"
+	testMinimal    = "User-agent: *\nAllow: /\n\n" + testRobotsLine + "\n"
+)
+
+// robotsApp is an application that serves body at /robots.txt with status
+// and the given headers, and records the request it was given.
+type robotsApp struct {
+	status int
+	header map[string]string
+	body   string
+	got    *http.Request
+	calls  int
+}
+
+func (a *robotsApp) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	a.got, a.calls = r, a.calls+1
+	for k, v := range a.header {
+		w.Header().Set(k, v)
+	}
+	if a.status != 0 {
+		w.WriteHeader(a.status)
+	}
+	io.WriteString(w, a.body)
+}
+
+// serveRobots runs one request through newRobots(lines).serve.
+func serveRobots(t *testing.T, lines []string, next http.Handler, req *http.Request) *httptest.ResponseRecorder {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	newRobots(lines).serve(rec, req, next)
+	return rec
+}
+
+func robotsReq(method string, header ...string) *http.Request {
+	r := httptest.NewRequest(method, "/robots.txt", nil)
+	for i := 0; i+1 < len(header); i += 2 {
+		r.Header.Set(header[i], header[i+1])
+	}
+	return r
+}
+
+// checkLength fails unless Content-Length is present and equals want.
+func checkLength(t *testing.T, h http.Header, want int) {
+	t.Helper()
+	if got := h.Get("Content-Length"); got != strconv.Itoa(want) {
+		t.Errorf("Content-Length = %q, want %d", got, want)
+	}
+}
+
+func TestRobotsMerge(t *testing.T) {
+	for _, tc := range []struct {
+		name, app, want string
+	}{
+		{"appended", "User-agent: *\nDisallow: /admin\n",
+			"User-agent: *\nDisallow: /admin\n" + testRobotsLine + "\n"},
+		{"no trailing newline", "User-agent: *\nDisallow: /admin",
+			"User-agent: *\nDisallow: /admin\n" + testRobotsLine + "\n"},
+		{"CRLF", "User-agent: *\r\nDisallow: /admin",
+			"User-agent: *\r\nDisallow: /admin\r\n" + testRobotsLine + "\r\n"},
+		{"CR", "User-agent: *\rDisallow: /admin\r",
+			"User-agent: *\rDisallow: /admin\r" + testRobotsLine + "\r"},
+		{"empty", "", testRobotsLine + "\n"},
+		{"present", "User-agent: *\n" + testRobotsLine + "\nDisallow: /x\n",
+			"User-agent: *\n" + testRobotsLine + "\nDisallow: /x\n"},
+		{"present, other case and spacing", "  sitemap :  https://example.com/sitemap_index.xml  # ours\r\n",
+			"  sitemap :  https://example.com/sitemap_index.xml  # ours\r\n"},
+		{"present as the last line, after a BOM", "\ufeff" + testRobotsLine,
+			"\ufeff" + testRobotsLine},
+		{"commented out", "# " + testRobotsLine + "\n",
+			"# " + testRobotsLine + "\n" + testRobotsLine + "\n"},
+		{"other URL", "Sitemap: https://example.com/other.xml\n",
+			"Sitemap: https://example.com/other.xml\n" + testRobotsLine + "\n"},
+		{"URL differs in case", "Sitemap: https://example.com/SITEMAP_INDEX.xml\n",
+			"Sitemap: https://example.com/SITEMAP_INDEX.xml\n" + testRobotsLine + "\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			app := &robotsApp{header: map[string]string{"Content-Type": "text/plain; charset=utf-8"}, body: tc.app}
+			rec := serveRobots(t, []string{testRobotsLine}, app, robotsReq("GET"))
+			if rec.Code != http.StatusOK {
+				t.Fatalf("status = %d, want 200", rec.Code)
+			}
+			if got := rec.Body.String(); got != tc.want {
+				t.Errorf("body = %q, want %q", got, tc.want)
+			}
+			checkLength(t, rec.Header(), len(tc.want))
+		})
+	}
+}
+
+func TestRobotsSeveralLines(t *testing.T) {
+	lines := []string{
+		"Sitemap: https://example.com/a.xml",
+		" sitemap:https://example.com/b.xml \n\nSitemap: https://example.com/c.xml",
+		"SITEMAP: https://example.com/a.xml", // a repeat
+	}
+	app := &robotsApp{body: "User-agent: *\nSitemap: https://example.com/b.xml\n"}
+	rec := serveRobots(t, lines, app, robotsReq("GET"))
+	want := "User-agent: *\nSitemap: https://example.com/b.xml\n" +
+		"Sitemap: https://example.com/a.xml\nSitemap: https://example.com/c.xml\n"
+	if got := rec.Body.String(); got != want {
+		t.Errorf("body = %q, want %q", got, want)
+	}
+	rec = serveRobots(t, lines, nil, robotsReq("GET"))
+	want = "User-agent: *\nAllow: /\n\nSitemap: https://example.com/a.xml\n" +
+		"Sitemap: https://example.com/b.xml\nSitemap: https://example.com/c.xml\n"
+	if got := rec.Body.String(); got != want {
+		t.Errorf("minimal body = %q, want %q", got, want)
+	}
+}
+
+func TestRobotsHeadersKept(t *testing.T) {
+	modified := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+	app := &robotsApp{
+		header: map[string]string{
+			"Content-Type":   "text/plain",
+			"Cache-Control":  "public, max-age=3600",
+			"X-Custom":       "kept",
+			"Last-Modified":  modified.Format(http.TimeFormat),
+			"Content-Length": "26", // the app's own length, now wrong
+			"ETag":           `"v1"`,
+			"Content-Digest": "sha-256=:AAAA:",
+		},
+		body: "User-agent: *\nDisallow: /\n",
+	}
+	rec := serveRobots(t, []string{testRobotsLine}, app, robotsReq("GET"))
+	h := rec.Header()
+	for k, want := range map[string]string{
+		"Content-Type":   "text/plain",
+		"Cache-Control":  "public, max-age=3600",
+		"X-Custom":       "kept",
+		"Last-Modified":  modified.Format(http.TimeFormat),
+		"ETag":           newRobots([]string{testRobotsLine}).derivedETag(`"v1"`),
+		"Content-Digest": "",
+	} {
+		if got := h.Get(k); got != want {
+			t.Errorf("%s = %q, want %q", k, got, want)
+		}
+	}
+	if tag := h.Get("ETag"); !strings.HasPrefix(tag, `W/"v1-sitemap`) {
+		t.Errorf("ETag = %q, want a weak tag derived from the app's", tag)
+	}
+	checkLength(t, h, rec.Body.Len())
+
+	// Nothing appended: the app's bytes and strong ETag stand.
+	app.body += testRobotsLine + "\n"
+	app.header["Content-Length"] = strconv.Itoa(len(app.body))
+	rec = serveRobots(t, []string{testRobotsLine}, app, robotsReq("GET"))
+	if got := rec.Header().Get("ETag"); got != `"v1"` {
+		t.Errorf("unchanged body: ETag = %q, want the app's", got)
+	}
+	if got := rec.Body.String(); got != app.body {
+		t.Errorf("unchanged body: body = %q, want %q", got, app.body)
+	}
+	checkLength(t, rec.Header(), len(app.body))
+}
+
+func TestRobotsETagDerivation(t *testing.T) {
+	rb := newRobots([]string{testRobotsLine})
+	other := newRobots([]string{"Sitemap: https://example.org/sitemap_index.xml"})
+	for in, wantOK := range map[string]bool{
+		`"v1"`: true, `W/"v1"`: true, `""`: true,
+		``: false, `v1`: false, `"v1`: false, `"a"b"`: false,
+	} {
+		got := rb.derivedETag(in)
+		if (got != "") != wantOK {
+			t.Errorf("derivedETag(%q) = %q, want ok %v", in, got, wantOK)
+		}
+		if got != "" && (!strings.HasPrefix(got, `W/"`) || got == other.derivedETag(in)) {
+			t.Errorf("derivedETag(%q) = %q: not weak, or not different for other lines", in, got)
+		}
+	}
+}
+
+func TestRobotsNotFound(t *testing.T) {
+	for _, status := range []int{http.StatusNotFound, http.StatusGone} {
+		t.Run(strconv.Itoa(status), func(t *testing.T) {
+			app := &robotsApp{
+				status: status,
+				header: map[string]string{"Content-Type": "text/html", "Cache-Control": "no-store", "X-App": "1"},
+				body:   "<h1>not found</h1>",
+			}
+			rec := serveRobots(t, []string{testRobotsLine}, app, robotsReq("GET"))
+			if rec.Code != http.StatusOK {
+				t.Fatalf("status = %d, want 200", rec.Code)
+			}
+			if got := rec.Body.String(); got != testMinimal {
+				t.Errorf("body = %q, want %q", got, testMinimal)
+			}
+			h := rec.Header()
+			if got := h.Get("Content-Type"); got != "text/plain; charset=utf-8" {
+				t.Errorf("Content-Type = %q", got)
+			}
+			if h.Get("X-App") != "" || h.Get("Cache-Control") != "" {
+				t.Errorf("headers of the app's %d leaked: %v", status, h)
+			}
+			checkLength(t, h, len(testMinimal))
+		})
+	}
+}
+
+func TestRobotsHTMLIsNotRobots(t *testing.T) {
+	app := &robotsApp{header: map[string]string{"Content-Type": "text/html; charset=utf-8"}, body: "<!doctype html><div id=app></div>"}
+	rec := serveRobots(t, []string{testRobotsLine}, app, robotsReq("GET"))
+	if got := rec.Body.String(); got != testMinimal {
+		t.Errorf("body = %q, want the minimal robots.txt", got)
+	}
+}
+
+func TestRobotsNilNext(t *testing.T) {
+	rec := serveRobots(t, []string{testRobotsLine}, nil, robotsReq("GET"))
+	if rec.Code != http.StatusOK || rec.Body.String() != testMinimal {
+		t.Fatalf("got %d %q, want 200 %q", rec.Code, rec.Body, testMinimal)
+	}
+	checkLength(t, rec.Header(), len(testMinimal))
+	etag := rec.Header().Get("ETag")
+	if etag == "" || strings.HasPrefix(etag, "W/") {
+		t.Errorf("ETag = %q, want a strong tag", etag)
+	}
+
+	rec = serveRobots(t, []string{testRobotsLine}, nil, robotsReq("GET", "If-None-Match", etag))
+	if rec.Code != http.StatusNotModified || rec.Body.Len() != 0 {
+		t.Errorf("If-None-Match: got %d with %d bytes, want 304 and none", rec.Code, rec.Body.Len())
+	}
+
+	rec = serveRobots(t, []string{testRobotsLine}, nil, robotsReq("HEAD"))
+	if rec.Code != http.StatusOK || rec.Body.Len() != 0 {
+		t.Errorf("HEAD: got %d with %d bytes, want 200 and none", rec.Code, rec.Body.Len())
+	}
+	checkLength(t, rec.Header(), len(testMinimal))
+}
+
+func TestRobotsMethods(t *testing.T) {
+	rec := serveRobots(t, []string{testRobotsLine}, nil, robotsReq("POST"))
+	if rec.Code != http.StatusMethodNotAllowed {
+		t.Errorf("POST without next: status = %d, want 405", rec.Code)
+	}
+	if got := rec.Header().Get("Allow"); got != "GET, HEAD" {
+		t.Errorf("Allow = %q, want %q", got, "GET, HEAD")
+	}
+
+	app := &robotsApp{status: http.StatusTeapot, body: "app"}
+	req := robotsReq("DELETE", "If-None-Match", `"x"`)
+	rec = serveRobots(t, []string{testRobotsLine}, app, req)
+	if rec.Code != http.StatusTeapot || rec.Body.String() != "app" {
+		t.Errorf("DELETE: got %d %q, want the app's answer", rec.Code, rec.Body)
+	}
+	if app.got != req {
+		t.Errorf("DELETE: the app got another request than the client's")
+	}
+}
+
+func TestRobotsPassThrough(t *testing.T) {
+	for _, status := range []int{
+		http.StatusInternalServerError, http.StatusServiceUnavailable, http.StatusTooManyRequests,
+		http.StatusMovedPermanently, http.StatusFound, http.StatusUnauthorized,
+		http.StatusForbidden, http.StatusNotModified, http.StatusNoContent,
+	} {
+		for _, method := range []string{"GET", "HEAD"} {
+			t.Run(strconv.Itoa(status)+method, func(t *testing.T) {
+				body := "app body"
+				if status == http.StatusNotModified || status == http.StatusNoContent {
+					body = ""
+				}
+				app := &robotsApp{
+					status: status,
+					header: map[string]string{"Location": "https://www.example.com/robots.txt", "X-App": "1", "ETag": `"v1"`},
+					body:   body,
+				}
+				rec := serveRobots(t, []string{testRobotsLine}, app, robotsReq(method))
+				if rec.Code != status {
+					t.Errorf("status = %d, want %d", rec.Code, status)
+				}
+				want := body
+				if method == "HEAD" {
+					want = ""
+				}
+				if got := rec.Body.String(); got != want {
+					t.Errorf("body = %q, want %q", got, want)
+				}
+				for k, v := range app.header {
+					if got := rec.Header().Get(k); got != v {
+						t.Errorf("%s = %q, want %q", k, got, v)
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestRobotsHEAD(t *testing.T) {
+	// The app writes no body for HEAD, as http.ServeContent does, so it is
+	// asked with GET and the HEAD answer has the length of the GET.
+	app := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		w.Header().Set("X-Method", r.Method)
+		if r.Method != http.MethodHead {
+			io.WriteString(w, "User-agent: *\nDisallow: /private\n")
+		}
+	})
+	getRec := serveRobots(t, []string{testRobotsLine}, app, robotsReq("GET"))
+	headRec := serveRobots(t, []string{testRobotsLine}, app, robotsReq("HEAD"))
+	if headRec.Code != http.StatusOK || headRec.Body.Len() != 0 {
+		t.Fatalf("HEAD: got %d with %d bytes, want 200 and none", headRec.Code, headRec.Body.Len())
+	}
+	if got := headRec.Header().Get("X-Method"); got != "GET" {
+		t.Errorf("the app saw %s, want GET", got)
+	}
+	checkLength(t, headRec.Header(), getRec.Body.Len())
+	for _, k := range []string{"Content-Type", "Content-Length", "ETag", "X-Method"} {
+		if g, h := getRec.Header().Get(k), headRec.Header().Get(k); g != h {
+			t.Errorf("%s: GET %q, HEAD %q", k, g, h)
+		}
+	}
+}
+
+func TestRobotsConditional(t *testing.T) {
+	modified := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+	app := &robotsApp{
+		header: map[string]string{"ETag": `"v1"`, "Last-Modified": modified.Format(http.TimeFormat)},
+		body:   "User-agent: *\nDisallow:\n",
+	}
+	rec := serveRobots(t, []string{testRobotsLine}, app, robotsReq("GET"))
+	etag := rec.Header().Get("ETag")
+	for _, tc := range []struct {
+		name   string
+		header []string
+		want   int
+	}{
+		{"our ETag", []string{"If-None-Match", etag}, http.StatusNotModified},
+		{"the app's ETag", []string{"If-None-Match", `"v1"`}, http.StatusOK},
+		{"not modified since", []string{"If-Modified-Since", modified.Format(http.TimeFormat)}, http.StatusNotModified},
+		{"modified since", []string{"If-Modified-Since", modified.Add(-time.Hour).Format(http.TimeFormat)}, http.StatusOK},
+		{"range", []string{"Range", "bytes=0-3"}, http.StatusPartialContent},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := serveRobots(t, []string{testRobotsLine}, app, robotsReq("GET", tc.header...))
+			if rec.Code != tc.want {
+				t.Errorf("status = %d, want %d", rec.Code, tc.want)
+			}
+			for _, k := range []string{"If-None-Match", "If-Modified-Since", "Range"} {
+				if v := app.got.Header.Get(k); v != "" {
+					t.Errorf("the app got %s: %q", k, v)
+				}
+			}
+		})
+	}
+}
+
+func TestRobotsGzip(t *testing.T) {
+	const appBody = "User-agent: *\nDisallow: /admin\n"
+	var zipped bytes.Buffer
+	zw := gzip.NewWriter(&zipped)
+	io.WriteString(zw, appBody)
+	zw.Close()
+
+	t.Run("compression middleware asked for identity", func(t *testing.T) {
+		var sawAE string
+		// A compression middleware that gzips whenever the client accepts it.
+		app := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			sawAE = r.Header.Get("Accept-Encoding")
+			w.Header().Set("Content-Type", "text/plain")
+			if strings.Contains(sawAE, "gzip") {
+				w.Header().Set("Content-Encoding", "gzip")
+				w.Write(zipped.Bytes())
+				return
+			}
+			io.WriteString(w, appBody)
+		})
+		rec := serveRobots(t, []string{testRobotsLine}, app, robotsReq("GET", "Accept-Encoding", "gzip, br"))
+		if sawAE != "identity" {
+			t.Errorf("the app got Accept-Encoding %q, want identity", sawAE)
+		}
+		if got, want := rec.Body.String(), appBody+testRobotsLine+"\n"; got != want {
+			t.Errorf("body = %q, want %q", got, want)
+		}
+	})
+
+	t.Run("gzip sent anyway", func(t *testing.T) {
+		app := &robotsApp{
+			header: map[string]string{"Content-Type": "text/plain", "Content-Encoding": "gzip", "ETag": `"gz"`, "Vary": "Accept-Encoding"},
+			body:   zipped.String(),
+		}
+		for _, method := range []string{"GET", "HEAD"} {
+			rec := serveRobots(t, []string{testRobotsLine}, app, robotsReq(method, "Accept-Encoding", "gzip"))
+			want := appBody + testRobotsLine + "\n"
+			if method == "GET" && rec.Body.String() != want {
+				t.Errorf("%s: body = %q, want %q", method, rec.Body, want)
+			}
+			if ce := rec.Header().Get("Content-Encoding"); ce != "" {
+				t.Errorf("%s: Content-Encoding = %q, want none", method, ce)
+			}
+			if etag := rec.Header().Get("ETag"); etag == `"gz"` || etag == "" {
+				t.Errorf("%s: ETag = %q, want one derived from the app's", method, etag)
+			}
+			checkLength(t, rec.Header(), len(want))
+		}
+	})
+
+	t.Run("gzip, already listed", func(t *testing.T) {
+		var z bytes.Buffer
+		zw := gzip.NewWriter(&z)
+		io.WriteString(zw, appBody+testRobotsLine+"\n")
+		zw.Close()
+		app := &robotsApp{header: map[string]string{"Content-Encoding": "gzip", "ETag": `"gz"`}, body: z.String()}
+		rec := serveRobots(t, []string{testRobotsLine}, app, robotsReq("GET"))
+		if got, want := rec.Body.String(), appBody+testRobotsLine+"\n"; got != want {
+			t.Errorf("body = %q, want %q", got, want)
+		}
+		if etag := rec.Header().Get("ETag"); etag == `"gz"` {
+			t.Errorf("ETag of the gzip bytes passed on for identity bytes")
+		}
+	})
+
+	t.Run("unknown coding passes through", func(t *testing.T) {
+		app := &robotsApp{header: map[string]string{"Content-Encoding": "br"}, body: "\x0b\x02\x80brotli"}
+		rec := serveRobots(t, []string{testRobotsLine}, app, robotsReq("GET"))
+		if rec.Body.String() != app.body || rec.Header().Get("Content-Encoding") != "br" {
+			t.Errorf("got %q with Content-Encoding %q, want the app's bytes and br", rec.Body, rec.Header().Get("Content-Encoding"))
+		}
+	})
+
+	t.Run("broken gzip passes through", func(t *testing.T) {
+		app := &robotsApp{header: map[string]string{"Content-Encoding": "gzip"}, body: "not gzip"}
+		rec := serveRobots(t, []string{testRobotsLine}, app, robotsReq("GET"))
+		if rec.Body.String() != app.body {
+			t.Errorf("body = %q, want the app's bytes", rec.Body)
+		}
+	})
+
+	t.Run("decodes past the limit", func(t *testing.T) {
+		var z bytes.Buffer
+		zw := gzip.NewWriter(&z)
+		zw.Write(bytes.Repeat([]byte("# padding\n"), maxRobotsBytes/10+1))
+		zw.Close()
+		if z.Len() > maxRobotsBytes {
+			t.Fatalf("test body compresses to %d bytes", z.Len())
+		}
+		app := &robotsApp{header: map[string]string{"Content-Encoding": "gzip"}, body: z.String()}
+		rec := serveRobots(t, []string{testRobotsLine}, app, robotsReq("GET"))
+		if !bytes.Equal(rec.Body.Bytes(), z.Bytes()) || rec.Header().Get("Content-Encoding") != "gzip" {
+			t.Errorf("a gzip body decoding past %d bytes was not passed through", maxRobotsBytes)
+		}
+	})
+}
+
+func TestRobotsTooLarge(t *testing.T) {
+	line := "Disallow: /" + strings.Repeat("x", 88) + "\n" // 100 bytes
+	for _, size := range []int{maxRobotsBytes, maxRobotsBytes + 1} {
+		t.Run(strconv.Itoa(size), func(t *testing.T) {
+			body := strings.Repeat(line, size/100) // ends with a newline
+			if extra := size % 100; extra > 0 {
+				body = strings.Repeat("#", extra-1) + "\n" + body
+			}
+			// Written in small pieces with a Flush between, as a streaming app would.
+			app := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("X-App", "1")
+				for rest := body; rest != ""; {
+					n := min(len(rest), 4096)
+					io.WriteString(w, rest[:n])
+					w.(http.Flusher).Flush()
+					rest = rest[n:]
+				}
+			})
+			rec := serveRobots(t, []string{testRobotsLine}, app, robotsReq("GET"))
+			got := rec.Body.String()
+			if size <= maxRobotsBytes {
+				if want := body + testRobotsLine + "\n"; got != want {
+					t.Errorf("at the limit: got %d bytes, want %d merged", len(got), len(want))
+				}
+				checkLength(t, rec.Header(), len(got))
+				return
+			}
+			if got != body {
+				t.Errorf("past the limit: got %d bytes, want the app's %d unmodified", len(got), len(body))
+			}
+			if rec.Header().Get("X-App") != "1" || !rec.Flushed {
+				t.Errorf("past the limit: headers %v, flushed %v; want the app's headers, flushed", rec.Header(), rec.Flushed)
+			}
+		})
+	}
+}
+
+func TestRobotsCaptureFlushBeforeMerge(t *testing.T) {
+	app := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "User-agent: *\n")
+		if err := http.NewResponseController(w).Flush(); err != nil {
+			t.Errorf("Flush: %v", err)
+		}
+		io.WriteString(w, "Disallow: /tmp\n")
+	})
+	rec := serveRobots(t, []string{testRobotsLine}, app, robotsReq("GET"))
+	if rec.Flushed {
+		t.Errorf("the real writer was flushed before the body was merged")
+	}
+	if got, want := rec.Body.String(), "User-agent: *\nDisallow: /tmp\n"+testRobotsLine+"\n"; got != want {
+		t.Errorf("body = %q, want %q", got, want)
+	}
+}
+
+// TestRobotsWire runs the merge over a real connection: the client asks
+// for gzip (as Go's transport does by default) from an app that always
+// gzips, and HEAD is compared with GET.
+func TestRobotsWire(t *testing.T) {
+	const appBody = "User-agent: *\r\nDisallow: /search\r\n"
+	rb := newRobots([]string{testRobotsLine})
+	app := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Unwrap lets the app reach the real connection's deadlines.
+		if err := http.NewResponseController(w).SetWriteDeadline(time.Now().Add(time.Minute)); err != nil {
+			t.Errorf("SetWriteDeadline through the capture: %v", err)
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Header().Set("Cache-Control", "max-age=60")
+		w.Header().Set("ETag", `"v7"`)
+		zw := gzip.NewWriter(w)
+		io.WriteString(zw, appBody)
+		zw.Close()
+	})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			rb.serve(w, r, app)
+			return
+		}
+		app.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+
+	res, err := http.Get(srv.URL + "/robots.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := appBody + testRobotsLine + "\r\n"
+	if string(body) != want {
+		t.Errorf("body = %q, want %q", body, want)
+	}
+	if res.Uncompressed {
+		t.Errorf("the response was gzip-encoded on the wire")
+	}
+	if res.ContentLength != int64(len(want)) {
+		t.Errorf("ContentLength = %d, want %d", res.ContentLength, len(want))
+	}
+	if got := res.Header.Get("Cache-Control"); got != "max-age=60" {
+		t.Errorf("Cache-Control = %q", got)
+	}
+
+	res, err = http.Head(srv.URL + "/robots.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || res.ContentLength != int64(len(want)) {
+		t.Errorf("HEAD: %d with ContentLength %d, want 200 and %d", res.StatusCode, res.ContentLength, len(want))
+	}
+
+	req, _ := http.NewRequest("GET", srv.URL+"/robots.txt", nil)
+	req.Header.Set("If-None-Match", res.Header.Get("ETag"))
+	res, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusNotModified {
+		t.Errorf("If-None-Match with the HEAD's ETag: status %d, want 304", res.StatusCode)
+	}
+}
