@@ -1,0 +1,138 @@
+package sitemap
+
+import (
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestNewErrors(t *testing.T) {
+	src := newFake(1, 10)
+	ok := Section{Source: src}
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		secs []Section
+		want string
+	}{
+		{"no base", Config{}, []Section{ok}, "BaseURL is required"},
+		{"relative base", Config{BaseURL: "/shop"}, []Section{ok}, "not an absolute"},
+		{"host only", Config{BaseURL: "example.com"}, []Section{ok}, "not an absolute"},
+		{"ftp base", Config{BaseURL: "ftp://example.com"}, []Section{ok}, "not an absolute"},
+		{"base with query", Config{BaseURL: "https://example.com/?a=1"}, []Section{ok}, "query"},
+		{"base with fragment", Config{BaseURL: "https://example.com/#x"}, []Section{ok}, "fragment"},
+		{"base with user", Config{BaseURL: "https://u:p@example.com/"}, []Section{ok}, "user"},
+		{"base with bad host", Config{BaseURL: "https://exa mple.com/"}, []Section{ok}, "BaseURL"},
+		{"base with unicode host", Config{BaseURL: "https://bücher.example/"}, []Section{ok}, "BaseURL"},
+		{"no sections", Config{BaseURL: "https://example.com"}, nil, "no sections"},
+		{"nil source", Config{BaseURL: "https://example.com"}, []Section{{Name: "a"}}, "no Source"},
+		{"two unnamed", Config{BaseURL: "https://example.com"}, []Section{ok, ok}, "unnamed"},
+		{"unnamed among named", Config{BaseURL: "https://example.com"}, []Section{{Name: "a", Source: src}, ok}, "unnamed"},
+		{"duplicate name", Config{BaseURL: "https://example.com"}, []Section{{Name: "a", Source: src}, {Name: "a", Source: src}}, "used twice"},
+		{"upper-case name", Config{BaseURL: "https://example.com"}, []Section{{Name: "Products", Source: src}}, "section name"},
+		{"name with slash", Config{BaseURL: "https://example.com"}, []Section{{Name: "a/b", Source: src}}, "section name"},
+		{"name with dot", Config{BaseURL: "https://example.com"}, []Section{{Name: "a.b", Source: src}}, "section name"},
+		{"name starting with dash", Config{BaseURL: "https://example.com"}, []Section{{Name: "-a", Source: src}}, "section name"},
+		{"long name", Config{BaseURL: "https://example.com"}, []Section{{Name: strings.Repeat("a", 65), Source: src}}, "section name"},
+		{"negative page size", Config{BaseURL: "https://example.com"}, []Section{{Source: src, PageSize: -1}}, "PageSize"},
+		{"page size over the limit", Config{BaseURL: "https://example.com"}, []Section{{Source: src, PageSize: 50_001}}, "PageSize"},
+		{"big news pages", Config{BaseURL: "https://example.com"}, []Section{{Source: src, PageSize: 5000, Extensions: ExtNews}}, "news"},
+		{"bad extensions", Config{BaseURL: "https://example.com"}, []Section{{Source: src, Extensions: 0x40}}, "Extensions"},
+		{"none plus image", Config{BaseURL: "https://example.com"}, []Section{{Source: src, Extensions: ExtNone | ExtImage}}, "Extensions"},
+		{"gzip level", Config{BaseURL: "https://example.com", GzipLevel: 10}, []Section{ok}, "GzipLevel"},
+		{"negative gzip level", Config{BaseURL: "https://example.com", GzipLevel: -1}, []Section{ok}, "GzipLevel"},
+		{"negative TTL", Config{BaseURL: "https://example.com", TTL: -time.Second}, []Section{ok}, "TTL"},
+		{"negative timeout", Config{BaseURL: "https://example.com", BuildTimeout: -time.Second}, []Section{ok}, "BuildTimeout"},
+		{"negative builds", Config{BaseURL: "https://example.com", MaxBuilds: -1}, []Section{ok}, "MaxBuilds"},
+		{"negative entries", Config{BaseURL: "https://example.com", CacheEntries: -1}, []Section{ok}, "CacheEntries"},
+		{"header injection", Config{BaseURL: "https://example.com", CacheControl: "public\r\nSet-Cookie: a=b"}, []Section{ok}, "line break"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sm, err := New(tc.cfg, tc.secs...)
+			if err == nil {
+				sm.Close()
+				t.Fatal("New succeeded")
+			}
+			if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "sitemap: ") {
+				t.Errorf("error %q: want ErrConfig mentioning %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestNewDefaults(t *testing.T) {
+	sm := newTestSitemap(t, Config{BaseURL: "HTTPS://Example.COM"},
+		Section{Name: "news", Source: newFake(1, 1), Extensions: ExtNews},
+		Section{Name: "p", Source: newFake(1, 1)})
+	if sm.base != "https://example.com/" || sm.IndexURL() != "https://example.com/sitemap_index.xml" {
+		t.Errorf("base %q, index %q", sm.base, sm.IndexURL())
+	}
+	if sm.byName["news"].pageSize != 1000 || sm.byName["p"].pageSize != MaxURLs {
+		t.Errorf("page sizes %d, %d", sm.byName["news"].pageSize, sm.byName["p"].pageSize)
+	}
+	if sm.ttl != DefaultTTL || sm.timeout != DefaultBuildTimeout || cap(sm.sem) != DefaultMaxBuilds || sm.gzipLevel != 6 {
+		t.Errorf("defaults: ttl %v timeout %v builds %d level %d", sm.ttl, sm.timeout, cap(sm.sem), sm.gzipLevel)
+	}
+	if sm.cache.budget != DefaultCacheBytes {
+		t.Errorf("cache budget %d", sm.cache.budget)
+	}
+}
+
+func TestMiddleware(t *testing.T) {
+	sm := newTestSitemap(t, Config{}, Section{Name: "p", Source: newFake(20, 10), PageSize: 10})
+	var seen []string
+	app := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen = append(seen, r.URL.Path)
+		switch r.URL.Path {
+		case "/robots.txt":
+			w.Write([]byte("User-agent: *\nDisallow: /admin\n"))
+		case "/sitemap.xml", "/sitemap-p-1.html":
+			w.Write([]byte("app's own"))
+		default:
+			http.NotFound(w, r)
+		}
+	})
+	h := sm.Handler(app)
+	for _, tc := range []struct {
+		path   string
+		code   int
+		toApp  bool
+		substr string
+	}{
+		{"/", 404, true, ""},
+		{"/products/1", 404, true, ""},
+		{"/sitemap.xml", 200, true, "app's own"},     // not one of ours
+		{"/sitemap-p-1.html", 200, true, "app's own"}, // not one of ours
+		{"/sitemap_index.xml", 200, false, "<sitemapindex"},
+		{"/sitemap-p-1.xml", 200, false, "<urlset"},
+		{"/sitemap-p-9.xml.gz", 404, false, ""}, // ours, but no such page
+		{"/sitemap-q-1.xml.gz", 404, false, ""}, // ours, no such section
+		{"/robots.txt", 200, true, "Sitemap: https://example.com/sitemap_index.xml"},
+	} {
+		seen = nil
+		w := get(h, tc.path)
+		if w.Code != tc.code || (len(seen) > 0) != tc.toApp || !strings.Contains(w.Body.String(), tc.substr) {
+			t.Errorf("%s: %d, app saw %v, body %q", tc.path, w.Code, seen, w.Body.String())
+		}
+	}
+	robots := get(h, "/robots.txt").Body.String()
+	if !strings.Contains(robots, "Disallow: /admin") {
+		t.Errorf("app's robots.txt lost: %q", robots)
+	}
+}
+
+func TestPassThroughUntouched(t *testing.T) {
+	sm := newTestSitemap(t, Config{}, Section{Source: newFake(1, 1)})
+	var gotW http.ResponseWriter
+	var gotR *http.Request
+	app := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { gotW, gotR = w, r })
+	w := httptest.NewRecorder()
+	r := httptest.NewRequest(http.MethodPost, "/api/orders?x=1", strings.NewReader("body"))
+	sm.Handler(app).ServeHTTP(w, r)
+	if gotW != http.ResponseWriter(w) || gotR != r {
+		t.Error("the middleware wrapped the writer or the request of a request it does not serve")
+	}
+}
