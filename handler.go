@@ -34,6 +34,10 @@ type route struct {
 // not: sitemap_index.xml, or sitemap-*.xml and sitemap-*.xml.gz under the
 // base path. The middleware passes every other path on.
 func (s *Sitemap) owns(path string) bool {
+	// Most requests are not ours: reject them on one byte first.
+	if len(path) <= len(s.prefix)+len("sitemap") || path[len(s.prefix)] != 's' {
+		return false
+	}
 	rest, ok := strings.CutPrefix(path, s.prefix)
 	if !ok {
 		return false

@@ -342,16 +342,23 @@ func (s *Sitemap) reject(sec *section, n int64, loc string, err error) {
 // and passes every other request to next untouched. With chi:
 // r.Use(sm.Handler).
 func (s *Sitemap) Handler(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch p := r.URL.Path; {
-		case p == "/robots.txt":
-			s.robots.serve(w, r, next)
-		case s.owns(p):
-			s.ServeHTTP(w, r)
-		default:
-			next.ServeHTTP(w, r)
-		}
-	})
+	return &middleware{s: s, next: next}
+}
+
+type middleware struct {
+	s    *Sitemap
+	next http.Handler
+}
+
+func (m *middleware) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch p := r.URL.Path; {
+	case p == "/robots.txt":
+		m.s.robots.serve(w, r, m.next)
+	case m.s.owns(p):
+		m.s.ServeHTTP(w, r)
+	default:
+		m.next.ServeHTTP(w, r)
+	}
 }
 
 // RobotsLine is the robots.txt line that names the sitemap index, such as

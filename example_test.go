@@ -1,0 +1,210 @@
+package sitemap_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"iter"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"time"
+
+	"github.com/freshmap/sitemap"
+	"github.com/go-chi/chi/v5"
+)
+
+// A small site: a slice of URLs is a Source.
+func Example() {
+	pages := sitemap.FromSlice([]sitemap.URL{
+		{Loc: "https://example.com/", LastMod: time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)},
+		{Loc: "https://example.com/about", ChangeFreq: sitemap.Yearly, Priority: new(0.3)},
+	}, 0)
+	sm, err := sitemap.New(sitemap.Config{BaseURL: "https://example.com"}, sitemap.Section{Source: pages})
+	if err != nil {
+		log.Fatal(err) // every configuration mistake surfaces here
+	}
+	defer sm.Close()
+
+	fmt.Print(fetch(sm, "/sitemap_index.xml"))
+	fmt.Print(fetch(sm, "/sitemap-1.xml"))
+	// Output:
+	// <?xml version="1.0" encoding="UTF-8"?>
+	// <sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+	// <sitemap><loc>https://example.com/sitemap-1.xml.gz</loc><lastmod>2025-06-01T12:00:00Z</lastmod></sitemap>
+	// </sitemapindex>
+	// <?xml version="1.0" encoding="UTF-8"?>
+	// <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:image="http://www.google.com/schemas/sitemap-image/1.1" xmlns:video="http://www.google.com/schemas/sitemap-video/1.1" xmlns:xhtml="http://www.w3.org/1999/xhtml">
+	// <url><loc>https://example.com/</loc><lastmod>2025-06-01T12:00:00Z</lastmod></url>
+	// <url><loc>https://example.com/about</loc><changefreq>yearly</changefreq><priority>0.3</priority></url>
+	// </urlset>
+}
+
+// fetch GETs path from h and returns the body.
+func fetch(h http.Handler, path string) string {
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, path, nil))
+	return w.Body.String()
+}
+
+// products is a Source over a catalogue addressed by integer ID, as a
+// database table would be: page n holds IDs [(n-1)*pageSize+1, n*pageSize],
+// so a product never changes page when others are added or removed.
+type products struct {
+	maxID    int64 // a real source would run SELECT max(id) ... GROUP BY page
+	pageSize int64
+}
+
+func (p products) Pages(ctx context.Context) iter.Seq2[sitemap.PageInfo, error] {
+	return func(yield func(sitemap.PageInfo, error) bool) {
+		for n := int64(1); (n-1)*p.pageSize < p.maxID; n++ {
+			info := sitemap.PageInfo{Number: n, LastMod: time.Date(2025, 1, int(n), 0, 0, 0, 0, time.UTC)}
+			if !yield(info, nil) {
+				return
+			}
+		}
+	}
+}
+
+func (p products) URLs(ctx context.Context, n int64) iter.Seq2[sitemap.URL, error] {
+	return func(yield func(sitemap.URL, error) bool) {
+		// SELECT id, slug, updated_at FROM products WHERE id >= ? AND id < ? ORDER BY id
+		for id := (n-1)*p.pageSize + 1; id <= min(n*p.pageSize, p.maxID); id++ {
+			u := sitemap.URL{
+				Loc:     fmt.Sprintf("https://shop.example.com/p/%d", id),
+				LastMod: time.Date(2025, 1, int(n), 0, 0, 0, 0, time.UTC),
+				Images:  []sitemap.Image{{Loc: fmt.Sprintf("https://cdn.example.com/%d.jpg", id)}},
+			}
+			if !yield(u, nil) {
+				return // the client is gone, or the page is full
+			}
+		}
+	}
+}
+
+// Implementing a Source: each page is read directly by key range, and
+// sections keep products, articles and static pages apart.
+func ExampleSource() {
+	static := sitemap.FromSlice([]sitemap.URL{{Loc: "https://shop.example.com/help"}}, 0)
+	sm, err := sitemap.New(sitemap.Config{BaseURL: "https://shop.example.com"},
+		sitemap.Section{Name: "products", Source: products{maxID: 5, pageSize: 2}, PageSize: 2, Extensions: sitemap.ExtImage},
+		sitemap.Section{Name: "pages", Source: static})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer sm.Close()
+	fmt.Print(fetch(sm, "/sitemap_index.xml"))
+	fmt.Print(fetch(sm, "/sitemap-products-3.xml"))
+	// Output:
+	// <?xml version="1.0" encoding="UTF-8"?>
+	// <sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+	// <sitemap><loc>https://shop.example.com/sitemap-products-1.xml.gz</loc><lastmod>2025-01-01T00:00:00Z</lastmod></sitemap>
+	// <sitemap><loc>https://shop.example.com/sitemap-products-2.xml.gz</loc><lastmod>2025-01-02T00:00:00Z</lastmod></sitemap>
+	// <sitemap><loc>https://shop.example.com/sitemap-products-3.xml.gz</loc><lastmod>2025-01-03T00:00:00Z</lastmod></sitemap>
+	// <sitemap><loc>https://shop.example.com/sitemap-pages-1.xml.gz</loc></sitemap>
+	// </sitemapindex>
+	// <?xml version="1.0" encoding="UTF-8"?>
+	// <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">
+	// <url><loc>https://shop.example.com/p/5</loc><lastmod>2025-01-03T00:00:00Z</lastmod><image:image><image:loc>https://cdn.example.com/5.jpg</image:loc></image:image></url>
+	// </urlset>
+}
+
+// The middleware serves robots.txt and the sitemaps and passes every other
+// request to the application.
+func ExampleSitemap_Handler() {
+	sm, err := sitemap.New(sitemap.Config{BaseURL: "https://example.com"},
+		sitemap.Section{Source: sitemap.FromSlice([]sitemap.URL{{Loc: "https://example.com/"}}, 0)})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer sm.Close()
+
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /robots.txt", func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "User-agent: *\nDisallow: /cart\n")
+	})
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "home\n")
+	})
+	h := sm.Handler(mux) // http.ListenAndServe(":8080", h)
+
+	fmt.Print(fetch(h, "/robots.txt"))
+	fmt.Print(fetch(h, "/"))
+	// Output:
+	// User-agent: *
+	// Disallow: /cart
+	// Sitemap: https://example.com/sitemap_index.xml
+	// home
+}
+
+// With chi, the middleware goes in r.Use, or the Sitemap itself is
+// mounted as a handler.
+func ExampleSitemap_Handler_chi() {
+	sm, err := sitemap.New(sitemap.Config{BaseURL: "https://example.com"},
+		sitemap.Section{Source: sitemap.FromSlice([]sitemap.URL{{Loc: "https://example.com/"}}, 0)})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer sm.Close()
+
+	r := chi.NewRouter()
+	r.Use(sm.Handler)
+	r.Get("/", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "home\n") })
+
+	fmt.Print(fetch(r, "/"))
+	fmt.Println(strings.Count(fetch(r, "/sitemap-1.xml"), "<url>"))
+	fmt.Print(fetch(r, "/robots.txt"))
+	// Output:
+	// home
+	// 1
+	// User-agent: *
+	// Allow: /
+	//
+	// Sitemap: https://example.com/sitemap_index.xml
+}
+
+// Stats are counters to export, for example with expvar:
+// expvar.Publish("sitemap", expvar.Func(func() any { return sm.Stats() })).
+func ExampleSitemap_Stats() {
+	sm, err := sitemap.New(sitemap.Config{BaseURL: "https://example.com"},
+		sitemap.Section{Source: sitemap.FromSlice([]sitemap.URL{{Loc: "https://example.com/"}}, 0)})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer sm.Close()
+	fetch(sm, "/sitemap-1.xml.gz")
+	fetch(sm, "/sitemap-1.xml.gz")
+	st := sm.Stats()
+	fmt.Println(st.Builds, st.CacheMisses, st.CacheHits)
+	// Output:
+	// 1 1 1
+}
+
+// FromRange suits a catalogue that can count its items and read any range
+// of them by position.
+func ExampleFromRange() {
+	names := []string{"alpha", "beta", "gamma"}
+	src := sitemap.FromRange(
+		func(context.Context) (int64, error) { return int64(len(names)), nil },
+		func(_ context.Context, lo, hi int64) iter.Seq2[sitemap.URL, error] {
+			return func(yield func(sitemap.URL, error) bool) {
+				for _, name := range names[lo:hi] {
+					if !yield(sitemap.URL{Loc: "https://example.com/" + name}, nil) {
+						return
+					}
+				}
+			}
+		}, 2)
+	sm, err := sitemap.New(sitemap.Config{BaseURL: "https://example.com"}, sitemap.Section{Source: src, PageSize: 2})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer sm.Close()
+	fmt.Print(fetch(sm, "/sitemap-2.xml"))
+	// Output:
+	// <?xml version="1.0" encoding="UTF-8"?>
+	// <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:image="http://www.google.com/schemas/sitemap-image/1.1" xmlns:video="http://www.google.com/schemas/sitemap-video/1.1" xmlns:xhtml="http://www.w3.org/1999/xhtml">
+	// <url><loc>https://example.com/gamma</loc></url>
+	// </urlset>
+}

@@ -1,0 +1,172 @@
+package sitemap
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"iter"
+	"net/http"
+	"testing"
+	"time"
+)
+
+// benchSource yields n product URLs on page 1.
+func benchSource(n int) Source {
+	lastmod := time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
+	return SourceFunc{
+		PagesFunc: func(context.Context) iter.Seq2[PageInfo, error] {
+			return func(yield func(PageInfo, error) bool) { yield(PageInfo{Number: 1, LastMod: lastmod}, nil) }
+		},
+		URLsFunc: func(_ context.Context, page int64) iter.Seq2[URL, error] {
+			return func(yield func(URL, error) bool) {
+				if page != 1 {
+					return
+				}
+				for i := range n {
+					u := URL{Loc: fmt.Sprintf("https://shop.example.com/products/blue-widget-%d", i), LastMod: lastmod}
+					if !yield(u, nil) {
+						return
+					}
+				}
+			}
+		},
+	}
+}
+
+// discard is a ResponseWriter that keeps only the status; reset before use.
+type discard struct {
+	h    http.Header
+	code int
+}
+
+func (d *discard) Header() http.Header         { return d.h }
+func (d *discard) Write(p []byte) (int, error) { return len(p), nil }
+func (d *discard) WriteHeader(code int)        { d.code = code }
+
+func cachedBench(b *testing.B, urls int) (*Sitemap, *cachedPage) {
+	sm, err := New(Config{BaseURL: "https://shop.example.com", TTL: time.Hour}, Section{Source: benchSource(urls)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { sm.Close() })
+	w := &discard{h: http.Header{}}
+	sm.ServeHTTP(w, mustRequest("/sitemap-1.xml.gz"))
+	e, ok := sm.cache.peek(pageKey{0, 1})
+	if !ok || w.code != 0 && w.code != 200 {
+		b.Fatalf("page not cached: %d", w.code)
+	}
+	return sm, e
+}
+
+func mustRequest(path string, hdr ...string) *http.Request {
+	r, err := http.NewRequest(http.MethodGet, "http://shop.example.com"+path, nil)
+	if err != nil {
+		panic(err)
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		r.Header.Set(hdr[i], hdr[i+1])
+	}
+	return r
+}
+
+// BenchmarkServeCached serves a cached 50,000-URL page (.xml.gz).
+// Compare with BenchmarkServeContentBaseline: the same bytes through
+// http.ServeContent alone.
+func BenchmarkServeCached(b *testing.B) {
+	sm, e := cachedBench(b, MaxURLs)
+	r := mustRequest("/sitemap-1.xml.gz")
+	w := &discard{h: http.Header{}}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(e.gz)))
+	for b.Loop() {
+		clear(w.h)
+		w.code = 0
+		sm.ServeHTTP(w, r)
+	}
+	if w.code != 0 && w.code != 200 {
+		b.Fatal(w.code)
+	}
+}
+
+func BenchmarkServeContentBaseline(b *testing.B) {
+	_, e := cachedBench(b, MaxURLs)
+	r := mustRequest("/sitemap-1.xml.gz")
+	w := &discard{h: http.Header{}}
+	body, mod := e.gz, e.lastMod
+	b.ReportAllocs()
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		clear(w.h)
+		w.h.Set("Content-Type", "application/gzip")
+		w.h.Set("Etag", e.etagFile[0])
+		http.ServeContent(w, r, "", mod, bytes.NewReader(body))
+	}
+}
+
+// BenchmarkNotModified answers a conditional request on a cached page.
+func BenchmarkNotModified(b *testing.B) {
+	sm, e := cachedBench(b, MaxURLs)
+	r := mustRequest("/sitemap-1.xml.gz", "If-None-Match", e.etagFile[0])
+	w := &discard{h: http.Header{}}
+	b.ReportAllocs()
+	for b.Loop() {
+		clear(w.h)
+		w.code = 0
+		sm.ServeHTTP(w, r)
+	}
+	if w.code != http.StatusNotModified {
+		b.Fatal(w.code)
+	}
+}
+
+// BenchmarkPassThrough sends a request the middleware does not serve
+// through it; BenchmarkPassThroughBaseline calls the bare handler.
+func BenchmarkPassThrough(b *testing.B) {
+	sm, err := New(Config{BaseURL: "https://shop.example.com"}, Section{Source: benchSource(1)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer sm.Close()
+	benchHandler(b, sm.Handler(appHandler))
+}
+
+func BenchmarkPassThroughBaseline(b *testing.B) {
+	benchHandler(b, appHandler)
+}
+
+var appBody = []byte("<!doctype html><title>product</title><p>a product page</p>")
+
+var appHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	w.Header()["Content-Type"] = []string{"text/html; charset=utf-8"}
+	w.Write(appBody)
+})
+
+func benchHandler(b *testing.B, h http.Handler) {
+	r := mustRequest("/products/blue-widget-42")
+	w := &discard{h: http.Header{}}
+	b.ReportAllocs()
+	for b.Loop() {
+		h.ServeHTTP(w, r)
+	}
+}
+
+// BenchmarkServeBuild measures a cold page: build, compress and serve.
+func BenchmarkServeBuild(b *testing.B) {
+	for _, n := range []int{1000, 10000, 50000} {
+		b.Run(fmt.Sprintf("urls=%d", n), func(b *testing.B) {
+			sm, err := New(Config{BaseURL: "https://shop.example.com", CacheBytes: -1}, Section{Source: benchSource(n)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer sm.Close()
+			r := mustRequest("/sitemap-1.xml.gz")
+			w := &discard{h: http.Header{}}
+			b.ReportAllocs()
+			for b.Loop() {
+				clear(w.h)
+				sm.ServeHTTP(w, r)
+			}
+		})
+	}
+}
+
