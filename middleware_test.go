@@ -104,7 +104,7 @@ func TestMiddleware(t *testing.T) {
 	}{
 		{"/", 404, true, ""},
 		{"/products/1", 404, true, ""},
-		{"/sitemap.xml", 200, true, "app's own"},     // not one of ours
+		{"/sitemap.xml", 200, true, "app's own"},      // not one of ours
 		{"/sitemap-p-1.html", 200, true, "app's own"}, // not one of ours
 		{"/sitemap_index.xml", 200, false, "<sitemapindex"},
 		{"/sitemap-p-1.xml", 200, false, "<urlset"},

@@ -169,4 +169,3 @@ func BenchmarkServeBuild(b *testing.B) {
 		})
 	}
 }
-
