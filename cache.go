@@ -243,6 +243,11 @@ func (s *Sitemap) build(k pageKey, sec *section, old *cachedPage) (e *cachedPage
 			s.stats.buildErrors.Add(1)
 		}
 	}()
+	if sec != nil && old != nil && old.info.Version != "" {
+		// Revalidation compares the page's Version with a fresh index:
+		// get one first, before holding a build token.
+		s.freshIndex()
+	}
 	select {
 	case s.sem <- struct{}{}:
 		defer func() { <-s.sem }()
@@ -259,6 +264,16 @@ func (s *Sitemap) build(k pageKey, sec *section, old *cachedPage) (e *cachedPage
 	}
 	s.cache.add(k, e)
 	return e, nil
+}
+
+// freshIndex makes sure the cached index is fresh, building it (shared
+// with any concurrent build of it) if not. A failure is left to the page
+// build, which then reads the page.
+func (s *Sitemap) freshIndex() {
+	if idx, ok := s.cache.peek(indexKey); ok && s.now().Before(idx.built.Add(s.ttl)) {
+		return
+	}
+	s.group.Do(indexKey.String(), func() (any, error) { return s.build(indexKey, nil, nil) })
 }
 
 // describe names a document in logs.

@@ -272,6 +272,15 @@ func TestRevalidateWithoutRebuild(t *testing.T) {
 		t.Error("revalidated page is not fresh")
 	}
 
+	// A stale page whose index is stale too: the refresh renews the index
+	// first, then the page without reading it.
+	clk.Add(2 * time.Minute)
+	get(sm, "/sitemap-2.xml.gz")
+	sm.wg.Wait()
+	if got, pages := src.urlsCalls.Load(), src.pageCalls.Load(); got != 2 || pages != 3 {
+		t.Errorf("source read %d times (want 2), Pages %d times (want 3)", got, pages)
+	}
+
 	// A new Version means a rebuild.
 	src.version = "v2"
 	clk.Add(2 * time.Minute)
