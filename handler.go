@@ -181,7 +181,11 @@ func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, e *cachedPa
 		h["Vary"] = hdrVary
 		h["Etag"] = e.etagPlain
 		buf := plainPool.Get().(*bytes.Buffer)
-		defer plainPool.Put(buf)
+		defer func() {
+			if buf.Cap() <= maxPooledBuf {
+				plainPool.Put(buf)
+			}
+		}()
 		if err := gunzip(buf, e.gz); err != nil { // cannot happen: we compressed it
 			s.log.Error("sitemap: cached page does not decompress", "err", err)
 			http.Error(w, "internal error", http.StatusInternalServerError)

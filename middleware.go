@@ -55,9 +55,12 @@
 // appended unless present. If the application has none (404), a minimal
 // robots.txt that allows everything and names the sitemap is served.
 //
-// Nothing of a request but its method, path and Accept-Encoding decides a
-// response: Host and X-Forwarded-* headers never reach a sitemap, a cache
-// key or robots.txt; every absolute URL comes from [Config.BaseURL].
+// Nothing of a request but its method, path, Accept-Encoding and
+// conditional headers decides a response: Host and X-Forwarded-* headers
+// never reach a sitemap, a cache key or robots.txt; every absolute URL
+// comes from [Config.BaseURL]. To serve several hosts from one process,
+// make one Sitemap per host and choose among them with a fixed list of the
+// hosts you serve: a request for any other host gets none of them.
 package sitemap
 
 import (
