@@ -1,0 +1,61 @@
+package demo
+
+import (
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+)
+
+// Options are the examples' command-line flags.
+type Options struct {
+	Addr     string // -addr: where to listen
+	Base     string // -base: the site's base URL, the start of every URL in the sitemap
+	DB       string // -db: the catalogue file
+	Products int    // -products: the catalogue's size
+	PageSize int    // -pagesize: products per sitemap file
+	Verbose  bool   // -v: debug logging, one line per sitemap file built
+	Crawl    bool   // -crawl: fetch the whole sitemap once, report, and exit
+}
+
+// ParseFlags parses the command line.
+func ParseFlags() Options {
+	var o Options
+	flag.StringVar(&o.Addr, "addr", ":8080", "address to listen on")
+	flag.StringVar(&o.Base, "base", "http://localhost:8080", "base URL of the site, as crawlers see it")
+	flag.StringVar(&o.DB, "db", "", "catalogue file, created on first run (default: in the user's cache directory)")
+	flag.IntVar(&o.Products, "products", 200_000, "number of products in a new catalogue")
+	flag.IntVar(&o.PageSize, "pagesize", 10_000, "products per sitemap file (at most 50000)")
+	flag.BoolVar(&o.Verbose, "v", false, "log at debug level: one line per sitemap file built")
+	flag.BoolVar(&o.Crawl, "crawl", false, "serve on a loopback port, fetch robots.txt, the index and every sitemap file once, print figures and exit")
+	flag.Parse()
+	if o.DB == "" {
+		o.DB = DefaultPath(o.Products)
+	}
+	return o
+}
+
+// Logger returns a text logger to stderr, at debug level with -v.
+func (o Options) Logger() *slog.Logger {
+	level := slog.LevelInfo
+	if o.Verbose {
+		level = slog.LevelDebug
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+}
+
+// Listen opens the listener the site is served on: o.Addr, or with -crawl
+// a free loopback port, in which case o.Base becomes that port's URL so
+// that the sitemap's URLs point at the server being crawled.
+func Listen(o *Options) (net.Listener, error) {
+	if !o.Crawl {
+		return net.Listen("tcp", o.Addr)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	o.Base = fmt.Sprintf("http://%s", ln.Addr())
+	return ln, nil
+}
