@@ -1,0 +1,187 @@
+package sqlsource
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/freshmap/sitemap"
+)
+
+// A Loader reads the data that a page's URLs keep in other tables, such as
+// images or hreflang alternates. It is called once for every page read,
+// before the page's rows, and should run one query over the page's key
+// range, p.Lo through p.Hi (for example with p.Query), so that a page costs
+// one extra query however many URLs it holds. It returns a Merge that adds
+// that data to each URL of the page; what the Merge holds lives until the
+// page has been read, so memory is bounded by one page, never by the
+// catalogue. A nil Merge means the page has nothing to add.
+//
+// The Loader runs on the URLs request's ctx, and its error fails the page.
+// It runs before the page's query, not in the same transaction: a row
+// inserted in between is listed without its extra data until the page is
+// read again.
+type Loader func(ctx context.Context, p *Page) (Merge, error)
+
+// Merge adds one URL's extra data to u. It is called for each row of the
+// page in increasing key order, just before the URL is yielded. Slices it
+// stores in u may be shared with other URLs and must not be changed
+// afterwards.
+type Merge func(key int64, u *sitemap.URL)
+
+// Page is the page a Loader loads for: the rows with keys Lo through Hi,
+// both inclusive.
+type Page struct {
+	Number  int64   // the page number, from 1
+	Lo, Hi  int64   // the key range, inclusive at both ends
+	DB      *sql.DB // the Source's database
+	Dialect Dialect // its dialect
+}
+
+// Query runs query with p.Lo and p.Hi bound to its two ? placeholders,
+// rewritten for the dialect (see Dialect.Rebind). Write the range as
+// "WHERE product_id BETWEEN ? AND ?". The caller closes the rows.
+func (p *Page) Query(ctx context.Context, query string) (*sql.Rows, error) {
+	return p.DB.QueryContext(ctx, p.Dialect.Rebind(query), p.Lo, p.Hi)
+}
+
+// maxImages is the protocol's limit of images per URL; Images drops the rest.
+const maxImages = 1000
+
+// Images returns a Loader that reads a page's images with query, which
+// selects the URL's key and the image's loc, then optionally its caption,
+// geo location, title and license, in that order (NULL reads as ""), and
+// has two ? placeholders for the page's key range:
+//
+//	sqlsource.Images(`SELECT product_id, url FROM product_images
+//		WHERE product_id BETWEEN ? AND ? ORDER BY product_id, position`)
+//
+// A URL gets its images in the order the query returns them, at most
+// 1,000 of them.
+func Images(query string) Loader {
+	return func(ctx context.Context, p *Page) (Merge, error) {
+		var cols [6]sql.NullString // loc, caption, geo location, title, license; [0] unused
+		rows, err := loadKeyed(ctx, p, query, 2, len(cols), func(rows *sql.Rows, key *int64, n int) (sitemap.Image, error) {
+			dest := [6]any{key}
+			for i := 1; i < n; i++ {
+				dest[i] = &cols[i]
+			}
+			if err := rows.Scan(dest[:n]...); err != nil {
+				return sitemap.Image{}, err
+			}
+			return sitemap.Image{Loc: cols[1].String, Caption: cols[2].String, GeoLocation: cols[3].String,
+				Title: cols[4].String, License: cols[5].String}, nil
+		})
+		if err != nil || len(rows.keys) == 0 {
+			return nil, err
+		}
+		return func(key int64, u *sitemap.URL) {
+			if imgs := rows.get(key); imgs != nil {
+				n := min(len(imgs), maxImages)
+				u.Images = imgs[:n:n]
+			}
+		}, nil
+	}
+}
+
+// Alternates returns a Loader that reads a page's hreflang alternates with
+// query, which selects the URL's key, the hreflang (such as "de" or
+// "x-default") and the href, and has two ? placeholders for the page's
+// key range:
+//
+//	sqlsource.Alternates(`SELECT product_id, lang, url FROM product_translations
+//		WHERE product_id BETWEEN ? AND ? ORDER BY product_id, lang`)
+//
+// A URL gets its alternates in the order the query returns them; the
+// protocol wants the page itself among them.
+func Alternates(query string) Loader {
+	return func(ctx context.Context, p *Page) (Merge, error) {
+		var lang, href sql.NullString
+		rows, err := loadKeyed(ctx, p, query, 3, 3, func(rows *sql.Rows, key *int64, _ int) (sitemap.Alternate, error) {
+			if err := rows.Scan(key, &lang, &href); err != nil {
+				return sitemap.Alternate{}, err
+			}
+			return sitemap.Alternate{Hreflang: lang.String, Href: href.String}, nil
+		})
+		if err != nil || len(rows.keys) == 0 {
+			return nil, err
+		}
+		return func(key int64, u *sitemap.URL) {
+			if alts := rows.get(key); alts != nil {
+				u.Alternates = alts
+			}
+		}, nil
+	}
+}
+
+// keyed holds the values a Loader read for one page, sorted by key.
+type keyed[T any] struct {
+	keys []int64
+	vals []T
+}
+
+// get returns the values of key, in the order they were read, or nil. The
+// slice's capacity is its length, so appending to it never touches the
+// values of the next key.
+func (k *keyed[T]) get(key int64) []T {
+	i := sort.Search(len(k.keys), func(i int) bool { return k.keys[i] >= key })
+	j := i
+	for j < len(k.keys) && k.keys[j] == key {
+		j++
+	}
+	if i == j {
+		return nil
+	}
+	return k.vals[i:j:j]
+}
+
+// loadKeyed runs query for page p and reads each row with scan, which is
+// told the number of columns (between minCols and maxCols). The result is
+// sorted by key, keeping the query's order within a key.
+func loadKeyed[T any](ctx context.Context, p *Page, query string, minCols, maxCols int, scan func(rows *sql.Rows, key *int64, ncols int) (T, error)) (*keyed[T], error) {
+	rows, err := p.Query(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, err
+	}
+	if len(cols) < minCols || len(cols) > maxCols {
+		return nil, fmt.Errorf("sqlsource: loader query selects %d columns, want %d to %d", len(cols), minCols, maxCols)
+	}
+	k := &keyed[T]{}
+	sorted := true
+	for rows.Next() {
+		var key int64
+		v, err := scan(rows, &key, len(cols))
+		if err != nil {
+			return nil, err
+		}
+		if n := len(k.keys); n > 0 && key < k.keys[n-1] {
+			sorted = false
+		}
+		k.keys = append(k.keys, key)
+		k.vals = append(k.vals, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if !sorted {
+		order := make([]int, len(k.keys))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(k.keys[a], k.keys[b]) })
+		keys, vals := make([]int64, len(order)), make([]T, len(order))
+		for i, o := range order {
+			keys[i], vals[i] = k.keys[o], k.vals[o]
+		}
+		k.keys, k.vals = keys, vals
+	}
+	return k, nil
+}

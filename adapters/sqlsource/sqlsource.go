@@ -1,0 +1,445 @@
+// Package sqlsource is a [sitemap.Source] over a database/sql table, for
+// catalogues of any size. It works with any driver and has been tested on
+// SQLite (modernc.org/sqlite), PostgreSQL (pgx) and MariaDB/MySQL
+// (go-sql-driver/mysql).
+//
+// # Usage
+//
+//	db, err := sql.Open("pgx", os.Getenv("DATABASE_URL"))
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	src, err := sqlsource.New(db, sqlsource.Config{
+//		Table:       "products",
+//		Key:         "id", // a unique integer column with an index, usually the primary key
+//		LocTemplate: "https://shop.example.com/p/{slug}",
+//		LastMod:     "updated_at",
+//		Filter:      "published AND NOT noindex",
+//		Loaders: []sqlsource.Loader{sqlsource.Images(`SELECT product_id, url FROM product_images
+//			WHERE product_id BETWEEN ? AND ? ORDER BY product_id, position`)},
+//	})
+//	if err != nil {
+//		log.Fatal(err) // a configuration mistake
+//	}
+//	// src is a sitemap.Source: hand it to the sitemap middleware.
+//
+// # Pages
+//
+// Pages are key ranges, never offsets: with the default page size of
+// 50,000 and KeyStart 0, page 1 holds the rows with keys 0 to 49,999, page 2
+// those with keys 50,000 to 99,999, and so on. Reading page n is one index
+// range scan (WHERE key >= lo AND key <= hi ORDER BY key) that costs the
+// same whatever n is. A row stays on its page for life: inserting, updating
+// or deleting a row changes only the page its key falls in, so a crawler
+// refetches one file. A page may hold fewer URLs than the page size (keys
+// have gaps, and the filter drops rows); a page with none is not listed.
+//
+// [Source.Pages] lists the pages with one aggregate query over the key
+// index, grouped by page: the row count, and the newest lastmod, which
+// becomes the page's lastmod in the sitemap index. [sitemap.PageInfo]'s
+// Version is made of the count, the sum of the keys' offsets within the
+// page and the newest lastmod, so it changes when rows are inserted,
+// deleted, filtered in or out, or updated with a new lastmod. An update that
+// changes a URL but not its lastmod is not seen: keep lastmod current.
+//
+// # Extensions
+//
+// Images, hreflang alternates and other per-URL data kept in other tables
+// are read by [Loader]s, each with one query per page over the page's key
+// range ([Images] and [Alternates] are ready-made), and merged into the URLs
+// as they stream. Memory is bounded by one page.
+//
+// # Times
+//
+// Lastmod values are read from timestamp and date columns of every
+// database, from text in the SQLite date formats and from integer Unix
+// seconds (see [Config].LastMod), converted to UTC and truncated to the
+// second, so one catalogue gives the same URLs, and the same sitemap bytes,
+// from every database.
+package sqlsource
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"iter"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/freshmap/sitemap"
+)
+
+// Config says which rows of which table make the sitemap and how. Table,
+// Key and exactly one of Loc, LocTemplate and LocFunc are required; the
+// zero value of every other field is a working default.
+//
+// Table, Key, Loc, the template's columns, Columns, LastMod and Filter are
+// pasted into SQL as they are, so that they may be expressions and quoted
+// identifiers: they come from the program, never from a request.
+type Config struct {
+	// Table is the table or view the URLs come from, or a query. A query
+	// that starts with SELECT is wrapped as "(query) AS sqlsource_rows";
+	// anything else, such as "products p JOIN shops s ON s.id = p.shop_id"
+	// or "(SELECT …) AS p", is used as written. The database must be able
+	// to push the key range into it for pages to stay cheap.
+	Table string
+	// Key is the column pages are made from: a unique integer key with an
+	// index, usually the primary key, such as "id". Rows are listed in
+	// increasing key order, and a row's key says which page it is on.
+	Key string
+
+	// Loc is the column that holds each URL's absolute location.
+	Loc string
+	// LocTemplate builds the location from columns, such as
+	// "https://shop.example.com/p/{slug}" or ".../c/{category}/{id}".
+	// {name} is replaced by the value of column name with every byte
+	// other than A-Z a-z 0-9 - . _ ~ percent-encoded, so "Bäder & Öfen"
+	// becomes "B%C3%A4der%20%26%20%C3%96fen"; {+name} keeps the characters
+	// that a URI may hold (/ ? & = and others), for columns that hold a
+	// path. A NULL value fails the page.
+	LocTemplate string
+	// LocFunc builds the location from a row, which holds the key, the
+	// lastmod and the columns named in Columns. An error fails the page.
+	LocFunc func(r *Row) (string, error)
+	// Columns are the columns LocFunc reads with Row.Bytes and Row.String.
+	// Only with LocFunc.
+	Columns []string
+
+	// LastMod is the optional column of the time each URL last changed;
+	// "" means none (no lastmod is written). It may be a timestamp, date or
+	// datetime column; in SQLite, also TEXT in the date formats SQLite
+	// uses (YYYY-MM-DD, YYYY-MM-DD HH:MM:SS with an optional fraction, a T
+	// instead of the space, and an optional zone Z or ±HH:MM; no zone means
+	// UTC) or INTEGER Unix seconds. Use one form per column, in UTC, since
+	// the newest lastmod of a page is found with max(). A NULL means
+	// unknown; a REAL or unparsable text fails the page.
+	LastMod string
+	// Filter is an optional SQL boolean expression that a row must satisfy
+	// to be listed, such as "published AND NOT noindex". A row that stops
+	// satisfying it leaves its page; its neighbours stay where they are.
+	Filter string
+
+	// PageSize is the key range of one page, and so the most URLs it holds.
+	// Zero means 50,000, the protocol's limit; it may not exceed that.
+	// Changing it renumbers every page.
+	PageSize int
+	// KeyStart is the lowest key listed: page 1 starts there. Rows with a
+	// smaller key are not listed. The default, zero, suits keys from
+	// sequences that start at 1.
+	KeyStart int64
+
+	// Dialect is the database's SQL dialect. Empty means detect it from
+	// db's driver, which works for the common SQLite, PostgreSQL and MySQL
+	// drivers; New fails if it cannot.
+	Dialect Dialect
+
+	// Loaders add data from other tables, such as images, to each page's
+	// URLs, with one query per Loader per page. See Images and Alternates.
+	Loaders []Loader
+}
+
+// Source is a sitemap.Source over a database table, made by New. It is
+// safe for concurrent use; it holds no connection between calls.
+type Source struct {
+	db      *sql.DB
+	dialect Dialect
+	size    int64
+	start   int64
+	hasLM   bool
+	loc     bool      // Loc is a column
+	tpl     *template // or a template
+	locFunc func(r *Row) (string, error)
+	names   []string // Columns
+	loaders []Loader
+
+	pageQuery  string // the rows of one key range, in key order
+	pagesQuery string // per page: number, count, sum of key offsets[, max(lastmod)]
+}
+
+var _ sitemap.Source = (*Source)(nil)
+
+// New returns a Source reading db as cfg says. Every mistake in cfg is
+// reported here; New does not touch the database (see Check).
+func New(db *sql.DB, cfg Config) (*Source, error) {
+	if db == nil {
+		return nil, errors.New("sqlsource: nil *sql.DB")
+	}
+	table, key := strings.TrimSpace(cfg.Table), strings.TrimSpace(cfg.Key)
+	if table == "" {
+		return nil, errors.New("sqlsource: Config.Table is required")
+	}
+	if key == "" {
+		return nil, errors.New("sqlsource: Config.Key is required")
+	}
+	if len(table) > 6 && strings.EqualFold(table[:6], "select") && strings.ContainsAny(table[6:7], " \t\r\n") {
+		table = "(" + table + ") AS sqlsource_rows"
+	}
+	s := &Source{db: db, dialect: cfg.Dialect, start: cfg.KeyStart, hasLM: cfg.LastMod != "",
+		locFunc: cfg.LocFunc, names: cfg.Columns, loaders: cfg.Loaders}
+
+	switch n := boolInt(cfg.Loc != "") + boolInt(cfg.LocTemplate != "") + boolInt(cfg.LocFunc != nil); {
+	case n == 0:
+		return nil, errors.New("sqlsource: one of Config.Loc, LocTemplate and LocFunc is required")
+	case n > 1:
+		return nil, errors.New("sqlsource: set only one of Config.Loc, LocTemplate and LocFunc")
+	}
+	if len(cfg.Columns) > 0 && cfg.LocFunc == nil {
+		return nil, errors.New("sqlsource: Config.Columns is only read by LocFunc")
+	}
+	for _, c := range cfg.Columns {
+		if strings.TrimSpace(c) == "" {
+			return nil, errors.New("sqlsource: empty name in Config.Columns")
+		}
+	}
+	for i, l := range cfg.Loaders {
+		if l == nil {
+			return nil, fmt.Errorf("sqlsource: Config.Loaders[%d] is nil", i)
+		}
+	}
+	switch {
+	case cfg.PageSize < 0 || cfg.PageSize > sitemap.MaxURLs:
+		return nil, fmt.Errorf("sqlsource: Config.PageSize %d is out of range 1 to %d", cfg.PageSize, sitemap.MaxURLs)
+	case cfg.PageSize == 0:
+		s.size = sitemap.MaxURLs
+	default:
+		s.size = int64(cfg.PageSize)
+	}
+	switch {
+	case s.dialect == "":
+		d, err := detectDialect(db)
+		if err != nil {
+			return nil, err
+		}
+		s.dialect = d
+	case !s.dialect.valid():
+		return nil, fmt.Errorf("sqlsource: unknown Config.Dialect %q; want %q, %q or %q", s.dialect, SQLite, Postgres, MySQL)
+	}
+
+	cols := []string{key}
+	if s.hasLM {
+		cols = append(cols, cfg.LastMod)
+	}
+	switch {
+	case cfg.Loc != "":
+		s.loc = true
+		cols = append(cols, cfg.Loc)
+	case cfg.LocTemplate != "":
+		t, err := parseTemplate(cfg.LocTemplate)
+		if err != nil {
+			return nil, err
+		}
+		s.tpl = t
+		cols = append(cols, t.cols...)
+	default:
+		cols = append(cols, cfg.Columns...)
+	}
+
+	where := ""
+	if f := strings.TrimSpace(cfg.Filter); f != "" {
+		where = " AND (" + f + ")"
+	}
+	s.pageQuery = "SELECT " + strings.Join(cols, ", ") + " FROM " + table +
+		" WHERE " + key + " >= " + s.dialect.placeholder(1) + " AND " + key + " <= " + s.dialect.placeholder(2) + where +
+		" ORDER BY " + key
+
+	size := strconv.FormatInt(s.size, 10)
+	offset := key
+	if s.start != 0 {
+		offset = key + " - (" + strconv.FormatInt(s.start, 10) + ")"
+	}
+	agg := "SELECT " + s.dialect.intDiv(offset, size) + ", COUNT(*), SUM((" + offset + ") % " + size + ")"
+	if s.hasLM {
+		agg += ", MAX(" + cfg.LastMod + ")"
+	}
+	s.pagesQuery = agg + " FROM " + table + " WHERE " + key + " >= " + strconv.FormatInt(s.start, 10) + where +
+		" GROUP BY 1 ORDER BY 1"
+	return s, nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Check runs the page query over an empty key range, which makes the
+// database check the table, the columns and the filter. Call it at start-up
+// to find a typo before a crawler does.
+func (s *Source) Check(ctx context.Context) error {
+	rows, err := s.db.QueryContext(ctx, s.pageQuery, 1, 0)
+	if err != nil {
+		return fmt.Errorf("sqlsource: check: %w", err)
+	}
+	if err := rows.Close(); err != nil {
+		return fmt.Errorf("sqlsource: check: %w", err)
+	}
+	return nil
+}
+
+// bounds returns the keys lo through hi (inclusive) of page n, or false if
+// there is no such page.
+func (s *Source) bounds(n int64) (lo, hi int64, ok bool) {
+	if n < 1 || n-1 > (math.MaxInt64-max(s.start, 0))/s.size {
+		return 0, 0, false
+	}
+	lo = s.start + (n-1)*s.size
+	if lo > math.MaxInt64-(s.size-1) {
+		return lo, math.MaxInt64, true
+	}
+	return lo, lo + s.size - 1, true
+}
+
+// Pages reports the pages that hold at least one row, in increasing order,
+// with one aggregate query over the key index: for each page, its newest
+// lastmod and a Version made of its row count, the sum of its keys' offsets
+// and that lastmod.
+func (s *Source) Pages(ctx context.Context) iter.Seq2[sitemap.PageInfo, error] {
+	return func(yield func(sitemap.PageInfo, error) bool) {
+		rows, err := s.db.QueryContext(ctx, s.pagesQuery)
+		if err != nil {
+			yield(sitemap.PageInfo{}, fmt.Errorf("sqlsource: pages: %w", err))
+			return
+		}
+		defer rows.Close()
+		var page, count, sum int64
+		var lm timeScanner
+		dest := []any{&page, &count, &sum, &lm}
+		if !s.hasLM {
+			dest = dest[:3]
+		}
+		var version []byte
+		for rows.Next() {
+			if err := rows.Scan(dest...); err != nil {
+				yield(sitemap.PageInfo{}, fmt.Errorf("sqlsource: pages: %w", err))
+				return
+			}
+			version = strconv.AppendInt(version[:0], count, 10)
+			version = append(version, '.')
+			version = strconv.AppendInt(version, sum, 10)
+			if !lm.t.IsZero() {
+				version = append(version, '.')
+				version = strconv.AppendInt(version, lm.t.Unix(), 10)
+			}
+			if !yield(sitemap.PageInfo{Number: page + 1, LastMod: lm.t, Version: string(version)}, nil) {
+				return
+			}
+		}
+		if err := rows.Err(); err != nil {
+			yield(sitemap.PageInfo{}, fmt.Errorf("sqlsource: pages: %w", err))
+			return
+		}
+		if err := ctx.Err(); err != nil {
+			yield(sitemap.PageInfo{}, fmt.Errorf("sqlsource: pages: %w", err))
+		}
+	}
+}
+
+// URLs streams the URLs of page n in increasing key order, one row at a
+// time: the Loaders run first, then one range query over the key index.
+// A page with no row, and a page number below 1, yield nothing. Any error
+// (a query, a scan, a row without a loc, LocFunc, a Loader, ctx) is
+// yielded once and ends the sequence; the rows are always closed.
+func (s *Source) URLs(ctx context.Context, n int64) iter.Seq2[sitemap.URL, error] {
+	return func(yield func(sitemap.URL, error) bool) {
+		lo, hi, ok := s.bounds(n)
+		if !ok {
+			return
+		}
+		fail := func(err error) {
+			yield(sitemap.URL{}, fmt.Errorf("sqlsource: page %d: %w", n, err))
+		}
+		var merges []Merge
+		if len(s.loaders) > 0 {
+			p := &Page{Number: n, Lo: lo, Hi: hi, DB: s.db, Dialect: s.dialect}
+			for _, load := range s.loaders {
+				m, err := load(ctx, p)
+				if err != nil {
+					fail(err)
+					return
+				}
+				if m != nil {
+					merges = append(merges, m)
+				}
+			}
+		}
+		rows, err := s.db.QueryContext(ctx, s.pageQuery, lo, hi)
+		if err != nil {
+			fail(err)
+			return
+		}
+		defer rows.Close()
+
+		var (
+			key  int64
+			lm   timeScanner
+			loc  sql.NullString
+			row  = Row{names: s.names}
+			vals []sql.RawBytes
+			buf  []byte
+		)
+		dest := []any{&key}
+		if s.hasLM {
+			dest = append(dest, &lm)
+		}
+		switch {
+		case s.loc:
+			dest = append(dest, &loc)
+		case s.tpl != nil:
+			vals = make([]sql.RawBytes, len(s.tpl.cols))
+		default:
+			vals = make([]sql.RawBytes, len(s.names))
+			row.vals = vals
+		}
+		for i := range vals {
+			dest = append(dest, &vals[i])
+		}
+
+		for rows.Next() {
+			if err := ctx.Err(); err != nil {
+				fail(err)
+				return
+			}
+			if err := rows.Scan(dest...); err != nil {
+				fail(err)
+				return
+			}
+			u := sitemap.URL{LastMod: lm.t}
+			switch {
+			case s.loc:
+				if !loc.Valid {
+					fail(fmt.Errorf("key %d: loc is NULL", key))
+					return
+				}
+				u.Loc = loc.String
+			case s.tpl != nil:
+				if buf, err = s.tpl.expand(buf[:0], vals); err != nil {
+					fail(fmt.Errorf("key %d: %w", key, err))
+					return
+				}
+				u.Loc = string(buf)
+			default:
+				row.Key, row.LastMod = key, lm.t
+				if u.Loc, err = s.locFunc(&row); err != nil {
+					fail(fmt.Errorf("key %d: %w", key, err))
+					return
+				}
+			}
+			for _, merge := range merges {
+				merge(key, &u)
+			}
+			if !yield(u, nil) {
+				return
+			}
+		}
+		if err := rows.Err(); err != nil {
+			fail(err)
+			return
+		}
+		if err := ctx.Err(); err != nil {
+			fail(err)
+		}
+	}
+}

@@ -1,0 +1,855 @@
+package sqlsource_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"math"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/freshmap/sitemap"
+	"github.com/freshmap/sitemap/adapters/sqlsource"
+	"github.com/go-sql-driver/mysql"
+)
+
+// checkSnapshot compares what a Source served with the model.
+func checkSnapshot(t *testing.T, got snapshot, want map[int64][]sitemap.URL, wantLastMod map[int64]time.Time) {
+	t.Helper()
+	var gotNums, wantNums []int64
+	for _, p := range got.infos {
+		gotNums = append(gotNums, p.Number)
+	}
+	for n := range want {
+		wantNums = append(wantNums, n)
+	}
+	slices.Sort(wantNums)
+	if !slices.Equal(gotNums, wantNums) {
+		t.Fatalf("Pages = %v, want %v", gotNums, wantNums)
+	}
+	for _, p := range got.infos {
+		if !p.LastMod.Equal(wantLastMod[p.Number]) {
+			t.Errorf("page %d: LastMod = %v, want %v (the newest row's)", p.Number, p.LastMod, wantLastMod[p.Number])
+		}
+		if p.Version == "" {
+			t.Errorf("page %d: no Version", p.Number)
+		}
+		if !reflect.DeepEqual(got.urls[p.Number], want[p.Number]) {
+			t.Errorf("page %d:\n got %v\nwant %v", p.Number, got.urls[p.Number], want[p.Number])
+		}
+	}
+}
+
+// checkEmpty checks that the pages yield nothing and no error.
+func checkEmpty(t *testing.T, src sitemap.Source, pages ...int64) {
+	t.Helper()
+	for _, n := range pages {
+		urls, err := readPage(context.Background(), src, n)
+		if err != nil || len(urls) != 0 {
+			t.Errorf("URLs(%d) = %d URLs, %v; want none", n, len(urls), err)
+		}
+	}
+}
+
+func TestPageBoundaries(t *testing.T) {
+	forEachDB(t, func(t *testing.T, d *testDB) {
+		// Keys at both ends of pages, and at exactly the page size.
+		ps := products(0, 1, 9, 10, 11, 19, 20, 29, 55, 1000, 1001)
+		c := d.createCatalogue(t, ps)
+		for _, start := range []int64{0, 1, -5, 11} {
+			t.Run(fmt.Sprintf("KeyStart=%d", start), func(t *testing.T) {
+				cfg := c.config(10)
+				cfg.KeyStart = start
+				src := newSource(t, d.db, cfg)
+				want, wantLM := model(ps, 10, start, false)
+				checkSnapshot(t, takeSnapshot(t, src), want, wantLM)
+				for _, n := range []int64{0, -1, math.MinInt64, 4, 5, 98, 100, 101, 102, 200, math.MaxInt64} {
+					if _, ok := want[n]; !ok {
+						checkEmpty(t, src, n)
+					}
+				}
+			})
+		}
+		// The exact layout for KeyStart 0, as a reader would work it out.
+		src := newSource(t, d.db, c.config(10))
+		for n, keys := range map[int64][]int64{1: {0, 1, 9}, 2: {10, 11, 19}, 3: {20, 29}, 6: {55}, 101: {1000, 1001}} {
+			urls, err := readPage(context.Background(), src, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []int64
+			for _, u := range urls {
+				var k int64
+				fmt.Sscanf(strings.TrimPrefix(u.Loc, base+"item-"), "%d", &k)
+				got = append(got, k)
+			}
+			if !slices.Equal(got, keys) {
+				t.Errorf("page %d holds keys %v, want %v", n, got, keys)
+			}
+		}
+	})
+}
+
+func TestLargestKeys(t *testing.T) {
+	forEachDB(t, func(t *testing.T, d *testDB) {
+		ps := products(math.MaxInt64, math.MaxInt64-1, math.MaxInt64-10)
+		c := d.createCatalogue(t, ps)
+		cfg := c.config(10)
+		cfg.KeyStart = math.MaxInt64 - 14 // pages: MaxInt64-14..-5, MaxInt64-4..MaxInt64
+		src := newSource(t, d.db, cfg)
+		want, wantLM := model(ps, 10, cfg.KeyStart, false)
+		checkSnapshot(t, takeSnapshot(t, src), want, wantLM)
+		checkEmpty(t, src, 3, math.MaxInt64)
+	})
+}
+
+// changedPages returns the numbers of the pages that differ between a and b
+// in their PageInfo or their URLs, or that only one of them has.
+func changedPages(a, b snapshot) []int64 {
+	info := func(s snapshot) map[int64]sitemap.PageInfo {
+		m := map[int64]sitemap.PageInfo{}
+		for _, p := range s.infos {
+			m[p.Number] = p
+		}
+		return m
+	}
+	ai, bi := info(a), info(b)
+	var changed []int64
+	for n, p := range ai {
+		q, ok := bi[n]
+		if !ok || p != q || !reflect.DeepEqual(a.urls[n], b.urls[n]) {
+			changed = append(changed, n)
+		}
+	}
+	for n := range bi {
+		if _, ok := ai[n]; !ok {
+			changed = append(changed, n)
+		}
+	}
+	slices.Sort(changed)
+	return changed
+}
+
+func TestStablePages(t *testing.T) {
+	forEachDB(t, func(t *testing.T, d *testDB) {
+		ps := products(ids(1, 45)...) // pages 1 (keys 1-9) to 5 (keys 40-45)
+		c := d.createCatalogue(t, ps)
+		src := newSource(t, d.db, c.config(10))
+		before := takeSnapshot(t, src)
+		if len(before.infos) != 5 {
+			t.Fatalf("%d pages, want 5", len(before.infos))
+		}
+		later := t0.Add(1000 * time.Hour)
+		for _, step := range []struct {
+			name        string
+			change      func()
+			wantChanged []int64
+			wantVersion bool // the changed page's Version must change too
+		}{
+			{"insert of an older row", func() {
+				c.insert(t, product{ID: 47, Slug: "new-47", Updated: t0, Published: true}) // older than the page's newest
+			}, []int64{5}, true},
+			{"insert on a new page", func() { c.insert(t, products(100)...) }, []int64{11}, true},
+			{"update with lastmod", func() {
+				d.exec(t, "UPDATE "+c.products+" SET slug = ?, updated_at = ? WHERE id = ?", "renamed-23", c.timeArg(later), 23)
+			}, []int64{3}, true},
+			{"update of lastmod only", func() {
+				d.exec(t, "UPDATE "+c.products+" SET updated_at = ? WHERE id = ?", c.timeArg(later.Add(time.Hour)), 31)
+			}, []int64{4}, true},
+			{"update of lastmod to an older time", func() { // not seen by Version, as documented
+				d.exec(t, "UPDATE "+c.products+" SET updated_at = ? WHERE id = ?", c.timeArg(t0), 12)
+			}, []int64{2}, false},
+			{"delete", func() { d.exec(t, "DELETE FROM "+c.products+" WHERE id = ?", 12) }, []int64{2}, true},
+			{"unpublish", func() { d.exec(t, "UPDATE "+c.products+" SET published = ? WHERE id = ?", false, 41) }, []int64{5}, true},
+			{"empty a page", func() { d.exec(t, "DELETE FROM "+c.products+" WHERE id >= ? AND id <= ?", 20, 29) }, []int64{3}, true},
+		} {
+			step.change()
+			after := takeSnapshot(t, src)
+			if got := changedPages(before, after); !slices.Equal(got, step.wantChanged) {
+				t.Errorf("%s: pages %v changed, want only %v", step.name, got, step.wantChanged)
+			}
+			for _, p := range after.infos {
+				for _, q := range before.infos {
+					if p.Number == q.Number && slices.Contains(step.wantChanged, p.Number) && step.wantVersion && p.Version == q.Version {
+						t.Errorf("%s: page %d changed but kept Version %q", step.name, p.Number, p.Version)
+					}
+				}
+			}
+			before = after
+		}
+		// Page 3 is gone; the pages after it kept their numbers.
+		var nums []int64
+		for _, p := range before.infos {
+			nums = append(nums, p.Number)
+		}
+		if want := []int64{1, 2, 4, 5, 11}; !slices.Equal(nums, want) {
+			t.Errorf("pages %v, want %v", nums, want)
+		}
+		checkEmpty(t, src, 3)
+	})
+}
+
+func TestFilter(t *testing.T) {
+	forEachDB(t, func(t *testing.T, d *testDB) {
+		ps := products(ids(1, 30)...)
+		for i := range ps {
+			ps[i].Published = ps[i].ID%3 != 0
+			ps[i].Noindex = ps[i].ID%5 == 0
+			if ps[i].ID >= 10 && ps[i].ID < 20 { // page 2 has no listed row
+				ps[i].Published = false
+			}
+		}
+		c := d.createCatalogue(t, ps)
+		src := newSource(t, d.db, c.config(10))
+		want, wantLM := model(ps, 10, 0, false)
+		if _, ok := want[2]; ok {
+			t.Fatal("model lists page 2")
+		}
+		checkSnapshot(t, takeSnapshot(t, src), want, wantLM)
+		checkEmpty(t, src, 2)
+
+		// Without a filter every row is listed.
+		cfg := c.config(10)
+		cfg.Filter = ""
+		all := slices.Clone(ps)
+		for i := range all {
+			all[i].Published, all[i].Noindex = true, false
+		}
+		want, wantLM = model(all, 10, 0, false)
+		checkSnapshot(t, takeSnapshot(t, newSource(t, d.db, cfg)), want, wantLM)
+	})
+}
+
+func TestLastModPerPage(t *testing.T) {
+	forEachDB(t, func(t *testing.T, d *testDB) {
+		ps := products(ids(1, 25)...)
+		for i := range ps {
+			switch id := ps[i].ID; {
+			case id == 5: // the newest of page 1 sits in the middle
+				ps[i].Updated = t0.Add(100 * 24 * time.Hour)
+			case id%2 == 0 && id < 10:
+				ps[i].Updated = time.Time{} // NULL among dates
+			case id >= 10 && id < 20:
+				ps[i].Updated = time.Time{} // page 2: no date at all
+			}
+		}
+		c := d.createCatalogue(t, ps)
+		src := newSource(t, d.db, c.config(10))
+		want, wantLM := model(ps, 10, 0, false)
+		got := takeSnapshot(t, src)
+		checkSnapshot(t, got, want, wantLM)
+		if lm := got.infos[0].LastMod; !lm.Equal(t0.Add(100 * 24 * time.Hour)) {
+			t.Errorf("page 1 LastMod = %v", lm)
+		}
+		if lm := got.infos[1].LastMod; !lm.IsZero() {
+			t.Errorf("page 2 (all NULL) LastMod = %v, want zero", lm)
+		}
+		for _, p := range got.infos {
+			if p.LastMod.Location() != time.UTC {
+				t.Errorf("page %d: LastMod in %v, want UTC", p.Number, p.LastMod.Location())
+			}
+		}
+
+		// Without a lastmod column there is no date, but still a Version.
+		cfg := c.config(10)
+		cfg.LastMod = ""
+		for p, err := range newSource(t, d.db, cfg).Pages(context.Background()) {
+			if err != nil || !p.LastMod.IsZero() || p.Version == "" {
+				t.Errorf("without LastMod: %+v, %v", p, err)
+			}
+		}
+	})
+}
+
+// TestLastModPrecision checks that fractions of a second and zones are
+// dropped the same way everywhere (MySQL's DATETIME keeps whole seconds).
+func TestLastModPrecision(t *testing.T) {
+	for _, name := range []string{"sqlite", "postgres"} {
+		t.Run(name, func(t *testing.T) {
+			d := openDB(t, name)
+			c := d.createCatalogue(t, nil)
+			at := time.Date(2024, 5, 6, 7, 8, 9, 987654000, time.FixedZone("X", 2*3600))
+			if name == "sqlite" {
+				d.exec(t, "INSERT INTO "+c.products+" VALUES (1, 'a', '2024-05-06 07:08:09.987654+02:00', 1, 0)")
+			} else {
+				c.insert(t, product{ID: 1, Slug: "a", Updated: at, Published: true})
+			}
+			want := time.Date(2024, 5, 6, 5, 8, 9, 0, time.UTC)
+			got := takeSnapshot(t, newSource(t, d.db, c.config(10)))
+			if u := got.urls[1][0]; u.LastMod != want {
+				t.Errorf("URL LastMod = %#v, want %#v", u.LastMod, want)
+			}
+			if lm := got.infos[0].LastMod; lm != want {
+				t.Errorf("page LastMod = %v, want %v", lm, want)
+			}
+		})
+	}
+}
+
+// TestSQLiteTimeForms reads lastmod as SQLite stores it in each accepted form.
+func TestSQLiteTimeForms(t *testing.T) {
+	ps := products(1, 2, 3, 11)
+	ps[1].Updated = time.Time{}
+	for _, form := range []string{"text", "iso", "unix", "datetime"} {
+		t.Run(form, func(t *testing.T) {
+			d := openDB(t, "sqlite")
+			c := d.createCatalogueAs(t, ps, form)
+			want, wantLM := model(ps, 10, 0, false)
+			checkSnapshot(t, takeSnapshot(t, newSource(t, d.db, c.config(10))), want, wantLM)
+		})
+	}
+	t.Run("zones and fractions", func(t *testing.T) {
+		d := openDB(t, "sqlite")
+		c := d.createCatalogue(t, nil)
+		for id, text := range map[int]string{
+			1: "2024-05-06",
+			2: "2024-05-06T07:08",
+			3: "2024-05-06 07:08:09.5",
+			4: "2024-05-06T09:08:09+02:00",
+			5: "2024-05-06T07:08:09Z",
+			6: "2024-05-06 09:08:09.123456789 +0200 CEST m=+0.000000001",
+		} {
+			d.exec(t, "INSERT INTO "+c.products+" VALUES (?, ?, ?, 1, 0)", id, fmt.Sprint(id), text)
+		}
+		want := map[string]time.Time{
+			base + "1": time.Date(2024, 5, 6, 0, 0, 0, 0, time.UTC),
+			base + "2": time.Date(2024, 5, 6, 7, 8, 0, 0, time.UTC),
+			base + "3": time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC),
+			base + "4": time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC),
+			base + "5": time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC),
+			base + "6": time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC),
+		}
+		urls, err := readPage(context.Background(), newSource(t, d.db, c.config(10)), 1)
+		if err != nil || len(urls) != len(want) {
+			t.Fatalf("%d URLs, %v", len(urls), err)
+		}
+		for _, u := range urls {
+			if u.LastMod != want[u.Loc] {
+				t.Errorf("%s: LastMod %v, want %v", u.Loc, u.LastMod, want[u.Loc])
+			}
+		}
+	})
+	t.Run("rejected", func(t *testing.T) {
+		for _, bad := range []any{"yesterday", 2460000.5, "2024-13-01"} {
+			d := openDB(t, "sqlite")
+			c := d.createCatalogue(t, products(1, 2, 3))
+			d.exec(t, "UPDATE "+c.products+" SET updated_at = ? WHERE id = 2", bad)
+			urls, err := readPage(context.Background(), newSource(t, d.db, c.config(10)), 1)
+			if err == nil || !strings.Contains(err.Error(), "lastmod") || len(urls) != 1 {
+				t.Errorf("lastmod %v: %d URLs, error %v; want 1 URL, then a lastmod error", bad, len(urls), err)
+			}
+		}
+	})
+}
+
+func TestLocForms(t *testing.T) {
+	forEachDB(t, func(t *testing.T, d *testDB) {
+		tab := d.createTable(t, "locs",
+			col("id", "INTEGER PRIMARY KEY", "BIGINT PRIMARY KEY", "BIGINT PRIMARY KEY"),
+			col("url", "TEXT", "TEXT", "VARCHAR(255)"),
+			col("cat", "TEXT", "TEXT", "VARCHAR(255)"),
+			col("name", "TEXT", "TEXT", "VARCHAR(255)"))
+		d.exec(t, "INSERT INTO "+tab+" VALUES (1, 'https://e.com/a', 'shoes/red', 'Bäder & Öfen'), (2, 'https://e.com/b', 'x', 'a/b?c=d#e')")
+		for _, tc := range []struct {
+			name string
+			cfg  sqlsource.Config
+			want []string
+		}{
+			{"column", sqlsource.Config{Loc: "url"}, []string{"https://e.com/a", "https://e.com/b"}},
+			{"template", sqlsource.Config{LocTemplate: "https://e.com/{+cat}/{name}-{id}.html?n={name}"}, []string{
+				"https://e.com/shoes/red/B%C3%A4der%20%26%20%C3%96fen-1.html?n=B%C3%A4der%20%26%20%C3%96fen",
+				"https://e.com/x/a%2Fb%3Fc%3Dd%23e-2.html?n=a%2Fb%3Fc%3Dd%23e",
+			}},
+			{"func", sqlsource.Config{Columns: []string{"cat", "name"}, LocFunc: func(r *sqlsource.Row) (string, error) {
+				return fmt.Sprintf("https://e.com/%d/%s/%s/%s", r.Key, r.Bytes("cat"), r.String("name"), r.String("missing")), nil
+			}}, []string{"https://e.com/1/shoes/red/Bäder & Öfen/", "https://e.com/2/x/a/b?c=d#e/"}},
+			{"query", sqlsource.Config{Table: "SELECT id, url || '?q' AS u FROM " + tab + " WHERE id > 1", Loc: "u"}, []string{"https://e.com/b?q"}},
+			{"subquery", sqlsource.Config{Table: "(SELECT id AS k, url FROM " + tab + ") AS s", Key: "k", Loc: "url"}, []string{"https://e.com/a", "https://e.com/b"}},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				cfg := tc.cfg
+				if cfg.Table == "" {
+					cfg.Table = tab
+				}
+				if cfg.Key == "" {
+					cfg.Key = "id"
+				}
+				if d.name == "mysql" && tc.name == "query" {
+					cfg.Table = "SELECT id, CONCAT(url, '?q') AS u FROM " + tab + " WHERE id > 1"
+				}
+				src := newSource(t, d.db, cfg)
+				if err := src.Check(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				urls, err := readPage(context.Background(), src, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got []string
+				for _, u := range urls {
+					got = append(got, u.Loc)
+				}
+				if !slices.Equal(got, tc.want) {
+					t.Errorf("locs %q, want %q", got, tc.want)
+				}
+			})
+		}
+	})
+}
+
+func TestCheck(t *testing.T) {
+	d := openDB(t, "sqlite")
+	c := d.createCatalogue(t, products(1))
+	for _, mistake := range []func(*sqlsource.Config){
+		func(cfg *sqlsource.Config) { cfg.Table = "nosuchtable" },
+		func(cfg *sqlsource.Config) { cfg.LastMod = "nosuchcolumn" },
+		func(cfg *sqlsource.Config) { cfg.Filter = "published AND AND" },
+		func(cfg *sqlsource.Config) { cfg.LocTemplate = base + "{nosuchcolumn}" },
+	} {
+		cfg := c.config(10)
+		mistake(&cfg)
+		if err := newSource(t, d.db, cfg).Check(context.Background()); err == nil {
+			t.Errorf("Check of %+v passed", cfg)
+		}
+	}
+	if err := newSource(t, d.db, c.config(10)).Check(context.Background()); err != nil {
+		t.Errorf("Check: %v", err)
+	}
+}
+
+func TestNewErrors(t *testing.T) {
+	db, err := sql.Open("sqlite", ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ok := sqlsource.Config{Table: "t", Key: "id", Loc: "url"}
+	for name, change := range map[string]func(*sqlsource.Config){
+		"no table": func(c *sqlsource.Config) { c.Table = " " },
+		"no key":   func(c *sqlsource.Config) { c.Key = "" },
+		"no loc":   func(c *sqlsource.Config) { c.Loc = "" },
+		"two locs": func(c *sqlsource.Config) { c.LocTemplate = "https://e.com/{id}" },
+		"three locs": func(c *sqlsource.Config) {
+			c.LocTemplate = "https://e.com/{id}"
+			c.LocFunc = func(*sqlsource.Row) (string, error) { return "", nil }
+		},
+		"columns w/o func":  func(c *sqlsource.Config) { c.Columns = []string{"a"} },
+		"negative size":     func(c *sqlsource.Config) { c.PageSize = -1 },
+		"size too big":      func(c *sqlsource.Config) { c.PageSize = 50_001 },
+		"unknown dialect":   func(c *sqlsource.Config) { c.Dialect = "oracle" },
+		"nil loader":        func(c *sqlsource.Config) { c.Loaders = []sqlsource.Loader{nil} },
+		"template no col":   func(c *sqlsource.Config) { c.Loc, c.LocTemplate = "", "https://e.com/" },
+		"template unclosed": func(c *sqlsource.Config) { c.Loc, c.LocTemplate = "", "https://e.com/{id" },
+		"template stray }":  func(c *sqlsource.Config) { c.Loc, c.LocTemplate = "", "https://e.com/}{id}" },
+		"template empty {}": func(c *sqlsource.Config) { c.Loc, c.LocTemplate = "", "https://e.com/{}" },
+		"empty column": func(c *sqlsource.Config) {
+			c.Loc, c.LocFunc, c.Columns = "", func(*sqlsource.Row) (string, error) { return "", nil }, []string{""}
+		},
+	} {
+		cfg := ok
+		change(&cfg)
+		if src, err := sqlsource.New(db, cfg); err == nil || src != nil || !strings.HasPrefix(err.Error(), "sqlsource: ") {
+			t.Errorf("%s: New = %v, %v; want an error", name, src, err)
+		}
+	}
+	if _, err := sqlsource.New(nil, ok); err == nil {
+		t.Error("New(nil db) succeeded")
+	}
+	for _, size := range []int{0, 1, 50_000} {
+		cfg := ok
+		cfg.PageSize = size
+		if _, err := sqlsource.New(db, cfg); err != nil {
+			t.Errorf("PageSize %d: %v", size, err)
+		}
+	}
+}
+
+func TestEarlyStop(t *testing.T) {
+	forEachDB(t, func(t *testing.T, d *testDB) {
+		c := d.createCatalogue(t, products(ids(1, 50)...))
+		db := d.open(t)
+		db.SetMaxOpenConns(1) // a leaked *sql.Rows would block the next query
+		src := newSource(t, db, c.withExtensions(c.config(100)))
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		for range 3 {
+			n := 0
+			for _, err := range src.URLs(ctx, 1) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n++; n == 2 {
+					break
+				}
+			}
+			for _, err := range src.Pages(ctx) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				break
+			}
+		}
+		if s := db.Stats(); s.InUse != 0 {
+			t.Errorf("%d connections still in use", s.InUse)
+		}
+		urls, err := readPage(ctx, src, 1)
+		if err != nil || len(urls) != 50 {
+			t.Errorf("after early stops: %d URLs, %v", len(urls), err)
+		}
+	})
+}
+
+func TestCancelMidPage(t *testing.T) {
+	forEachDB(t, func(t *testing.T, d *testDB) {
+		c := d.createCatalogue(t, products(ids(1, 500)...))
+		src := newSource(t, d.db, c.withExtensions(c.config(1000)))
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		n, errs := 0, 0
+		var last error
+		for _, err := range src.URLs(ctx, 1) {
+			if err != nil {
+				errs++
+				last = err
+				continue
+			}
+			if n++; n == 3 {
+				cancel()
+			}
+		}
+		if !errors.Is(last, context.Canceled) || errs != 1 || n != 3 {
+			t.Errorf("after cancelling at URL 3: %d URLs, %d errors, last %v; want 3 URLs then context.Canceled", n, errs, last)
+		}
+		if s := d.db.Stats(); s.InUse != 0 {
+			t.Errorf("%d connections still in use", s.InUse)
+		}
+		// A cancelled context fails before the first query, and Pages too.
+		if urls, err := readPage(ctx, src, 1); !errors.Is(err, context.Canceled) || len(urls) != 0 {
+			t.Errorf("URLs on a cancelled ctx: %d URLs, %v", len(urls), err)
+		}
+		if _, err := readPages(ctx, src); !errors.Is(err, context.Canceled) {
+			t.Errorf("Pages on a cancelled ctx: %v", err)
+		}
+	})
+}
+
+func TestClosedDB(t *testing.T) {
+	forEachDB(t, func(t *testing.T, d *testDB) {
+		c := d.createCatalogue(t, products(ids(1, 100)...))
+		db := d.open(t)
+		src := newSource(t, db, c.config(1000))
+		// Closing the *sql.DB lets the query in flight finish (database/sql
+		// closes the connection when the rows are done), then everything fails.
+		n := 0
+		for _, err := range src.URLs(context.Background(), 1) {
+			if err != nil {
+				t.Fatalf("the page in flight failed: %v", err)
+			}
+			if n++; n == 10 {
+				db.Close()
+			}
+		}
+		if _, err := readPage(context.Background(), src, 1); err == nil || !strings.Contains(err.Error(), "closed") {
+			t.Errorf("URLs on a closed DB: %v", err)
+		}
+		if _, err := readPages(context.Background(), src); err == nil {
+			t.Error("Pages on a closed DB succeeded")
+		}
+	})
+}
+
+func TestScanErrors(t *testing.T) {
+	forEachDB(t, func(t *testing.T, d *testDB) {
+		c := d.createCatalogue(t, products(ids(1, 20)...))
+		d.exec(t, "UPDATE "+c.products+" SET slug = NULL WHERE id = 7")
+		for name, cfg := range map[string]sqlsource.Config{
+			"template": c.config(100),
+			"column":   {Table: c.products, Key: "id", Loc: "slug", Dialect: d.dialect},
+			"func": {Table: c.products, Key: "id", Columns: []string{"slug"}, Dialect: d.dialect, LocFunc: func(r *sqlsource.Row) (string, error) {
+				if r.Bytes("slug") == nil {
+					return "", errors.New("no slug")
+				}
+				return base + r.String("slug"), nil
+			}},
+			"scan": {Table: c.products, Key: "id", LastMod: "slug", Loc: "slug", Dialect: d.dialect}, // text as a time
+		} {
+			urls, err := readPage(context.Background(), newSource(t, d.db, cfg), 1)
+			if name == "scan" {
+				if err == nil {
+					t.Errorf("%s: no error", name)
+				}
+				continue
+			}
+			if err == nil || !strings.Contains(err.Error(), "key 7") || len(urls) != 6 {
+				t.Errorf("%s: %d URLs, %v; want 6 URLs, then an error about key 7", name, len(urls), err)
+			}
+		}
+	})
+}
+
+// TestConnectionLost breaks the connection under a page being read: the
+// server side is killed while the query waits on a lock the test holds.
+func TestConnectionLost(t *testing.T) {
+	forEachDB(t, func(t *testing.T, d *testDB) {
+		ps := products(ids(1, 999)...)
+		for i := range ps { // rows big enough that the server sends the first ones before it blocks
+			ps[i].Slug = strings.Repeat("x", 200) + ps[i].Slug
+		}
+		c := d.createCatalogue(t, ps)
+		db := d.open(t)
+		db.SetMaxOpenConns(1)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		admin, err := d.db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer admin.Close()
+		cfg := c.config(1000)
+		var kill func()
+		switch d.name {
+		case "sqlite": // no server: the driver fails instead
+			fdb := failingDB(t, d.dsn, 300)
+			src := newSource(t, fdb, cfg)
+			urls, err := readPage(ctx, src, 1)
+			if err == nil || !strings.Contains(err.Error(), errInjected.Error()) || len(urls) != 299 {
+				t.Errorf("%d URLs, %v; want 299, then the driver's error", len(urls), err)
+			}
+			return
+		case "postgres":
+			var pid int
+			if err := db.QueryRowContext(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
+				t.Fatal(err)
+			}
+			// The table is small and not analysed: make sure it is read
+			// through the index, as a big one would be, not sorted first.
+			for _, set := range []string{"enable_seqscan", "enable_bitmapscan", "enable_sort"} {
+				if _, err := db.ExecContext(ctx, "SET "+set+" = off"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			lock := time.Now().UnixNano()
+			if _, err := admin.ExecContext(ctx, "SELECT pg_advisory_lock($1)", lock); err != nil {
+				t.Fatal(err)
+			}
+			defer admin.ExecContext(context.Background(), "SELECT pg_advisory_unlock($1)", lock)
+			cfg.Filter = fmt.Sprintf("id < 500 OR (SELECT id > 0 FROM pg_advisory_lock_shared(%d))", lock)
+			kill = func() {
+				if _, err := admin.ExecContext(ctx, "SELECT pg_terminate_backend($1)", pid); err != nil {
+					t.Error(err)
+				}
+			}
+		case "mysql":
+			var id int
+			if err := db.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&id); err != nil {
+				t.Fatal(err)
+			}
+			lock := c.products
+			if _, err := admin.ExecContext(ctx, "SELECT GET_LOCK(?, 10)", lock); err != nil {
+				t.Fatal(err)
+			}
+			defer admin.ExecContext(context.Background(), "SELECT RELEASE_LOCK(?)", lock)
+			mysql.SetLogger(log.New(io.Discard, "", 0))                                                  // the driver logs the EOF we cause
+			cfg.Filter = fmt.Sprintf("id < 500 OR GET_LOCK(IF(id > 0, '%s', ''), 30) IS NOT NULL", lock) // per row, not folded
+			kill = func() {
+				if _, err := admin.ExecContext(ctx, fmt.Sprintf("KILL %d", id)); err != nil {
+					t.Error(err)
+				}
+			}
+		}
+		src := newSource(t, db, cfg)
+		n := 0
+		var last error
+		for _, err := range src.URLs(ctx, 1) {
+			if err != nil {
+				last = err
+				break
+			}
+			if n++; n == 1 {
+				kill()
+			}
+		}
+		if last == nil || errors.Is(last, context.DeadlineExceeded) || n >= 500 {
+			t.Errorf("%d URLs, error %v; want fewer than 500, then the lost connection's error", n, last)
+		}
+		t.Logf("%d URLs, then %v", n, last)
+	})
+}
+
+func TestLoaders(t *testing.T) {
+	forEachDB(t, func(t *testing.T, d *testDB) {
+		ps := products(ids(1, 35)...)
+		for i := range ps {
+			id := ps[i].ID
+			for j := range id % 4 { // 0 to 3 images
+				ps[i].Images = append(ps[i].Images, fmt.Sprintf("https://cdn.example.com/%d/%d.jpg", id, j))
+			}
+			if id%2 == 0 {
+				ps[i].Alternates = [][2]string{{"en", ps[i].loc()}, {"de", base + "de/" + ps[i].Slug}, {"x-default", ps[i].loc()}}
+			}
+		}
+		ps[4].Published = false // a filtered row's images are read but not shown
+		c := d.createCatalogue(t, ps)
+		// Images of a row that is not in the catalogue, between two that are.
+		d.exec(t, "INSERT INTO "+c.images+" VALUES (1000, 0, 'https://cdn.example.com/x.jpg', NULL)")
+
+		cfg := c.withExtensions(c.config(10))
+		calls := make([]map[int64]int, len(cfg.Loaders))
+		for i, load := range cfg.Loaders {
+			calls[i] = map[int64]int{}
+			cfg.Loaders[i] = func(ctx context.Context, p *sqlsource.Page) (sqlsource.Merge, error) {
+				calls[i][p.Number]++
+				if p.Hi-p.Lo != 9 || p.Lo != (p.Number-1)*10 || p.DB == nil || p.Dialect != d.dialect {
+					t.Errorf("loader given %+v", p)
+				}
+				return load(ctx, p)
+			}
+		}
+		src := newSource(t, d.db, cfg)
+		want, wantLM := model(ps, 10, 0, true)
+		got := takeSnapshot(t, src)
+		checkSnapshot(t, got, want, wantLM)
+		for i := range calls {
+			if want := map[int64]int{1: 1, 2: 1, 3: 1, 4: 1}; !reflect.DeepEqual(calls[i], want) {
+				t.Errorf("loader %d called %v times per page, want %v", i, calls[i], want)
+			}
+		}
+
+		// A loader error fails the page before any URL.
+		cfg.Loaders = append(cfg.Loaders, func(context.Context, *sqlsource.Page) (sqlsource.Merge, error) {
+			return nil, errors.New("loader broke")
+		})
+		if urls, err := readPage(context.Background(), newSource(t, d.db, cfg), 1); err == nil || !strings.Contains(err.Error(), "loader broke") || len(urls) != 0 {
+			t.Errorf("failing loader: %d URLs, %v", len(urls), err)
+		}
+		// A query of the wrong shape is reported.
+		cfg.Loaders = []sqlsource.Loader{sqlsource.Images("SELECT product_id FROM " + c.images + " WHERE product_id BETWEEN ? AND ?")}
+		if _, err := readPage(context.Background(), newSource(t, d.db, cfg), 1); err == nil || !strings.Contains(err.Error(), "columns") {
+			t.Errorf("one-column image query: %v", err)
+		}
+	})
+}
+
+func TestImageColumnsAndOrder(t *testing.T) {
+	d := openDB(t, "sqlite")
+	c := d.createCatalogue(t, products(1, 2, 3))
+	d.exec(t, "INSERT INTO "+c.images+" VALUES (2, 1, 'https://c.com/b', 'B'), (3, 0, 'https://c.com/c', NULL), (2, 0, 'https://c.com/a', 'A')")
+	cfg := c.config(10)
+	// Unordered by key; caption, geo location, title and license in that order.
+	cfg.Loaders = []sqlsource.Loader{sqlsource.Images("SELECT product_id, url, title, 'Dublin', title, 'https://c.com/l' FROM " + c.images + " WHERE product_id BETWEEN ? AND ? ORDER BY product_id DESC, position")}
+	urls, err := readPage(context.Background(), newSource(t, d.db, cfg), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]sitemap.Image{
+		nil,
+		{{Loc: "https://c.com/a", Caption: "A", GeoLocation: "Dublin", Title: "A", License: "https://c.com/l"}, {Loc: "https://c.com/b", Caption: "B", GeoLocation: "Dublin", Title: "B", License: "https://c.com/l"}},
+		{{Loc: "https://c.com/c", GeoLocation: "Dublin", License: "https://c.com/l"}},
+	}
+	for i, u := range urls {
+		if !reflect.DeepEqual(u.Images, want[i]) {
+			t.Errorf("URL %d images %+v, want %+v", i, u.Images, want[i])
+		}
+	}
+}
+
+func TestTooManyImages(t *testing.T) {
+	d := openDB(t, "sqlite")
+	c := d.createCatalogue(t, products(1))
+	d.exec(t, "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i+1 FROM n WHERE i < 1200) INSERT INTO "+c.images+" SELECT 1, i, 'https://c.com/' || i, NULL FROM n")
+	cfg := c.withExtensions(c.config(10))
+	urls, err := readPage(context.Background(), newSource(t, d.db, cfg), 1)
+	if err != nil || len(urls) != 1 || len(urls[0].Images) != 1000 || urls[0].Images[999].Loc != "https://c.com/999" {
+		t.Fatalf("%d URLs, %v", len(urls), err)
+	}
+}
+
+// TestQueriesPerPage counts the statements the driver runs: one per page,
+// plus one per Loader, however many URLs the page holds.
+func TestQueriesPerPage(t *testing.T) {
+	d := openDB(t, "sqlite")
+	ps := products(ids(1, 120)...)
+	for i := range ps {
+		ps[i].Images = []string{"https://cdn.example.com/1.jpg", "https://cdn.example.com/2.jpg"}
+		ps[i].Alternates = [][2]string{{"en", ps[i].loc()}}
+	}
+	c := d.createCatalogue(t, ps)
+	db, counts := countingDB(t, d.dsn)
+	src := newSource(t, db, c.withExtensions(c.config(100)))
+	for _, n := range []int64{1, 2} {
+		before := counts.queries.Load()
+		urls, err := readPage(context.Background(), src, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if q := counts.queries.Load() - before; q != 3 {
+			t.Errorf("page %d (%d URLs): %d queries, want 3", n, len(urls), q)
+		}
+	}
+	before := counts.queries.Load()
+	if _, err := readPages(context.Background(), src); err != nil {
+		t.Fatal(err)
+	}
+	if q := counts.queries.Load() - before; q != 1 {
+		t.Errorf("Pages: %d queries, want 1", q)
+	}
+}
+
+// TestSameAcrossDatabases loads one catalogue into every database and
+// checks they all serve exactly the same pages and URLs.
+func TestSameAcrossDatabases(t *testing.T) {
+	ps := products(ids(1, 60)...)
+	special := []product{
+		{ID: 70, Slug: "Bäder & Öfen", Loc: base + "B%C3%A4der%20%26%20%C3%96fen"},
+		{ID: 71, Slug: "日本語", Loc: base + "%E6%97%A5%E6%9C%AC%E8%AA%9E"},
+		{ID: 72, Slug: "a/b?c", Loc: base + "a%2Fb%3Fc"},
+	}
+	for i := range special {
+		special[i].Published = true
+		special[i].Updated = time.Date(1999, 12, 31, 23, 59, 59, 0, time.UTC)
+	}
+	ps = append(ps, special...)
+	for i := range ps {
+		if ps[i].ID%7 == 0 {
+			ps[i].Updated = time.Time{}
+		}
+		if ps[i].ID%11 == 0 {
+			ps[i].Noindex = true
+		}
+		if ps[i].ID%3 == 0 {
+			ps[i].Images = []string{"https://cdn.example.com/" + fmt.Sprint(ps[i].ID) + ".jpg"}
+			ps[i].Alternates = [][2]string{{"fr", base + "fr"}, {"en", ps[i].loc()}}
+		}
+	}
+	want, wantLM := model(ps, 25, 0, true)
+	var first snapshot
+	var firstName string
+	for _, name := range append(dbNames, "mysql-text-times") {
+		t.Run(name, func(t *testing.T) {
+			var d *testDB
+			if name == "mysql-text-times" { // without parseTime the driver gives text
+				d = openDB(t, "mysql")
+				d.dsn = strings.NewReplacer("parseTime=true", "parseTime=false").Replace(d.dsn)
+				d.db = d.open(t)
+			} else {
+				d = openDB(t, name)
+			}
+			c := d.createCatalogue(t, ps)
+			got := takeSnapshot(t, newSource(t, d.db, c.withExtensions(c.config(25))))
+			checkSnapshot(t, got, want, wantLM)
+			if first.infos == nil {
+				first, firstName = got, name
+				return
+			}
+			if !reflect.DeepEqual(got, first) {
+				t.Errorf("%s serves other pages than %s:\n%+v\n%+v", name, firstName, got.infos, first.infos)
+			}
+		})
+	}
+}
