@@ -21,7 +21,8 @@
 //	if err != nil {
 //		log.Fatal(err) // a configuration mistake
 //	}
-//	// src is a sitemap.Source: hand it to the sitemap middleware.
+//	sm, err := sitemap.New(sitemap.Config{BaseURL: "https://shop.example.com"},
+//		sitemap.Section{Name: "products", Source: src}) // PageSize: the same as the Source's
 //
 // # Pages
 //

@@ -655,8 +655,9 @@ func TestConnectionLost(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer admin.ExecContext(context.Background(), "SELECT RELEASE_LOCK(?)", lock)
-			mysql.SetLogger(log.New(io.Discard, "", 0))                                                  // the driver logs the EOF we cause
-			cfg.Filter = fmt.Sprintf("id < 500 OR GET_LOCK(IF(id > 0, '%s', ''), 30) IS NOT NULL", lock) // per row, not folded
+			mysql.SetLogger(log.New(io.Discard, "", 0)) // the driver would log the EOF we cause
+			// IF(id …) makes MySQL call GET_LOCK per row instead of once.
+			cfg.Filter = fmt.Sprintf("id < 500 OR GET_LOCK(IF(id > 0, '%s', ''), 30) IS NOT NULL", lock)
 			kill = func() {
 				if _, err := admin.ExecContext(ctx, fmt.Sprintf("KILL %d", id)); err != nil {
 					t.Error(err)
