@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/xml"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -32,10 +31,13 @@ type CrawlReport struct {
 // Crawl fetches base's robots.txt, checks that it names the sitemap index,
 // then fetches the index and every file it lists, once each and in order,
 // as a search engine would. Every response must be 200 and decompress;
-// visit, if not nil, sees each document.
+// visit, if not nil, sees each document. Two buffers are reused for every
+// file, so that the crawler's own memory stays small next to the server's.
 func Crawl(ctx context.Context, client *http.Client, base string, visit func(Doc) error) (CrawlReport, error) {
 	start := time.Now()
 	var rep CrawlReport
+	var f fetcher
+	fetch := f.fetch
 	base = strings.TrimSuffix(base, "/")
 	robots, n, err := fetch(ctx, client, base+"/robots.txt")
 	if err != nil {
@@ -84,10 +86,16 @@ func Crawl(ctx context.Context, client *http.Client, base string, visit func(Doc
 	return rep, nil
 }
 
-// fetch GETs url, asking for gzip, and returns the decompressed body and
-// the number of bytes received. A .gz file is a gzip file whatever its
-// Content-Encoding.
-func fetch(ctx context.Context, client *http.Client, url string) ([]byte, int64, error) {
+// fetcher fetches documents into buffers it reuses.
+type fetcher struct {
+	raw, body bytes.Buffer
+	zr        *gzip.Reader
+}
+
+// fetch GETs url, asking for gzip, and returns the decompressed body, valid
+// until the next call, and the number of bytes received. A .gz file is a
+// gzip file whatever its Content-Encoding.
+func (f *fetcher) fetch(ctx context.Context, client *http.Client, url string) ([]byte, int64, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, 0, err
@@ -98,24 +106,28 @@ func fetch(ctx context.Context, client *http.Client, url string) ([]byte, int64,
 		return nil, 0, fmt.Errorf("crawl: %w", err)
 	}
 	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
+	f.raw.Reset()
+	if _, err := f.raw.ReadFrom(resp.Body); err != nil {
 		return nil, 0, fmt.Errorf("crawl: %s: %w", url, err)
 	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, 0, fmt.Errorf("crawl: %s: %s", url, resp.Status)
 	}
-	body := raw
-	if resp.Header.Get("Content-Encoding") == "gzip" || strings.HasSuffix(url, ".gz") {
-		zr, err := gzip.NewReader(bytes.NewReader(raw))
-		if err != nil {
-			return nil, 0, fmt.Errorf("crawl: %s: %w", url, err)
-		}
-		if body, err = io.ReadAll(zr); err != nil {
-			return nil, 0, fmt.Errorf("crawl: %s: %w", url, err)
-		}
+	n := int64(f.raw.Len())
+	if resp.Header.Get("Content-Encoding") != "gzip" && !strings.HasSuffix(url, ".gz") {
+		return f.raw.Bytes(), n, nil
 	}
-	return body, int64(len(raw)), nil
+	if f.zr == nil {
+		f.zr = new(gzip.Reader)
+	}
+	if err := f.zr.Reset(&f.raw); err != nil {
+		return nil, 0, fmt.Errorf("crawl: %s: %w", url, err)
+	}
+	f.body.Reset()
+	if _, err := f.body.ReadFrom(f.zr); err != nil {
+		return nil, 0, fmt.Errorf("crawl: %s: %w", url, err)
+	}
+	return f.body.Bytes(), n, nil
 }
 
 func hasLine(text []byte, line string) bool {
