@@ -176,7 +176,9 @@ func TestVideoRules(t *testing.T) {
 			want: `<video:player_loc autoplay="a=&quot;1&quot;&amp;&#x9;b">https://player.example.net/1</video:player_loc>`},
 
 		// restriction and platform
-		{name: "restriction", u: v(func(v *Video) { v.Restriction = &Restriction{Relationship: "allow", Countries: []string{"IE", "GB", "US"}} }),
+		{name: "restriction", u: v(func(v *Video) {
+			v.Restriction = &Restriction{Relationship: "allow", Countries: []string{"IE", "GB", "US"}}
+		}),
 			want: `<video:restriction relationship="allow">IE GB US</video:restriction>`},
 		{name: "restriction empty list", u: v(func(v *Video) { v.Restriction = &Restriction{Relationship: "deny"} }), want: `<video:restriction relationship="deny"></video:restriction>`},
 		{name: "restriction without relationship", u: v(func(v *Video) { v.Restriction = &Restriction{Countries: []string{"IE"}} }), field: "video.restriction.relationship", err: errValue},
@@ -190,7 +192,9 @@ func TestVideoRules(t *testing.T) {
 		{name: "platform without relationship", u: v(func(v *Video) { v.Platform = &Platform{Platforms: []string{"web"}} }), field: "video.platform.relationship", err: errValue},
 
 		// prices
-		{name: "price", u: v(func(v *Video) { v.Prices = []Price{{Amount: "1.99", Currency: "EUR", Type: "rent", Resolution: "HD"}, {Type: "purchase"}} }),
+		{name: "price", u: v(func(v *Video) {
+			v.Prices = []Price{{Amount: "1.99", Currency: "EUR", Type: "rent", Resolution: "HD"}, {Type: "purchase"}}
+		}),
 			want: `<video:price currency="EUR" type="rent" resolution="HD">1.99</video:price><video:price type="purchase"></video:price>`},
 		{name: "price amount forms", u: v(func(v *Video) { v.Prices = []Price{{Amount: "3", Currency: "USD"}, {Amount: ".5", Currency: "USD"}} }), want: `<video:price currency="USD">.5</video:price>`},
 		{name: "price with comma", u: v(func(v *Video) { v.Prices = []Price{{Amount: "1,99", Currency: "EUR"}} }), field: "video.price", err: errValue},

@@ -1,6 +1,7 @@
 package sitemap
 
 import (
+	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -91,38 +92,79 @@ func runeCount(s string) int { return utf8.RuneCountInString(s) }
 // (2006-01-02T15:04:05Z), or as a date alone (2006-01-02) when dateOnly.
 // It does not allocate. The caller checks the year with validYear first.
 func appendW3CTime(b []byte, t time.Time, dateOnly bool) []byte {
-	t = t.UTC()
-	y, m, d := t.Date()
-	b = append4(b, y)
-	b = append(b, '-')
-	b = append2(b, int(m))
-	b = append(b, '-')
-	b = append2(b, d)
+	// Seconds since 0000-03-01T00:00:00Z: never negative in years 1-9999,
+	// which lets the arithmetic below be unsigned (and fast).
+	secs := uint64(t.Unix() - unixYear0March)
+	y, m, d := civilDate(uint32(secs / secondsPerDay))
+	n := len(b)
+	if dateOnly {
+		b = slices.Grow(b, len("2006-01-02"))[:n+len("2006-01-02")]
+	} else {
+		b = slices.Grow(b, len("2006-01-02T15:04:05Z"))[:n+len("2006-01-02T15:04:05Z")]
+	}
+	p := b[n:]
+	put4(p[0:4], y)
+	p[4] = '-'
+	put2(p[5:7], m)
+	p[7] = '-'
+	put2(p[8:10], d)
 	if dateOnly {
 		return b
 	}
-	hh, mm, ss := t.Clock()
-	b = append(b, 'T')
-	b = append2(b, hh)
-	b = append(b, ':')
-	b = append2(b, mm)
-	b = append(b, ':')
-	b = append2(b, ss)
-	return append(b, 'Z')
+	s := uint32(secs % secondsPerDay)
+	p[10] = 'T'
+	put2(p[11:13], s/3600)
+	p[13] = ':'
+	put2(p[14:16], s/60%60)
+	p[16] = ':'
+	put2(p[17:19], s%60)
+	p[19] = 'Z'
+	return b
 }
 
-// validYear reports whether t can be written as a four-digit W3C year.
+const secondsPerDay = 24 * 60 * 60
+
+// civilDate returns the proleptic Gregorian date of a day counted from
+// 0000-03-01, with the multiply-and-shift method of Neri and Schneider
+// ("Euclidean affine functions and their application to calendar
+// algorithms", 2022). Years start on 1 March, so that the leap day falls at
+// the end of a year; centuries hold 36,524 or 36,525 days.
+func civilDate(days uint32) (year, month, day uint32) {
+	n1 := 4*days + 3
+	century := n1 / 146097
+	n2 := n1%146097 | 3                // 4 × (day of the century) + 3
+	p2 := uint64(2939745) * uint64(n2) // 2939745 / 2^32 ≈ 4 / 1461 (days in 4 years)
+	yoc := uint32(p2 >> 32)            // year of the century
+	doy := uint32(p2) / 2939745 / 4    // day of the year from 1 March, 0-365
+	n3 := 2141*doy + 197913            // 2141 / 2^16 ≈ 5 / 153 (days in 5 months)
+	year, month, day = 100*century+yoc, n3>>16, (n3&0xFFFF)/2141+1
+	if doy >= 306 { // January or February: the next year
+		year, month = year+1, month-12
+	}
+	return year, month, day
+}
+
+func put2(p []byte, v uint32) {
+	p[0], p[1] = byte('0'+v/10), byte('0'+v%10)
+}
+
+func put4(p []byte, v uint32) {
+	p[0], p[1], p[2], p[3] = byte('0'+v/1000), byte('0'+v/100%10), byte('0'+v/10%10), byte('0'+v%10)
+}
+
+// Instants in Unix seconds: 0000-03-01, and where the years 0001 and
+// 10000 begin.
+const (
+	unixYear0March = -62162035200
+	unixYear1      = -62135596800
+	unixYear10000  = 253402300800
+)
+
+// validYear reports whether t can be written as a four-digit W3C year,
+// that is whether t is within the years 0001 to 9999 in UTC.
 func validYear(t time.Time) bool {
-	y := t.UTC().Year()
-	return y >= 1 && y <= 9999
-}
-
-func append2(b []byte, v int) []byte {
-	return append(b, byte('0'+v/10), byte('0'+v%10))
-}
-
-func append4(b []byte, v int) []byte {
-	return append(b, byte('0'+v/1000), byte('0'+v/100%10), byte('0'+v/10%10), byte('0'+v%10))
+	secs := t.Unix()
+	return secs >= unixYear1 && secs < unixYear10000
 }
 
 // appendDecimal writes f with as few digits as round-trip, always with a

@@ -13,11 +13,33 @@ import (
 // percent-encoded.
 const maxLocLen = 2048
 
-// uriKeep marks the ASCII bytes that may stand in a URI as they are (RFC
-// 3986 unreserved, reserved and '%'). Everything else is percent-encoded.
-var uriKeep = func() (t [utf8.RuneSelf]bool) {
-	for _, c := range "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?@!$&'()*+,;=%" {
-		t[c] = true
+// minLocLen is the schema's minLength of a <loc>.
+const minLocLen = 12
+
+// Classes of the bytes after a URI's authority.
+const (
+	uriCopy    = 0    // RFC 3986 unreserved or reserved: copied as it is
+	uriEncode  = iota // not allowed in a URI: percent-encoded
+	uriControl        // a control character: the URI is rejected
+	uriSpecial        // '%', '&', '\'', '?', '#', '.' and non-ASCII: looked at one by one
+)
+
+var uriClass = func() (t [256]uint8) {
+	for c := range t {
+		switch {
+		case c < 0x20 || c == 0x7f:
+			t[c] = uriControl
+		case c >= utf8.RuneSelf:
+			t[c] = uriSpecial
+		default:
+			t[c] = uriEncode // including '[' and ']' (host only) and a second '#'
+		}
+	}
+	for _, c := range "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_~:/@!$()*+,;=" {
+		t[c] = uriCopy
+	}
+	for _, c := range "%&'?#." {
+		t[c] = uriSpecial
 	}
 	return t
 }()
@@ -33,118 +55,167 @@ var (
 	errDotSegment  = errors.New("path has a . or .. segment")
 )
 
-// minLocLen is the schema's minLength of a <loc>.
-const minLocLen = 12
-
 // appendURI appends s to b as a URI: an absolute http(s) URL with an ASCII
 // host, non-ASCII and other characters a URI may not hold percent-encoded
 // (UTF-8), and a stray '%' encoded as %25 ('[', ']' and a second '#' too).
 // The scheme and host are written in lower case, and an empty path as "/".
 // It returns b unchanged and an error when s cannot be a sitemap location.
 // If base is not "", the result must start with it (scheme and host
-// compared without regard to case).
+// compared without regard to case). base is in the canonical form that
+// parseBase returns.
 //
 // With xmlText, '&' and the apostrophe are written as XML entities (a URI
 // holds no other XML special character once percent-encoded).
 func appendURI(b []byte, s, base string, xmlText bool) ([]byte, error) {
-	if len(s) >= maxLocLen { // every byte of s is at least one byte of the URI
-		if _, ok := cutScheme(s); !ok {
-			return b, errNotAbsolute
-		}
-		return b, errTooLong
-	}
-	rest, ok := cutScheme(s)
-	if !ok {
-		return b, errNotAbsolute
-	}
-	hostEnd := strings.IndexAny(rest, "/?#")
-	if hostEnd < 0 {
-		hostEnd = len(rest)
-	}
-	if !validAuthority(rest[:hostEnd]) {
-		return b, errBadHost
-	}
-	n := len(b)
-	// The scheme and authority hold only ASCII letters, digits and ".-:[]".
-	hostEnd += len(s) - len(rest)
-	for i := range hostEnd {
-		b = append(b, lower(s[i]))
-	}
-	if hostEnd == len(s) || s[hostEnd] != '/' {
-		b = append(b, '/')
-	}
-	extra, fragment := 0, false
-	for i := hostEnd; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c < 0x20 || c == 0x7f:
-			return b[:n], errControl
-		case c >= utf8.RuneSelf:
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 || r == 0xFFFE || r == 0xFFFF {
-				return b[:n], errControl
-			}
-			for j := range size {
-				b = appendPct(b, s[i+j])
-			}
-			i += size - 1
-		case c == '%' && !(i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2])):
-			b = append(b, "%25"...)
-		case xmlText && c == '&':
-			b = append(b, "&amp;"...)
-			extra += len("&amp;") - 1
-		case xmlText && c == '\'':
-			b = append(b, "&apos;"...)
-			extra += len("&apos;") - 1
-		case c == '#' && !fragment:
-			fragment = true
-			b = append(b, c)
-		case uriKeep[c]:
-			b = append(b, c)
-		default: // including '[' and ']' (host only) and a second '#'
-			b = appendPct(b, c)
-		}
-	}
-	if len(b)-n-extra >= maxLocLen {
-		return b[:n], errTooLong
-	}
-	if base != "" && !hasBase(b[n:], base) {
-		return b[:n], errOutsideBase
-	}
-	return b, nil
+	return appendURIRules(b, s, base, xmlText, false)
 }
 
 // appendPageURI is appendURI for the location of a sitemap entry itself
 // (not of an image, a video or an alternate): it must also have no dot
 // segment and be at least minLocLen long, as the schema demands.
 func appendPageURI(b []byte, s, base string, xmlText bool) ([]byte, error) {
-	n := len(b)
-	b, err := appendURI(b, s, base, xmlText)
-	if err != nil {
-		return b, err
+	return appendURIRules(b, s, base, xmlText, true)
+}
+
+func appendURIRules(b []byte, s, base string, xmlText, page bool) ([]byte, error) {
+	if len(s) >= maxLocLen { // every byte of s is at least one byte of the URI
+		if _, ok := cutScheme(s); !ok {
+			return b, errNotAbsolute
+		}
+		return b, errTooLong
 	}
-	uri := b[n:]
-	path := uri[bytes.Index(uri, []byte("://"))+3:]
-	path = path[bytes.IndexByte(path, '/'):] // appendURI always writes a path
-	switch {
-	case hasDotSegment(path):
-		return b[:n], errDotSegment
-	case len(uri) < 6*minLocLen && textLen(uri) < minLocLen: // an entity is at most 6 bytes
-		return b[:n], errTooShort
+	n := len(b)
+	var i, pathStart int // in s, and in b after n
+	fast := base != "" && len(s) >= len(base) && s[:len(base)] == base
+	if fast {
+		// The common case: s starts with the canonical base, whose
+		// scheme and authority are valid and whose path needs no escaping.
+		i = len(base)             // the base is copied with what follows it
+		pathStart = len(base) - 1 // the base's own path has no dot segment
+	} else {
+		rest, ok := cutScheme(s)
+		if !ok {
+			return b, errNotAbsolute
+		}
+		hostEnd := authorityLen(rest)
+		if !validAuthority(rest[:hostEnd]) {
+			return b, errBadHost
+		}
+		// The scheme and authority hold only ASCII letters, digits and ".-:[]".
+		i = hostEnd + len(s) - len(rest)
+		for j := range i {
+			b = append(b, lower(s[j]))
+		}
+		pathStart = i
+		if i == len(s) || s[i] != '/' {
+			b = append(b, '/')
+		}
+	}
+	extra := 0    // bytes of XML entities beyond one a character
+	pathEnd := -1 // where the path ends, after n in b
+	fragment := false
+	dotAfterSlash := false // a '.' or '%' starts a segment: maybe a dot segment
+	start := i             // s[start:i] is to be copied as it is
+	if fast {
+		start = 0
+	}
+	for {
+		for i+4 <= len(s) && uriClass[s[i]]|uriClass[s[i+1]]|uriClass[s[i+2]]|uriClass[s[i+3]] == uriCopy {
+			i += 4
+		}
+		for i < len(s) && uriClass[s[i]] == uriCopy {
+			i++
+		}
+		b = append(b, s[start:i]...)
+		if i == len(s) {
+			break
+		}
+		switch c := s[i]; uriClass[c] {
+		case uriEncode:
+			b = appendPct(b, c)
+		case uriControl:
+			return b[:n], errControl
+		default:
+			switch {
+			case c >= utf8.RuneSelf:
+				r, size := utf8.DecodeRuneInString(s[i:])
+				if r == utf8.RuneError && size == 1 || r == 0xFFFE || r == 0xFFFF {
+					return b[:n], errControl
+				}
+				for j := range size {
+					b = appendPct(b, s[i+j])
+				}
+				i += size - 1
+			case c == '.':
+				dotAfterSlash = dotAfterSlash || pathEnd < 0 && b[len(b)-1] == '/'
+				b = append(b, c)
+			case c == '%':
+				dotAfterSlash = dotAfterSlash || pathEnd < 0 && b[len(b)-1] == '/'
+				if i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+					b = append(b, '%')
+				} else {
+					b = append(b, "%25"...)
+				}
+			case c == '&' && xmlText:
+				b = append(b, "&amp;"...)
+				extra += len("&amp;") - 1
+			case c == '\'' && xmlText:
+				b = append(b, "&apos;"...)
+				extra += len("&apos;") - 1
+			case c == '#' && fragment: // a second '#'
+				b = appendPct(b, c)
+			case c == '#' || c == '?':
+				if pathEnd < 0 {
+					pathEnd = len(b) - n
+				}
+				fragment = fragment || c == '#'
+				b = append(b, c)
+			default: // '&' or '\'' in plain text
+				b = append(b, c)
+			}
+		}
+		i++
+		start = i
+	}
+	size := len(b) - n - extra
+	if size >= maxLocLen {
+		return b[:n], errTooLong
+	}
+	if base != "" && !fast && !hasBase(b[n:], base) {
+		return b[:n], errOutsideBase
+	}
+	if page {
+		if pathEnd < 0 {
+			pathEnd = len(b) - n
+		}
+		switch {
+		case dotAfterSlash && hasDotSegment(b[n+pathStart:n+pathEnd]):
+			return b[:n], errDotSegment
+		case size < minLocLen:
+			return b[:n], errTooShort
+		}
 	}
 	return b, nil
 }
 
-// textLen is the number of characters XML text b stands for, counting an
-// entity as one. b holds only ASCII.
-func textLen(b []byte) int {
-	n := len(b)
-	for i, c := range b {
-		if c == '&' {
-			n -= bytes.IndexByte(b[i:], ';')
+// pathOffset returns where the path of an http or https URI starts.
+func pathOffset(uri string) int {
+	i := len("http://")
+	if len(uri) > 4 && lower(uri[4]) == 's' {
+		i++
+	}
+	return i + authorityLen(uri[min(i, len(uri)):])
+}
+
+// authorityLen returns the length of the authority at the start of s: up to
+// the first '/', '?' or '#'.
+func authorityLen(s string) int {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '/' || c == '?' || c == '#' {
+			return i
 		}
 	}
-	return n
+	return len(s)
 }
 
 // hasBase reports whether uri starts with base, comparing the scheme and
@@ -153,12 +224,10 @@ func hasBase(uri []byte, base string) bool {
 	if len(uri) < len(base) {
 		return false
 	}
-	hostEnd := len(base)
-	if i := strings.Index(base, "://"); i >= 0 {
-		if j := strings.IndexByte(base[i+3:], '/'); j >= 0 {
-			hostEnd = i + 3 + j
-		}
+	if string(uri[:len(base)]) == base {
+		return true
 	}
+	hostEnd := pathOffset(base)
 	for i := range hostEnd {
 		if lower(uri[i]) != lower(base[i]) {
 			return false
@@ -167,22 +236,26 @@ func hasBase(uri []byte, base string) bool {
 	return string(uri[hostEnd:len(base)]) == base[hostEnd:]
 }
 
-// hasDotSegment reports whether the path at the start of p (up to '?' or
-// '#') has a "." or ".." segment, percent-encoded or not. A crawler would
-// resolve it, possibly to a place outside the base URL.
-func hasDotSegment(p []byte) bool {
-	for len(p) > 0 && p[0] == '/' {
-		p = p[1:]
-		end := 0
-		for end < len(p) && p[end] != '/' && p[end] != '?' && p[end] != '#' {
-			end++
+// hasDotSegment reports whether path has a "." or ".." segment,
+// percent-encoded or not. A crawler would resolve it, possibly to a place
+// outside the base URL.
+func hasDotSegment(path []byte) bool {
+	for {
+		i := bytes.IndexByte(path, '/')
+		if i < 0 {
+			return false
 		}
-		if isDotSegment(p[:end]) {
-			return true
+		path = path[i+1:]
+		if len(path) > 0 && (path[0] == '.' || path[0] == '%') {
+			end := bytes.IndexByte(path, '/')
+			if end < 0 {
+				end = len(path)
+			}
+			if isDotSegment(path[:end]) {
+				return true
+			}
 		}
-		p = p[end:]
 	}
-	return false
 }
 
 // isDotSegment reports whether seg is one or two dots, each written as
@@ -327,7 +400,7 @@ func parseBase(s string) (string, error) {
 		path += "/"
 	}
 	base := strings.ToLower(u.Scheme+"://"+u.Host) + path
-	if b, err := appendURI(nil, base, "", true); err != nil || string(b) != base {
+	if b, err := appendURI(nil, base, "", true); err != nil || string(b) != base || hasDotSegment([]byte(path)) {
 		return "", fmt.Errorf("sitemap: BaseURL %q is not a valid sitemap location", s)
 	}
 	return base, nil

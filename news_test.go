@@ -54,7 +54,9 @@ func TestNewsRules(t *testing.T) {
 		{name: "language zh-hk", u: n(func(n *News) { n.Language = "zh-hk" }), field: "news.publication.language", err: errValue},
 
 		// genres
-		{name: "every genre", u: n(func(n *News) { n.Genres = []string{"PressRelease", "Satire", "Blog", "OpEd", "Opinion", "UserGenerated"} }),
+		{name: "every genre", u: n(func(n *News) {
+			n.Genres = []string{"PressRelease", "Satire", "Blog", "OpEd", "Opinion", "UserGenerated"}
+		}),
 			want: "<news:genres>PressRelease, Satire, Blog, OpEd, Opinion, UserGenerated</news:genres>"},
 		{name: "genre News", u: n(func(n *News) { n.Genres = []string{"Blog", "News"} }), field: "news.genres", err: errValue},
 		{name: "genre lower-case", u: n(func(n *News) { n.Genres = []string{"blog"} }), field: "news.genres", err: errValue},

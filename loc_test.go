@@ -1,0 +1,217 @@
+package sitemap
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/freshmap/sitemap/internal/xsdcheck"
+)
+
+func TestAppendURI(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string // want "" means rejected with err
+		text     bool   // plain text: no XML entities
+		err      error
+	}{
+		// the protocol's example: IRI to URI, then XML escaping
+		{in: "http://www.example.com/ümlat.php&q=name", want: "http://www.example.com/%C3%BCmlat.php&amp;q=name"},
+		{in: "http://www.example.com/ümlat.php&q=name", text: true, want: "http://www.example.com/%C3%BCmlat.php&q=name"},
+		{in: "https://example.com/it's", want: "https://example.com/it&apos;s"},
+		{in: "https://example.com/日本語", want: "https://example.com/%E6%97%A5%E6%9C%AC%E8%AA%9E"},
+		{in: "https://example.com/😀", want: "https://example.com/%F0%9F%98%80"},
+		// characters a URI may not hold
+		{in: `https://example.com/a b"c<d>e`, want: "https://example.com/a%20b%22c%3Cd%3Ee"},
+		{in: "https://example.com/{a}|b\\c^d`e", want: "https://example.com/%7Ba%7D%7Cb%5Cc%5Ed%60e"},
+		{in: "https://example.com/a[1]", want: "https://example.com/a%5B1%5D"},
+		{in: "https://example.com/a#b#c", want: "https://example.com/a#b%23c"},
+		{in: "https://example.com/a?b=/c?d#e?f", want: "https://example.com/a?b=/c?d#e?f"},
+		{in: "https://example.com/-._~:@!$()*+,;=", want: "https://example.com/-._~:@!$()*+,;="},
+		// percent signs: kept when they start an escape, else encoded
+		{in: "https://example.com/100%", want: "https://example.com/100%25"},
+		{in: "https://example.com/%zz", want: "https://example.com/%25zz"},
+		{in: "https://example.com/%4", want: "https://example.com/%254"},
+		{in: "https://example.com/%41%c3%bc", want: "https://example.com/%41%c3%bc"},
+		{in: "https://example.com/%%41", want: "https://example.com/%25%41"},
+		// canonical scheme and host; the path keeps its case
+		{in: "HTTPS://WWW.Example.COM/Path?Q=A", want: "https://www.example.com/Path?Q=A"},
+		{in: "https://example.com", want: "https://example.com/"},
+		{in: "https://example.com?q=1", want: "https://example.com/?q=1"},
+		{in: "https://example.com#top", want: "https://example.com/#top"},
+		{in: "https://example.com:8080/a", want: "https://example.com:8080/a"},
+		{in: "https://192.0.2.1/a", want: "https://192.0.2.1/a"},
+		{in: "https://[2001:DB8::1]:8443/a", want: "https://[2001:db8::1]:8443/a"},
+		{in: "https://example.com./a", want: "https://example.com./a"},
+		{in: "https://xn--bcher-kva.example/a", want: "https://xn--bcher-kva.example/a"},
+		// not absolute http(s)
+		{in: "", err: errNotAbsolute},
+		{in: "/relative", err: errNotAbsolute},
+		{in: "example.com/a", err: errNotAbsolute},
+		{in: "//example.com/a", err: errNotAbsolute},
+		{in: "ftp://example.com/a", err: errNotAbsolute},
+		{in: "javascript:alert(1)", err: errNotAbsolute},
+		{in: "https:/example.com/a", err: errNotAbsolute},
+		{in: " https://example.com/a", err: errNotAbsolute},
+		// bad hosts and user info
+		{in: "https:///a", err: errBadHost},
+		{in: "https://exa mple.com/", err: errBadHost},
+		{in: "https://ex_ample.com/", err: errBadHost},
+		{in: "https://bücher.example/", err: errBadHost},
+		{in: "https://example..com/", err: errBadHost},
+		{in: "https://.example.com/", err: errBadHost},
+		{in: "https://-example.com/", err: errBadHost},
+		{in: "https://example-.com/", err: errBadHost},
+		{in: "https://" + strings.Repeat("a", 64) + ".com/", err: errBadHost},
+		{in: "https://example.com:/", err: errBadHost},
+		{in: "https://example.com:http/", err: errBadHost},
+		{in: "https://example.com:65536/", err: errBadHost},
+		{in: "https://example.com:1:2/", err: errBadHost},
+		{in: "https://[::1/", err: errBadHost},
+		{in: "https://[]/", err: errBadHost},
+		{in: "https://[example.com]/", err: errBadHost},
+		{in: "https://[::1]x/", err: errBadHost},
+		{in: "https://user@example.com/", err: errBadHost},
+		{in: "https://user:pass@example.com/", err: errBadHost},
+		{in: "https://example.com\\@evil.com/", err: errBadHost},
+		{in: "https://example.com%2F/", err: errBadHost},
+		// control characters and invalid UTF-8
+		{in: "https://example.com/a\x00b", err: errControl},
+		{in: "https://example.com/a\tb", err: errControl},
+		{in: "https://example.com/a\nb", err: errControl},
+		{in: "https://example.com/a\rb", err: errControl},
+		{in: "https://example.com/a\x7fb", err: errControl},
+		{in: "https://example.com/a\xffb", err: errControl},
+		{in: "https://example.com/a\xc3", err: errControl},
+		{in: "https://example.com/\xed\xa0\x80", err: errControl}, // a surrogate
+		{in: "https://example.com/\uFFFE", err: errControl},
+		{in: "https://example.com/\uFFFF", err: errControl},
+	} {
+		b, err := appendURI([]byte("prefix"), tc.in, "", !tc.text)
+		if tc.err != nil {
+			if !errors.Is(err, tc.err) || string(b) != "prefix" {
+				t.Errorf("appendURI(%q) = %q, %v; want it rejected with %v", tc.in, b, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || string(b) != "prefix"+tc.want {
+			t.Errorf("appendURI(%q, text %v) = %q, %v; want %q", tc.in, tc.text, strings.TrimPrefix(string(b), "prefix"), err, tc.want)
+		}
+	}
+}
+
+func TestLocRules(t *testing.T) {
+	loc := func(s string) URL { return URL{Loc: s} }
+	// The loc is under 2,048 characters once percent-encoded; XML
+	// entities do not count.
+	fill := func(n int, tail string) string { // a loc of n characters ending in tail
+		return testBase + strings.Repeat("a", n-len(testBase)-len(tail)) + tail
+	}
+	runRules(t, []ruleCase{
+		{name: "plain", u: loc(testBase + "a"), want: "<loc>https://example.com/a</loc>"},
+		{name: "the base itself", u: loc(testBase), want: "<loc>https://example.com/</loc>"},
+		{name: "no path", u: loc("https://example.com"), want: "<loc>https://example.com/</loc>"},
+		{name: "upper-case host", u: loc("HTTPS://EXAMPLE.COM/A"), want: "<loc>https://example.com/A</loc>"},
+		{name: "iri", u: loc("https://example.com/ümlat.php&q=name"), want: "<loc>https://example.com/%C3%BCmlat.php&amp;q=name</loc>"},
+		{name: "dots inside a segment", u: loc(testBase + "a..b/.well-known/x."), want: "<loc>https://example.com/a..b/.well-known/x.</loc>"},
+		{name: "dots in the query", u: loc(testBase + "a?p=/../x"), want: "<loc>https://example.com/a?p=/../x</loc>"},
+		{name: "dots in the query and a fragment", u: loc(testBase + "a?p=/../x#/./y#z"), want: "<loc>https://example.com/a?p=/../x#/./y%23z</loc>"},
+		{name: "dots in the fragment", u: loc(testBase + "a#/../x?y"), want: "<loc>https://example.com/a#/../x?y</loc>"},
+		{name: "2047 characters", u: loc(fill(2047, "")), want: fill(2047, "") + "</loc>"},
+		{name: "2047 characters with &", u: loc(fill(2047, "&")), want: strings.TrimSuffix(fill(2047, "&"), "&") + "&amp;</loc>"},
+		{name: "2047 characters percent-encoded", u: loc(fill(2043, "ü")), want: strings.TrimSuffix(fill(2043, "ü"), "ü") + "%C3%BC</loc>"},
+		{name: "2048 characters", u: loc(fill(2048, "")), field: "loc", err: errTooLong},
+		{name: "2048 characters percent-encoded", u: loc(fill(2044, "ü")), field: "loc", err: errTooLong},
+		{name: "2048 characters from a space", u: loc(fill(2046, " ")), field: "loc", err: errTooLong},
+		{name: "a megabyte", u: loc(fill(1<<20, "")), field: "loc", err: errTooLong},
+
+		{name: "relative", u: loc("/products/item-1234"), field: "loc", err: errNotAbsolute},
+		{name: "empty", u: loc(""), field: "loc", err: errNotAbsolute},
+		{name: "ftp", u: loc("ftp://example.com/a"), field: "loc", err: errNotAbsolute},
+		{name: "bad host", u: loc("https://exa mple.com/a"), field: "loc", err: errBadHost},
+		{name: "user info", u: loc("https://admin@example.com/a"), field: "loc", err: errBadHost},
+		{name: "nul", u: loc(testBase + "a\x00"), field: "loc", err: errControl},
+		{name: "newline", u: loc(testBase + "a\nb"), field: "loc", err: errControl},
+		{name: "invalid UTF-8", u: loc(testBase + "\xc3\x28"), field: "loc", err: errControl},
+
+		// outside the base: other scheme, host, port, or a name that only
+		// starts like it
+		{name: "other host", u: loc("https://example.org/a"), field: "loc", err: errOutsideBase},
+		{name: "subdomain", u: loc("https://www.example.com/a"), field: "loc", err: errOutsideBase},
+		{name: "longer host", u: loc("https://example.com.evil.net/a"), field: "loc", err: errOutsideBase},
+		{name: "http", u: loc("http://example.com/a"), field: "loc", err: errOutsideBase},
+		{name: "port", u: loc("https://example.com:8443/a"), field: "loc", err: errOutsideBase},
+		{name: "dot segment", u: loc(testBase + "a/../b"), field: "loc", err: errDotSegment},
+		{name: "dot segment at the end", u: loc(testBase + "a/.."), field: "loc", err: errDotSegment},
+		{name: "single dot", u: loc(testBase + "./a"), field: "loc", err: errDotSegment},
+		{name: "encoded dot segment", u: loc(testBase + "a/%2E%2e/b"), field: "loc", err: errDotSegment},
+		{name: "half-encoded dot segment", u: loc(testBase + "a/.%2E?x"), field: "loc", err: errDotSegment},
+	})
+}
+
+func TestLocUnderPathBase(t *testing.T) {
+	for _, tc := range []struct {
+		base, loc string
+		err       error
+	}{
+		{"https://example.com/shop/", "https://example.com/shop/a", nil},
+		{"https://example.com/shop/", "https://EXAMPLE.com/shop/", nil},
+		{"https://example.com/shop/", "https://example.com/shop", errOutsideBase},
+		{"https://example.com/shop/", "https://example.com/shopping", errOutsideBase},
+		{"https://example.com/shop/", "https://example.com/Shop/a", errOutsideBase}, // the path is case-sensitive
+		{"https://example.com/shop/", "https://example.com/a/../shop/x", errOutsideBase},
+		{"https://example.com/shop/", "https://example.com/shop/../admin", errDotSegment},
+		{"https://example.com/shop/", "https://example.com/shop/%2e%2e/admin", errDotSegment},
+		{"https://example.com/d%C3%BC/", "https://example.com/dü/x", nil},
+		{"http://a.b/", "http://a.b/c", nil},        // 12 characters
+		{"http://a.b/", "http://a.b/", errTooShort}, // 11: under the schema's minLength
+		{"http://a.b/", "http://a.b", errTooShort},
+	} {
+		t.Run(tc.base+" "+tc.loc, func(t *testing.T) {
+			r := encodeSpec(t, listSource(URL{Loc: tc.loc}), pageSpec{kind: kindURLSet, base: tc.base})
+			if tc.err == nil {
+				if r.err != nil || len(r.rejected) > 0 {
+					t.Fatalf("err %v, rejected %v", r.err, r.rejected)
+				}
+				xsdcheck.URLSet(t, r.doc)
+				return
+			}
+			if !errors.Is(r.err, errEmptyPage) {
+				t.Errorf("err %v, want errEmptyPage", r.err)
+			}
+			checkRejected(t, r, tc.loc, "loc", tc.err)
+		})
+	}
+}
+
+func TestParseBase(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"https://example.com", "https://example.com/"},
+		{"https://example.com/", "https://example.com/"},
+		{"HTTPS://Example.COM/Shop", "https://example.com/Shop/"},
+		{"http://example.com:8080/a/b/", "http://example.com:8080/a/b/"},
+		{"https://example.com/dü", "https://example.com/d%C3%BC/"},
+		{"https://[::1]:8443", "https://[::1]:8443/"},
+		{"", ""},
+		{"example.com", ""},
+		{"/shop", ""},
+		{"ftp://example.com", ""},
+		{"https://user@example.com", ""},
+		{"https://example.com/?q=1", ""},
+		{"https://example.com/#top", ""},
+		{"https://example.com/?", ""},
+		{"https://exa_mple.com", ""},
+		{"https://example.com:99999", ""},
+		{"https://example.com/it's", ""},
+		{"https://example.com/a&b", ""},
+		{"https://example.com/a/../b", ""},
+		{"https://example.com/a/%2e/b", ""},
+	} {
+		got, err := parseBase(tc.in)
+		if got != tc.want || (err == nil) != (tc.want != "") {
+			t.Errorf("parseBase(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+		if err != nil && !strings.HasPrefix(err.Error(), "sitemap: ") {
+			t.Errorf("parseBase(%q) error %q lacks the sitemap: prefix", tc.in, err)
+		}
+	}
+}
