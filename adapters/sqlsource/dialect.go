@@ -8,16 +8,16 @@ import (
 	"strings"
 )
 
-// Dialect names the SQL dialect of a database: how it writes placeholders
-// and integer division. The zero value asks New to detect it from the
-// driver.
+// Dialect names the SQL dialect of a database, which decides how bind
+// parameters are written. The queries are otherwise portable. The zero
+// value asks New to detect the dialect from the driver.
 type Dialect string
 
 // The dialects sqlsource knows.
 const (
-	SQLite   Dialect = "sqlite"   // placeholders ?, integer division /
-	Postgres Dialect = "postgres" // placeholders $1, $2, integer division /
-	MySQL    Dialect = "mysql"    // MySQL and MariaDB: placeholders ?, integer division DIV
+	SQLite   Dialect = "sqlite"   // placeholders ?
+	Postgres Dialect = "postgres" // placeholders $1, $2, …
+	MySQL    Dialect = "mysql"    // MySQL and MariaDB: placeholders ?
 )
 
 // detectDialect guesses the dialect from the package path of db's driver:
@@ -45,14 +45,6 @@ func detectDialect(db *sql.DB) (Dialect, error) {
 
 func (d Dialect) valid() bool {
 	return d == SQLite || d == Postgres || d == MySQL
-}
-
-// intDiv returns the SQL for the integer quotient a / b.
-func (d Dialect) intDiv(a, b string) string {
-	if d == MySQL {
-		return "(" + a + ") DIV " + b
-	}
-	return "(" + a + ") / " + b
 }
 
 // placeholder returns the i-th (from 1) bind parameter.

@@ -153,18 +153,21 @@ func TestQueries(t *testing.T) {
 	}
 	defer db.Close()
 	for _, tc := range []struct {
-		cfg         Config
-		page, pages string
+		cfg                  Config
+		page, pageInfo, next string
 	}{
 		{Config{Table: "p", Key: "id", Loc: "url", Dialect: Postgres},
 			"SELECT id, url FROM p WHERE id >= $1 AND id <= $2 ORDER BY id",
-			"SELECT (id) / 50000, COUNT(*), SUM((id) % 50000) FROM p WHERE id >= 0 GROUP BY 1 ORDER BY 1"},
+			"SELECT COUNT(*), SUM(id - $1) FROM p WHERE id >= $1 AND id <= $2",
+			"SELECT id FROM p WHERE id >= $1 ORDER BY id LIMIT 1"},
 		{Config{Table: "select id, url from p", Key: "id", Loc: "url", LastMod: "m", Filter: "ok", PageSize: 10, KeyStart: -3, Dialect: MySQL},
 			"SELECT id, m, url FROM (select id, url from p) AS sqlsource_rows WHERE id >= ? AND id <= ? AND (ok) ORDER BY id",
-			"SELECT (id - (-3)) DIV 10, COUNT(*), SUM((id - (-3)) % 10), MAX(m) FROM (select id, url from p) AS sqlsource_rows WHERE id >= -3 AND (ok) GROUP BY 1 ORDER BY 1"},
+			"SELECT COUNT(*), SUM(id - ?), MAX(m) FROM (select id, url from p) AS sqlsource_rows WHERE id >= ? AND id <= ? AND (ok)",
+			"SELECT id FROM (select id, url from p) AS sqlsource_rows WHERE id >= ? AND (ok) ORDER BY id LIMIT 1"},
 		{Config{Table: "selection", Key: "k", LocTemplate: "https://e.com/{a}/{b}/{a}", KeyStart: 1, Dialect: SQLite},
 			"SELECT k, a, b FROM selection WHERE k >= ? AND k <= ? ORDER BY k",
-			"SELECT (k - (1)) / 50000, COUNT(*), SUM((k - (1)) % 50000) FROM selection WHERE k >= 1 GROUP BY 1 ORDER BY 1"},
+			"SELECT COUNT(*), SUM(k - ?) FROM selection WHERE k >= ? AND k <= ?",
+			"SELECT k FROM selection WHERE k >= ? ORDER BY k LIMIT 1"},
 	} {
 		s, err := New(db, tc.cfg)
 		if err != nil {
@@ -173,8 +176,27 @@ func TestQueries(t *testing.T) {
 		if s.pageQuery != tc.page {
 			t.Errorf("page query\n got %s\nwant %s", s.pageQuery, tc.page)
 		}
-		if s.pagesQuery != tc.pages {
-			t.Errorf("pages query\n got %s\nwant %s", s.pagesQuery, tc.pages)
+		if s.pageInfoQuery != tc.pageInfo {
+			t.Errorf("page info query\n got %s\nwant %s", s.pageInfoQuery, tc.pageInfo)
+		}
+		if s.nextKeyQuery != tc.next {
+			t.Errorf("next key query\n got %s\nwant %s", s.nextKeyQuery, tc.next)
+		}
+	}
+}
+
+func TestPageOf(t *testing.T) {
+	for _, tc := range []struct{ size, start, key, page int64 }{
+		{10, 0, 0, 1}, {10, 0, 9, 1}, {10, 0, 10, 2}, {10, 1, 10, 1}, {10, 1, 11, 2},
+		{10, -5, -5, 1}, {10, -5, 5, 2}, {50000, 0, math.MaxInt64, math.MaxInt64/50000 + 1},
+		{10, math.MinInt64, math.MinInt64 + 10, 2},
+	} {
+		s := &Source{size: tc.size, start: tc.start}
+		if got := s.pageOf(tc.key); got != tc.page {
+			t.Errorf("size %d start %d: pageOf(%d) = %d, want %d", tc.size, tc.start, tc.key, got, tc.page)
+		}
+		if lo, hi, ok := s.bounds(tc.page); ok && (tc.key < lo || tc.key > hi) {
+			t.Errorf("size %d start %d: key %d not in bounds(%d) = %d..%d", tc.size, tc.start, tc.key, tc.page, lo, hi)
 		}
 	}
 }

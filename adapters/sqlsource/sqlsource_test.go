@@ -793,12 +793,23 @@ func TestQueriesPerPage(t *testing.T) {
 			t.Errorf("page %d (%d URLs): %d queries, want 3", n, len(urls), q)
 		}
 	}
+	// Pages: one aggregate per page, then one for the empty page after the
+	// last and a seek that finds nothing.
 	before := counts.queries.Load()
-	if _, err := readPages(context.Background(), src); err != nil {
-		t.Fatal(err)
+	if infos, err := readPages(context.Background(), src); err != nil || len(infos) != 2 {
+		t.Fatalf("Pages: %v, %v", infos, err)
 	}
-	if q := counts.queries.Load() - before; q != 1 {
-		t.Errorf("Pages: %d queries, want 1", q)
+	if q := counts.queries.Load() - before; q != 2+2 {
+		t.Errorf("Pages of 2 pages: %d queries, want 4", q)
+	}
+	// Gaps cost an aggregate and a seek each, whatever their length.
+	c.insert(t, products(1_000_000, 1_000_001, 5_000_000_000)...)
+	before = counts.queries.Load()
+	if infos, err := readPages(context.Background(), src); err != nil || len(infos) != 4 {
+		t.Fatalf("Pages: %v, %v", infos, err)
+	}
+	if q := counts.queries.Load() - before; q != 4+2+2+2 {
+		t.Errorf("Pages of 4 pages with 2 gaps: %d queries, want 10", q)
 	}
 }
 

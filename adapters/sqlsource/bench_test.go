@@ -1,0 +1,202 @@
+package sqlsource_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/freshmap/sitemap/adapters/sqlsource"
+)
+
+// The benchmarks read a products table of SITEMAP_BENCH_ROWS rows (default
+// 200,000), built once per database the first time a benchmark needs it
+// and dropped when the test binary exits. Tests never build it.
+const envBenchRows = "SITEMAP_BENCH_ROWS"
+
+func benchRows(b *testing.B) int64 {
+	s := os.Getenv(envBenchRows)
+	if s == "" {
+		return 200_000
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 1 {
+		b.Fatalf("%s=%q: want a positive number", envBenchRows, s)
+	}
+	return n
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	for _, bt := range benchTables {
+		bt.drop()
+	}
+	os.Exit(code)
+}
+
+// benchTable is a big products table in one database.
+type benchTable struct {
+	db    *sql.DB
+	table string
+	dir   string // SQLite's temporary folder
+	src   *sqlsource.Source
+	pages int64
+}
+
+var (
+	benchMu     sync.Mutex
+	benchTables = map[string]*benchTable{}
+)
+
+func (bt *benchTable) drop() {
+	if bt.dir != "" {
+		bt.db.Close()
+		os.RemoveAll(bt.dir)
+		return
+	}
+	bt.db.Exec("DROP TABLE " + bt.table)
+	bt.db.Close()
+}
+
+// getBenchTable returns the table of rows rows in database name, building
+// it on first use, or skips b if the database is not configured.
+func getBenchTable(b *testing.B, name string, rows int64) *benchTable {
+	benchMu.Lock()
+	defer benchMu.Unlock()
+	key := name + "/" + strconv.FormatInt(rows, 10)
+	if bt := benchTables[key]; bt != nil {
+		return bt
+	}
+	bt := &benchTable{table: "sqlsrc_bench_" + strconv.FormatInt(time.Now().UnixNano(), 36)}
+	var err error
+	var build []string
+	const slug, when = "'product-' || i", "1700000000 + i * 7" // Unix seconds
+	switch name {
+	case "sqlite":
+		if bt.dir, err = os.MkdirTemp("", "sqlsource-bench-"); err != nil {
+			b.Fatal(err)
+		}
+		bt.db, err = sql.Open("sqlite", "file:"+filepath.Join(bt.dir, "bench.db")+"?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)")
+		build = []string{
+			"CREATE TABLE " + bt.table + " (id INTEGER PRIMARY KEY, slug TEXT NOT NULL, updated_at TEXT, published BOOLEAN NOT NULL)",
+			fmt.Sprintf("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %d) "+
+				"INSERT INTO %s SELECT i, %s, strftime('%%Y-%%m-%%d %%H:%%M:%%S', %s, 'unixepoch'), i %% 50 <> 25 FROM n",
+				rows, bt.table, slug, when),
+			"ANALYZE",
+		}
+	case "postgres":
+		dsn := os.Getenv(envPostgres)
+		if dsn == "" {
+			b.Skip("PostgreSQL benchmarks skipped: set " + envPostgres)
+		}
+		bt.db, err = sql.Open("pgx", dsn)
+		build = []string{
+			"CREATE TABLE " + bt.table + " (id BIGINT NOT NULL, slug TEXT NOT NULL, updated_at TIMESTAMPTZ, published BOOLEAN NOT NULL)",
+			fmt.Sprintf("INSERT INTO %s SELECT i, %s, to_timestamp(%s), i %% 50 <> 25 FROM generate_series(1, %d) AS g(i)",
+				bt.table, slug, when, rows),
+			"ALTER TABLE " + bt.table + " ADD PRIMARY KEY (id)",
+			"VACUUM ANALYZE " + bt.table,
+		}
+	case "mysql":
+		b.Skip("no MySQL benchmark")
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
+	for _, q := range build {
+		if _, err := bt.db.Exec(q); err != nil {
+			bt.drop()
+			b.Fatalf("%s: %v", q, err)
+		}
+	}
+	b.Logf("%s: built %d rows in %v", name, rows, time.Since(start).Round(time.Millisecond))
+	bt.src, err = sqlsource.New(bt.db, sqlsource.Config{
+		Table:       bt.table,
+		Key:         "id",
+		LocTemplate: "https://shop.example.com/p/{slug}",
+		LastMod:     "updated_at",
+		Filter:      "published",
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	bt.pages = (rows + 50_000) / 50_000 // keys 1..rows; page 1 holds keys 0-49,999
+	benchTables[key] = bt
+	return bt
+}
+
+// BenchmarkSQLPage reads the first, a middle and the last page of a big
+// table: a key range scan, so all three should cost the same.
+func BenchmarkSQLPage(b *testing.B) {
+	rows := benchRows(b)
+	for _, name := range []string{"sqlite", "postgres"} {
+		b.Run(name, func(b *testing.B) {
+			bt := getBenchTable(b, name, rows)
+			for _, at := range []struct {
+				name string
+				page int64
+			}{{"first", 1}, {"middle", (bt.pages + 1) / 2}, {"last", bt.pages}} {
+				b.Run(at.name, func(b *testing.B) {
+					ctx := context.Background()
+					var size int64
+					var urls int
+					for u, err := range bt.src.URLs(ctx, at.page) {
+						if err != nil {
+							b.Fatal(err)
+						}
+						size += int64(len(u.Loc))
+						urls++
+					}
+					if urls == 0 {
+						b.Fatalf("page %d is empty", at.page)
+					}
+					b.SetBytes(size) // bytes of locs streamed
+					b.ReportAllocs()
+					for b.Loop() {
+						n := 0
+						for _, err := range bt.src.URLs(ctx, at.page) {
+							if err != nil {
+								b.Fatal(err)
+							}
+							n++
+						}
+						if n != urls {
+							b.Fatalf("%d URLs, want %d", n, urls)
+						}
+					}
+					b.ReportMetric(float64(urls), "urls/op")
+				})
+			}
+		})
+	}
+}
+
+// BenchmarkSQLPages lists the pages of a big table: one aggregate query.
+func BenchmarkSQLPages(b *testing.B) {
+	rows := benchRows(b)
+	for _, name := range []string{"sqlite", "postgres"} {
+		b.Run(name, func(b *testing.B) {
+			bt := getBenchTable(b, name, rows)
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				n := int64(0)
+				for _, err := range bt.src.Pages(ctx) {
+					if err != nil {
+						b.Fatal(err)
+					}
+					n++
+				}
+				if n != bt.pages {
+					b.Fatalf("%d pages, want %d", n, bt.pages)
+				}
+			}
+		})
+	}
+}
