@@ -64,28 +64,6 @@ func TestOpenBuildsOnceThenReuses(t *testing.T) {
 	}
 }
 
-// TestDeterministic checks that two builds give the same products, as
-// they would on two machines.
-func TestDeterministic(t *testing.T) {
-	a, err := Open(t.Context(), filepath.Join(t.TempDir(), "a.db"), 500, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	b, err := Open(t.Context(), filepath.Join(t.TempDir(), "b.db"), 500, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	if x, y := checksum(t, a.DB), checksum(t, b.DB); x != y {
-		t.Errorf("two builds differ: %s and %s", x, y)
-	}
-	var name string
-	if err := a.DB.QueryRow("SELECT name FROM products WHERE id = 1").Scan(&name); err != nil || name != "Minimal Glass Sofa" {
-		t.Errorf("product 1 is %q (%v), want the seed's Minimal Glass Sofa", name, err)
-	}
-}
-
 func TestOpenRebuilds(t *testing.T) {
 	for name, setup := range map[string]string{
 		"interrupted":    "CREATE TABLE products (id INTEGER PRIMARY KEY); INSERT INTO products VALUES (1), (2);", // no meta
@@ -149,36 +127,6 @@ func TestOpenRefusesForeignDatabase(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(notSQLite); string(b) != "my notes, not a database, long enough to have a header\n" {
 		t.Errorf("the file was changed: %q", b)
-	}
-}
-
-func TestTopUpNews(t *testing.T) {
-	c, err := Open(t.Context(), filepath.Join(t.TempDir(), "catalogue.db"), 10, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	total := count(t, c.DB, "SELECT count(*) FROM articles")
-	newest := count(t, c.DB, "SELECT max(published_at) FROM articles")
-	later := time.Unix(int64(newest), 0).Add(3*time.Hour + time.Minute)
-	if err := topUpNews(t.Context(), c.DB, later); err != nil {
-		t.Fatal(err)
-	}
-	if n := count(t, c.DB, "SELECT count(*) FROM articles"); n != total+12 {
-		t.Errorf("%d articles after three hours, want %d + 12", n, total)
-	}
-	if err := topUpNews(t.Context(), c.DB, later); err != nil {
-		t.Fatal(err)
-	}
-	if n := count(t, c.DB, "SELECT count(*) FROM articles"); n != total+12 {
-		t.Errorf("topping up twice gave %d articles, want %d", n, total+12)
-	}
-	// After 90 days away, only the last 30 days are published.
-	if err := topUpNews(t.Context(), c.DB, later.Add(90*24*time.Hour)); err != nil {
-		t.Fatal(err)
-	}
-	if n := count(t, c.DB, "SELECT count(*) FROM articles"); n != total+12+int(articleHistory/articleEvery) {
-		t.Errorf("%d articles after 90 days, want %d", n, total+12+int(articleHistory/articleEvery))
 	}
 }
 

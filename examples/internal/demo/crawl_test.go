@@ -72,10 +72,3 @@ func TestCrawl(t *testing.T) {
 		})
 	}
 }
-
-func TestPeakRSS(t *testing.T) {
-	resetPeakRSS()
-	if n := peakRSS(); n < 0 || n > 0 && n < 1<<20 {
-		t.Errorf("peakRSS() = %d bytes", n)
-	}
-}

@@ -83,9 +83,3 @@ func NewsLoader(publication string) sqlsource.Loader {
 		return func(key int64, u *sitemap.URL) { u.News = news[key] }, nil
 	}
 }
-
-// SQLString returns s as an SQL string literal, quotes doubled, for
-// pasting a value the program chose (never a request's) into a query.
-func SQLString(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
-}

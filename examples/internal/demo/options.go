@@ -23,7 +23,7 @@ type Options struct {
 func ParseFlags() Options {
 	var o Options
 	flag.StringVar(&o.Addr, "addr", ":8080", "address to listen on")
-	flag.StringVar(&o.Base, "base", "http://localhost:8080", "base URL of the site, as crawlers see it")
+	flag.StringVar(&o.Base, "base", "", "base URL of the site, as crawlers see it (default: http://localhost and the -addr port)")
 	flag.StringVar(&o.DB, "db", "", "catalogue file, created on first run (default: in the user's cache directory)")
 	flag.IntVar(&o.Products, "products", 200_000, "number of products in a new catalogue")
 	flag.IntVar(&o.PageSize, "pagesize", 10_000, "products per sitemap file (at most 50000)")
@@ -33,7 +33,23 @@ func ParseFlags() Options {
 	if o.DB == "" {
 		o.DB = DefaultPath(o.Products)
 	}
+	if o.Base == "" {
+		o.Base = baseFor(o.Addr)
+	}
 	return o
+}
+
+// baseFor returns the base URL of a server listening on addr, such as
+// "http://localhost:8080" for ":8080".
+func baseFor(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "http://localhost:8080"
+	}
+	if host == "" || host == "0.0.0.0" || host == "::" {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
 }
 
 // Logger returns a text logger to stderr, at debug level with -v.
