@@ -15,8 +15,10 @@ import (
 )
 
 // The benchmarks read a products table of SITEMAP_BENCH_ROWS rows (default
-// 200,000), built once per database the first time a benchmark needs it
-// and dropped when the test binary exits. Tests never build it.
+// 200,000; keys 0 to rows-1, one row in 50 unpublished), built once per
+// database the first time a benchmark needs it, with one INSERT … SELECT
+// (a recursive CTE in SQLite, generate_series in PostgreSQL), and dropped
+// when the test binary exits. Tests never build it.
 const envBenchRows = "SITEMAP_BENCH_ROWS"
 
 func benchRows(b *testing.B) int64 {
@@ -84,9 +86,9 @@ func getBenchTable(b *testing.B, name string, rows int64) *benchTable {
 		bt.db, err = sql.Open("sqlite", "file:"+filepath.Join(bt.dir, "bench.db")+"?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)")
 		build = []string{
 			"CREATE TABLE " + bt.table + " (id INTEGER PRIMARY KEY, slug TEXT NOT NULL, updated_at TEXT, published BOOLEAN NOT NULL)",
-			fmt.Sprintf("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %d) "+
+			fmt.Sprintf("WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < %d) "+
 				"INSERT INTO %s SELECT i, %s, strftime('%%Y-%%m-%%d %%H:%%M:%%S', %s, 'unixepoch'), i %% 50 <> 25 FROM n",
-				rows, bt.table, slug, when),
+				rows-1, bt.table, slug, when),
 			"ANALYZE",
 		}
 	case "postgres":
@@ -97,8 +99,8 @@ func getBenchTable(b *testing.B, name string, rows int64) *benchTable {
 		bt.db, err = sql.Open("pgx", dsn)
 		build = []string{
 			"CREATE TABLE " + bt.table + " (id BIGINT NOT NULL, slug TEXT NOT NULL, updated_at TIMESTAMPTZ, published BOOLEAN NOT NULL)",
-			fmt.Sprintf("INSERT INTO %s SELECT i, %s, to_timestamp(%s), i %% 50 <> 25 FROM generate_series(1, %d) AS g(i)",
-				bt.table, slug, when, rows),
+			fmt.Sprintf("INSERT INTO %s SELECT i, %s, to_timestamp(%s), i %% 50 <> 25 FROM generate_series(0, %d) AS g(i)",
+				bt.table, slug, when, rows-1),
 			"ALTER TABLE " + bt.table + " ADD PRIMARY KEY (id)",
 			"VACUUM ANALYZE " + bt.table,
 		}
@@ -126,7 +128,7 @@ func getBenchTable(b *testing.B, name string, rows int64) *benchTable {
 	if err != nil {
 		b.Fatal(err)
 	}
-	bt.pages = (rows + 50_000) / 50_000 // keys 1..rows; page 1 holds keys 0-49,999
+	bt.pages = (rows + 49_999) / 50_000 // keys 0 to rows-1; page 1 holds keys 0-49,999
 	benchTables[key] = bt
 	return bt
 }

@@ -103,6 +103,9 @@ func TestTimeScanner(t *testing.T) {
 		{"2024-01-02 03:04:05.123 +0100 CET m=+1.5", utc(2024, 1, 2, 2, 4, 5)},
 		{" 2024-01-02 ", utc(2024, 1, 2, 0, 0, 0)},
 		{"0000-00-00 00:00:00", time.Time{}},
+		{"2024-02-29 23:59:59", utc(2024, 2, 29, 23, 59, 59)},
+		{"2024-12-31T00:00:00Z", utc(2024, 12, 31, 0, 0, 0)},
+		{"1999-01-01", utc(1999, 1, 1, 0, 0, 0)},
 		{"", time.Time{}},
 	} {
 		var s timeScanner
@@ -110,7 +113,9 @@ func TestTimeScanner(t *testing.T) {
 			t.Errorf("Scan(%#v) = %v, %v; want %v", tc.in, s.t, err, tc.want)
 		}
 	}
-	for _, bad := range []any{2460000.5, "yesterday", "2024-02-30", "02/01/2024", true} {
+	for _, bad := range []any{2460000.5, "yesterday", "2024-02-30", "2023-02-29 00:00:00", "2024-04-31", "2024-13-01 00:00:00",
+		"2024-00-10", "2024-01-00", "2024-01-01 24:00:00", "2024-01-01 12:60:00", "2024-01-01 12:00:60", "2024-01-01 1a:00:00",
+		"2024-01-01X12:00:00", "02/01/2024", true} {
 		var s timeScanner
 		if err := s.Scan(bad); err == nil {
 			t.Errorf("Scan(%#v) = %v, want an error", bad, s.t)
@@ -197,6 +202,25 @@ func TestPageOf(t *testing.T) {
 		}
 		if lo, hi, ok := s.bounds(tc.page); ok && (tc.key < lo || tc.key > hi) {
 			t.Errorf("size %d start %d: key %d not in bounds(%d) = %d..%d", tc.size, tc.start, tc.key, tc.page, lo, hi)
+		}
+	}
+}
+
+// TestParseISO checks the fast path against time.Parse on every day of a
+// leap and a common year and on malformed input.
+func TestParseISO(t *testing.T) {
+	for d := time.Date(2023, 1, 1, 13, 14, 15, 0, time.UTC); d.Year() < 2025; d = d.AddDate(0, 0, 1) {
+		for _, layout := range []string{"2006-01-02 15:04:05", "2006-01-02T15:04:05", "2006-01-02T15:04:05Z", "2006-01-02"} {
+			text := d.Format(layout)
+			want, _ := time.Parse(layout, text)
+			if got, ok := parseISO(text); !ok || got != want {
+				t.Fatalf("parseISO(%q) = %v, %v; want %v", text, got, ok, want)
+			}
+		}
+	}
+	for _, bad := range []string{"", "2024-1-01", "2024-01-01 00:00", "2024-01-01 00:00:00.5", "2024-01-01 00:00:00+01:00", "+024-01-01", "2024-02-30"} {
+		if got, ok := parseISO(bad); ok {
+			t.Errorf("parseISO(%q) = %v, want false", bad, got)
 		}
 	}
 }
