@@ -1,0 +1,302 @@
+package sitemap
+
+import (
+	"bytes"
+	"context"
+	"encoding/xml"
+	"errors"
+	"io"
+	"math"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/freshmap/sitemap/internal/xsdcheck"
+)
+
+// fuzzArgs are the values FuzzEncode varies. Text goes into the free-text
+// fields of images, videos and news; Value into the constrained ones.
+type fuzzArgs struct {
+	Loc, ImageLoc, Caption, Title, VideoLoc, VideoTitle, Description, Text, Value,
+	NewsName, Language, NewsTitle, Keyword, Ticker, Hreflang, Href string
+	Number float64 // priority, rating
+	Secs   int64   // lastmod, dates, duration
+}
+
+var fuzzSeeds = []fuzzArgs{
+	{Loc: "https://example.com/a", ImageLoc: "https://cdn.example.net/a.jpg", Caption: "A <b>dog</b> & 'a' \"cat\"", Title: "Pets",
+		VideoLoc: "https://cdn.example.net/v.mp4", VideoTitle: "Grilling", Description: "How to grill", Text: "steak", Value: "yes",
+		NewsName: "The Times", Language: "en", NewsTitle: "Merger", Keyword: "business", Ticker: "NASDAQ:A",
+		Hreflang: "x-default", Href: "https://example.com/a", Number: 0.5, Secs: 1_700_000_000},
+	{Loc: "http://www.example.com/ümlat.php&q=name", ImageLoc: "https://cdn.example.net/bild über.jpg", Caption: "\x00\x01\x1f\x7f\r\n\t",
+		Title: "\xff\xfe\xed\xa0\x80", VideoTitle: strings.Repeat("ü", 101), Description: strings.Repeat("é", 2048),
+		Text: "\uFFFE\uFFFF\uFFFD", Value: "YES", Language: "zh-cn", NewsTitle: "]]>", Hreflang: "de_DE", Href: "/relative", Number: math.NaN(), Secs: -62135596801},
+	{Loc: "HTTPS://EXAMPLE.COM", ImageLoc: "https://[::1]:8080/a", VideoLoc: "https://user@host/", Text: "allow", Value: "IE GB",
+		Language: "EN", Ticker: "NYSE:BRK_B", Hreflang: "en-GB", Href: "https://example.com/%zz%41#a#b", Number: 1.1, Secs: 253402300800},
+	{Loc: "a/../b", ImageLoc: "javascript:alert(1)", VideoLoc: "https://cdn.example.net/" + strings.Repeat("x", 2040),
+		Text: strings.Repeat("t", 300), Value: "purchase", Language: "haw", Hreflang: "", Number: -0.0, Secs: 0},
+	{Loc: "?q=1&r='2'#frag", Caption: "😀 日本語 \u0085", VideoTitle: " ", Description: "", Value: "web tv", Keyword: "a, b",
+		Ticker: "A:B:C", Hreflang: "zh-Hant-TW", Href: "https://example.fr/page?x=1&y=2", Number: 5, Secs: 28800},
+	{Loc: "https://example.com/" + strings.Repeat("a", 2027), ImageLoc: "https://cdn.example.net/%", Value: "1.99",
+		Language: "zh-tw", Hreflang: "abcdefghi", Number: 0.0000001, Secs: 1},
+	{Loc: "https://example.com./x", ImageLoc: "HTTP://CDN.EXAMPLE.NET", VideoLoc: "https://a.b", Value: "no", Hreflang: "es-419",
+		Href: "https://example.com/dü", Number: math.Inf(1), Secs: -1},
+}
+
+func (a fuzzArgs) add(f *testing.F) {
+	f.Add(a.Loc, a.ImageLoc, a.Caption, a.Title, a.VideoLoc, a.VideoTitle, a.Description, a.Text, a.Value,
+		a.NewsName, a.Language, a.NewsTitle, a.Keyword, a.Ticker, a.Hreflang, a.Href, a.Number, a.Secs)
+}
+
+// urls builds the URLs of one fuzz run: the fuzzed values go both where
+// they stand alone and behind valid prefixes, so that one invalid field
+// does not hide the others.
+func (a fuzzArgs) urls() []URL {
+	when := time.Unix(a.Secs, 0)
+	under := func(s string) string { return testBase + s }
+	cdn := func(s string) string { return "https://cdn.example.net/" + s }
+	video := Video{
+		ThumbnailLoc: a.VideoLoc, Title: a.VideoTitle, Description: a.Description,
+		ContentLoc: a.VideoLoc, PlayerLoc: a.VideoLoc, AllowEmbed: a.Value, Autoplay: a.Text,
+		Duration: time.Duration(a.Secs) * time.Second, ExpirationDate: when, Rating: new(a.Number * 5),
+		ViewCount: new(a.Secs), PublicationDate: when, Tags: []string{a.Text, a.Value}, Category: a.Text,
+		FamilyFriendly: a.Value, Restriction: &Restriction{Relationship: a.Text, Countries: strings.Fields(a.Value)},
+		GalleryLoc: a.VideoLoc, GalleryTitle: a.Text, Prices: []Price{{Amount: a.Value, Currency: "EUR", Type: a.Value}},
+		RequiresSubscription: a.Value, Uploader: a.Text, UploaderInfo: a.Href,
+		Platform: &Platform{Relationship: a.Text, Platforms: strings.Fields(a.Value)}, Live: a.Value,
+	}
+	textVideo := Video{ // only the free text is fuzzed
+		ThumbnailLoc: cdn("t.jpg"), Title: a.VideoTitle, Description: a.Description, PlayerLoc: cdn(a.VideoLoc),
+		Autoplay: a.Text, Tags: []string{a.Text}, Category: a.Text, GalleryLoc: cdn("g"), GalleryTitle: a.Text, Uploader: a.Text,
+	}
+	news := News{PublicationName: a.NewsName, Language: a.Language, PublicationDate: when, Title: a.NewsTitle,
+		Keywords: []string{a.Keyword}, Genres: strings.Fields(a.Value), StockTickers: []string{a.Ticker}}
+	textNews := News{PublicationName: a.NewsName, Language: "en", PublicationDate: day(2024, 1, 1), Title: a.NewsTitle, Keywords: []string{a.Keyword}}
+	return []URL{
+		{Loc: a.Loc},
+		{Loc: under(a.Loc), LastMod: when, LastModDateOnly: a.Secs%2 == 0, ChangeFreq: ChangeFreq(a.Value), Priority: new(a.Number)},
+		{Loc: under("img"), Images: []Image{{Loc: a.ImageLoc, Caption: a.Caption, Title: a.Title, GeoLocation: a.Text, License: a.Href}}},
+		{Loc: under("img2"), Images: []Image{{Loc: cdn(a.ImageLoc), Caption: a.Caption, Title: a.Title}}},
+		{Loc: under("video"), Videos: []Video{video}},
+		{Loc: under("video2"), Videos: []Video{textVideo}},
+		{Loc: under("news"), News: &news},
+		{Loc: under("news2"), News: &textNews},
+		{Loc: under("alt"), Alternates: []Alternate{{Hreflang: a.Hreflang, Href: a.Href}, {Hreflang: "en", Href: under(a.Href)}}},
+		{Loc: a.Loc, LastMod: when, Images: []Image{{Loc: a.ImageLoc}}, Videos: []Video{video}, News: &news,
+			Alternates: []Alternate{{Hreflang: a.Hreflang, Href: a.Href}}},
+	}
+}
+
+func FuzzEncode(f *testing.F) {
+	for _, a := range fuzzSeeds {
+		a.add(f)
+	}
+	f.Fuzz(func(t *testing.T, loc, imageLoc, caption, title, videoLoc, videoTitle, description, text, value,
+		newsName, language, newsTitle, keyword, ticker, hreflang, href string, number float64, secs int64) {
+		checkEncode(t, fuzzArgs{loc, imageLoc, caption, title, videoLoc, videoTitle, description, text, value,
+			newsName, language, newsTitle, keyword, ticker, hreflang, href, number, secs})
+	})
+}
+
+// TestFuzzSeeds runs the seeds through the fuzz checks and validates their
+// documents against the schemas, which the fuzzer itself cannot afford to.
+func TestFuzzSeeds(t *testing.T) {
+	for i, a := range fuzzSeeds {
+		doc := checkEncode(t, a)
+		if doc == nil {
+			t.Errorf("seed %d wrote no URL", i)
+			continue
+		}
+		xsdcheck.URLSet(t, doc)
+	}
+}
+
+// checkEncode encodes the URLs of a and checks the rules every output must
+// keep, whatever the input. It returns the <urlset>, or nil if no URL was
+// written.
+func checkEncode(t *testing.T, a fuzzArgs) []byte {
+	urls := a.urls()
+	for _, kind := range []docKind{kindText, kindURLSet} {
+		var rejected []rejection
+		var buf bytes.Buffer
+		spec := pageSpec{kind: kind, base: testBase, ext: extAll, report: func(loc string, err error) {
+			rejected = append(rejected, rejection{loc, err})
+		}}
+		st, err := encodePage(context.Background(), listSource(urls...), 1, &buf, &spec)
+		switch {
+		case errors.Is(err, errEmptyPage):
+			if len(rejected) != len(urls) {
+				t.Fatalf("empty page, but %d of %d URLs rejected", len(rejected), len(urls))
+			}
+		case err != nil:
+			t.Fatalf("encodePage: %v", err)
+		case st.urls+len(rejected) != len(urls):
+			t.Fatalf("%d written + %d rejected != %d given", st.urls, len(rejected), len(urls))
+		}
+		// rejections are invalid URLs, reported in order
+		next := 0
+		for _, r := range rejected {
+			var bad *InvalidURLError
+			if !errors.As(r.err, &bad) || bad.Loc != r.loc || bad.Field == "" || !strings.HasPrefix(r.err.Error(), "sitemap: invalid URL ") {
+				t.Fatalf("rejected %q with %v, want an *InvalidURLError", r.loc, r.err)
+			}
+			for next < len(urls) && urls[next].Loc != r.loc {
+				next++
+			}
+			if next == len(urls) {
+				t.Fatalf("rejections %v are not the given URLs in order", rejected)
+			}
+			next++
+		}
+		if err != nil {
+			return nil
+		}
+		doc := buf.Bytes()
+		if kind == kindText {
+			lines := strings.Split(strings.TrimSuffix(string(doc), "\n"), "\n")
+			if len(lines) != st.urls || doc[len(doc)-1] != '\n' {
+				t.Fatalf("%d lines for %d URLs", len(lines), st.urls)
+			}
+			for _, l := range lines {
+				checkURI(t, "text line", l, true)
+			}
+			continue
+		}
+		checkDocument(t, doc, a, st.urls)
+		return doc
+	}
+	return nil
+}
+
+// checkDocument decodes doc whole with encoding/xml and checks every value.
+func checkDocument(t *testing.T, doc []byte, a fuzzArgs, urls int) {
+	d := xml.NewDecoder(bytes.NewReader(doc))
+	var stack []string
+	var text strings.Builder
+	seen := 0
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("the document does not parse: %v\n%s", err, doc)
+		}
+		switch tok := tok.(type) {
+		case xml.StartElement:
+			name := prefixOf(tok.Name.Space) + tok.Name.Local
+			stack = append(stack, name)
+			text.Reset()
+			if name == "url" {
+				seen++
+			}
+			for _, at := range tok.Attr {
+				attr := name + "@" + at.Name.Local
+				switch attr {
+				case "xhtml:link@href", "video:uploader@info":
+					checkURI(t, attr, at.Value, false)
+				case "video:player_loc@autoplay", "video:gallery_loc@title":
+					checkText(t, attr, at.Value, a.Text)
+				case "xhtml:link@hreflang":
+					if !isLanguageTag(at.Value) {
+						t.Errorf("hreflang %q written", at.Value)
+					}
+				}
+			}
+		case xml.CharData:
+			text.Write(tok)
+		case xml.EndElement:
+			name := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			v := text.String()
+			switch name {
+			case "loc":
+				checkURI(t, "loc", v, true)
+			case "image:loc", "image:license", "video:thumbnail_loc", "video:content_loc", "video:player_loc", "video:gallery_loc":
+				checkURI(t, name, v, false)
+			case "image:caption":
+				checkText(t, name, v, a.Caption)
+			case "image:title":
+				checkText(t, name, v, a.Title)
+			case "image:geo_location", "video:category", "video:uploader":
+				checkText(t, name, v, a.Text)
+			case "video:title":
+				checkText(t, name, v, a.VideoTitle)
+				if utf8.RuneCountInString(v) > maxVideoTitle {
+					t.Errorf("video title of %d characters written", utf8.RuneCountInString(v))
+				}
+			case "video:description":
+				checkText(t, name, v, a.Description)
+				if utf8.RuneCountInString(v) > maxVideoDesc {
+					t.Errorf("video description of %d characters written", utf8.RuneCountInString(v))
+				}
+			case "news:name":
+				checkText(t, name, v, a.NewsName)
+			case "news:title":
+				checkText(t, name, v, a.NewsTitle)
+			case "news:keywords":
+				checkText(t, name, v, a.Keyword)
+			case "lastmod", "video:expiration_date", "video:publication_date", "news:publication_date":
+				if _, err := time.Parse(time.RFC3339, v); err != nil {
+					if _, err := time.Parse(time.DateOnly, v); err != nil || name != "lastmod" {
+						t.Errorf("%s %q is not a W3C datetime", name, v)
+					}
+				}
+			}
+			text.Reset()
+		}
+	}
+	if seen != urls {
+		t.Errorf("decoded %d <url>, stats say %d", seen, urls)
+	}
+}
+
+func prefixOf(space string) string {
+	switch space {
+	case nsImage:
+		return "image:"
+	case nsVideo:
+		return "video:"
+	case nsNews:
+		return "news:"
+	case nsXHTML:
+		return "xhtml:"
+	}
+	return ""
+}
+
+// checkURI checks a written URI: absolute http(s), under 2,048 characters,
+// only characters a URI may hold, and in canonical form (encoding it again
+// changes nothing). A page's own loc is also under the base.
+func checkURI(t *testing.T, what, v string, page bool) {
+	t.Helper()
+	if !strings.HasPrefix(v, "http://") && !strings.HasPrefix(v, "https://") || len(v) >= maxLocLen {
+		t.Errorf("%s %q written", what, v)
+	}
+	path := pathOffset(v)
+	if rest, _ := cutScheme(v[:path]); !validAuthority(rest) {
+		t.Errorf("%s %q has a bad authority", what, v)
+	}
+	for i := path; i < len(v); i++ {
+		if c := v[i]; c >= utf8.RuneSelf || uriClass[c] == uriControl || uriClass[c] == uriEncode {
+			t.Errorf("%s %q holds %q", what, v, c)
+		}
+	}
+	if page && (!strings.HasPrefix(v, testBase) || len(v) < minLocLen) {
+		t.Errorf("%s %q is not a page under %s", what, v, testBase)
+	}
+	again, err := appendURIRules(nil, v, "", false, page)
+	if err != nil || string(again) != v {
+		t.Errorf("%s %q encodes again as %q, %v", what, v, again, err)
+	}
+}
+
+// checkText checks that a text value reads back as what was given, with
+// only the runes XML forbids replaced.
+func checkText(t *testing.T, what, got, given string) {
+	t.Helper()
+	if want := sanitized(given); got != want {
+		t.Errorf("%s reads back as %q, want %q", what, got, want)
+	}
+}
