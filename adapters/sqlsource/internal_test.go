@@ -162,9 +162,9 @@ func TestQueries(t *testing.T) {
 		page, pageInfo, next string
 	}{
 		{Config{Table: "p", Key: "id", Loc: "url", Dialect: Postgres},
-			"SELECT id, url FROM p WHERE id >= $1 AND id <= $2 ORDER BY id",
-			"SELECT COUNT(*), SUM(id - $1) FROM p WHERE id >= $1 AND id <= $2",
-			"SELECT id FROM p WHERE id >= $1 ORDER BY id LIMIT 1"},
+			"SELECT id, url FROM p WHERE id >= $1::bigint AND id <= $2::bigint ORDER BY id",
+			"SELECT COUNT(*), SUM(id - $1::bigint) FROM p WHERE id >= $1::bigint AND id <= $2::bigint",
+			"SELECT id FROM p WHERE id >= $1::bigint ORDER BY id LIMIT 1"},
 		{Config{Table: "select id, url from p", Key: "id", Loc: "url", LastMod: "m", Filter: "ok", PageSize: 10, KeyStart: -3, Dialect: MySQL},
 			"SELECT id, m, url FROM (select id, url from p) AS sqlsource_rows WHERE id >= ? AND id <= ? AND (ok) ORDER BY id",
 			"SELECT COUNT(*), SUM(id - ?), MAX(m) FROM (select id, url from p) AS sqlsource_rows WHERE id >= ? AND id <= ? AND (ok)",

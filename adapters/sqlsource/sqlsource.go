@@ -66,6 +66,7 @@ import (
 	"fmt"
 	"iter"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -91,7 +92,8 @@ type Config struct {
 	// increasing key order, and a row's key says which page it is on.
 	Key string
 
-	// Loc is the column that holds each URL's absolute location.
+	// Loc is the column that holds each URL's absolute location. A NULL
+	// fails the page.
 	Loc string
 	// LocTemplate builds the location from columns, such as
 	// "https://shop.example.com/p/{slug}" or ".../c/{category}/{id}".
@@ -179,7 +181,7 @@ func New(db *sql.DB, cfg Config) (*Source, error) {
 		table = "(" + table + ") AS sqlsource_rows"
 	}
 	s := &Source{db: db, dialect: cfg.Dialect, start: cfg.KeyStart, hasLM: cfg.LastMod != "",
-		locFunc: cfg.LocFunc, names: cfg.Columns, loaders: cfg.Loaders}
+		locFunc: cfg.LocFunc, names: slices.Clone(cfg.Columns), loaders: slices.Clone(cfg.Loaders)}
 
 	switch n := boolInt(cfg.Loc != "") + boolInt(cfg.LocTemplate != "") + boolInt(cfg.LocFunc != nil); {
 	case n == 0:
@@ -242,24 +244,22 @@ func New(db *sql.DB, cfg Config) (*Source, error) {
 	if f := strings.TrimSpace(cfg.Filter); f != "" {
 		where = " AND (" + f + ")"
 	}
-	s.pageQuery = "SELECT " + strings.Join(cols, ", ") + " FROM " + table +
-		" WHERE " + key + " >= " + s.dialect.placeholder(1) + " AND " + key + " <= " + s.dialect.placeholder(2) + where +
-		" ORDER BY " + key
-
-	// The page's aggregate: SUM(key - lo) stays below size², so it cannot
-	// overflow where SUM(key) could. Postgres reuses $1; the others bind lo twice.
-	lo := s.dialect.placeholder(1)
-	if s.dialect != Postgres {
-		lo = "?"
+	// The key bounds. Postgres would type them after the key column, and
+	// the last page of an int4 key can end past its range: make them bigint.
+	lo, hi := s.dialect.placeholder(1), s.dialect.placeholder(2)
+	if s.dialect == Postgres {
+		lo, hi = lo+"::bigint", hi+"::bigint"
 	}
+	inRange := " WHERE " + key + " >= " + lo + " AND " + key + " <= " + hi + where
+	s.pageQuery = "SELECT " + strings.Join(cols, ", ") + " FROM " + table + inRange + " ORDER BY " + key
+	// SUM(key - lo) stays below size², so it cannot overflow where SUM(key)
+	// could. Postgres reuses $1; the other dialects bind lo twice.
 	agg := "SELECT COUNT(*), SUM(" + key + " - " + lo + ")"
 	if s.hasLM {
 		agg += ", MAX(" + cfg.LastMod + ")"
 	}
-	s.pageInfoQuery = agg + " FROM " + table +
-		" WHERE " + key + " >= " + s.dialect.placeholder(1) + " AND " + key + " <= " + s.dialect.placeholder(2) + where
-	s.nextKeyQuery = "SELECT " + key + " FROM " + table + " WHERE " + key + " >= " + s.dialect.placeholder(1) + where +
-		" ORDER BY " + key + " LIMIT 1"
+	s.pageInfoQuery = agg + " FROM " + table + inRange
+	s.nextKeyQuery = "SELECT " + key + " FROM " + table + " WHERE " + key + " >= " + lo + where + " ORDER BY " + key + " LIMIT 1"
 	return s, nil
 }
 

@@ -109,6 +109,26 @@ func TestLargestKeys(t *testing.T) {
 	})
 }
 
+// TestInt32Key reads a 32-bit key whose last page ends past its range.
+func TestInt32Key(t *testing.T) {
+	forEachDB(t, func(t *testing.T, d *testDB) {
+		tab := d.createTable(t, "int32",
+			col("id", "INTEGER PRIMARY KEY", "INTEGER PRIMARY KEY", "INT PRIMARY KEY"),
+			col("url", "TEXT", "TEXT", "VARCHAR(255)"))
+		d.exec(t, "INSERT INTO "+tab+" VALUES (1, 'https://e.com/1'), (2147483647, 'https://e.com/max')")
+		src := newSource(t, d.db, sqlsource.Config{Table: tab, Key: "id", Loc: "url", Dialect: d.dialect})
+		infos, err := readPages(context.Background(), src)
+		if err != nil || len(infos) != 2 || infos[1].Number != 2147483647/50000+1 {
+			t.Fatalf("Pages = %+v, %v", infos, err)
+		}
+		urls, err := readPage(context.Background(), src, infos[1].Number)
+		if err != nil || len(urls) != 1 || urls[0].Loc != "https://e.com/max" {
+			t.Errorf("last page: %v, %v", urls, err)
+		}
+		checkEmpty(t, src, infos[1].Number+1)
+	})
+}
+
 // changedPages returns the numbers of the pages that differ between a and b
 // in their PageInfo or their URLs, or that only one of them has.
 func changedPages(a, b snapshot) []int64 {
