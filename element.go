@@ -60,12 +60,13 @@ func (e *encoder) appendURL(b []byte, u *URL) ([]byte, error) {
 	if b, err = e.appendLoc(b, "loc", u.Loc, u.Loc, true); err != nil {
 		return b, err
 	}
-	b = append(b, "</loc>"...)
-	if !u.LastMod.IsZero() {
+	if u.LastMod.IsZero() {
+		b = append(b, "</loc>"...)
+	} else {
 		if !validYear(u.LastMod) {
 			return b, invalid(u, "lastmod", errYear)
 		}
-		b = append(b, "<lastmod>"...)
+		b = append(b, "</loc><lastmod>"...)
 		b = appendW3CTime(b, u.LastMod, u.LastModDateOnly)
 		b = append(b, "</lastmod>"...)
 	}

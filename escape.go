@@ -144,12 +144,20 @@ func civilDate(days uint32) (year, month, day uint32) {
 	return year, month, day
 }
 
+// digitPairs holds "00" to "99".
+const digitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879" +
+	"8081828384858687888990919293949596979899"
+
+// put2 writes v (0-99) as two digits.
 func put2(p []byte, v uint32) {
-	p[0], p[1] = byte('0'+v/10), byte('0'+v%10)
+	p[0], p[1] = digitPairs[2*v], digitPairs[2*v+1]
 }
 
+// put4 writes v (0-9999) as four digits.
 func put4(p []byte, v uint32) {
-	p[0], p[1], p[2], p[3] = byte('0'+v/1000), byte('0'+v/100%10), byte('0'+v/10%10), byte('0'+v%10)
+	put2(p[0:2], v/100)
+	put2(p[2:4], v%100)
 }
 
 // Instants in Unix seconds: 0000-03-01, and where the years 0001 and

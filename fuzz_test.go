@@ -35,7 +35,7 @@ var fuzzSeeds = []fuzzArgs{
 	{Loc: "HTTPS://EXAMPLE.COM", ImageLoc: "https://[::1]:8080/a", VideoLoc: "https://user@host/", Text: "allow", Value: "IE GB",
 		Language: "EN", Ticker: "NYSE:BRK_B", Hreflang: "en-GB", Href: "https://example.com/%zz%41#a#b", Number: 1.1, Secs: 253402300800},
 	{Loc: "a/../b", ImageLoc: "javascript:alert(1)", VideoLoc: "https://cdn.example.net/" + strings.Repeat("x", 2040),
-		Text: strings.Repeat("t", 300), Value: "purchase", Language: "haw", Hreflang: "", Number: -0.0, Secs: 0},
+		Text: strings.Repeat("t", 300), Value: "purchase", Language: "haw", Hreflang: "", Number: math.Copysign(0, -1), Secs: 0},
 	{Loc: "?q=1&r='2'#frag", Caption: "😀 日本語 \u0085", VideoTitle: " ", Description: "", Value: "web tv", Keyword: "a, b",
 		Ticker: "A:B:C", Hreflang: "zh-Hant-TW", Href: "https://example.fr/page?x=1&y=2", Number: 5, Secs: 28800},
 	{Loc: "https://example.com/" + strings.Repeat("a", 2027), ImageLoc: "https://cdn.example.net/%", Value: "1.99",

@@ -120,12 +120,7 @@ func appendURIRules(b []byte, s, base string, xmlText, page bool) ([]byte, error
 		start = 0
 	}
 	for {
-		for i+4 <= len(s) && uriClass[s[i]]|uriClass[s[i+1]]|uriClass[s[i+2]]|uriClass[s[i+3]] == uriCopy {
-			i += 4
-		}
-		for i < len(s) && uriClass[s[i]] == uriCopy {
-			i++
-		}
+		i += copyRun(s[i:])
 		b = append(b, s[start:i]...)
 		if i == len(s) {
 			break
@@ -196,6 +191,23 @@ func appendURIRules(b []byte, s, base string, xmlText, page bool) ([]byte, error
 		}
 	}
 	return b, nil
+}
+
+// copyRun returns the length of the run of uriCopy bytes that s starts
+// with, looking at eight bytes at a time while it can.
+func copyRun(s string) int {
+	i := 0
+	for ; len(s)-i >= 8; i += 8 {
+		w := s[i : i+8]
+		if uriClass[w[0]]|uriClass[w[1]]|uriClass[w[2]]|uriClass[w[3]]|
+			uriClass[w[4]]|uriClass[w[5]]|uriClass[w[6]]|uriClass[w[7]] != uriCopy {
+			break
+		}
+	}
+	for i < len(s) && uriClass[s[i]] == uriCopy {
+		i++
+	}
+	return i
 }
 
 // pathOffset returns where the path of an http or https URI starts.
