@@ -885,3 +885,43 @@ func TestSameAcrossDatabases(t *testing.T) {
 		})
 	}
 }
+
+// TestConcurrent reads pages from many goroutines at once, as the serving
+// layer does: under -race this checks that nothing is shared between calls.
+func TestConcurrent(t *testing.T) {
+	forEachDB(t, func(t *testing.T, d *testDB) {
+		ps := products(ids(1, 99)...)
+		for i := range ps {
+			ps[i].Images = []string{fmt.Sprintf("https://cdn.example.com/%d.jpg", ps[i].ID)}
+		}
+		c := d.createCatalogue(t, ps)
+		src := newSource(t, d.db, c.withExtensions(c.config(10)))
+		want := takeSnapshot(t, src)
+		errs := make(chan error, 8)
+		for g := range 8 {
+			go func() {
+				for i := range want.infos {
+					p := want.infos[(i+g)%len(want.infos)]
+					urls, err := readPage(context.Background(), src, p.Number)
+					if err == nil && !reflect.DeepEqual(urls, want.urls[p.Number]) {
+						err = fmt.Errorf("page %d differs", p.Number)
+					}
+					if err != nil {
+						errs <- err
+						return
+					}
+				}
+				infos, err := readPages(context.Background(), src)
+				if err == nil && !reflect.DeepEqual(infos, want.infos) {
+					err = errors.New("Pages differ")
+				}
+				errs <- err
+			}()
+		}
+		for range 8 {
+			if err := <-errs; err != nil {
+				t.Error(err)
+			}
+		}
+	})
+}
