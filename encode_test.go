@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/freshmap/sitemap/internal/xsdcheck"
 )
@@ -409,6 +410,27 @@ func TestWriteError(t *testing.T) {
 		}
 		if reported > 0 {
 			t.Errorf("writer failing after %d bytes: %d URLs were reported as rejected", n, reported)
+		}
+	}
+}
+
+func TestInvalidURLError(t *testing.T) {
+	long := testBase + "x" + strings.Repeat("ü", 150) // byte 200 is inside a rune
+	for _, tc := range []struct {
+		err  *InvalidURLError
+		want string
+	}{
+		{&InvalidURLError{Loc: "/a", Field: "loc", Err: errNotAbsolute}, `sitemap: invalid URL "/a": loc: not an absolute http or https URL`},
+		{&InvalidURLError{Loc: long, Field: "video.title", Err: errLength}, `sitemap: invalid URL "` + long[:199] + `...": video.title: too long`},
+	} {
+		if got := tc.err.Error(); got != tc.want {
+			t.Errorf("Error() = %q, want %q", got, tc.want)
+		}
+		if !utf8.ValidString(tc.err.Error()) {
+			t.Errorf("Error() = %q is not valid UTF-8", tc.err.Error())
+		}
+		if !errors.Is(tc.err, tc.err.Err) {
+			t.Errorf("%v does not unwrap to %v", tc.err, tc.err.Err)
 		}
 	}
 }
