@@ -95,32 +95,43 @@ func appendW3CTime(b []byte, t time.Time, dateOnly bool) []byte {
 	// Seconds since 0000-03-01T00:00:00Z: never negative in years 1-9999,
 	// which lets the arithmetic below be unsigned (and fast).
 	secs := uint64(t.Unix() - unixYear0March)
-	y, m, d := civilDate(uint32(secs / secondsPerDay))
+	days := secs / secondsPerDay
+	y, m, d := civilDate(uint32(days))
+	const size = len("2006-01-02T15:04:05Z")
 	n := len(b)
-	if dateOnly {
-		b = slices.Grow(b, len("2006-01-02"))[:n+len("2006-01-02")]
-	} else {
-		b = slices.Grow(b, len("2006-01-02T15:04:05Z"))[:n+len("2006-01-02T15:04:05Z")]
-	}
-	p := b[n:]
-	put4(p[0:4], y)
+	b = slices.Grow(b, size)
+	p := (*[size]byte)(b[n : n+size]) // the digits are written in place, within b's capacity
+	*(*[2]byte)(p[0:2]) = digitPairs[uint8(y/100)]
+	*(*[2]byte)(p[2:4]) = digitPairs[uint8(y%100)]
 	p[4] = '-'
-	put2(p[5:7], m)
+	*(*[2]byte)(p[5:7]) = digitPairs[uint8(m)]
 	p[7] = '-'
-	put2(p[8:10], d)
+	*(*[2]byte)(p[8:10]) = digitPairs[uint8(d)]
 	if dateOnly {
-		return b
+		return b[:n+len("2006-01-02")]
 	}
-	s := uint32(secs % secondsPerDay)
+	s := uint32(secs - days*secondsPerDay)
+	h := s / 3600
+	s -= h * 3600
+	mi := s / 60
 	p[10] = 'T'
-	put2(p[11:13], s/3600)
+	*(*[2]byte)(p[11:13]) = digitPairs[uint8(h)]
 	p[13] = ':'
-	put2(p[14:16], s/60%60)
+	*(*[2]byte)(p[14:16]) = digitPairs[uint8(mi)]
 	p[16] = ':'
-	put2(p[17:19], s%60)
+	*(*[2]byte)(p[17:19]) = digitPairs[uint8(s-mi*60)]
 	p[19] = 'Z'
-	return b
+	return b[:n+size]
 }
+
+// digitPairs[i] is i, from 0 to 99, in two digits; indexing it with a byte
+// needs no bounds check.
+var digitPairs = func() (t [256][2]byte) {
+	for i := range 100 {
+		t[i] = [2]byte{byte('0' + i/10), byte('0' + i%10)}
+	}
+	return t
+}()
 
 const secondsPerDay = 24 * 60 * 60
 
@@ -142,22 +153,6 @@ func civilDate(days uint32) (year, month, day uint32) {
 		year, month = year+1, month-12
 	}
 	return year, month, day
-}
-
-// digitPairs holds "00" to "99".
-const digitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
-	"40414243444546474849505152535455565758596061626364656667686970717273747576777879" +
-	"8081828384858687888990919293949596979899"
-
-// put2 writes v (0-99) as two digits.
-func put2(p []byte, v uint32) {
-	p[0], p[1] = digitPairs[2*v], digitPairs[2*v+1]
-}
-
-// put4 writes v (0-9999) as four digits.
-func put4(p []byte, v uint32) {
-	put2(p[0:2], v/100)
-	put2(p[2:4], v%100)
 }
 
 // Instants in Unix seconds: 0000-03-01, and where the years 0001 and

@@ -54,8 +54,9 @@ func FromSlice(urls []URL, pageSize int) Source {
 				if !ok {
 					return
 				}
-				for i := lo; i < hi; i++ {
-					if !yield(urls[i], nil) {
+				page := urls[lo:hi]
+				for i := range page {
+					if !yield(page[i], nil) {
 						return
 					}
 				}
