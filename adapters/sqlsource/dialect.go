@@ -57,12 +57,16 @@ func (d Dialect) placeholder(i int) string {
 
 // Rebind rewrites the ? placeholders of query into the dialect's form: for
 // Postgres the n-th ? becomes $n, for the others query is returned as is.
-// A ? inside a '…' string, a "…" identifier or a -- comment is left alone,
-// so a Postgres query that uses a ? operator (jsonb) must be written with $n
-// placeholders instead, which Rebind leaves unchanged when the query has no
-// bare ?.
+// A ? inside a '…' string, a "…" identifier or a -- comment is left alone.
+// A Postgres query that already holds $1 is returned as is, so a query that
+// uses a jsonb ? operator can be written with $1 and $2 instead.
 func (d Dialect) Rebind(query string) string {
-	if d != Postgres || !strings.Contains(query, "?") {
+	return d.rebind(query, "")
+}
+
+// rebind is Rebind, appending suffix (such as a cast) to each $n it writes.
+func (d Dialect) rebind(query, suffix string) string {
+	if d != Postgres || !strings.Contains(query, "?") || strings.Contains(query, "$1") {
 		return query
 	}
 	var b strings.Builder
@@ -89,6 +93,7 @@ func (d Dialect) Rebind(query string) string {
 		case c == '?':
 			n++
 			b.WriteString(d.placeholder(n))
+			b.WriteString(suffix)
 			continue
 		}
 		b.WriteByte(c)

@@ -41,6 +41,7 @@ func TestRebind(t *testing.T) {
 		"SELECT '?', \"a?\" FROM t WHERE k = ? -- why?\nAND j = ?": "SELECT '?', \"a?\" FROM t WHERE k = $1 -- why?\nAND j = $2",
 		"SELECT 'it''s ?' WHERE k = ?":                             "SELECT 'it''s ?' WHERE k = $1",
 		"SELECT a FROM t WHERE k BETWEEN $1 AND $2":                "SELECT a FROM t WHERE k BETWEEN $1 AND $2",
+		"SELECT a FROM t WHERE j ? 'x' AND k BETWEEN $1 AND $2":    "SELECT a FROM t WHERE j ? 'x' AND k BETWEEN $1 AND $2",
 		"SELECT a - 1 FROM t WHERE k = ? -- ?":                     "SELECT a - 1 FROM t WHERE k = $1 -- ?",
 	} {
 		if got := Postgres.Rebind(in); got != want {

@@ -42,10 +42,12 @@ type Page struct {
 }
 
 // Query runs query with p.Lo and p.Hi bound to its two ? placeholders,
-// rewritten for the dialect (see Dialect.Rebind). Write the range as
-// "WHERE product_id BETWEEN ? AND ?". The caller closes the rows.
+// rewritten for the dialect (see Dialect.Rebind; for Postgres they become
+// $1::bigint and $2::bigint, since the last page of a 32-bit key ends past
+// its range). Write the range as "WHERE product_id BETWEEN ? AND ?". The
+// caller closes the rows.
 func (p *Page) Query(ctx context.Context, query string) (*sql.Rows, error) {
-	return p.DB.QueryContext(ctx, p.Dialect.Rebind(query), p.Lo, p.Hi)
+	return p.DB.QueryContext(ctx, p.Dialect.rebind(query, "::bigint"), p.Lo, p.Hi)
 }
 
 // maxImages is the protocol's limit of images per URL; Images drops the rest.

@@ -57,6 +57,12 @@
 // seconds (see [Config].LastMod), converted to UTC and truncated to the
 // second, so one catalogue gives the same URLs, and the same sitemap bytes,
 // from every database.
+//
+// A PostgreSQL timestamp without time zone, a MySQL DATETIME and SQLite text
+// without a zone are taken to be UTC. MySQL converts TIMESTAMP columns to
+// the session's time zone, which the driver reads in its loc parameter
+// (UTC by default): keep the two the same, such as time_zone='+00:00'.
+// The driver's parseTime is not needed: text times are parsed here.
 package sqlsource
 
 import (

@@ -116,13 +116,15 @@ func TestInt32Key(t *testing.T) {
 			col("id", "INTEGER PRIMARY KEY", "INTEGER PRIMARY KEY", "INT PRIMARY KEY"),
 			col("url", "TEXT", "TEXT", "VARCHAR(255)"))
 		d.exec(t, "INSERT INTO "+tab+" VALUES (1, 'https://e.com/1'), (2147483647, 'https://e.com/max')")
-		src := newSource(t, d.db, sqlsource.Config{Table: tab, Key: "id", Loc: "url", Dialect: d.dialect})
+		src := newSource(t, d.db, sqlsource.Config{Table: tab, Key: "id", Loc: "url", Dialect: d.dialect, Loaders: []sqlsource.Loader{
+			sqlsource.Alternates("SELECT id, 'en', url FROM " + tab + " WHERE id BETWEEN ? AND ?"),
+		}})
 		infos, err := readPages(context.Background(), src)
 		if err != nil || len(infos) != 2 || infos[1].Number != 2147483647/50000+1 {
 			t.Fatalf("Pages = %+v, %v", infos, err)
 		}
 		urls, err := readPage(context.Background(), src, infos[1].Number)
-		if err != nil || len(urls) != 1 || urls[0].Loc != "https://e.com/max" {
+		if err != nil || len(urls) != 1 || urls[0].Loc != "https://e.com/max" || len(urls[0].Alternates) != 1 {
 			t.Errorf("last page: %v, %v", urls, err)
 		}
 		checkEmpty(t, src, infos[1].Number+1)
