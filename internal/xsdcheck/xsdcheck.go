@@ -56,28 +56,41 @@ var setup = sync.OnceValues(func() (tool, error) {
 	return tool{xmllint: bin, dir: dir}, nil
 })
 
-// schemaDir finds the schema folder: $SITEMAP_XSD_DIR, or ../shared/xsd
+// schemaDir finds the schema folder: $SITEMAP_XSD_DIR, or else ../shared/xsd
 // relative to the nearest directory at or above the working directory that
-// holds a go.mod.
+// holds a go.mod (or, for a nested module, the next one up that has it).
 func schemaDir() (string, error) {
-	dir := os.Getenv("SITEMAP_XSD_DIR")
-	if dir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return "", err
-		}
-		for {
-			if _, err := os.Stat(filepath.Join(wd, "go.mod")); err == nil {
-				break
-			}
-			parent := filepath.Dir(wd)
-			if parent == wd {
-				return "", errors.New("no go.mod found above the working directory, so no schema folder (set SITEMAP_XSD_DIR)")
-			}
-			wd = parent
-		}
-		dir = filepath.Join(wd, "..", "shared", "xsd")
+	if dir := os.Getenv("SITEMAP_XSD_DIR"); dir != "" {
+		return checkDir(dir)
 	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	var first error
+	for {
+		if _, err := os.Stat(filepath.Join(wd, "go.mod")); err == nil {
+			dir, err := checkDir(filepath.Join(wd, "..", "shared", "xsd"))
+			if err == nil {
+				return dir, nil
+			}
+			if first == nil {
+				first = err
+			}
+		}
+		parent := filepath.Dir(wd)
+		if parent == wd {
+			if first == nil {
+				first = errors.New("no go.mod found above the working directory, so no schema folder (set SITEMAP_XSD_DIR)")
+			}
+			return "", first
+		}
+		wd = parent
+	}
+}
+
+// checkDir returns dir as an absolute path if it holds the schemas.
+func checkDir(dir string) (string, error) {
 	dir, err := filepath.Abs(dir)
 	if err != nil {
 		return "", err

@@ -1,6 +1,8 @@
 package xsdcheck
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -56,5 +58,28 @@ func TestSchemaDirFromEnv(t *testing.T) {
 	t.Setenv("SITEMAP_XSD_DIR", t.TempDir())
 	if _, err := schemaDir(); err == nil {
 		t.Error("an empty SITEMAP_XSD_DIR was accepted")
+	}
+}
+
+func TestSchemaDirFromModule(t *testing.T) {
+	t.Setenv("SITEMAP_XSD_DIR", "")
+	dir, err := schemaDir()
+	if err != nil {
+		t.Skipf("no schema folder next to the module: %v", err)
+	}
+	if filepath.Base(dir) != "xsd" || filepath.Base(filepath.Dir(dir)) != "shared" {
+		t.Errorf("schema folder %s, want .../shared/xsd", dir)
+	}
+	// from a nested module whose own parent has no schemas, the walk goes on up
+	nested := filepath.Join(t.TempDir(), "mod")
+	if err := os.MkdirAll(nested, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(nested, "go.mod"), []byte("module x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(nested)
+	if _, err := schemaDir(); err == nil || !strings.Contains(err.Error(), "shared") {
+		t.Errorf("from %s: %v, want an error naming the missing folder", nested, err)
 	}
 }
