@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freshmap/sitemap"
 	_ "github.com/go-sql-driver/mysql"
 	_ "github.com/jackc/pgx/v5/stdlib"
 	_ "modernc.org/sqlite"
@@ -174,6 +175,11 @@ func TestQueries(t *testing.T) {
 			"SELECT k, a, b FROM selection WHERE k >= ? AND k <= ? ORDER BY k",
 			"SELECT COUNT(*), SUM(k - ?) FROM selection WHERE k >= ? AND k <= ?",
 			"SELECT k FROM selection WHERE k >= ? ORDER BY k LIMIT 1"},
+		{Config{Table: "p", Key: "id", LocTemplate: "/p/{slug}", Columns: []string{"title", "slug"}, Dialect: SQLite,
+			Annotate: func(*Row, *sitemap.URL) error { return nil }},
+			"SELECT id, slug, title, slug FROM p WHERE id >= ? AND id <= ? ORDER BY id",
+			"SELECT COUNT(*), SUM(id - ?) FROM p WHERE id >= ? AND id <= ?",
+			"SELECT id FROM p WHERE id >= ? ORDER BY id LIMIT 1"},
 	} {
 		s, err := New(db, tc.cfg)
 		if err != nil {

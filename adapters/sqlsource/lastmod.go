@@ -58,15 +58,27 @@ func (s *timeScanner) Scan(src any) error {
 	case int64:
 		s.t = time.Unix(v, 0).UTC()
 	case []byte:
-		return s.parse(string(v))
+		if t, ok := parseISO(string(v)); ok { // without allocating
+			s.t = t
+			return nil
+		}
+		return s.scanText(string(v))
 	case string:
-		return s.parse(v)
+		return s.scanText(v)
 	default:
 		return fmt.Errorf("sqlsource: lastmod: unsupported value of type %T; want a timestamp, text such as 2006-01-02 15:04:05, or Unix seconds", src)
 	}
 	return nil
 }
 
+func (s *timeScanner) scanText(text string) error {
+	if err := s.parse(text); err != nil {
+		return fmt.Errorf("sqlsource: lastmod: %w", err)
+	}
+	return nil
+}
+
+// parse reads text in one of the forms Scan accepts.
 func (s *timeScanner) parse(text string) error {
 	text = strings.TrimSpace(text)
 	if text == "" || strings.HasPrefix(text, "0000-00-00") {
@@ -87,7 +99,7 @@ func (s *timeScanner) parse(text string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("sqlsource: lastmod: cannot parse %q as a time; want a format such as 2006-01-02 15:04:05", text)
+	return fmt.Errorf("cannot parse %q as a time; want a format such as 2006-01-02 15:04:05", text)
 }
 
 // utcSecond returns t in UTC, truncated to the second: the precision of a

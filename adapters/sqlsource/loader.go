@@ -39,6 +39,8 @@ type Page struct {
 	Lo, Hi  int64   // the key range, inclusive at both ends
 	DB      *sql.DB // the Source's database
 	Dialect Dialect // its dialect
+
+	base baseURL // Config.BaseURL, which Images and Alternates apply
 }
 
 // Query runs query with p.Lo and p.Hi bound to its two ? placeholders,
@@ -62,7 +64,7 @@ const maxImages = 1000
 //		WHERE product_id BETWEEN ? AND ? ORDER BY product_id, position`)
 //
 // A URL gets its images in the order the query returns them, at most
-// 1,000 of them.
+// 1,000 of them. With Config.BaseURL, a loc or license may be a path.
 func Images(query string) Loader {
 	return func(ctx context.Context, p *Page) (Merge, error) {
 		var cols [6]sql.NullString // loc, caption, geo location, title, license; [0] unused
@@ -74,8 +76,8 @@ func Images(query string) Loader {
 			if err := rows.Scan(dest[:n]...); err != nil {
 				return sitemap.Image{}, err
 			}
-			return sitemap.Image{Loc: cols[1].String, Caption: cols[2].String, GeoLocation: cols[3].String,
-				Title: cols[4].String, License: cols[5].String}, nil
+			return sitemap.Image{Loc: p.base.resolve(cols[1].String), Caption: cols[2].String, GeoLocation: cols[3].String,
+				Title: cols[4].String, License: p.base.resolve(cols[5].String)}, nil
 		})
 		if err != nil || len(rows.keys) == 0 {
 			return nil, err
@@ -98,7 +100,8 @@ func Images(query string) Loader {
 //		WHERE product_id BETWEEN ? AND ? ORDER BY product_id, lang`)
 //
 // A URL gets its alternates in the order the query returns them; the
-// protocol wants the page itself among them.
+// protocol wants the page itself among them. With Config.BaseURL, an href
+// may be a path.
 func Alternates(query string) Loader {
 	return func(ctx context.Context, p *Page) (Merge, error) {
 		var lang, href sql.NullString
@@ -106,7 +109,7 @@ func Alternates(query string) Loader {
 			if err := rows.Scan(key, &lang, &href); err != nil {
 				return sitemap.Alternate{}, err
 			}
-			return sitemap.Alternate{Hreflang: lang.String, Href: href.String}, nil
+			return sitemap.Alternate{Hreflang: lang.String, Href: p.base.resolve(href.String)}, nil
 		})
 		if err != nil || len(rows.keys) == 0 {
 			return nil, err

@@ -4,37 +4,7 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
-	"time"
 )
-
-// Row is one row of the table as a LocFunc sees it: its key, its lastmod
-// and the text of the columns named in Config.Columns. A Row and the bytes
-// it returns are only valid during the call.
-type Row struct {
-	Key     int64     // the key column
-	LastMod time.Time // the lastmod column in UTC; zero without one, or for NULL
-
-	names []string       // Config.Columns
-	vals  []sql.RawBytes // their values, in the same order
-}
-
-// Bytes returns the value of column name, one of Config.Columns, as the
-// driver's text for it (numbers in decimal, booleans as the driver gives
-// them), or nil for NULL or a name not in Config.Columns. The bytes are
-// only valid during the LocFunc call.
-func (r *Row) Bytes(name string) []byte {
-	for i, n := range r.names {
-		if n == name {
-			return r.vals[i]
-		}
-	}
-	return nil
-}
-
-// String returns Bytes(name) as a string.
-func (r *Row) String(name string) string {
-	return string(r.Bytes(name))
-}
 
 // template is a parsed Config.LocTemplate: literal text and column values.
 type template struct {

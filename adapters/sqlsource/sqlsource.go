@@ -12,10 +12,11 @@
 //	src, err := sqlsource.New(db, sqlsource.Config{
 //		Table:       "products",
 //		Key:         "id", // a unique integer column with an index, usually the primary key
-//		LocTemplate: "https://shop.example.com/p/{slug}",
+//		BaseURL:     "https://shop.example.com",
+//		LocTemplate: "/p/{slug}", // a path, since BaseURL is set
 //		LastMod:     "updated_at",
 //		Filter:      "published AND NOT noindex",
-//		Loaders: []sqlsource.Loader{sqlsource.Images(`SELECT product_id, url FROM product_images
+//		Loaders: []sqlsource.Loader{sqlsource.Images(`SELECT product_id, path FROM product_images
 //			WHERE product_id BETWEEN ? AND ? ORDER BY product_id, position`)},
 //	})
 //	if err != nil {
@@ -49,6 +50,23 @@
 // are read by [Loader]s, each with one query per page over the page's key
 // range ([Images] and [Alternates] are ready-made), and merged into the URLs
 // as they stream. Memory is bounded by one page.
+//
+// Data in the row's own columns, such as a news article's title, language
+// and publication date, or a changefreq or priority, needs no other query:
+// name the columns in [Config].Columns and fill the URL in
+// [Config].Annotate, reading them with [Row.String] and [Row.Time]:
+//
+//	Columns: []string{"title", "lang", "published_at"},
+//	Annotate: func(r *sqlsource.Row, u *sitemap.URL) error {
+//		published, err := r.Time("published_at")
+//		u.News = &sitemap.News{PublicationName: "The Daily", Language: r.String("lang"),
+//			PublicationDate: published, Title: r.String("title")}
+//		return err
+//	},
+//
+// Tables may store paths rather than absolute URLs: with [Config].BaseURL
+// set, every loc, image loc and license and alternate href that starts
+// with "/" is appended to it.
 //
 // # Times
 //
@@ -98,8 +116,8 @@ type Config struct {
 	// increasing key order, and a row's key says which page it is on.
 	Key string
 
-	// Loc is the column that holds each URL's absolute location. A NULL
-	// fails the page.
+	// Loc is the column that holds each URL's location: an absolute URL,
+	// or a path if BaseURL is set. A NULL fails the page.
 	Loc string
 	// LocTemplate builds the location from columns, such as
 	// "https://shop.example.com/p/{slug}" or ".../c/{category}/{id}".
@@ -112,9 +130,35 @@ type Config struct {
 	// LocFunc builds the location from a row, which holds the key, the
 	// lastmod and the columns named in Columns. An error fails the page.
 	LocFunc func(r *Row) (string, error)
-	// Columns are the columns LocFunc reads with Row.Bytes and Row.String.
-	// Only with LocFunc.
+
+	// BaseURL, if set, is the scheme, host and optional path prefix that
+	// makes the paths a table stores absolute, such as
+	// "https://shop.example.com". Every loc, image loc, image license and
+	// alternate href that starts with "/" is appended to it as it is, so
+	// "/p/42" becomes "https://shop.example.com/p/42" (and with a base of
+	// "https://example.com/shop", "https://example.com/shop/p/42"); one
+	// that starts with "//", such as "//cdn.example.com/1.jpg", gets the
+	// base's scheme; any other value is used as it is. It is a string
+	// join, with no parsing per row. The Images and Alternates Loaders
+	// resolve as they load; a path set by another Loader or by Annotate
+	// costs a copy of the URL's images or alternates. Video URLs are not
+	// resolved. Empty means the table holds absolute URLs.
+	BaseURL string
+
+	// Columns are more columns read with each row, for LocFunc and Annotate,
+	// which read them with Row.Bytes, Row.String and Row.Time. Set them only
+	// with one of the two.
 	Columns []string
+	// Annotate, if set, fills a URL's other fields from its row, such as a
+	// news sitemap's News (publication, language, date and title, each a
+	// column), ChangeFreq or Priority. It is called for each row, with the
+	// row (its key, its lastmod and the columns named in Columns) and the
+	// URL, whose Loc (resolved against BaseURL), LastMod and Loaders' data
+	// are set, just before the URL is yielded. An error fails the page. It is called concurrently for
+	// different pages, so what it stores in u must not change afterwards:
+	// new values, or shared ones that are never written, such as a
+	// package-level priority.
+	Annotate func(r *Row, u *sitemap.URL) error
 
 	// LastMod is the optional column of the time each URL last changed;
 	// "" means none (no lastmod is written). It may be a timestamp, date or
@@ -152,16 +196,18 @@ type Config struct {
 // Source is a sitemap.Source over a database table, made by New. It is
 // safe for concurrent use; it holds no connection between calls.
 type Source struct {
-	db      *sql.DB
-	dialect Dialect
-	size    int64
-	start   int64
-	hasLM   bool
-	loc     bool      // Loc is a column
-	tpl     *template // or a template
-	locFunc func(r *Row) (string, error)
-	names   []string // Columns
-	loaders []Loader
+	db       *sql.DB
+	dialect  Dialect
+	size     int64
+	start    int64
+	hasLM    bool
+	loc      bool      // Loc is a column
+	tpl      *template // or a template
+	locFunc  func(r *Row) (string, error)
+	names    []string // Columns
+	annotate func(r *Row, u *sitemap.URL) error
+	loaders  []Loader
+	base     baseURL
 
 	pageQuery     string // the rows of one key range, in key order
 	pageInfoQuery string // count, sum of key offsets[, max(lastmod)] of one key range
@@ -186,8 +232,12 @@ func New(db *sql.DB, cfg Config) (*Source, error) {
 	if len(table) > 6 && strings.EqualFold(table[:6], "select") && strings.ContainsAny(table[6:7], " \t\r\n") {
 		table = "(" + table + ") AS sqlsource_rows"
 	}
-	s := &Source{db: db, dialect: cfg.Dialect, start: cfg.KeyStart, hasLM: cfg.LastMod != "",
-		locFunc: cfg.LocFunc, names: slices.Clone(cfg.Columns), loaders: slices.Clone(cfg.Loaders)}
+	s := &Source{db: db, dialect: cfg.Dialect, start: cfg.KeyStart, hasLM: cfg.LastMod != "", locFunc: cfg.LocFunc,
+		names: slices.Clone(cfg.Columns), annotate: cfg.Annotate, loaders: slices.Clone(cfg.Loaders)}
+	var err error
+	if s.base, err = parseBaseURL(cfg.BaseURL); err != nil {
+		return nil, err
+	}
 
 	switch n := boolInt(cfg.Loc != "") + boolInt(cfg.LocTemplate != "") + boolInt(cfg.LocFunc != nil); {
 	case n == 0:
@@ -195,8 +245,8 @@ func New(db *sql.DB, cfg Config) (*Source, error) {
 	case n > 1:
 		return nil, errors.New("sqlsource: set only one of Config.Loc, LocTemplate and LocFunc")
 	}
-	if len(cfg.Columns) > 0 && cfg.LocFunc == nil {
-		return nil, errors.New("sqlsource: Config.Columns is only read by LocFunc")
+	if len(cfg.Columns) > 0 && cfg.LocFunc == nil && cfg.Annotate == nil {
+		return nil, errors.New("sqlsource: Config.Columns is only read by LocFunc and Annotate; set one of them")
 	}
 	for _, c := range cfg.Columns {
 		if strings.TrimSpace(c) == "" {
@@ -240,11 +290,13 @@ func New(db *sql.DB, cfg Config) (*Source, error) {
 		if err != nil {
 			return nil, err
 		}
+		if p := &t.parts[0]; p.col < 0 {
+			p.lit = s.base.resolve(p.lit) // a template of a path resolves once, here
+		}
 		s.tpl = t
 		cols = append(cols, t.cols...)
-	default:
-		cols = append(cols, cfg.Columns...)
 	}
+	cols = append(cols, cfg.Columns...)
 
 	where := ""
 	if f := strings.TrimSpace(cfg.Filter); f != "" {
@@ -405,9 +457,12 @@ func (s *Source) nextKey(ctx context.Context, from int64) (int64, bool, error) {
 
 // URLs streams the URLs of page n in increasing key order, one row at a
 // time: the Loaders run first, then one range query over the key index.
-// A page with no row, and a page number below 1, yield nothing. Any error
-// (a query, a scan, a row without a loc, LocFunc, a Loader, ctx) is
-// yielded once and ends the sequence; the rows are always closed.
+// Each row's URL gets its loc (resolved against BaseURL) and lastmod,
+// then the Loaders' data, then Annotate's, and last BaseURL resolves the
+// paths these set. A page with no row, and a
+// page number below 1, yield nothing. Any error (a query, a scan, a row
+// without a loc, LocFunc, a Loader, Annotate, ctx) is yielded once and
+// ends the sequence; the rows are always closed.
 func (s *Source) URLs(ctx context.Context, n int64) iter.Seq2[sitemap.URL, error] {
 	return func(yield func(sitemap.URL, error) bool) {
 		lo, hi, ok := s.bounds(n)
@@ -419,7 +474,7 @@ func (s *Source) URLs(ctx context.Context, n int64) iter.Seq2[sitemap.URL, error
 		}
 		var merges []Merge
 		if len(s.loaders) > 0 {
-			p := &Page{Number: n, Lo: lo, Hi: hi, DB: s.db, Dialect: s.dialect}
+			p := &Page{Number: n, Lo: lo, Hi: hi, DB: s.db, Dialect: s.dialect, base: s.base}
 			for _, load := range s.loaders {
 				m, err := load(ctx, p)
 				if err != nil {
@@ -439,27 +494,29 @@ func (s *Source) URLs(ctx context.Context, n int64) iter.Seq2[sitemap.URL, error
 		defer rows.Close()
 
 		var (
-			key  int64
-			lm   timeScanner
-			loc  sql.NullString
-			row  = Row{names: s.names}
-			vals []sql.RawBytes
-			buf  []byte
-			u    sitemap.URL // reused: Merges take its address, which would move each row's to the heap
+			key    int64
+			lm     timeScanner
+			loc    sql.NullString
+			row    = Row{names: s.names}
+			vals   []sql.RawBytes // the template's columns, then Columns
+			buf    []byte
+			u      sitemap.URL // reused: Merges and Annotate take its address, which would move each row's to the heap
+			images []sitemap.Image
+			alts   []sitemap.Alternate
 		)
 		dest := []any{&key}
 		if s.hasLM {
 			dest = append(dest, &lm)
 		}
-		switch {
-		case s.loc:
+		if s.loc {
 			dest = append(dest, &loc)
-		case s.tpl != nil:
-			vals = make([]sql.RawBytes, len(s.tpl.cols))
-		default:
-			vals = make([]sql.RawBytes, len(s.names))
-			row.vals = vals
 		}
+		var ntpl int
+		if s.tpl != nil {
+			ntpl = len(s.tpl.cols)
+		}
+		vals = make([]sql.RawBytes, ntpl+len(s.names))
+		row.vals = vals[ntpl:]
 		for i := range vals {
 			dest = append(dest, &vals[i])
 		}
@@ -482,7 +539,7 @@ func (s *Source) URLs(ctx context.Context, n int64) iter.Seq2[sitemap.URL, error
 				}
 				u.Loc = loc.String
 			case s.tpl != nil:
-				if buf, err = s.tpl.expand(buf[:0], vals); err != nil {
+				if buf, err = s.tpl.expand(buf[:0], vals[:ntpl]); err != nil {
 					fail(fmt.Errorf("key %d: %w", key, err))
 					return
 				}
@@ -494,8 +551,19 @@ func (s *Source) URLs(ctx context.Context, n int64) iter.Seq2[sitemap.URL, error
 					return
 				}
 			}
+			u.Loc = s.base.resolve(u.Loc)
 			for _, merge := range merges {
 				merge(key, &u)
+			}
+			if s.annotate != nil {
+				row.Key, row.LastMod = key, lm.t
+				if err := s.annotate(&row, &u); err != nil {
+					fail(fmt.Errorf("key %d: %w", key, err))
+					return
+				}
+			}
+			if s.base.prefix != "" {
+				s.base.resolveURL(&u, &images, &alts) // what Merges and Annotate set
 			}
 			if !yield(u, nil) {
 				return
