@@ -70,12 +70,12 @@ func encodePage(ctx context.Context, src Source, n int64, w io.Writer, spec *pag
 			if !errors.As(err, &bad) && !errors.Is(err, ErrPageFull) {
 				return st, err // the writer failed
 			}
-			if spec.strict {
-				return st, err
-			}
 			st.rejected++
 			if spec.report != nil {
 				spec.report(u.Loc, err)
+			}
+			if spec.strict {
+				return st, err
 			}
 		}
 	}

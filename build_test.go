@@ -44,9 +44,10 @@ func TestEncodePageErrors(t *testing.T) {
 		{"source fails when the page is full", failingSource(errDB, valid...), pageSpec{maxURLs: 1}, errDB, 2},
 		{"no URL", listSource(), pageSpec{}, errEmptyPage, 0},
 		{"no valid URL", listSource(URL{Loc: "/a"}, URL{Loc: "ftp://example.com/b"}), pageSpec{}, errEmptyPage, 2},
-		{"strict: an invalid URL fails the page", listSource(valid[0], URL{Loc: "/bad"}, valid[1]), pageSpec{strict: true}, errNotAbsolute, 0},
-		{"strict: a full page fails", listSource(valid...), pageSpec{strict: true, maxURLs: 2}, ErrPageFull, 0},
-		{"strict: too many bytes fail", listSource(valid...), pageSpec{strict: true, maxBytes: 200}, ErrPageFull, 0},
+		// Strict mode reports the URL that fails the page, then stops.
+		{"strict: an invalid URL fails the page", listSource(valid[0], URL{Loc: "/bad"}, valid[1]), pageSpec{strict: true}, errNotAbsolute, 1},
+		{"strict: a full page fails", listSource(valid...), pageSpec{strict: true, maxURLs: 2}, ErrPageFull, 1},
+		{"strict: too many bytes fail", listSource(valid...), pageSpec{strict: true, maxBytes: 200}, ErrPageFull, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.spec.kind, tc.spec.base = kindURLSet, testBase

@@ -104,7 +104,11 @@ func (s *Sitemap) buildIndex(ctx context.Context) (*cachedPage, error) {
 	var count, unlisted int
 	gz, sum, err := s.compressed(func(w io.Writer) error {
 		e := encoderPool.Get().(*encoder)
-		defer encoderPool.Put(e)
+		defer func() {
+			if cap(e.buf) <= 4*flushAt {
+				encoderPool.Put(e)
+			}
+		}()
 		e.reset(w, kindIndex, 0, s.base, MaxURLs, MaxBytes)
 		defer func() { e.w = nil }()
 		for i, sec := range s.sections {

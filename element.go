@@ -375,13 +375,17 @@ func appendPrice(b []byte, u *URL, p *Price) ([]byte, error) {
 		return b, invalid(u, "video.price.currency", errValue)
 	case p.Amount == "" && p.Type == "":
 		return b, invalid(u, "video.price.type", errRequired)
-	case p.Type != "" && p.Type != "rent" && p.Type != "purchase":
+	case p.Type != "" && p.Type != "rent" && p.Type != "purchase" && p.Type != "own":
 		return b, invalid(u, "video.price.type", errValue)
 	case p.Resolution != "" && p.Resolution != "HD" && p.Resolution != "SD":
 		return b, invalid(u, "video.price.resolution", errValue)
 	}
 	b = append(b, "<video:price"...)
-	for _, a := range [...]struct{ name, v string }{{"currency", p.Currency}, {"type", p.Type}, {"resolution", p.Resolution}} {
+	typ := p.Type
+	if typ == "own" {
+		typ = "purchase" // Google's name for what the schema calls purchase
+	}
+	for _, a := range [...]struct{ name, v string }{{"currency", p.Currency}, {"type", typ}, {"resolution", p.Resolution}} {
 		if a.v != "" {
 			b = append(b, ' ')
 			b = append(b, a.name...)

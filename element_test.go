@@ -203,7 +203,9 @@ func TestVideoRules(t *testing.T) {
 		{name: "price lower-case currency", u: v(func(v *Video) { v.Prices = []Price{{Amount: "1.99", Currency: "eur"}} }), field: "video.price.currency", err: errValue},
 		{name: "price currency symbol", u: v(func(v *Video) { v.Prices = []Price{{Amount: "1.99", Currency: "€"}} }), field: "video.price.currency", err: errValue},
 		{name: "price with neither amount nor type", u: v(func(v *Video) { v.Prices = []Price{{Currency: "EUR"}} }), field: "video.price.type", err: errRequired},
-		{name: "price type own", u: v(func(v *Video) { v.Prices = []Price{{Amount: "5", Currency: "EUR", Type: "own"}} }), field: "video.price.type", err: errValue},
+		{name: "price type own", u: v(func(v *Video) { v.Prices = []Price{{Amount: "5", Currency: "EUR", Type: "own"}} }),
+			want: `<video:price currency="EUR" type="purchase">5</video:price>`},
+		{name: "price type buy", u: v(func(v *Video) { v.Prices = []Price{{Amount: "5", Currency: "EUR", Type: "buy"}} }), field: "video.price.type", err: errValue},
 		{name: "price resolution 4K", u: v(func(v *Video) { v.Prices = []Price{{Amount: "5", Currency: "EUR", Resolution: "4K"}} }), field: "video.price.resolution", err: errValue},
 
 		// uploader and gallery

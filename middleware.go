@@ -214,9 +214,6 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	if strings.ContainsAny(base, "&'") {
-		return nil, fmt.Errorf("%w: BaseURL %q must not contain '&' or '\\''", ErrConfig, cfg.BaseURL)
-	}
 	s := &Sitemap{
 		base:       base,
 		prefix:     basePath(base),

@@ -15,8 +15,12 @@ import (
 // Source may reuse them for the next URL once its yield returns.
 type URL struct {
 	// Loc is the absolute http or https URL of the page, which must lie under
-	// the sitemap's base URL. Non-ASCII characters are percent-encoded as
-	// UTF-8 (IRI to URI) when written; the result must be under 2,048 bytes.
+	// the sitemap's base URL (same scheme, host and port, below its path).
+	// It is written in canonical form: scheme and host in lower case, "/"
+	// for an empty path, non-ASCII characters and others a URI may not hold
+	// percent-encoded as UTF-8 (IRI to URI). The result must be 12 to 2,047
+	// characters long, with an ASCII host (punycode), no user info and no
+	// "." or ".." path segments; a Loc that breaks a rule is not written.
 	Loc string
 	// LastMod is when the page last changed. The zero time means unknown, and
 	// then no <lastmod> is written. It is written in UTC, to the second.
@@ -112,9 +116,9 @@ type Platform struct {
 
 // Price is a video's <video:price>. Amount is a non-negative decimal such as
 // "1.99", or "" when only Type is given. Currency (ISO 4217, e.g. "EUR") is
-// required with an amount. Type is "", "rent" or "purchase" (the schema's
-// name for what Google's documentation calls "own"). Resolution is "", "HD"
-// or "SD".
+// required with an amount. Type is "", "rent", or "own" (Google's name) or
+// "purchase" (the schema's), both written as "purchase". Resolution is "",
+// "HD" or "SD".
 type Price struct {
 	Amount     string
 	Currency   string
