@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"strings"
 
 	"github.com/freshmap/sitemap"
 	"github.com/freshmap/sitemap/adapters/sqlsource"
@@ -70,21 +71,21 @@ func newHandler(cat *demo.Catalogue, opt demo.Options, log *slog.Logger) (http.H
 	}
 
 	// Products: one file per 10,000 ids, each read with one range query
-	// plus one query each for images and alternates. A Loader's query
-	// binds only the page's key range, so the base URL is an SQL literal.
-	base := demo.SQLString(opt.Base)
+	// plus one query each for images and alternates. The tables hold
+	// paths, which BaseURL makes absolute.
 	products, err := sqlsource.New(cat.DB, sqlsource.Config{
 		Table:       "products",
 		Key:         "id",
 		KeyStart:    1,
 		PageSize:    opt.PageSize,
-		LocTemplate: opt.Base + "/p/{id}/{slug}",
+		BaseURL:     opt.Base,
+		LocTemplate: "/p/{id}/{slug}",
 		LastMod:     "updated_at", // Unix seconds
 		Filter:      "published",
 		Loaders: []sqlsource.Loader{
-			sqlsource.Images(`SELECT product_id, ` + base + ` || path, caption FROM product_images
+			sqlsource.Images(`SELECT product_id, path, caption FROM product_images
 				WHERE product_id BETWEEN ? AND ? ORDER BY product_id, position`),
-			sqlsource.Alternates(`SELECT p.id, l.hreflang, ` + base + ` || l.prefix || '/p/' || p.id || '/' || p.slug
+			sqlsource.Alternates(`SELECT p.id, l.hreflang, l.prefix || '/p/' || p.id || '/' || p.slug
 				FROM products p CROSS JOIN languages l WHERE p.id BETWEEN ? AND ? ORDER BY p.id, l.position`),
 		},
 	})
@@ -92,16 +93,23 @@ func newHandler(cat *demo.Catalogue, opt demo.Options, log *slog.Logger) (http.H
 		return nil, nil, err
 	}
 
-	// News: the articles of the last two days, at most 1,000 a file.
+	// News: the articles of the last two days, at most 1,000 a file, with
+	// their <news:news> filled from the same rows.
 	news, err := sqlsource.New(cat.DB, sqlsource.Config{
 		Table:       "articles",
 		Key:         "id",
 		KeyStart:    1,
 		PageSize:    1000,
-		LocTemplate: opt.Base + "/news/{id}/{slug}",
+		BaseURL:     opt.Base,
+		LocTemplate: "/news/{id}/{slug}",
 		LastMod:     "published_at",
 		Filter:      "published_at >= unixepoch('now', '-2 days')",
-		Loaders:     []sqlsource.Loader{demo.NewsLoader("Freshmap Daily")},
+		Columns:     []string{"title", "lang", "keywords"},
+		Annotate: func(r *sqlsource.Row, u *sitemap.URL) error {
+			u.News = &sitemap.News{PublicationName: "Freshmap Daily", Language: r.String("lang"), PublicationDate: r.LastMod,
+				Title: r.String("title"), Keywords: strings.Split(r.String("keywords"), ", ")}
+			return nil
+		},
 	})
 	if err != nil {
 		return nil, nil, err

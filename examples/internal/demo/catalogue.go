@@ -15,7 +15,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
@@ -89,12 +88,6 @@ func Open(ctx context.Context, path string, n int, log *slog.Logger) (*Catalogue
 		return nil, err
 	}
 	return c, nil
-}
-
-// SQLString returns s as an SQL string literal, quotes doubled, for
-// pasting a value the program chose (never a request's) into a query.
-func SQLString(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
 }
 
 // ourTables are the tables a demo catalogue holds.

@@ -129,9 +129,3 @@ func TestOpenRefusesForeignDatabase(t *testing.T) {
 		t.Errorf("the file was changed: %q", b)
 	}
 }
-
-func TestSQLString(t *testing.T) {
-	if got := SQLString("http://x/it's"); got != "'http://x/it''s'" {
-		t.Errorf("SQLString = %s", got)
-	}
-}

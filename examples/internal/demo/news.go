@@ -4,11 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 	"time"
-
-	"github.com/freshmap/sitemap"
-	"github.com/freshmap/sitemap/adapters/sqlsource"
 )
 
 // execer is a *sql.DB or a *sql.Tx.
@@ -52,34 +48,4 @@ func topUpNews(ctx context.Context, db *sql.DB, now time.Time) error {
 		return err
 	}
 	return tx.Commit()
-}
-
-// NewsLoader is a sqlsource.Loader that fills each article's <news:news>
-// (publication, language, date, title, keywords) from the articles table,
-// with one query over the page's key range. sqlsource has no column
-// mapping for the news extension, so the demo brings its own Loader.
-func NewsLoader(publication string) sqlsource.Loader {
-	return func(ctx context.Context, p *sqlsource.Page) (sqlsource.Merge, error) {
-		rows, err := p.Query(ctx, "SELECT id, lang, title, keywords, published_at FROM articles WHERE id BETWEEN ? AND ?")
-		if err != nil {
-			return nil, err
-		}
-		defer rows.Close()
-		news := map[int64]*sitemap.News{}
-		for rows.Next() {
-			var id, published int64
-			n := &sitemap.News{PublicationName: publication}
-			var keywords string
-			if err := rows.Scan(&id, &n.Language, &n.Title, &keywords, &published); err != nil {
-				return nil, err
-			}
-			n.PublicationDate = time.Unix(published, 0).UTC()
-			n.Keywords = strings.Split(keywords, ", ")
-			news[id] = n
-		}
-		if err := rows.Err(); err != nil {
-			return nil, err
-		}
-		return func(key int64, u *sitemap.URL) { u.News = news[key] }, nil
-	}
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/freshmap/sitemap"
+	"github.com/freshmap/sitemap/internal/memstat"
 )
 
 // Serve serves h on ln until SIGINT or SIGTERM; with -crawl it instead
@@ -83,10 +84,10 @@ func printURLs(h http.Handler, base string, log *slog.Logger) {
 // crawlAndReport crawls the site at base once, as a search engine would,
 // and prints time, sizes and memory.
 func crawlAndReport(base string, sm *sitemap.Sitemap) error {
-	startPeak := peakRSS()
+	startPeak := memstat.PeakRSS()
 	runtime.GC()
 	debug.FreeOSMemory()
-	resetPeakRSS()
+	memstat.ResetPeak()
 	client := &http.Client{Timeout: 10 * time.Minute}
 	rep, err := Crawl(context.Background(), client, base, nil)
 	if err != nil {
@@ -99,7 +100,7 @@ func crawlAndReport(base string, sm *sitemap.Sitemap) error {
 	fmt.Printf("  bytes:   %s received (gzip), %s of XML\n", mb(rep.WireBytes), mb(rep.XMLBytes))
 	fmt.Printf("  builds:  %d documents built in %v, %d cached (%s)\n", st.Builds, st.BuildTime.Round(time.Millisecond), st.CachedDocuments, mb(st.CachedBytes))
 	fmt.Printf("  memory:  peak RSS %s during the crawl (%s before it), Go heap in use %s, total allocated %s\n",
-		mb(peakRSS()), mb(startPeak), mb(int64(ms.HeapInuse)), mb(int64(ms.TotalAlloc)))
+		mb(memstat.PeakRSS()), mb(startPeak), mb(int64(ms.HeapInuse)), mb(int64(ms.TotalAlloc)))
 	return nil
 }
 
