@@ -18,7 +18,8 @@ import (
 // 200,000; keys 0 to rows-1, one row in 50 unpublished), built once per
 // database the first time a benchmark needs it, with one INSERT … SELECT
 // (a recursive CTE in SQLite, generate_series in PostgreSQL), and dropped
-// when the test binary exits. Tests never build it.
+// when the test binary exits. Tests never build it, but for TestCrawlMemory
+// when SITEMAP_CRAWL_ROWS is set.
 const envBenchRows = "SITEMAP_BENCH_ROWS"
 
 func benchRows(b *testing.B) int64 {
@@ -67,7 +68,7 @@ func (bt *benchTable) drop() {
 
 // getBenchTable returns the table of rows rows in database name, building
 // it on first use, or skips b if the database is not configured.
-func getBenchTable(b *testing.B, name string, rows int64) *benchTable {
+func getBenchTable(b testing.TB, name string, rows int64) *benchTable {
 	benchMu.Lock()
 	defer benchMu.Unlock()
 	key := name + "/" + strconv.FormatInt(rows, 10)
