@@ -156,6 +156,31 @@ func TestBuildFailures(t *testing.T) {
 	}
 }
 
+// A source that panics halfway through a large page, while the gzip pipe
+// compresses on its own goroutine, leaves no goroutine behind.
+func TestPanicMidPipe(t *testing.T) {
+	src := newFake(20_000, 20_000)
+	src.onURL = func(_ context.Context, _, i int64) error {
+		if i == 15_000 { // past the bytes compressed inline
+			panic("driver bug")
+		}
+		return nil
+	}
+	sm := newTestSitemap(t, Config{}, Section{Source: src, PageSize: 20_000})
+	before := runtime.NumGoroutine()
+	for range 3 {
+		if w := get(sm, "/sitemap-1.xml.gz"); w.Code != http.StatusServiceUnavailable {
+			t.Fatalf("status %d", w.Code)
+		}
+	}
+	for i := 0; runtime.NumGoroutine() > before; i++ {
+		if i > 1000 {
+			t.Fatalf("%d goroutines left, %d before", runtime.NumGoroutine(), before)
+		}
+		runtimeYield()
+	}
+}
+
 func TestStaleWhileRevalidate(t *testing.T) {
 	clk := &clock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
 	src := newFake(10, 10)

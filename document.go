@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"strconv"
 	"sync"
@@ -13,18 +12,6 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 )
-
-// hashWriter feeds the uncompressed XML both to the gzip writer and to the
-// content hash the ETag is made of.
-type hashWriter struct {
-	w io.Writer
-	h hash.Hash64
-}
-
-func (t *hashWriter) Write(p []byte) (int, error) {
-	t.h.Write(p)
-	return t.w.Write(p)
-}
 
 // bufPool holds the buffers builds compress into; big ones are dropped.
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
@@ -41,16 +28,20 @@ func (s *Sitemap) compressed(write func(w io.Writer) error) ([]byte, uint64, err
 			bufPool.Put(buf)
 		}
 	}()
-	zw := getGzip(buf, s.gzipLevel)
-	defer putGzip(zw, s.gzipLevel)
-	hw := &hashWriter{w: zw, h: xxhash.New()}
-	if err := write(hw); err != nil {
+	h := xxhash.New()
+	err := func() (err error) {
+		zw := newGzipPipe(buf, s.gzipLevel, h)
+		defer func() { // also when write panics: the compressor must stop
+			if cerr := zw.Close(); err == nil {
+				err = cerr
+			}
+		}()
+		return write(zw)
+	}()
+	if err != nil {
 		return nil, 0, err
 	}
-	if err := zw.Close(); err != nil {
-		return nil, 0, err
-	}
-	return bytes.Clone(buf.Bytes()), hw.h.Sum64(), nil
+	return bytes.Clone(buf.Bytes()), h.Sum64(), nil
 }
 
 // buildPage builds page n of sec. If old is the stale copy and a newer

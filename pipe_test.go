@@ -1,0 +1,52 @@
+package sitemap
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+func TestGzipPipe(t *testing.T) {
+	data := bytes.Repeat([]byte("<url><loc>https://example.com/a?b=1&amp;c=2</loc></url>\n"), 20_000) // ~1 MB
+	for _, sizes := range [][]int{{len(data)}, {1, 7, pipeChunkSize - 1, pipeChunkSize, pipeChunkSize + 1, 3 * pipeChunkSize}, {32 << 10}} {
+		for round := range 3 { // pooled pipes are reused
+			var out bytes.Buffer
+			h := xxhash.New()
+			p := newGzipPipe(&out, 6, h)
+			rest := data
+			for i := 0; len(rest) > 0; i++ {
+				k := min(sizes[i%len(sizes)], len(rest))
+				if n, err := p.Write(rest[:k]); n != k || err != nil {
+					t.Fatalf("Write = %d, %v", n, err)
+				}
+				rest = rest[k:]
+			}
+			if err := p.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if got := gunzipT(t, out.Bytes()); !bytes.Equal(got, data) {
+				t.Fatalf("sizes %v round %d: round trip lost bytes (%d of %d)", sizes, round, len(got), len(data))
+			}
+			if h.Sum64() != xxhash.Sum64(data) {
+				t.Errorf("sizes %v round %d: hash of the uncompressed bytes is wrong", sizes, round)
+			}
+		}
+	}
+}
+
+type brokenSink struct{ err error }
+
+func (f brokenSink) Write([]byte) (int, error) { return 0, f.err }
+
+func TestGzipPipeWriteError(t *testing.T) {
+	errDisk := errors.New("disk full")
+	p := newGzipPipe(brokenSink{errDisk}, 1, nil)
+	for range 10 {
+		p.Write(bytes.Repeat([]byte("x"), pipeChunkSize))
+	}
+	if err := p.Close(); !errors.Is(err, errDisk) {
+		t.Errorf("Close = %v, want the writer's error", err)
+	}
+}
