@@ -342,16 +342,27 @@ func (s *Sitemap) reject(sec *section, n int64, loc string, err error) {
 // and passes every other request to next untouched. With chi:
 // r.Use(sm.Handler).
 func (s *Sitemap) Handler(next http.Handler) http.Handler {
-	return &middleware{s: s, next: next}
+	return &middleware{s: s, next: next, at: len(s.prefix)}
 }
 
 type middleware struct {
 	s    *Sitemap
 	next http.Handler
+	at   int // where a sitemap file name starts in a path: after the base path
 }
 
 func (m *middleware) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	switch p := r.URL.Path; {
+	// Most requests are not ours: one byte and a length tell, before any
+	// call. Sitemap names start with 's' right after the base path.
+	if p := r.URL.Path; len(p) > m.at && p[m.at] == 's' || len(p) == len("/robots.txt") {
+		m.serve(w, r, p)
+		return
+	}
+	m.next.ServeHTTP(w, r)
+}
+
+func (m *middleware) serve(w http.ResponseWriter, r *http.Request, p string) {
+	switch {
 	case p == "/robots.txt":
 		m.s.robots.serve(w, r, m.next)
 	case m.s.owns(p):
