@@ -180,7 +180,7 @@ func BenchmarkSQLPage(b *testing.B) {
 	}
 }
 
-// BenchmarkSQLPages lists the pages of a big table: one aggregate query.
+// BenchmarkSQLPages lists the pages of a big table: one range aggregate per page.
 func BenchmarkSQLPages(b *testing.B) {
 	rows := benchRows(b)
 	for _, name := range []string{"sqlite", "postgres"} {
