@@ -91,7 +91,9 @@ type Config struct {
 	// expired page is still served while it is rebuilt in the background.
 	TTL time.Duration
 	// CacheBytes bounds the compressed bytes of the cached pages. Zero means
-	// 256 MiB; negative disables the cache (every request builds).
+	// 256 MiB; negative disables the cache (every request builds). With the
+	// default GOGC, the process may hold up to about twice this in heap;
+	// GOMEMLIMIT keeps it closer.
 	CacheBytes int64
 	// CacheEntries bounds the number of cached pages. Zero means 10,000.
 	CacheEntries int
