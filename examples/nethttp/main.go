@@ -16,10 +16,8 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"strings"
 
 	"github.com/freshmap/sitemap"
-	"github.com/freshmap/sitemap/adapters/sqlsource"
 	"github.com/freshmap/sitemap/examples/internal/demo"
 )
 
@@ -70,55 +68,17 @@ func newHandler(cat *demo.Catalogue, opt demo.Options, log *slog.Logger) (http.H
 		pages = append(pages, sitemap.URL{Loc: opt.Base + p.Path})
 	}
 
-	// Products: one file per 10,000 ids, each read with one range query
-	// plus one query each for images and alternates. The tables hold
-	// paths, which BaseURL makes absolute.
-	products, err := sqlsource.New(cat.DB, sqlsource.Config{
-		Table:       "products",
-		Key:         "id",
-		KeyStart:    1,
-		PageSize:    opt.PageSize,
-		BaseURL:     opt.Base,
-		LocTemplate: "/p/{id}/{slug}",
-		LastMod:     "updated_at", // Unix seconds
-		Filter:      "published",
-		Loaders: []sqlsource.Loader{
-			sqlsource.Images(`SELECT product_id, path, caption FROM product_images
-				WHERE product_id BETWEEN ? AND ? ORDER BY product_id, position`),
-			sqlsource.Alternates(`SELECT p.id, l.hreflang, l.prefix || '/p/' || p.id || '/' || p.slug
-				FROM products p CROSS JOIN languages l WHERE p.id BETWEEN ? AND ? ORDER BY p.id, l.position`),
-		},
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-
-	// News: the articles of the last two days, at most 1,000 a file, with
-	// their <news:news> filled from the same rows.
-	news, err := sqlsource.New(cat.DB, sqlsource.Config{
-		Table:       "articles",
-		Key:         "id",
-		KeyStart:    1,
-		PageSize:    1000,
-		BaseURL:     opt.Base,
-		LocTemplate: "/news/{id}/{slug}",
-		LastMod:     "published_at",
-		Filter:      "published_at >= unixepoch('now', '-2 days')",
-		Columns:     []string{"title", "lang", "keywords"},
-		Annotate: func(r *sqlsource.Row, u *sitemap.URL) error {
-			u.News = &sitemap.News{PublicationName: "Freshmap Daily", Language: r.String("lang"), PublicationDate: r.LastMod,
-				Title: r.String("title"), Keywords: strings.Split(r.String("keywords"), ", ")}
-			return nil
-		},
-	})
+	// Products and news come from the catalogue's tables, read with
+	// adapters/sqlsource: see examples/internal/demo/sections.go.
+	products, news, err := demo.Sections(cat.DB, opt)
 	if err != nil {
 		return nil, nil, err
 	}
 
 	sm, err := sitemap.New(sitemap.Config{BaseURL: opt.Base, Logger: log},
 		sitemap.Section{Name: "pages", Source: sitemap.FromSlice(pages, 0)},
-		sitemap.Section{Name: "products", Source: products, PageSize: opt.PageSize, Extensions: sitemap.ExtImage | sitemap.ExtAlternates},
-		sitemap.Section{Name: "news", Source: news, PageSize: 1000, Extensions: sitemap.ExtNews},
+		products,
+		news,
 	)
 	if err != nil {
 		return nil, nil, err
