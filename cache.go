@@ -31,8 +31,6 @@ func (k pageKey) String() string {
 // cached, except for the two refresh fields.
 type cachedPage struct {
 	gz      []byte    // the gzip file of the XML
-	size    int64     // uncompressed bytes
-	urls    int       // entries written
 	lastMod time.Time // newest lastmod written; zero if unknown
 	built   time.Time // when it was built or last revalidated (Config.Now)
 	info    PageInfo  // the page's PageInfo as last known before the build
@@ -46,20 +44,25 @@ type cachedPage struct {
 	retryAt    atomic.Int64 // after a failed refresh, no new one before this (UnixNano)
 }
 
-func newEntry(gz []byte, hash uint64, size int64, urls int, lastMod, built time.Time) *cachedPage {
+// newEntry makes a cache entry of gz, the gzip (at level) of XML whose
+// xxhash is hash. The ETags derive from the XML, so every replica serving
+// the same content sends the same ones; the gzip representations' also
+// name the level, since their bytes depend on it.
+func newEntry(gz []byte, hash uint64, level int, lastMod, built time.Time) *cachedPage {
 	tag := strconv.FormatUint(hash, 16)
+	lv := strconv.Itoa(level)
 	return &cachedPage{
-		gz: gz, size: size, urls: urls, lastMod: lastMod, built: built,
+		gz: gz, lastMod: lastMod, built: built,
 		etagPlain: []string{`"` + tag + `"`},
-		etagGzip:  []string{`"` + tag + `-gzip"`},
-		etagFile:  []string{`"` + tag + `-gzfile"`},
+		etagGzip:  []string{`"` + tag + `-gzip` + lv + `"`},
+		etagFile:  []string{`"` + tag + `-gzfile` + lv + `"`},
 	}
 }
 
 // renewed returns a copy of e that is fresh again as of now.
 func (e *cachedPage) renewed(now time.Time) *cachedPage {
 	return &cachedPage{
-		gz: e.gz, size: e.size, urls: e.urls, lastMod: e.lastMod, built: now, info: e.info,
+		gz: e.gz, lastMod: e.lastMod, built: now, info: e.info,
 		etagFile: e.etagFile, etagGzip: e.etagGzip, etagPlain: e.etagPlain, pages: e.pages,
 	}
 }

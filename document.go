@@ -77,7 +77,7 @@ func (s *Sitemap) buildPage(ctx context.Context, sec *section, n int64, old *cac
 		return nil, fmt.Errorf("sitemap: building %s: %w", s.describe(pageKey{sec.index, n}), err)
 	}
 	s.stats.builds.Add(1)
-	e := newEntry(gz, sum, st.bytes, st.urls, st.newest, now)
+	e := newEntry(gz, sum, s.gzipLevel, st.newest, now)
 	e.info = info
 	s.log.Debug("sitemap: built page", "section", sec.name, "page", n, "urls", st.urls,
 		"rejected", st.rejected, "bytes", st.bytes, "gzip_bytes", len(gz), "duration", dur)
@@ -149,7 +149,7 @@ func (s *Sitemap) buildIndex(ctx context.Context) (*cachedPage, error) {
 			"listed", count, "unlisted", unlisted, "limit", MaxURLs)
 	}
 	s.stats.builds.Add(1)
-	e := newEntry(gz, sum, 0, count, newest, now)
+	e := newEntry(gz, sum, s.gzipLevel, newest, now)
 	e.pages = pages
 	s.log.Debug("sitemap: built index", "pages", count, "gzip_bytes", len(gz), "duration", time.Since(start))
 	return e, nil

@@ -313,11 +313,20 @@ func TestETagDeterministic(t *testing.T) {
 	// Two processes (two Sitemaps) serving the same content send the same
 	// ETags, so replicas behind a load balancer agree.
 	a := newTestSitemap(t, Config{}, Section{Name: "p", Source: newFake(30, 10), PageSize: 10})
-	b := newTestSitemap(t, Config{GzipLevel: 9}, Section{Name: "p", Source: newFake(30, 10), PageSize: 10})
-	for _, p := range []string{"/sitemap_index.xml", "/sitemap-p-2.xml"} {
+	b := newTestSitemap(t, Config{}, Section{Name: "p", Source: newFake(30, 10), PageSize: 10})
+	c := newTestSitemap(t, Config{GzipLevel: 9}, Section{Name: "p", Source: newFake(30, 10), PageSize: 10})
+	for _, p := range []string{"/sitemap_index.xml", "/sitemap-p-2.xml", "/sitemap-p-2.xml.gz"} {
 		if ea, eb := get(a, p).Header().Get("Etag"), get(b, p).Header().Get("Etag"); ea != eb || ea == "" {
 			t.Errorf("%s: ETags %q and %q", p, ea, eb)
 		}
+	}
+	// The XML's ETag is the same at any gzip level; the gzip bytes differ
+	// by level, and so do their ETags.
+	if ea, ec := get(a, "/sitemap-p-2.xml").Header().Get("Etag"), get(c, "/sitemap-p-2.xml").Header().Get("Etag"); ea != ec {
+		t.Errorf("plain XML ETags differ by gzip level: %q, %q", ea, ec)
+	}
+	if ea, ec := get(a, "/sitemap-p-2.xml.gz").Header().Get("Etag"), get(c, "/sitemap-p-2.xml.gz").Header().Get("Etag"); ea == ec {
+		t.Errorf("gzip files of levels 6 and 9 share the ETag %q", ea)
 	}
 	if get(a, "/sitemap-p-1.xml").Header().Get("Etag") == get(a, "/sitemap-p-2.xml").Header().Get("Etag") {
 		t.Error("different pages share an ETag")
@@ -360,7 +369,7 @@ func TestNotModified(t *testing.T) {
 		{"since last-modified", []string{"If-Modified-Since", lm}, 304},
 		{"since earlier", []string{"If-Modified-Since", "Mon, 06 May 2024 08:08:08 GMT"}, 200},
 		{"etag takes precedence", []string{"If-None-Match", `"nope"`, "If-Modified-Since", lm}, 200},
-		{"gzip-encoded etag on the file", []string{"If-None-Match", strings.TrimSuffix(etag, `-gzfile"`) + `-gzip"`}, 200},
+		{"gzip-encoded etag on the file", []string{"If-None-Match", strings.TrimSuffix(etag, `-gzfile6"`) + `-gzip6"`}, 200},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := get(sm, "/sitemap-p-1.xml.gz", tc.hdr...)
