@@ -138,8 +138,10 @@ type Section struct {
 	Name   string
 	Source Source
 	// PageSize is the most URLs one file may hold; URLs the Source yields
-	// beyond it are reported with ErrPageFull. Zero means 50,000, or 1,000
-	// for a news section. Match it to the Source's own page size.
+	// beyond it are reported with ErrPageFull. A Source that implements
+	// PageSizer gives it: leave PageSize zero, since New refuses a value
+	// that differs. Otherwise zero means 50,000, or 1,000 for a news
+	// section.
 	PageSize int
 	// Extensions are the namespaces the section's files declare. Zero means
 	// ExtImage|ExtVideo|ExtAlternates. A section whose Extensions include
@@ -299,13 +301,24 @@ func (s *Sitemap) addSection(i int, sec Section, n int) error {
 		return fmt.Errorf("section %q: Extensions %#x is not a valid set", sec.Name, sec.Extensions)
 	}
 	ext := sec.Extensions.normalize()
-	size := orDefault(sec.PageSize, MaxURLs)
+	size := sec.PageSize
+	if ps, ok := sec.Source.(PageSizer); ok {
+		n := ps.PageSize()
+		switch {
+		case n < 1 || n > MaxURLs:
+			return fmt.Errorf("section %q: its Source's PageSize %d is not 1 to %d", sec.Name, n, MaxURLs)
+		case size != 0 && size != n:
+			return fmt.Errorf("section %q: PageSize %d differs from its Source's page size %d; leave it zero", sec.Name, size, n)
+		}
+		size = n
+	}
 	if ext&ExtNews != 0 {
-		size = orDefault(sec.PageSize, maxNewsPageSize)
+		size = orDefault(size, maxNewsPageSize)
 		if size > maxNewsPageSize {
 			return fmt.Errorf("section %q: a news section holds at most %d URLs a file, not %d", sec.Name, maxNewsPageSize, size)
 		}
 	}
+	size = orDefault(size, MaxURLs)
 	st := &section{index: i, name: sec.Name, src: sec.Source, pageSize: size, filePfx: "sitemap-"}
 	if sec.Name != "" {
 		st.filePfx = "sitemap-" + sec.Name + "-"

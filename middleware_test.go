@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -40,6 +41,11 @@ func TestNewErrors(t *testing.T) {
 		{"negative page size", Config{BaseURL: "https://example.com"}, []Section{{Source: src, PageSize: -1}}, "PageSize"},
 		{"page size over the limit", Config{BaseURL: "https://example.com"}, []Section{{Source: src, PageSize: 50_001}}, "PageSize"},
 		{"big news pages", Config{BaseURL: "https://example.com"}, []Section{{Source: src, PageSize: 5000, Extensions: ExtNews}}, "news"},
+		{"page size below the source's", Config{BaseURL: "https://example.com"}, []Section{{Source: FromSlice(numbered(100), 100), PageSize: 50}}, "differs from its Source's page size 100"},
+		{"page size above the source's", Config{BaseURL: "https://example.com"}, []Section{{Source: FromRange(nil, nil, 10), PageSize: 20}}, "differs"},
+		{"source page size out of range", Config{BaseURL: "https://example.com"}, []Section{{Source: sizer{src, 50_001}}}, "Source's PageSize 50001"},
+		{"source page size zero", Config{BaseURL: "https://example.com"}, []Section{{Source: sizer{src, 0}}}, "Source's PageSize 0"},
+		{"news source with big pages", Config{BaseURL: "https://example.com"}, []Section{{Source: FromSlice(nil, 0), Extensions: ExtNews}}, "news"},
 		{"bad extensions", Config{BaseURL: "https://example.com"}, []Section{{Source: src, Extensions: 0x40}}, "Extensions"},
 		{"none plus image", Config{BaseURL: "https://example.com"}, []Section{{Source: src, Extensions: ExtNone | ExtImage}}, "Extensions"},
 		{"gzip level", Config{BaseURL: "https://example.com", GzipLevel: 10}, []Section{ok}, "GzipLevel"},
@@ -78,6 +84,46 @@ func TestNewDefaults(t *testing.T) {
 	}
 	if sm.cache.budget != DefaultCacheBytes {
 		t.Errorf("cache budget %d", sm.cache.budget)
+	}
+}
+
+// sizer gives a Source a page size.
+type sizer struct {
+	Source
+	size int
+}
+
+func (s sizer) PageSize() int { return s.size }
+
+// TestPageSizeFromSource: a Source that knows its page size sets the
+// section's, so no URL is dropped and nothing is said twice.
+func TestPageSizeFromSource(t *testing.T) {
+	urls := numbered(100)
+	for _, tc := range []struct {
+		name string
+		sec  Section
+		want int
+	}{
+		{"FromSlice", Section{Source: FromSlice(urls, 100)}, 100},
+		{"FromSlice, same PageSize", Section{Source: FromSlice(urls, 100), PageSize: 100}, 100},
+		{"FromSeq", Section{Source: FromSeq(slices.Values(urls), 30)}, 30},
+		{"FromRange default", Section{Source: FromRange(nil, nil, 0)}, MaxURLs},
+		{"news", Section{Source: FromSlice(urls, 500), Extensions: ExtNews}, 500},
+		{"no PageSizer", Section{Source: listSource(urls...), PageSize: 7}, 7},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sm := newTestSitemap(t, Config{}, tc.sec)
+			if got := sm.unnamed.pageSize; got != tc.want {
+				t.Errorf("page size %d, want %d", got, tc.want)
+			}
+		})
+	}
+	// The case that used to lose URLs silently: all 100 are served now.
+	sm := newTestSitemap(t, Config{}, Section{Source: FromSlice(urls, 100)})
+	rec := httptest.NewRecorder()
+	sm.ServeHTTP(rec, httptest.NewRequest("GET", "/sitemap-1.xml", nil))
+	if n := strings.Count(rec.Body.String(), "<url>"); rec.Code != 200 || n != 100 {
+		t.Errorf("status %d, %d URLs served, want 100", rec.Code, n)
 	}
 }
 

@@ -197,6 +197,16 @@ type Source interface {
 	URLs(ctx context.Context, page int64) iter.Seq2[URL, error]
 }
 
+// PageSizer is implemented by a Source whose pages hold at most a fixed
+// number of URLs, such as those of FromSlice, FromSeq, FromRange and
+// adapters/sqlsource. New then takes a section's page size from its Source:
+// Section.PageSize may be left zero, and any other value is an error, since
+// a smaller one would drop URLs and a larger one would not fill the files.
+type PageSizer interface {
+	// PageSize returns the most URLs one page holds, 1 to MaxURLs.
+	PageSize() int
+}
+
 // SourceFunc is a Source built from two functions, for sources that need
 // no type of their own.
 type SourceFunc struct {

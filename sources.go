@@ -24,6 +24,16 @@ func pageSizeOr(size int) int64 {
 	return int64(size)
 }
 
+// sizedSource is a SourceFunc that knows its page size: the Sources of
+// FromSlice, FromSeq and FromRange.
+type sizedSource struct {
+	SourceFunc
+	size int64
+}
+
+// PageSize implements PageSizer.
+func (s sizedSource) PageSize() int { return int(s.size) }
+
 // FromSlice returns a Source over urls, pageSize URLs a page (0 means
 // 50,000). The slice is read, never written, and must not be changed
 // afterwards; the pages' lastmods are computed once, here.
@@ -38,7 +48,7 @@ func FromSlice(urls []URL, pageSize int) Source {
 		}
 		infos = append(infos, info)
 	}
-	return SourceFunc{
+	return sizedSource{size: size, SourceFunc: SourceFunc{
 		PagesFunc: func(context.Context) iter.Seq2[PageInfo, error] {
 			return func(yield func(PageInfo, error) bool) {
 				for _, p := range infos {
@@ -62,7 +72,7 @@ func FromSlice(urls []URL, pageSize int) Source {
 				}
 			}
 		},
-	}
+	}}
 }
 
 func newer(a, b time.Time) time.Time {
@@ -79,7 +89,7 @@ func newer(a, b time.Time) time.Time {
 // yield the same URLs in the same order every time.
 func FromSeq(seq iter.Seq[URL], pageSize int) Source {
 	size := pageSizeOr(pageSize)
-	return SourceFunc{
+	return sizedSource{size: size, SourceFunc: SourceFunc{
 		PagesFunc: func(ctx context.Context) iter.Seq2[PageInfo, error] {
 			return func(yield func(PageInfo, error) bool) {
 				var info PageInfo
@@ -126,7 +136,7 @@ func FromSeq(seq iter.Seq[URL], pageSize int) Source {
 				}
 			}
 		},
-	}
+	}}
 }
 
 // FromRange returns a Source for a catalogue that can count its items and
@@ -142,7 +152,7 @@ func FromSeq(seq iter.Seq[URL], pageSize int) Source {
 // adapters/sqlsource): positions shift when rows are deleted, keys do not.
 func FromRange(count func(ctx context.Context) (int64, error), read func(ctx context.Context, lo, hi int64) iter.Seq2[URL, error], pageSize int) Source {
 	size := pageSizeOr(pageSize)
-	return SourceFunc{
+	return sizedSource{size: size, SourceFunc: SourceFunc{
 		PagesFunc: func(ctx context.Context) iter.Seq2[PageInfo, error] {
 			return func(yield func(PageInfo, error) bool) {
 				total, err := count(ctx)
@@ -186,5 +196,5 @@ func FromRange(count func(ctx context.Context) (int64, error), read func(ctx con
 				}
 			}
 		},
-	}
+	}}
 }

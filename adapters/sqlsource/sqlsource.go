@@ -23,7 +23,7 @@
 //		log.Fatal(err) // a configuration mistake
 //	}
 //	sm, err := sitemap.New(sitemap.Config{BaseURL: "https://shop.example.com"},
-//		sitemap.Section{Name: "products", Source: src}) // PageSize: the same as the Source's
+//		sitemap.Section{Name: "products", Source: src}) // PageSize comes from src
 //
 // # Pages
 //
@@ -214,7 +214,14 @@ type Source struct {
 	nextKeyQuery  string // the first listed key from a key on
 }
 
-var _ sitemap.Source = (*Source)(nil)
+var (
+	_ sitemap.Source    = (*Source)(nil)
+	_ sitemap.PageSizer = (*Source)(nil)
+)
+
+// PageSize returns the key range of one page (Config.PageSize), which
+// sitemap.New takes as the section's page size.
+func (s *Source) PageSize() int { return int(s.size) }
 
 // New returns a Source reading db as cfg says. Every mistake in cfg is
 // reported here; New does not touch the database (see Check).
