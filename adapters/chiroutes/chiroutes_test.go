@@ -2,9 +2,13 @@ package chiroutes
 
 import (
 	"context"
+	"errors"
+	"iter"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -86,97 +90,28 @@ func locsOf(urls []sitemap.URL) []string {
 	return out
 }
 
-func TestDefaults(t *testing.T) {
-	urls, err := URLs(testRouter(), Config{BaseURL: "https://example.com"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := locsOf(urls), locs("https://example.com", defaultPaths...); !slices.Equal(got, want) {
-		t.Errorf("got\n%q\nwant\n%q", got, want)
-	}
-	for _, u := range urls {
-		if !u.LastMod.IsZero() || u.ChangeFreq != "" || u.Priority != nil {
-			t.Errorf("%s: fields set without Annotate: %+v", u.Loc, u)
-		}
-	}
-}
-
-func TestBaseURL(t *testing.T) {
-	for base, prefix := range map[string]string{
-		"https://example.com":       "https://example.com",
-		"https://example.com/":      "https://example.com",
-		"HTTPS://Example.COM:8443/": "https://example.com:8443",
-		"http://example.com/app":    "http://example.com/app",
-		"https://example.com/app/":  "https://example.com/app",
-		"https://example.com/a%20b": "https://example.com/a%20b",
-	} {
-		urls, err := URLs(testRouter(), Config{BaseURL: base})
-		if err != nil {
-			t.Errorf("%q: %v", base, err)
-			continue
-		}
-		if got, want := locsOf(urls), locs(prefix, defaultPaths...); !slices.Equal(got, want) {
-			t.Errorf("%q: got %q, want %q", base, got, want)
-		}
-	}
-}
-
-func TestExpand(t *testing.T) {
-	urls, err := URLs(testRouter(), Config{
-		BaseURL: "https://example.com",
-		Values: map[string][]string{
-			"/docs/{slug}":          {"intro", "getting started", "a/b"},
-			"/users/{id:[0-9]+}":    {"7", "42"},
-			"/static/*":             {"css/site.css", "img/a b.png", "sitemap.xml"},
-			"/admin/reports/{name}": {"daily"},
-		},
-		Paths: map[string][]string{
-			"/blog/{year}/{slug}": {"/blog/2024/hello", "/blog/2023/bye"},
-			"/docs/{slug}":        {"/docs/intro"}, // also in Values: listed once
-			"/about":              {"/about"},      // a parameterless route: listed once
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := locs("https://example.com", "/", "/about", "/account", "/admin/", "/admin/reports/daily",
-		"/admin/stats", "/api/v1/status", "/blog/2023/bye", "/blog/2024/hello", "/docs/", "/docs/a%2Fb",
-		"/docs/getting%20started", "/docs/intro", "/legacy", "/pricing", "/sitemap",
-		"/static/css/site.css", "/static/img/a%20b.png", // "/static/sitemap.xml" is a sitemap file
-		"/users/42", "/users/7")
-	if got := locsOf(urls); !slices.Equal(got, want) {
-		t.Errorf("got\n%q\nwant\n%q", got, want)
-	}
-}
-
-func TestErrors(t *testing.T) {
+func TestConfigErrors(t *testing.T) { // mistakes New finds without the routes
 	for name, cfg := range map[string]Config{
-		"no BaseURL":            {},
-		"BaseURL not absolute":  {BaseURL: "example.com"},
-		"BaseURL ftp":           {BaseURL: "ftp://example.com"},
-		"BaseURL no host":       {BaseURL: "https://"},
-		"BaseURL user":          {BaseURL: "https://u:p@example.com"},
-		"BaseURL query":         {BaseURL: "https://example.com/?a=1"},
-		"BaseURL empty query":   {BaseURL: "https://example.com/?"},
-		"BaseURL fragment":      {BaseURL: "https://example.com/#top"},
-		"BaseURL unparsable":    {BaseURL: "https://exa mple.com/%zz"},
-		"unknown pattern":       {Values: map[string][]string{"/docs/{name}": {"x"}}},
-		"POST-only pattern":     {Paths: map[string][]string{"/subscribe": {"/subscribe"}}},
-		"regexp left out":       {Values: map[string][]string{"/users/{id}": {"1"}}},
-		"two parameters":        {Values: map[string][]string{"/blog/{year}/{slug}": {"x"}}},
-		"no parameter":          {Values: map[string][]string{"/about": {"x"}}},
-		"empty value":           {Values: map[string][]string{"/docs/{slug}": {""}}},
-		"regexp mismatch":       {Values: map[string][]string{"/users/{id:[0-9]+}": {"abc"}}},
-		"path of another route": {Paths: map[string][]string{"/docs/{slug}": {"/about"}}},
-		"path too deep":         {Paths: map[string][]string{"/docs/{slug}": {"/docs/a/b"}}},
-		"relative path":         {Paths: map[string][]string{"/docs/{slug}": {"docs/a"}}},
-		"path with a query":     {Paths: map[string][]string{"/docs/{slug}": {"/docs/a?x=1"}}},
+		"no BaseURL":           {},
+		"BaseURL not absolute": {BaseURL: "example.com"},
+		"BaseURL ftp":          {BaseURL: "ftp://example.com"},
+		"BaseURL no host":      {BaseURL: "https://"},
+		"BaseURL user":         {BaseURL: "https://u:p@example.com"},
+		"BaseURL query":        {BaseURL: "https://example.com/?a=1"},
+		"BaseURL empty query":  {BaseURL: "https://example.com/?"},
+		"BaseURL fragment":     {BaseURL: "https://example.com/#top"},
+		"BaseURL unparsable":   {BaseURL: "https://exa mple.com/%zz"},
+		"two parameters":       {Values: map[string][]string{"/blog/{year}/{slug}": {"x"}}},
+		"no parameter":         {Values: map[string][]string{"/about": {"x"}}},
+		"empty value":          {Values: map[string][]string{"/docs/{slug}": {""}}},
+		"relative path":        {Paths: map[string][]string{"/docs/{slug}": {"docs/a"}}},
+		"path with a query":    {Paths: map[string][]string{"/docs/{slug}": {"/docs/a?x=1"}}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			if cfg.BaseURL == "" && !strings.HasPrefix(name, "no BaseURL") {
+			if cfg.BaseURL == "" && name != "no BaseURL" {
 				cfg.BaseURL = "https://example.com"
 			}
-			src, err := New(testRouter(), cfg)
+			src, err := New(chi.NewRouter(), cfg) // no routes yet: New must not need them
 			if err == nil || src != nil {
 				t.Fatalf("got %v, %v; want an error", src, err)
 			}
@@ -190,70 +125,47 @@ func TestErrors(t *testing.T) {
 	}
 }
 
-func TestExclude(t *testing.T) {
-	var seen []string
-	urls, err := URLs(testRouter(), Config{
-		BaseURL: "https://example.com",
-		Values:  map[string][]string{"/docs/{slug}": {"intro", "draft-1"}},
-		Exclude: func(pattern, path string) bool {
-			seen = append(seen, pattern+" "+path)
-			return strings.HasPrefix(path, "/admin/") || strings.HasPrefix(path, "/docs/draft-")
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := locs("https://example.com", "/", "/about", "/account", "/api/v1/status",
-		"/docs/", "/docs/intro", "/legacy", "/pricing", "/sitemap")
-	if got := locsOf(urls); !slices.Equal(got, want) {
-		t.Errorf("got\n%q\nwant\n%q", got, want)
-	}
-	if !slices.Contains(seen, "/docs/{slug} /docs/draft-1") || !slices.Contains(seen, "/admin/ /admin/") {
-		t.Errorf("Exclude was asked %q", seen)
-	}
-	if slices.Contains(seen, "/robots.txt /robots.txt") {
-		t.Errorf("Exclude was asked about a path excluded by default")
-	}
-}
-
-func TestAnnotate(t *testing.T) {
-	day := time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC)
-	var order []string
-	urls, err := URLs(testRouter(), Config{
-		BaseURL: "https://example.com",
-		Values:  map[string][]string{"/docs/{slug}": {"intro"}},
-		Annotate: func(pattern, path string, u *sitemap.URL) {
-			order = append(order, path)
-			if u.Loc != "https://example.com"+path {
-				t.Errorf("Annotate(%q) got Loc %q", path, u.Loc)
+func TestRouteErrors(t *testing.T) { // mistakes that only the routes show: New accepts them, every walk reports them
+	ctx := context.Background()
+	for name, cfg := range map[string]Config{
+		"unknown pattern":       {Values: map[string][]string{"/docs/{name}": {"x"}}},
+		"POST-only pattern":     {Paths: map[string][]string{"/subscribe": {"/subscribe"}}},
+		"regexp left out":       {Values: map[string][]string{"/users/{id}": {"1"}}},
+		"regexp mismatch":       {Values: map[string][]string{"/users/{id:[0-9]+}": {"abc"}}},
+		"path of another route": {Paths: map[string][]string{"/docs/{slug}": {"/about"}}},
+		"path too deep":         {Paths: map[string][]string{"/docs/{slug}": {"/docs/a/b"}}},
+		"empty list, no route":  {Values: map[string][]string{"/nowhere/{x}": nil}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			cfg.BaseURL = "https://example.com"
+			src, err := New(testRouter(), cfg)
+			if err != nil {
+				t.Fatalf("New: %v", err)
 			}
-			switch pattern {
-			case "/":
-				u.Priority = new(1.0)
-				u.ChangeFreq = sitemap.Daily
-			case "/docs/{slug}":
-				u.LastMod = day
+			check := src.Check(ctx)
+			if check == nil || !strings.HasPrefix(check.Error(), "chiroutes: ") {
+				t.Fatalf("Check = %v, want a chiroutes: error", check)
 			}
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.IsSorted(order) || len(order) != len(urls) {
-		t.Errorf("Annotate called for %q, want each of the %d URLs in order", order, len(urls))
-	}
-	byLoc := map[string]sitemap.URL{}
-	for _, u := range urls {
-		byLoc[u.Loc] = u
-	}
-	if u := byLoc["https://example.com/"]; u.Priority == nil || *u.Priority != 1 || u.ChangeFreq != sitemap.Daily {
-		t.Errorf("/: %+v", u)
-	}
-	if u := byLoc["https://example.com/docs/intro"]; !u.LastMod.Equal(day) {
-		t.Errorf("/docs/intro: LastMod %v, want %v", u.LastMod, day)
-	}
-	if u := byLoc["https://example.com/about"]; !u.LastMod.IsZero() || u.Priority != nil {
-		t.Errorf("/about: %+v, want no optional field", u)
+			var errs []error
+			for p, err := range src.Pages(ctx) {
+				errs = append(errs, err)
+				if err == nil {
+					t.Errorf("Pages yielded page %+v", p)
+				}
+			}
+			for u, err := range src.URLs(ctx, 1) {
+				errs = append(errs, err)
+				if err == nil {
+					t.Errorf("URLs yielded %s", u.Loc)
+				}
+			}
+			if len(errs) != 2 || errs[0].Error() != check.Error() || errs[1].Error() != check.Error() {
+				t.Errorf("Pages and URLs yielded %v, want one error each: %v", errs, check)
+			}
+			if _, err := URLs(testRouter(), cfg); err == nil || err.Error() != check.Error() {
+				t.Errorf("URLs() = %v, want %v", err, check)
+			}
+		})
 	}
 }
 
@@ -274,23 +186,14 @@ func TestSource(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var pages []sitemap.PageInfo
-		for p, err := range src.Pages(ctx) {
-			if err != nil {
-				t.Fatal(err)
-			}
-			pages = append(pages, p)
+		if got := src.PageSize(); got != 50_000 {
+			t.Errorf("PageSize() = %d, want 50000", got)
 		}
+		pages := collect(t, src.Pages(ctx))
 		if len(pages) != 1 || pages[0].Number != 1 || !pages[0].LastMod.Equal(day) {
 			t.Fatalf("pages = %+v, want page 1 with LastMod %v", pages, day)
 		}
-		var got []string
-		for u, err := range src.URLs(ctx, 1) {
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, u.Loc)
-		}
+		got := locsOf(collect(t, src.URLs(ctx, 1)))
 		if i == 0 {
 			first = got
 			if want := locs("https://example.com", defaultPaths...); !slices.Equal(got, want) {
@@ -299,8 +202,24 @@ func TestSource(t *testing.T) {
 		} else if !slices.Equal(got, first) {
 			t.Fatalf("run %d: got %q, first run %q", i, got, first)
 		}
-		for range src.URLs(ctx, 2) {
-			t.Fatalf("page 2 is not empty")
+		for _, n := range []int64{0, 2, -1} {
+			for range src.URLs(ctx, n) {
+				t.Fatalf("page %d is not empty", n)
+			}
+		}
+	}
+}
+
+func TestCancelled(t *testing.T) {
+	src, err := New(testRouter(), Config{BaseURL: "https://example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, err := range src.URLs(ctx, 1) {
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("URLs on a cancelled context: %v", err)
 		}
 	}
 }
@@ -315,22 +234,84 @@ func TestNoRoutes(t *testing.T) {
 	}
 }
 
-func TestParamSpans(t *testing.T) {
-	for pattern, want := range map[string]int{
-		"/":                      0,
-		"/docs/{slug}":           1,
-		"/users/{id:[0-9]+}":     1,
-		"/codes/{code:[a-z]{3}}": 1,
-		"/files/*":               1,
-		"/blog/{year}/{slug}":    2,
-		"/x/{a:[0-9]*}/{b}/*":    3,
-		"/odd/{unclosed":         1,
-	} {
-		if got := paramCount(pattern); got != want {
-			t.Errorf("paramCount(%q) = %d, want %d", pattern, got, want)
+// TestRoutesAfterNew declares routes after New and between walks: each
+// walk sees the routes declared so far.
+func TestRoutesAfterNew(t *testing.T) {
+	ctx := context.Background()
+	r := chi.NewRouter()
+	src, err := New(r, Config{
+		BaseURL: "https://example.com",
+		Values:  map[string][]string{"/docs/{slug}": {"intro"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := src.Check(ctx); err == nil {
+		t.Errorf("Check before /docs/{slug} is declared: no error")
+	}
+	r.Use(mw) // chi still takes middlewares: New declared no route
+	r.Get("/", ok)
+	r.Route("/docs", func(r chi.Router) { r.Get("/{slug}", ok) })
+	if err := src.Check(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := locsOf(collect(t, src.URLs(ctx, 1))), locs("https://example.com", "/", "/docs/intro"); !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	r.Get("/later", ok)
+	if got, want := locsOf(collect(t, src.URLs(ctx, 1))), locs("https://example.com", "/", "/docs/intro", "/later"); !slices.Equal(got, want) {
+		t.Errorf("after adding /later: got %q, want %q", got, want)
+	}
+}
+
+// TestConcurrentWalks walks one router from many goroutines at once, as
+// concurrent builds do, while it serves requests: under -race, this shows
+// that walking only reads the router.
+func TestConcurrentWalks(t *testing.T) {
+	r := testRouter()
+	src, err := New(r, Config{BaseURL: "https://example.com", Values: map[string][]string{"/docs/{slug}": {"a", "b"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := len(defaultPaths) + 2
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			ctx := context.Background()
+			for range 20 {
+				if i%2 == 0 {
+					r.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/docs/a", nil))
+				}
+				n := 0
+				for _, err := range src.URLs(ctx, 1) {
+					if err != nil {
+						t.Error(err)
+					}
+					n++
+				}
+				if n != want {
+					t.Errorf("%d URLs, want %d", n, want)
+				}
+				for p, err := range src.Pages(ctx) {
+					if err != nil || p.Number != 1 {
+						t.Errorf("page %+v, %v; want page 1", p, err)
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// collect gathers an iterator's values and fails the test on an error.
+func collect[V any](t *testing.T, seq iter.Seq2[V, error]) []V {
+	t.Helper()
+	var out []V
+	for v, err := range seq {
+		if err != nil {
+			t.Fatal(err)
 		}
+		out = append(out, v)
 	}
-	if got, err := fillParam("/codes/{code:[a-z]{3}}/view", "abc"); err != nil || got != "/codes/abc/view" {
-		t.Errorf("fillParam = %q, %v", got, err)
-	}
+	return out
 }

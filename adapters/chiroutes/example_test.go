@@ -1,34 +1,25 @@
 package chiroutes_test
 
 import (
-	"context"
 	"fmt"
 	"log"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 
 	"github.com/freshmap/sitemap"
 	"github.com/freshmap/sitemap/adapters/chiroutes"
 	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
 )
 
 func page(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, r.URL.Path) }
 
+// The Source and the sitemap come first, then chi's middlewares with the
+// sitemap's among them, then the routes, which each build reads.
 func Example() {
 	r := chi.NewRouter()
-	r.Get("/", page)
-	r.Get("/about", page)
-	r.Post("/contact", page) // not a page: POST only
-	r.Route("/docs", func(r chi.Router) {
-		r.Get("/", page)
-		r.Get("/{slug}", page)
-	})
-	r.Get("/users/{id:[0-9]+}", page) // skipped: no expansion
-	admin := chi.NewRouter()
-	admin.Get("/", page)
-	r.Mount("/admin", admin)
-
-	src, err := chiroutes.New(r, chiroutes.Config{
+	pages, err := chiroutes.New(r, chiroutes.Config{
 		BaseURL: "https://example.com",
 		Values:  map[string][]string{"/docs/{slug}": {"install", "getting-started"}},
 		Exclude: func(pattern, path string) bool { return strings.HasPrefix(path, "/admin/") },
@@ -41,20 +32,38 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	// Serve it as one section of the sitemap, wrapping the router (routes
-	// must exist before they are walked, so r.Use comes too late):
-	//	sm, err := sitemap.New(sitemap.Config{BaseURL: "https://example.com"}, sitemap.Section{Source: src})
-	//	http.ListenAndServe(":8080", sm.Handler(r))
-	for u, err := range src.URLs(context.Background(), 1) {
-		if err != nil {
-			log.Fatal(err)
+	sm, err := sitemap.New(sitemap.Config{BaseURL: "https://example.com"},
+		sitemap.Section{Name: "pages", Source: pages})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer sm.Close()
+
+	r.Use(middleware.Recoverer)
+	r.Use(sm.Handler) // serves robots.txt and the sitemap files; chi's middlewares above see them
+	r.Get("/", page)
+	r.Get("/about", page)
+	r.Post("/contact", page) // not a page: POST only
+	r.Route("/docs", func(r chi.Router) {
+		r.Get("/", page)
+		r.Get("/{slug}", page)
+	})
+	r.Get("/users/{id:[0-9]+}", page) // skipped: no expansion
+	r.Route("/admin", func(r chi.Router) {
+		r.Get("/", page) // excluded
+	})
+
+	rec := httptest.NewRecorder() // or http.ListenAndServe(":8080", r)
+	r.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/sitemap-pages-1.xml", nil))
+	for line := range strings.Lines(rec.Body.String()) {
+		if strings.HasPrefix(line, "<url>") {
+			fmt.Print(line)
 		}
-		fmt.Println(strings.TrimSpace(u.Loc + " " + string(u.ChangeFreq)))
 	}
 	// Output:
-	// https://example.com/ daily
-	// https://example.com/about
-	// https://example.com/docs/
-	// https://example.com/docs/getting-started
-	// https://example.com/docs/install
+	// <url><loc>https://example.com/</loc><changefreq>daily</changefreq></url>
+	// <url><loc>https://example.com/about</loc></url>
+	// <url><loc>https://example.com/docs/</loc></url>
+	// <url><loc>https://example.com/docs/getting-started</loc></url>
+	// <url><loc>https://example.com/docs/install</loc></url>
 }

@@ -1,20 +1,258 @@
 package chiroutes_test
 
 import (
+	"bytes"
 	"compress/gzip"
 	"encoding/xml"
+	"errors"
 	"io"
+	"log"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/freshmap/sitemap"
 	"github.com/freshmap/sitemap/adapters/chiroutes"
 	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
 )
+
+const base = "https://example.com" // locs name the site, whatever host serves them
+
+// TestNaturalOrder runs the program of the package documentation: the
+// Source and the sitemap are made on an empty router, then chi's Logger and
+// sm.Handler are its middlewares, then the routes are declared. chi's
+// Logger sees the sitemap's answers as the client does, and every route
+// declared before a build is listed by it.
+func TestNaturalOrder(t *testing.T) {
+	logs := captureChiLogger(t)
+	clock := &clock{t: time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)}
+
+	r := chi.NewRouter()
+	src, err := chiroutes.New(r, chiroutes.Config{BaseURL: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sm, err := sitemap.New(sitemap.Config{BaseURL: base, TTL: time.Hour, Now: clock.Now},
+		sitemap.Section{Name: "pages", Source: src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sm.Close()
+	r.Use(middleware.Logger)
+	r.Use(sm.Handler)
+	r.Get("/", page)
+	r.Get("/about", page)
+	r.Get("/robots.txt", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		io.WriteString(w, "User-agent: *\nDisallow: /admin/\n")
+	})
+
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	r.Get("/late", page) // after sitemap.New and before the first build
+
+	robots := fetch(t, srv.URL+"/robots.txt")
+	if want := "User-agent: *\nDisallow: /admin/\nSitemap: " + sm.IndexURL() + "\n"; robots != want {
+		t.Errorf("robots.txt = %q, want %q", robots, want)
+	}
+	if status, size := logs.logged(t, srv.URL+"/robots.txt"); status != http.StatusOK || size != len(robots) {
+		t.Errorf("chi's Logger recorded GET /robots.txt as %d with %d bytes, want 200 with the %d bytes sent", status, size, len(robots))
+	}
+
+	if got, want := listed(t, srv.URL), []string{base + "/", base + "/about", base + "/late"}; !slices.Equal(got, want) {
+		t.Errorf("sitemap lists %q, want %q", got, want)
+	}
+	for _, p := range []string{"/sitemap_index.xml", "/sitemap-pages-1.xml.gz"} {
+		if status, _ := logs.logged(t, srv.URL+p); status != http.StatusOK {
+			t.Errorf("chi's Logger recorded GET %s as %d, want 200", p, status)
+		}
+	}
+
+	r.Get("/later", page) // after the first build: listed once the sitemap rebuilds
+	if got, want := listed(t, srv.URL), []string{base + "/", base + "/about", base + "/late"}; !slices.Equal(got, want) {
+		t.Errorf("within the TTL the sitemap lists %q, want the cached %q", got, want)
+	}
+	clock.Advance(time.Hour + time.Second)
+	want := []string{base + "/", base + "/about", base + "/late", base + "/later"}
+	eventually(t, func() bool { return slices.Equal(listed(t, srv.URL), want) }, // the first fetch gets the stale copy and starts the rebuild
+		"after the TTL the sitemap does not list /later")
+}
+
+// TestRouteErrorFailsBuild shows what a mistake that depends on the routes
+// does: without a good copy the sitemap answers 503, and with one it
+// keeps serving that copy, and the build error is logged either way.
+func TestRouteErrorFailsBuild(t *testing.T) {
+	var logs syncBuffer
+	clock := &clock{t: time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)}
+	r := chi.NewRouter()
+	src, err := chiroutes.New(r, chiroutes.Config{
+		BaseURL: base,
+		Paths:   map[string][]string{"/docs/{slug}": {"/docs/intro"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sm, err := sitemap.New(sitemap.Config{BaseURL: base, TTL: time.Hour, Now: clock.Now, Logger: slog.New(slog.NewTextHandler(&logs, nil))},
+		sitemap.Section{Name: "pages", Source: src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sm.Close()
+	r.Use(sm.Handler)
+	r.Get("/", page)
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+
+	// No route has the pattern /docs/{slug} yet.
+	res, err := http.Get(srv.URL + "/sitemap_index.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusServiceUnavailable || res.Header.Get("Retry-After") == "" {
+		t.Errorf("index without a good copy: %s, Retry-After %q; want 503 with Retry-After", res.Status, res.Header.Get("Retry-After"))
+	}
+	if !strings.Contains(logs.String(), `chiroutes: Paths[\"/docs/{slug}\"]: no GET route has that pattern`) {
+		t.Errorf("the build error is not logged:\n%s", logs.String())
+	}
+
+	docs := r.Route("/docs", func(r chi.Router) { r.Get("/{slug}", page) })
+	good := []string{base + "/", base + "/docs/intro"}
+	if got := listed(t, srv.URL); !slices.Equal(got, good) {
+		t.Errorf("sitemap lists %q, want %q", got, good)
+	}
+
+	// A static route now takes /docs/intro away from the pattern.
+	docs.Get("/intro", page)
+	clock.Advance(time.Hour + time.Second)
+	listed(t, srv.URL) // the stale copy; starts the rebuilds, which fail
+	eventually(t, func() bool { return strings.Contains(logs.String(), `is routed to \"/docs/intro\"`) },
+		"the failed rebuild is not logged:\n"+logs.String())
+	if got := listed(t, srv.URL); !slices.Equal(got, good) {
+		t.Errorf("after a failed rebuild the sitemap lists %q, want the last good %q", got, good)
+	}
+}
+
+// TestPageSizer: the Source gives its section's page size, so a differing
+// Section.PageSize is a configuration error.
+func TestPageSizer(t *testing.T) {
+	src, err := chiroutes.New(chi.NewRouter(), chiroutes.Config{BaseURL: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for size, ok := range map[int]bool{0: true, 50_000: true, 100: false} {
+		sm, err := sitemap.New(sitemap.Config{BaseURL: base}, sitemap.Section{Source: src, PageSize: size})
+		if ok != (err == nil) || err != nil && !errors.Is(err, sitemap.ErrConfig) {
+			t.Errorf("PageSize %d: %v", size, err)
+		}
+		if sm != nil {
+			sm.Close()
+		}
+	}
+}
+
+// captureChiLogger points chi's middleware.Logger at a buffer, without
+// colour or time stamps, until the test ends.
+func captureChiLogger(t *testing.T) *syncBuffer {
+	buf := new(syncBuffer)
+	saved := middleware.DefaultLogger
+	middleware.DefaultLogger = middleware.RequestLogger(&middleware.DefaultLogFormatter{Logger: log.New(buf, "", 0), NoColor: true})
+	t.Cleanup(func() { middleware.DefaultLogger = saved })
+	return buf
+}
+
+// logged waits for chi's Logger to record a GET of u, which it does as the
+// handler returns, and returns the status and body size it recorded.
+func (b *syncBuffer) logged(t *testing.T, u string) (status, size int) {
+	t.Helper()
+	prefix := `"GET ` + u + ` HTTP/1.1" from `
+	eventually(t, func() bool {
+		for line := range strings.Lines(b.String()) {
+			if rest, ok := strings.CutPrefix(line, prefix); ok { // "127.0.0.1:5000 - 200 75B in 40µs"
+				_, rest, _ = strings.Cut(rest, " - ")
+				code, rest, _ := strings.Cut(rest, " ")
+				n, _, _ := strings.Cut(rest, "B ")
+				status, _ = strconv.Atoi(code)
+				size, _ = strconv.Atoi(n)
+				return true
+			}
+		}
+		return false
+	}, "chi's Logger recorded no GET "+u+":\n"+b.String())
+	return status, size
+}
+
+// syncBuffer is a bytes.Buffer safe for a server's goroutines to write
+// while the test reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// clock is the sitemap's injected clock.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// eventually waits up to 5 seconds for cond, which waits on another
+// goroutine (a background rebuild, a log line written as a handler
+// returns), and fails the test with msg if it never holds.
+func eventually(t *testing.T, cond func() bool, msg string) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal(msg)
+		}
+	}
+}
+
+// listed fetches the sitemap index from the server at srvURL, then every
+// file it lists, and returns the locs of their URLs.
+func listed(t *testing.T, srvURL string) []string {
+	t.Helper()
+	var got []string
+	for _, loc := range xmlLocs(t, fetch(t, srvURL+"/sitemap_index.xml")) {
+		u, err := url.Parse(loc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, xmlLocs(t, fetch(t, srvURL+u.Path))...)
+	}
+	return got
+}
 
 // fetch GETs u and returns its body, gunzipped if it is a .gz file.
 func fetch(t *testing.T, u string) string {
@@ -50,50 +288,4 @@ func xmlLocs(t *testing.T, doc string) []string {
 		t.Fatalf("%v in %s", err, doc)
 	}
 	return append(v.URLs, v.Sitemaps...)
-}
-
-// TestServedBySitemap serves the Source through sitemap.New wrapped around
-// the same router: the sitemap lists the router's pages, and the router's
-// robots.txt gets the index's Sitemap: line.
-func TestServedBySitemap(t *testing.T) {
-	r := chi.NewRouter()
-	r.Get("/", page)
-	r.Get("/about", page)
-	r.Get("/robots.txt", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		io.WriteString(w, "User-agent: *\nDisallow: /admin/\n")
-	})
-	r.Route("/docs", func(r chi.Router) { r.Get("/{slug}", page) })
-
-	const base = "https://example.com" // locs name the site, whatever host serves them
-	src, err := chiroutes.New(r, chiroutes.Config{
-		BaseURL: base,
-		Values:  map[string][]string{"/docs/{slug}": {"intro"}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sm, err := sitemap.New(sitemap.Config{BaseURL: base}, sitemap.Section{Name: "pages", Source: src})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sm.Close()
-	srv := httptest.NewServer(sm.Handler(r))
-	defer srv.Close()
-
-	var got []string
-	for _, loc := range xmlLocs(t, fetch(t, srv.URL+"/sitemap_index.xml")) {
-		u, err := url.Parse(loc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, xmlLocs(t, fetch(t, srv.URL+u.Path))...)
-	}
-	if want := []string{base + "/", base + "/about", base + "/docs/intro"}; !slices.Equal(got, want) {
-		t.Errorf("sitemap lists %q, want %q", got, want)
-	}
-
-	if got, want := fetch(t, srv.URL+"/robots.txt"), "User-agent: *\nDisallow: /admin/\n"+sm.RobotsLine()+"\n"; got != want {
-		t.Errorf("robots.txt = %q, want %q", got, want)
-	}
 }
