@@ -7,19 +7,18 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/freshmap/sitemap/adapters/sqlsource"
+	"github.com/freshmap/sitemap/internal/testenv"
 )
 
 // The benchmarks read a products table of SITEMAP_BENCH_ROWS rows (default
 // 200,000; keys 0 to rows-1, one row in 50 unpublished), built once per
-// database the first time a benchmark needs it, with one INSERT … SELECT
-// (a recursive CTE in SQLite, generate_series in PostgreSQL), and dropped
-// when the test binary exits. Tests never build it, but for TestCrawlMemory
-// when SITEMAP_CRAWL_ROWS is set.
+// database by each top-level benchmark that needs it, with one INSERT …
+// SELECT (a recursive CTE in SQLite, generate_series in PostgreSQL), and
+// dropped when that benchmark ends. Tests never build it.
 const envBenchRows = "SITEMAP_BENCH_ROWS"
 
 func benchRows(b *testing.B) int64 {
@@ -34,12 +33,10 @@ func benchRows(b *testing.B) int64 {
 	return n
 }
 
+// TestMain runs the tests through testenv.Main, which reports the database
+// servers whose tests were skipped.
 func TestMain(m *testing.M) {
-	code := m.Run()
-	for _, bt := range benchTables {
-		bt.drop()
-	}
-	os.Exit(code)
+	testenv.Main(m)
 }
 
 // benchTable is a big products table in one database.
@@ -51,11 +48,6 @@ type benchTable struct {
 	pages int64
 }
 
-var (
-	benchMu     sync.Mutex
-	benchTables = map[string]*benchTable{}
-)
-
 func (bt *benchTable) drop() {
 	if bt.dir != "" {
 		bt.db.Close()
@@ -66,15 +58,32 @@ func (bt *benchTable) drop() {
 	bt.db.Close()
 }
 
-// getBenchTable returns the table of rows rows in database name, building
-// it on first use, or skips b if the database is not configured.
-func getBenchTable(b testing.TB, name string, rows int64) *benchTable {
-	benchMu.Lock()
-	defer benchMu.Unlock()
-	key := name + "/" + strconv.FormatInt(rows, 10)
-	if bt := benchTables[key]; bt != nil {
+// benchTables are the tables of rows rows of one top-level benchmark, by
+// database, which its sub-benchmarks share.
+type benchTables struct {
+	rows   int64
+	tables map[string]*benchTable
+}
+
+// newBenchTables returns the tables of b, a top-level benchmark, which are
+// built by get and dropped when b ends.
+func newBenchTables(b *testing.B, rows int64) *benchTables {
+	bts := &benchTables{rows: rows, tables: map[string]*benchTable{}}
+	b.Cleanup(func() {
+		for _, bt := range bts.tables {
+			bt.drop()
+		}
+	})
+	return bts
+}
+
+// get returns the table in database name, building it on first use, or
+// stops b when the database is not there (see openServer).
+func (bts *benchTables) get(b testing.TB, name string) *benchTable {
+	if bt := bts.tables[name]; bt != nil {
 		return bt
 	}
+	rows := bts.rows
 	bt := &benchTable{table: "sqlsrc_bench_" + strconv.FormatInt(time.Now().UnixNano(), 36)}
 	var err error
 	var build []string
@@ -93,11 +102,7 @@ func getBenchTable(b testing.TB, name string, rows int64) *benchTable {
 			"ANALYZE",
 		}
 	case "postgres":
-		dsn := os.Getenv(envPostgres)
-		if dsn == "" {
-			b.Skip("PostgreSQL benchmarks skipped: set " + envPostgres)
-		}
-		bt.db, err = sql.Open("pgx", dsn)
+		bt.db, _ = openServer(b, name)
 		build = []string{
 			"CREATE TABLE " + bt.table + " (id BIGINT NOT NULL, slug TEXT NOT NULL, updated_at TIMESTAMPTZ, published BOOLEAN NOT NULL)",
 			fmt.Sprintf("INSERT INTO %s SELECT i, %s, to_timestamp(%s), i %% 50 <> 25 FROM generate_series(0, %d) AS g(i)",
@@ -127,20 +132,21 @@ func getBenchTable(b testing.TB, name string, rows int64) *benchTable {
 		Filter:      "published",
 	})
 	if err != nil {
+		bt.drop()
 		b.Fatal(err)
 	}
 	bt.pages = (rows + 49_999) / 50_000 // keys 0 to rows-1; page 1 holds keys 0-49,999
-	benchTables[key] = bt
+	bts.tables[name] = bt
 	return bt
 }
 
 // BenchmarkSQLPage reads the first, a middle and the last page of a big
 // table: a key range scan, so all three should cost the same.
 func BenchmarkSQLPage(b *testing.B) {
-	rows := benchRows(b)
+	tables := newBenchTables(b, benchRows(b))
 	for _, name := range []string{"sqlite", "postgres"} {
 		b.Run(name, func(b *testing.B) {
-			bt := getBenchTable(b, name, rows)
+			bt := tables.get(b, name)
 			for _, at := range []struct {
 				name string
 				page int64
@@ -182,10 +188,10 @@ func BenchmarkSQLPage(b *testing.B) {
 
 // BenchmarkSQLPages lists the pages of a big table: one range aggregate per page.
 func BenchmarkSQLPages(b *testing.B) {
-	rows := benchRows(b)
+	tables := newBenchTables(b, benchRows(b))
 	for _, name := range []string{"sqlite", "postgres"} {
 		b.Run(name, func(b *testing.B) {
-			bt := getBenchTable(b, name, rows)
+			bt := tables.get(b, name)
 			ctx := context.Background()
 			b.ReportAllocs()
 			for b.Loop() {

@@ -21,28 +21,37 @@ import (
 	"github.com/freshmap/sitemap/internal/memstat"
 )
 
-// TestCrawlMemory measures what serving a big table costs: it builds the
+// BenchmarkCrawl measures what serving a big table costs: it builds the
 // benchmarks' products table of SITEMAP_CRAWL_ROWS rows (see bench_test.go)
-// in SQLite, and in PostgreSQL when its DSN is set, serves it through
-// sitemap.New with a cache of SITEMAP_CRAWL_CACHE_MB MiB (a comma-separated
-// list, default 64), and fetches the index and then every page once, in
-// order, decompressing and discarding each as a crawler would. It logs the
-// time of the whole crawl, of the index and of the first and last page
-// (all built cold), the peak RSS of the process during the crawl, the Go
-// heap in use after a GC, and the bytes the cache holds. The peak should
-// follow the cache budget, not the table. Run it with -v and no timeout:
+// in SQLite, and in PostgreSQL when SITEMAP_TEST_POSTGRES_DSN names a server
+// that answers (see openServer), serves it through sitemap.New with a cache
+// of SITEMAP_CRAWL_CACHE_MB MiB (a comma-separated list, default 64, a
+// sub-benchmark each), and fetches the index and then every page once, in
+// order, decompressing and discarding each as a crawler would. Each
+// iteration is one such crawl of a new Sitemap, so every file is built
+// cold; -benchtime 1x runs exactly one:
 //
-//	SITEMAP_CRAWL_ROWS=10000000 SITEMAP_CRAWL_CACHE_MB=16,128 go test -run TestCrawlMemory -v -timeout 0 ./adapters/sqlsource
+//	SITEMAP_CRAWL_ROWS=10000000 SITEMAP_CRAWL_CACHE_MB=16,128 go test -run '^$' -bench BenchmarkCrawl -benchtime 1x -timeout 0 ./adapters/sqlsource
 //
-// Without SITEMAP_CRAWL_ROWS it is skipped, so CI never runs it.
-func TestCrawlMemory(t *testing.T) {
+// ns/op is the time of the whole crawl, MB/s its XML (uncompressed), and
+// allocs/op those of the whole process during it. It reports, as means over
+// the crawls, the time of the index and of the first, last and slowest page
+// (index-ms, first-page-ms, last-page-ms, slowest-page-ms), and, as the
+// largest seen in any crawl, the RSS before the crawl (RSS-before-MiB), the
+// peak RSS of the process during it (peak-RSS-MiB), the Go heap in use after
+// a GC (heap-MiB) and the bytes the cache holds (cached-MiB). The peak
+// should follow the cache budget, not the table. It also logs the last
+// crawl in words.
+//
+// Without SITEMAP_CRAWL_ROWS it is skipped.
+func BenchmarkCrawl(b *testing.B) {
 	s := os.Getenv("SITEMAP_CRAWL_ROWS")
 	if s == "" {
-		t.Skip("crawl measurement skipped: set SITEMAP_CRAWL_ROWS (such as 10000000) and optionally SITEMAP_CRAWL_CACHE_MB (such as 16,128) to run it, with -v -timeout 0")
+		b.Skip("crawl measurement skipped: set SITEMAP_CRAWL_ROWS (such as 10000000) and optionally SITEMAP_CRAWL_CACHE_MB (such as 16,128) to run it, with -benchtime 1x -timeout 0")
 	}
 	rows, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || rows < 1 {
-		t.Fatalf("SITEMAP_CRAWL_ROWS=%q: want a positive number", s)
+		b.Fatalf("SITEMAP_CRAWL_ROWS=%q: want a positive number", s)
 	}
 	caches := []int64{64}
 	if s := os.Getenv("SITEMAP_CRAWL_CACHE_MB"); s != "" {
@@ -50,86 +59,133 @@ func TestCrawlMemory(t *testing.T) {
 		for _, f := range strings.Split(s, ",") {
 			mb, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
 			if err != nil || mb < 1 {
-				t.Fatalf("SITEMAP_CRAWL_CACHE_MB=%q: want positive numbers of MiB, comma-separated", s)
+				b.Fatalf("SITEMAP_CRAWL_CACHE_MB=%q: want positive numbers of MiB, comma-separated", s)
 			}
 			caches = append(caches, mb)
 		}
 	}
+	tables := newBenchTables(b, rows)
 	for _, name := range []string{"sqlite", "postgres"} {
-		t.Run(name, func(t *testing.T) {
-			bt := getBenchTable(t, name, rows)
+		b.Run(name, func(b *testing.B) {
+			bt := tables.get(b, name)
 			for _, mb := range caches {
-				t.Run(fmt.Sprintf("cache=%dMiB", mb), func(t *testing.T) {
-					crawlOnce(t, name, bt, rows, mb<<20)
+				b.Run(fmt.Sprintf("cache=%dMiB", mb), func(b *testing.B) {
+					benchCrawl(b, name, bt, rows, mb<<20)
 				})
 			}
 		})
 	}
 }
 
-// crawlOnce serves bt with a cache of cacheBytes and crawls it once.
-func crawlOnce(t *testing.T, name string, bt *benchTable, rows, cacheBytes int64) {
+// crawlResult is what one crawl of a Sitemap saw and cost.
+type crawlResult struct {
+	pages, urls, xmlBytes, gzipBytes   int64
+	total, index, first, last, slowest time.Duration
+	rssBefore, peakRSS, heap, cached   int64
+	cachedDocs                         int
+}
+
+// benchCrawl serves bt with a cache of cacheBytes and crawls it once an
+// iteration, each with a new Sitemap, timing only the crawl.
+func benchCrawl(b *testing.B, name string, bt *benchTable, rows, cacheBytes int64) {
+	var (
+		c                               crawler
+		r                               crawlResult
+		index, first, last, slowest     time.Duration
+		rssBefore, peakRSS, heap, cache int64
+	)
+	wantURLs := rows - (rows+24)/50 // the rows with i % 50 == 25 are not published
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		r = crawlOnce(b, &c, bt, cacheBytes)
+		b.StartTimer()
+		if r.pages != bt.pages || r.urls != wantURLs {
+			b.Errorf("%d pages with %d URLs, want %d with %d", r.pages, r.urls, bt.pages, wantURLs)
+		}
+		if r.cached > cacheBytes {
+			b.Errorf("the cache holds %d bytes, more than its budget of %d", r.cached, cacheBytes)
+		}
+		index, first, last, slowest = index+r.index, first+r.first, last+r.last, slowest+r.slowest
+		rssBefore, peakRSS, heap, cache = max(rssBefore, r.rssBefore), max(peakRSS, r.peakRSS), max(heap, r.heap), max(cache, r.cached)
+	}
+	b.SetBytes(r.xmlBytes)
+	n := float64(b.N)
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) / n }
+	mb := func(v int64) float64 { return float64(v) / (1 << 20) }
+	b.ReportMetric(ms(index), "index-ms")
+	b.ReportMetric(ms(first), "first-page-ms")
+	b.ReportMetric(ms(last), "last-page-ms")
+	b.ReportMetric(ms(slowest), "slowest-page-ms")
+	b.ReportMetric(mb(rssBefore), "RSS-before-MiB")
+	b.ReportMetric(mb(peakRSS), "peak-RSS-MiB")
+	b.ReportMetric(mb(heap), "heap-MiB")
+	b.ReportMetric(mb(cache), "cached-MiB")
+	b.Logf("%s, %d rows, cache %s: %d pages, %d URLs, %s of XML (%s gzip) in %v; index %v; first page %v, last %v, slowest %v",
+		name, rows, mib(cacheBytes), r.pages, r.urls, mib(r.xmlBytes), mib(r.gzipBytes), r.total.Round(time.Millisecond),
+		r.index.Round(time.Millisecond), r.first.Round(time.Millisecond), r.last.Round(time.Millisecond), r.slowest.Round(time.Millisecond))
+	b.Logf("%s, %d rows, cache %s: peak RSS %s (%s before the crawl, +%s); Go heap in use after GC %s; cache holds %s in %d pages",
+		name, rows, mib(cacheBytes), mib(r.peakRSS), mib(r.rssBefore), mib(r.peakRSS-r.rssBefore), mib(r.heap), mib(r.cached), r.cachedDocs)
+}
+
+// crawlOnce serves bt through a new Sitemap with a cache of cacheBytes and
+// crawls it once with c. It is called with b's timer stopped, and runs it
+// only while it crawls.
+func crawlOnce(b *testing.B, c *crawler, bt *benchTable, cacheBytes int64) crawlResult {
 	sm, err := sitemap.New(sitemap.Config{BaseURL: "https://shop.example.com", CacheBytes: cacheBytes},
 		sitemap.Section{Name: "products", Source: bt.src})
 	if err != nil {
-		t.Fatal(err)
+		b.Fatal(err)
 	}
 	defer sm.Close()
 	srv := httptest.NewServer(sm)
 	defer srv.Close()
-	var c crawler
+	c.urls, c.xmlBytes, c.gzipBytes = 0, 0, 0
 
-	// Measure from a clean heap: what building the table left behind is
-	// given back, and the peak starts from the RSS of now.
+	// Measure from a clean heap: what building the table and the crawls
+	// before left behind is given back, and the peak starts from the RSS
+	// of now.
 	runtime.GC()
 	debug.FreeOSMemory()
-	rssBefore := memstat.RSS()
+	r := crawlResult{rssBefore: memstat.RSS()}
 	memstat.ResetPeak()
 
+	b.StartTimer()
 	start := time.Now()
 	index, err := c.fetchIndex(srv.URL + "/sitemap_index.xml")
 	if err != nil {
-		t.Fatal(err)
+		b.Fatal(err)
 	}
-	indexTime := time.Since(start)
-	var first, last, slowest time.Duration
+	r.index = time.Since(start)
 	for i, loc := range index {
 		u, err := url.Parse(loc)
 		if err != nil {
-			t.Fatal(err)
+			b.Fatal(err)
 		}
 		began := time.Now()
 		if err := c.fetchPage(srv.URL + u.Path); err != nil {
-			t.Fatal(err)
+			b.Fatal(err)
 		}
 		took := time.Since(began)
 		switch i {
 		case 0:
-			first = took
+			r.first = took
 		case len(index) - 1:
-			last = took
+			r.last = took
 		}
-		slowest = max(slowest, took)
+		r.slowest = max(r.slowest, took)
 	}
-	total := time.Since(start)
-	peak := memstat.PeakRSS()
+	r.total = time.Since(start)
+	b.StopTimer()
+
+	r.peakRSS = memstat.PeakRSS()
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	st := sm.Stats()
-
-	wantURLs := rows - (rows+24)/50 // the rows with i % 50 == 25 are not published
-	if int64(len(index)) != bt.pages || c.urls != wantURLs {
-		t.Errorf("%d pages with %d URLs, want %d with %d", len(index), c.urls, bt.pages, wantURLs)
-	}
-	if st.CachedBytes > cacheBytes {
-		t.Errorf("the cache holds %d bytes, more than its budget of %d", st.CachedBytes, cacheBytes)
-	}
-	t.Logf("%s, %d rows, cache %s: %d pages, %d URLs, %s of XML (%s gzip) in %v; index %v; first page %v, last %v, slowest %v",
-		name, rows, mib(cacheBytes), len(index), c.urls, mib(c.xmlBytes), mib(c.gzipBytes), total.Round(time.Millisecond),
-		indexTime.Round(time.Millisecond), first.Round(time.Millisecond), last.Round(time.Millisecond), slowest.Round(time.Millisecond))
-	t.Logf("%s, %d rows, cache %s: peak RSS %s (%s before the crawl, +%s); Go heap in use after GC %s; cache holds %s in %d pages",
-		name, rows, mib(cacheBytes), mib(peak), mib(rssBefore), mib(peak-rssBefore), mib(int64(ms.HeapInuse)), mib(st.CachedBytes), st.CachedDocuments)
+	r.pages, r.urls, r.xmlBytes, r.gzipBytes = int64(len(index)), c.urls, c.xmlBytes, c.gzipBytes
+	r.heap, r.cached, r.cachedDocs = int64(ms.HeapInuse), st.CachedBytes, st.CachedDocuments
+	return r
 }
 
 func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }

@@ -10,23 +10,87 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/freshmap/sitemap"
 	"github.com/freshmap/sitemap/adapters/sqlsource"
+	"github.com/freshmap/sitemap/internal/testenv"
 
 	_ "github.com/go-sql-driver/mysql"
 	_ "github.com/jackc/pgx/v5/stdlib"
 	_ "modernc.org/sqlite"
 )
 
-// The environment variables that name the test servers. Without them the
-// PostgreSQL and MariaDB tests are skipped; SQLite always runs.
+// The environment variables that name the test servers. Without them, or
+// when a server does not answer, its tests are skipped, or fail when
+// SITEMAP_REQUIRE_SERVICES=1 (see internal/testenv); SQLite always runs.
 const (
-	envPostgres = "SITEMAP_TEST_POSTGRES_DSN" // e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable
-	envMySQL    = "SITEMAP_TEST_MYSQL_DSN"    // e.g. root@tcp(127.0.0.1:3306)/test?parseTime=true
+	envPostgres = "SITEMAP_TEST_POSTGRES_DSN"
+	envMySQL    = "SITEMAP_TEST_MYSQL_DSN"
 )
+
+// server is a database server the tests can use.
+type server struct {
+	group   string // its group in testenv's summary of skipped tests
+	env     string // the variable that holds its DSN
+	example string // a DSN to give as an example
+	driver  string
+}
+
+var servers = map[string]server{
+	"postgres": {"PostgreSQL", envPostgres, "postgres://postgres@127.0.0.1:5432/test?sslmode=disable", "pgx"},
+	"mysql":    {"MariaDB", envMySQL, "root@tcp(127.0.0.1:3306)/test?parseTime=true", "mysql"},
+}
+
+// pingTimeout is how long a server has to answer before its tests give up.
+const pingTimeout = 3 * time.Second
+
+var (
+	downMu sync.Mutex
+	down   = map[string]string{} // server name → why it did not answer, so later tests need not wait again
+)
+
+// openServer opens database server name ("postgres" or "mysql") at the DSN
+// in its environment variable and checks that it answers. When the variable
+// is unset or the server does not answer, it stops t with
+// testenv.Unavailable: a skip, or a failure when services are required.
+// The caller closes the *sql.DB.
+func openServer(t testing.TB, name string) (*sql.DB, string) {
+	t.Helper()
+	srv, ok := servers[name]
+	if !ok {
+		t.Fatalf("unknown database server %q", name)
+	}
+	dsn := os.Getenv(srv.env)
+	if dsn == "" {
+		testenv.Unavailable(t, srv.group, srv.env+" is not set; set it to a DSN such as "+srv.example)
+	}
+	downMu.Lock()
+	why := down[name]
+	downMu.Unlock()
+	if why != "" {
+		testenv.Unavailable(t, srv.group, why)
+	}
+	db, err := sql.Open(srv.driver, dsn)
+	if err == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), pingTimeout)
+		err = db.PingContext(ctx)
+		cancel()
+		if err != nil {
+			db.Close()
+		}
+	}
+	if err != nil {
+		why := fmt.Sprintf("no answer at %s within %v: %v", srv.env, pingTimeout, err)
+		downMu.Lock()
+		down[name] = why
+		downMu.Unlock()
+		testenv.Unavailable(t, srv.group, why)
+	}
+	return db, dsn
+}
 
 // testDB is one database a test runs against.
 type testDB struct {
@@ -38,8 +102,8 @@ type testDB struct {
 
 var dbNames = []string{"sqlite", "postgres", "mysql"}
 
-// forEachDB runs f as a subtest on each database, skipping those whose
-// server is not configured.
+// forEachDB runs f as a subtest on each database; openDB skips those whose
+// server is not there.
 func forEachDB(t *testing.T, f func(t *testing.T, d *testDB)) {
 	t.Helper()
 	for _, name := range dbNames {
@@ -49,8 +113,8 @@ func forEachDB(t *testing.T, f func(t *testing.T, d *testDB)) {
 	}
 }
 
-// openDB opens database name for t, or skips t when it is not configured.
-// The *sql.DB is closed when t ends.
+// openDB opens database name for t: a new SQLite file, or a server that
+// openServer found. The *sql.DB is closed when t ends.
 func openDB(t testing.TB, name string) *testDB {
 	t.Helper()
 	d := &testDB{name: name}
@@ -58,20 +122,18 @@ func openDB(t testing.TB, name string) *testDB {
 	case "sqlite":
 		d.dialect = sqlsource.SQLite
 		d.dsn = "file:" + filepath.Join(t.TempDir(), "test.db") + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)"
+		d.db = d.open(t)
+		return d
 	case "postgres":
-		d.dialect, d.dsn = sqlsource.Postgres, os.Getenv(envPostgres)
-		if d.dsn == "" {
-			t.Skip("PostgreSQL tests skipped: set " + envPostgres + " (such as postgres://postgres@127.0.0.1:5432/test?sslmode=disable) to run them")
-		}
+		d.dialect = sqlsource.Postgres
 	case "mysql":
-		d.dialect, d.dsn = sqlsource.MySQL, os.Getenv(envMySQL)
-		if d.dsn == "" {
-			t.Skip("MariaDB/MySQL tests skipped: set " + envMySQL + " (such as root@tcp(127.0.0.1:3306)/test?parseTime=true) to run them")
-		}
+		d.dialect = sqlsource.MySQL
 	default:
 		t.Fatalf("unknown database %q", name)
 	}
-	d.db = d.open(t)
+	db, dsn := openServer(t, name)
+	t.Cleanup(func() { db.Close() })
+	d.db, d.dsn = db, dsn
 	return d
 }
 

@@ -48,8 +48,8 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	// src is a sitemap.Source: hand it to sitemap.New in a Section whose
-	// PageSize matches, 10 here. This reads it directly.
+	// src is a sitemap.Source: hand it to sitemap.New in a Section, which
+	// takes its page size, 10 here, from src. This reads it directly.
 	ctx := context.Background()
 	for page, err := range src.Pages(ctx) {
 		if err != nil {

@@ -160,7 +160,7 @@ func TestAnnotate(t *testing.T) {
 		}
 
 		sm, err := sitemap.New(sitemap.Config{BaseURL: newsBase, Strict: true},
-			sitemap.Section{Name: "news", Source: newSource(t, d.db, newsConfig(d, tab)), PageSize: 5, Extensions: sitemap.ExtNews})
+			sitemap.Section{Name: "news", Source: newSource(t, d.db, newsConfig(d, tab)), Extensions: sitemap.ExtNews})
 		if err != nil {
 			t.Fatal(err)
 		}

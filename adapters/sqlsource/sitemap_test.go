@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -110,7 +111,7 @@ func TestServedBySitemap(t *testing.T) {
 				OnReject: func(section string, page int64, loc string, err error) {
 					t.Errorf("rejected %s page %d %s: %v", section, page, loc, err)
 				},
-			}, sitemap.Section{Name: "products", Source: src, PageSize: 40})
+			}, sitemap.Section{Name: "products", Source: src})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -177,4 +178,80 @@ func mapValues(m map[string][]byte) [][]byte {
 		s = append(s, v)
 	}
 	return s
+}
+
+// TestSectionPageSize serves a Source through a Section that leaves
+// PageSize zero: the section takes the Source's page size, and every URL
+// of a page of exactly that many rows is written.
+func TestSectionPageSize(t *testing.T) {
+	ps := products(ids(0, 20)...) // pages 1 (keys 0-9) and 2 (10-19) full, page 3 one row
+	want, _ := model(ps, 10, 0, false)
+	forEachDB(t, func(t *testing.T, d *testDB) {
+		c := d.createCatalogue(t, ps)
+		sm, err := sitemap.New(sitemap.Config{
+			BaseURL: "https://shop.example.com",
+			OnReject: func(section string, page int64, loc string, err error) {
+				t.Errorf("rejected %s page %d %s: %v", section, page, loc, err)
+			},
+		}, sitemap.Section{Name: "p", Source: newSource(t, d.db, c.config(10))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sm.Close()
+		srv := httptest.NewServer(sm)
+		defer srv.Close()
+
+		files := locs(t, get(t, srv.URL+"/sitemap_index.xml"))
+		if len(files) != len(want) {
+			t.Fatalf("index lists %q, want %d files", files, len(want))
+		}
+		for i, file := range files {
+			n := int64(i + 1)
+			if wantFile := fmt.Sprintf("https://shop.example.com/sitemap-p-%d.xml.gz", n); file != wantFile {
+				t.Errorf("file %d is %s, want %s", n, file, wantFile)
+			}
+			u, err := url.Parse(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var wantLocs []string
+			for _, u := range want[n] {
+				wantLocs = append(wantLocs, u.Loc)
+			}
+			if got := locs(t, get(t, srv.URL+u.Path)); !slices.Equal(got, wantLocs) {
+				t.Errorf("%s holds %d URLs %q, want %d %q", u.Path, len(got), got, len(wantLocs), wantLocs)
+			}
+		}
+	})
+}
+
+// TestSectionPageSizeMismatch checks that sitemap.New refuses a Section
+// whose PageSize differs from its Source's, as a smaller one would drop
+// the URLs past it and a larger one would not fill the files; and a news
+// section, at most 1,000 URLs a file, over pages of 50,000.
+func TestSectionPageSizeMismatch(t *testing.T) {
+	d := openDB(t, "sqlite")
+	c := d.createCatalogue(t, products(ids(0, 20)...))
+	src := newSource(t, d.db, c.config(10))
+	cfg := sitemap.Config{BaseURL: "https://shop.example.com"}
+	for name, sec := range map[string]sitemap.Section{
+		"smaller":                 {Name: "p", Source: src, PageSize: 5},
+		"larger":                  {Name: "p", Source: src, PageSize: 11},
+		"the protocol's limit":    {Name: "p", Source: src, PageSize: 50_000},
+		"news over 50,000 a page": {Name: "p", Source: newSource(t, d.db, c.config(0)), Extensions: sitemap.ExtNews},
+	} {
+		sm, err := sitemap.New(cfg, sec)
+		if !errors.Is(err, sitemap.ErrConfig) {
+			t.Errorf("%s: New = %v; want an error wrapping ErrConfig", name, err)
+		}
+		if sm != nil {
+			sm.Close()
+		}
+	}
+	// The Source's own page size may be repeated.
+	sm, err := sitemap.New(cfg, sitemap.Section{Name: "p", Source: src, PageSize: 10})
+	if err != nil {
+		t.Fatalf("the same PageSize: %v", err)
+	}
+	sm.Close()
 }
