@@ -1,100 +1,116 @@
-// Command chi is a demo shop on the chi router with a dynamic sitemap of
-// 200,000 products (with images and hreflang alternates), the static pages
-// that adapters/chiroutes finds in the router, and the news of the last
-// two days.
+// Command chi is the demo shop on the chi router, with a dynamic sitemap in
+// two sections: the pages that adapters/chiroutes finds in the router, and
+// 200,000 products with images and hreflang alternates. (examples/nethttp
+// adds a news section.)
 //
 //	go run ./examples/chi             # serve on :8080
 //	go run ./examples/chi -crawl      # fetch the whole sitemap once and print figures
 //	go run ./examples/chi -h          # the other flags
 //
-// The first run builds an SQLite catalogue in the user's cache directory
-// (see examples/internal/demo); later runs reuse it.
+// newRouter is the whole wiring. The rest lives in examples/internal/demo:
+// the flags, the SQLite catalogue (built in the user's cache directory on
+// first run, then reused), the shop's page handlers, the server and the
+// crawler.
 package main
 
 import (
-	"context"
-	"fmt"
+	"database/sql"
 	"log/slog"
 	"net/http"
-	"os"
+	"strconv"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/freshmap/sitemap"
 	"github.com/freshmap/sitemap/adapters/chiroutes"
+	"github.com/freshmap/sitemap/adapters/sqlsource"
 	"github.com/freshmap/sitemap/examples/internal/demo"
 )
 
-func main() {
-	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-}
+// main parses the flags, opens the catalogue, and serves newRouter's
+// router on -addr until Ctrl-C.
+func main() { demo.Main(newRouter) }
 
-func run() error {
-	opt := demo.ParseFlags()
-	log := opt.Logger()
-	ln, err := demo.Listen(&opt) // with -crawl, a loopback port that opt.Base then names
-	if err != nil {
-		return err
-	}
-	cat, err := demo.Open(context.Background(), opt.DB, opt.Products, log)
-	if err != nil {
-		return err
-	}
-	defer cat.Close()
-	r, sm, err := newRouter(cat, opt, log)
-	if err != nil {
-		return err
-	}
-	defer sm.Close()
-	return demo.Serve(ln, r, sm, opt, log)
-}
+// newRouter returns the shop's router, with the sitemap middleware among
+// its middlewares, and the sitemap, which the caller closes. Every URL
+// starts with opt.Base. chi wants the middlewares before the routes, so
+// the sitemap comes first and the routes last.
+func newRouter(db *sql.DB, opt demo.Options, log *slog.Logger) (http.Handler, *sitemap.Sitemap, error) {
+	r := chi.NewRouter()
 
-// newRouter returns the shop's router with the sitemap middleware in front.
-func newRouter(cat *demo.Catalogue, opt demo.Options, log *slog.Logger) (http.Handler, *sitemap.Sitemap, error) {
-	app := demo.NewApp(cat.DB, opt.Base, log)
-	site := chi.NewRouter()
-	site.Get("/", app.Home)
-	site.Get("/robots.txt", app.Robots)
-	site.Get("/news", app.News)
-	site.Get("/news/{id}/{slug}", app.Article)
-	site.Get("/img/{file}", app.Image)
-	for _, l := range demo.Languages {
-		site.Get(l.Prefix+"/p/{id}/{slug}", app.Product(l.Prefix))
-	}
-	for _, p := range demo.StaticPages {
-		site.Get(p.Path, app.Static(p.Title))
-	}
-
-	// Static pages: every GET route without parameters (/, /news, /about…).
-	pages, err := chiroutes.New(site, chiroutes.Config{BaseURL: opt.Base})
+	// Static pages: the router's GET routes without parameters (/, /news,
+	// /about…). They are read from r whenever the section is built, so the
+	// routes declared below are listed.
+	pages, err := chiroutes.New(r, chiroutes.Config{
+		BaseURL: opt.Base,
+		Annotate: func(pattern, path string, u *sitemap.URL) {
+			switch path {
+			case "/":
+				u.ChangeFreq = sitemap.Daily
+			case "/news":
+				u.ChangeFreq = sitemap.Hourly
+			}
+		},
+	})
 	if err != nil {
 		return nil, nil, err
 	}
 
-	// Products and news come from the catalogue's tables, read with
-	// adapters/sqlsource: see examples/internal/demo/sections.go.
-	products, news, err := demo.Sections(cat.DB, opt)
+	// Products: one file per opt.PageSize ids, each read with one range
+	// query plus one for the images, whose table holds paths that BaseURL
+	// makes absolute. Every product page exists in each language the router
+	// serves, so the hreflang alternates are made from the row's own id
+	// and slug, with no query.
+	products, err := sqlsource.New(db, sqlsource.Config{
+		Table:       "products",
+		Key:         "id",
+		KeyStart:    1,
+		PageSize:    opt.PageSize,
+		BaseURL:     opt.Base,
+		LocTemplate: "/p/{id}/{slug}",
+		LastMod:     "updated_at", // Unix seconds
+		Filter:      "published",
+		Loaders: []sqlsource.Loader{sqlsource.Images(`SELECT product_id, path, caption FROM product_images
+			WHERE product_id BETWEEN ? AND ? ORDER BY product_id, position`)},
+		Columns: []string{"slug"},
+		Annotate: func(row *sqlsource.Row, u *sitemap.URL) error {
+			path := "/p/" + strconv.FormatInt(row.Key, 10) + "/" + row.String("slug")
+			u.Alternates = make([]sitemap.Alternate, 0, len(demo.Languages)+1)
+			for _, l := range demo.Languages {
+				u.Alternates = append(u.Alternates, sitemap.Alternate{Hreflang: l.Code, Href: opt.Base + l.Prefix + path})
+			}
+			u.Alternates = append(u.Alternates, sitemap.Alternate{Hreflang: "x-default", Href: opt.Base + path})
+			return nil
+		},
+	})
 	if err != nil {
 		return nil, nil, err
 	}
 
+	// Each section's page size comes from its Source.
 	sm, err := sitemap.New(sitemap.Config{BaseURL: opt.Base, Logger: log},
 		sitemap.Section{Name: "pages", Source: pages},
-		products,
-		news,
+		sitemap.Section{Name: "products", Source: products, Extensions: sitemap.ExtImage | sitemap.ExtAlternates},
 	)
 	if err != nil {
 		return nil, nil, err
 	}
 
-	// chi wants middlewares before routes, and chiroutes wants the routes
-	// before the sitemap exists: so the shop is mounted on an outer router
-	// that uses the sitemap middleware.
-	r := chi.NewRouter()
-	r.Use(sm.Handler)
-	r.Mount("/", site)
+	r.Use(middleware.Recoverer)
+	r.Use(sm.Handler) // serves robots.txt and the sitemap files, and passes the rest to the routes
+
+	app := demo.NewApp(db, opt.Base, log)
+	r.Get("/", app.Home)
+	r.Get("/robots.txt", app.Robots) // the sitemap middleware adds its Sitemap: line
+	r.Get("/news", app.News)
+	r.Get("/news/{id}/{slug}", app.Article)
+	r.Get("/img/{file}", app.Image)
+	for _, l := range demo.Languages {
+		r.Get(l.Prefix+"/p/{id}/{slug}", app.Product(l.Prefix))
+	}
+	for _, p := range demo.StaticPages {
+		r.Get(p.Path, app.Static(p.Title))
+	}
 	return r, sm, nil
 }

@@ -10,5 +10,5 @@ import (
 // through the example's own wiring and crawls it.
 func TestSite(t *testing.T) {
 	base, cat := demotest.Serve(t, 2000, 500, newRouter)
-	demotest.Check(t, base, cat.DB)
+	demotest.Check(t, base, cat.DB, "pages", "products")
 }

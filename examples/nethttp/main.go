@@ -1,59 +1,39 @@
 // Command nethttp is a demo shop on net/http's ServeMux with a dynamic
-// sitemap of 200,000 products (with images and hreflang alternates), its
-// static pages and the news of the last two days.
+// sitemap in three sections: its static pages, 200,000 products with
+// images and hreflang alternates, and the news of the last two days.
 //
 //	go run ./examples/nethttp             # serve on :8080
 //	go run ./examples/nethttp -crawl      # fetch the whole sitemap once and print figures
 //	go run ./examples/nethttp -h          # the other flags
 //
-// The first run builds an SQLite catalogue in the user's cache directory
-// (see examples/internal/demo); later runs reuse it.
+// newHandler is the whole wiring. The rest lives in examples/internal/demo:
+// the flags, the SQLite catalogue (built in the user's cache directory on
+// first run, then reused), the shop's page handlers, the server and the
+// crawler.
 package main
 
 import (
-	"context"
-	"fmt"
+	"database/sql"
 	"log/slog"
 	"net/http"
-	"os"
+	"strings"
 
 	"github.com/freshmap/sitemap"
+	"github.com/freshmap/sitemap/adapters/sqlsource"
 	"github.com/freshmap/sitemap/examples/internal/demo"
 )
 
-func main() {
-	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-}
+// main parses the flags, opens the catalogue, and serves newHandler's
+// handler on -addr until Ctrl-C.
+func main() { demo.Main(newHandler) }
 
-func run() error {
-	opt := demo.ParseFlags()
-	log := opt.Logger()
-	ln, err := demo.Listen(&opt) // with -crawl, a loopback port that opt.Base then names
-	if err != nil {
-		return err
-	}
-	cat, err := demo.Open(context.Background(), opt.DB, opt.Products, log)
-	if err != nil {
-		return err
-	}
-	defer cat.Close()
-	h, sm, err := newHandler(cat, opt, log)
-	if err != nil {
-		return err
-	}
-	defer sm.Close()
-	return demo.Serve(ln, h, sm, opt, log)
-}
-
-// newHandler returns the shop wrapped in the sitemap middleware.
-func newHandler(cat *demo.Catalogue, opt demo.Options, log *slog.Logger) (http.Handler, *sitemap.Sitemap, error) {
-	app := demo.NewApp(cat.DB, opt.Base, log)
+// newHandler returns the shop wrapped in the sitemap middleware, and the
+// sitemap, which the caller closes. Every URL starts with opt.Base.
+func newHandler(db *sql.DB, opt demo.Options, log *slog.Logger) (http.Handler, *sitemap.Sitemap, error) {
+	app := demo.NewApp(db, opt.Base, log)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", app.Home)
-	mux.HandleFunc("GET /robots.txt", app.Robots)
+	mux.HandleFunc("GET /robots.txt", app.Robots) // the sitemap middleware adds its Sitemap: line
 	mux.HandleFunc("GET /news", app.News)
 	mux.HandleFunc("GET /news/{id}/{slug}", app.Article)
 	mux.HandleFunc("GET /img/{file}", app.Image)
@@ -68,20 +48,59 @@ func newHandler(cat *demo.Catalogue, opt demo.Options, log *slog.Logger) (http.H
 		pages = append(pages, sitemap.URL{Loc: opt.Base + p.Path})
 	}
 
-	// Products and news come from the catalogue's tables, read with
-	// adapters/sqlsource: see examples/internal/demo/sections.go.
-	products, news, err := demo.Sections(cat.DB, opt)
+	// Products: one file per opt.PageSize ids, each read with one range
+	// query plus one query each for images and alternates. The tables
+	// hold paths, which BaseURL makes absolute.
+	products, err := sqlsource.New(db, sqlsource.Config{
+		Table:       "products",
+		Key:         "id",
+		KeyStart:    1,
+		PageSize:    opt.PageSize,
+		BaseURL:     opt.Base,
+		LocTemplate: "/p/{id}/{slug}",
+		LastMod:     "updated_at", // Unix seconds
+		Filter:      "published",
+		Loaders: []sqlsource.Loader{
+			sqlsource.Images(`SELECT product_id, path, caption FROM product_images
+				WHERE product_id BETWEEN ? AND ? ORDER BY product_id, position`),
+			sqlsource.Alternates(`SELECT p.id, l.hreflang, l.prefix || '/p/' || p.id || '/' || p.slug
+				FROM products p CROSS JOIN languages l WHERE p.id BETWEEN ? AND ? ORDER BY p.id, l.position`),
+		},
+	})
 	if err != nil {
 		return nil, nil, err
 	}
 
+	// News: the articles of the last two days, at most 1,000 a file, with
+	// their <news:news> filled from the same rows.
+	news, err := sqlsource.New(db, sqlsource.Config{
+		Table:       "articles",
+		Key:         "id",
+		KeyStart:    1,
+		PageSize:    1000,
+		BaseURL:     opt.Base,
+		LocTemplate: "/news/{id}/{slug}",
+		LastMod:     "published_at",
+		Filter:      "published_at >= unixepoch('now', '-2 days')",
+		Columns:     []string{"title", "lang", "keywords"},
+		Annotate: func(r *sqlsource.Row, u *sitemap.URL) error {
+			u.News = &sitemap.News{PublicationName: "Freshmap Daily", Language: r.String("lang"), PublicationDate: r.LastMod,
+				Title: r.String("title"), Keywords: strings.Split(r.String("keywords"), ", ")}
+			return nil
+		},
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+
+	// Each section's page size comes from its Source.
 	sm, err := sitemap.New(sitemap.Config{BaseURL: opt.Base, Logger: log},
 		sitemap.Section{Name: "pages", Source: sitemap.FromSlice(pages, 0)},
-		products,
-		news,
+		sitemap.Section{Name: "products", Source: products, Extensions: sitemap.ExtImage | sitemap.ExtAlternates},
+		sitemap.Section{Name: "news", Source: news, Extensions: sitemap.ExtNews},
 	)
 	if err != nil {
 		return nil, nil, err
 	}
-	return sm.Handler(mux), sm, nil
+	return sm.Handler(mux), sm, nil // serves robots.txt and the sitemap files, and passes the rest to mux
 }

@@ -1,9 +1,11 @@
 // Package demo holds what the runnable examples (examples/nethttp and
 // examples/chi) share and what is not about the sitemap library itself: an
 // embedded SQLite catalogue of products and news articles, built on first
-// run; a tiny shop application that serves its pages; command-line flags;
-// and a crawler that fetches a whole sitemap tree once and reports time
-// and memory.
+// run; a tiny shop application that serves its pages; and Main, which
+// parses the flags, opens the catalogue, calls an example's Wiring and
+// serves the result, or with -crawl fetches the whole sitemap tree once and
+// reports time and memory. Each example's Wiring, its routes, sitemap
+// sections and middleware, stays in its own main.go.
 package demo
 
 import (

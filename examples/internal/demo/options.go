@@ -6,9 +6,11 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"path/filepath"
 )
 
-// Options are the examples' command-line flags.
+// Options are the examples' command-line flags. A Wiring uses Base and
+// PageSize.
 type Options struct {
 	Addr     string // -addr: where to listen
 	Base     string // -base: the site's base URL, the start of every URL in the sitemap
@@ -19,17 +21,19 @@ type Options struct {
 	Crawl    bool   // -crawl: fetch the whole sitemap once, report, and exit
 }
 
-// ParseFlags parses the command line.
-func ParseFlags() Options {
+// parseFlags parses the command-line arguments args (without the program
+// name). A bad flag or -h exits the program, as the flag package does.
+func parseFlags(args []string) Options {
 	var o Options
-	flag.StringVar(&o.Addr, "addr", ":8080", "address to listen on")
-	flag.StringVar(&o.Base, "base", "", "base URL of the site, as crawlers see it (default: http://localhost and the -addr port)")
-	flag.StringVar(&o.DB, "db", "", "catalogue file, created on first run (default: in the user's cache directory)")
-	flag.IntVar(&o.Products, "products", 200_000, "number of products in a new catalogue")
-	flag.IntVar(&o.PageSize, "pagesize", 10_000, "products per sitemap file (at most 50000)")
-	flag.BoolVar(&o.Verbose, "v", false, "log at debug level: one line per sitemap file built")
-	flag.BoolVar(&o.Crawl, "crawl", false, "serve on a loopback port, fetch robots.txt, the index and every sitemap file once, print figures and exit")
-	flag.Parse()
+	fs := flag.NewFlagSet(filepath.Base(os.Args[0]), flag.ExitOnError)
+	fs.StringVar(&o.Addr, "addr", ":8080", "address to listen on")
+	fs.StringVar(&o.Base, "base", "", "base URL of the site, as crawlers see it (default: http://localhost and the -addr port)")
+	fs.StringVar(&o.DB, "db", "", "catalogue file, created on first run (default: in the user's cache directory)")
+	fs.IntVar(&o.Products, "products", 200_000, "number of products in a new catalogue")
+	fs.IntVar(&o.PageSize, "pagesize", 10_000, "products per sitemap file (at most 50000)")
+	fs.BoolVar(&o.Verbose, "v", false, "log at debug level: one line per sitemap file built")
+	fs.BoolVar(&o.Crawl, "crawl", false, "serve on a loopback port, fetch robots.txt, the index and every sitemap file once, print figures and exit")
+	fs.Parse(args) // ExitOnError: never returns an error
 	if o.DB == "" {
 		o.DB = DefaultPath(o.Products)
 	}
@@ -52,8 +56,8 @@ func baseFor(addr string) string {
 	return "http://" + net.JoinHostPort(host, port)
 }
 
-// Logger returns a text logger to stderr, at debug level with -v.
-func (o Options) Logger() *slog.Logger {
+// logger returns a text logger to stderr, at debug level with -v.
+func (o Options) logger() *slog.Logger {
 	level := slog.LevelInfo
 	if o.Verbose {
 		level = slog.LevelDebug
@@ -61,10 +65,10 @@ func (o Options) Logger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 }
 
-// Listen opens the listener the site is served on: o.Addr, or with -crawl
+// listen opens the listener the site is served on: o.Addr, or with -crawl
 // a free loopback port, in which case o.Base becomes that port's URL so
 // that the sitemap's URLs point at the server being crawled.
-func Listen(o *Options) (net.Listener, error) {
+func listen(o *Options) (net.Listener, error) {
 	if !o.Crawl {
 		return net.Listen("tcp", o.Addr)
 	}

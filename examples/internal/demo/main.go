@@ -1,0 +1,54 @@
+package demo
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+
+	"github.com/freshmap/sitemap"
+)
+
+// Wiring is what an example program is about, and what a user copies: the
+// shop's routes on the catalogue db, its sitemap's sections and the
+// sitemap middleware, for a site whose URLs start with opt.Base. It returns
+// the handler to serve and the sitemap, which the caller closes.
+type Wiring func(db *sql.DB, opt Options, log *slog.Logger) (http.Handler, *sitemap.Sitemap, error)
+
+// Main runs an example program around wire: it parses the flags, opens the
+// catalogue (building it on first run), calls wire, and serves the handler
+// on -addr, as http.ListenAndServe would, until Ctrl-C; with -crawl it
+// instead serves on a loopback port, crawls the whole sitemap once and
+// prints figures. On an error it prints it and exits with status 1.
+func Main(wire Wiring) {
+	if err := run(context.Background(), os.Args[1:], os.Stdout, wire); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+// run is Main with the arguments, the output and the context as
+// parameters; it returns when ctx is done.
+func run(ctx context.Context, args []string, out io.Writer, wire Wiring) error {
+	opt := parseFlags(args)
+	log := opt.logger()
+	ln, err := listen(&opt) // with -crawl, a loopback port that opt.Base then names
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	cat, err := Open(ctx, opt.DB, opt.Products, log)
+	if err != nil {
+		return err
+	}
+	defer cat.Close()
+	h, sm, err := wire(cat.DB, opt, log)
+	if err != nil {
+		return err
+	}
+	defer sm.Close()
+	return serve(ctx, ln, h, sm, opt, out, log)
+}

@@ -1,0 +1,91 @@
+package demo
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"log/slog"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/freshmap/sitemap"
+)
+
+// homeOnly is the smallest Wiring: the home page and robots.txt, and a
+// sitemap that lists the home page.
+func homeOnly(db *sql.DB, opt Options, log *slog.Logger) (http.Handler, *sitemap.Sitemap, error) {
+	app := NewApp(db, opt.Base, log)
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", app.Home)
+	mux.HandleFunc("GET /robots.txt", app.Robots)
+	sm, err := sitemap.New(sitemap.Config{BaseURL: opt.Base, Logger: log},
+		sitemap.Section{Source: sitemap.FromSlice([]sitemap.URL{{Loc: opt.Base + "/"}}, 0)})
+	if err != nil {
+		return nil, nil, err
+	}
+	return sm.Handler(mux), sm, nil
+}
+
+func TestRunCrawl(t *testing.T) {
+	var base string
+	wire := func(db *sql.DB, opt Options, log *slog.Logger) (http.Handler, *sitemap.Sitemap, error) {
+		base = opt.Base
+		return homeOnly(db, opt, log)
+	}
+	var out bytes.Buffer
+	args := []string{"-crawl", "-products", "50", "-db", filepath.Join(t.TempDir(), "catalogue.db")}
+	if err := run(t.Context(), args, &out, wire); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(base, "http://127.0.0.1:") {
+		t.Errorf("with -crawl the Wiring got base %q, want the loopback port's URL", base)
+	}
+	if want := "crawl: robots.txt, the index and 1 sitemap files with 1 URLs in "; !strings.HasPrefix(out.String(), want) {
+		t.Errorf("output:\n%s\nwant it to start with %q", out.String(), want)
+	}
+}
+
+// TestRunServe serves until the context is done, and prints the URLs to
+// open first.
+func TestRunServe(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	out := new(syncBuffer)
+	errc := make(chan error, 1)
+	args := []string{"-addr", "127.0.0.1:0", "-products", "50", "-db", filepath.Join(t.TempDir(), "catalogue.db")}
+	go func() { errc <- run(ctx, args, out, homeOnly) }()
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(out.String(), "Ctrl-C stops it."); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no Ctrl-C line after 10 s:\n%s", out.String())
+		}
+	}
+	cancel()
+	if err := <-errc; err != nil {
+		t.Errorf("run: %v", err)
+	}
+	if want := "the sitemap index (1 files)"; !strings.Contains(out.String(), want) {
+		t.Errorf("output:\n%s\nwant %q", out.String(), want)
+	}
+}
+
+// syncBuffer is a bytes.Buffer that one goroutine writes as another reads.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
