@@ -4,191 +4,467 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
-	"iter"
-	"strconv"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/klauspost/compress/gzip"
 )
 
-// failingSource yields the URLs of good, then err.
-func failingSource(err error, good ...URL) Source {
-	return SourceFunc{URLsFunc: func(context.Context, int64) iter.Seq2[URL, error] {
-		return func(yield func(URL, error) bool) {
-			for _, u := range good {
-				if !yield(u, nil) {
-					return
-				}
-			}
-			yield(URL{}, err)
+func TestColdPageSingleBuild(t *testing.T) {
+	src := newFake(100, 50)
+	release := make(chan struct{})
+	var started atomic.Int64
+	src.onURL = func(ctx context.Context, page, i int64) error {
+		if i == 0 {
+			started.Add(1)
+			<-release
 		}
-	}}
+		return nil
+	}
+	sm := newTestSitemap(t, Config{}, Section{Name: "p", Source: src, PageSize: 50})
+	const n = 64
+	var wg sync.WaitGroup
+	codes := make([]int, n)
+	bodies := make([][]byte, n)
+	for i := range n {
+		wg.Go(func() {
+			w := get(sm, "/sitemap-p-1.xml.gz")
+			codes[i], bodies[i] = w.Code, w.Body.Bytes()
+		})
+	}
+	// Let every request reach the cache before the one build finishes.
+	for sm.Stats().CacheMisses < n {
+		runtimeYield()
+	}
+	close(release)
+	wg.Wait()
+	for i := range n {
+		if codes[i] != 200 || !bytes.Equal(bodies[i], bodies[0]) {
+			t.Fatalf("request %d: %d", i, codes[i])
+		}
+	}
+	if got := src.urlsCalls.Load(); got != 1 {
+		t.Errorf("%d concurrent cold requests read the source %d times, want 1", n, got)
+	}
+	get(sm, "/sitemap-p-1.xml.gz", "If-None-Match", get(sm, "/sitemap-p-1.xml.gz").Header().Get("Etag"))
+	if got := src.urlsCalls.Load(); got != 1 {
+		t.Errorf("cached requests read the source: %d calls", got)
+	}
 }
 
-func TestEncodePageErrors(t *testing.T) {
-	errDB := errors.New("connection reset")
-	valid := numbered(3)
+// runtimeYield lets other goroutines run while a test polls a condition
+// that they will make true.
+func runtimeYield() { runtime.Gosched() }
+
+func TestMaxBuilds(t *testing.T) {
+	src := newFake(1000, 10)
+	var running, peak atomic.Int64
+	src.onURL = func(ctx context.Context, page, i int64) error {
+		if i%10 == 0 {
+			n := running.Add(1)
+			for {
+				p := peak.Load()
+				if n <= p || peak.CompareAndSwap(p, n) {
+					break
+				}
+			}
+			runtimeYield()
+			running.Add(-1)
+		}
+		return nil
+	}
+	sm := newTestSitemap(t, Config{MaxBuilds: 2}, Section{Name: "p", Source: src, PageSize: 10})
+	var wg sync.WaitGroup
+	for p := 1; p <= 20; p++ {
+		wg.Go(func() {
+			if w := get(sm, fmt.Sprintf("/sitemap-p-%d.xml.gz", p)); w.Code != 200 {
+				t.Errorf("page %d: %d", p, w.Code)
+			}
+		})
+	}
+	wg.Wait()
+	if got := peak.Load(); got > 2 || got < 1 {
+		t.Errorf("%d builds ran at once, want at most 2", got)
+	}
+}
+
+func TestBuildFailures(t *testing.T) {
 	for _, tc := range []struct {
-		name     string
-		src      Source
-		spec     pageSpec
-		want     error
-		reported int
+		name  string
+		onURL func(ctx context.Context, page, i int64) error
 	}{
-		{"source fails first", failingSource(errDB), pageSpec{}, errDB, 0},
-		{"source fails halfway", failingSource(errDB, valid...), pageSpec{}, errDB, 0},
-		{"source fails after a rejection", failingSource(errDB, URL{Loc: "/bad"}, valid[0]), pageSpec{}, errDB, 1},
-		{"source fails when the page is full", failingSource(errDB, valid...), pageSpec{maxURLs: 1}, errDB, 2},
-		{"no URL", listSource(), pageSpec{}, errEmptyPage, 0},
-		{"no valid URL", listSource(URL{Loc: "/a"}, URL{Loc: "ftp://example.com/b"}), pageSpec{}, errEmptyPage, 2},
-		// Strict mode reports the URL that fails the page, then stops.
-		{"strict: an invalid URL fails the page", listSource(valid[0], URL{Loc: "/bad"}, valid[1]), pageSpec{strict: true}, errNotAbsolute, 1},
-		{"strict: a full page fails", listSource(valid...), pageSpec{strict: true, maxURLs: 2}, ErrPageFull, 1},
-		{"strict: too many bytes fail", listSource(valid...), pageSpec{strict: true, maxBytes: 200}, ErrPageFull, 1},
+		{"error at once", func(context.Context, int64, int64) error { return errors.New("db down") }},
+		{"error halfway", func(_ context.Context, _, i int64) error {
+			if i == 5 {
+				return errors.New("connection reset")
+			}
+			return nil
+		}},
+		{"panic", func(_ context.Context, _, i int64) error {
+			if i == 3 {
+				panic("boom")
+			}
+			return nil
+		}},
+		{"stall past the timeout", func(ctx context.Context, _, i int64) error {
+			if i == 2 {
+				<-ctx.Done()
+				return ctx.Err()
+			}
+			return nil
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tc.spec.kind, tc.spec.base = kindURLSet, testBase
-			r := encodeSpec(t, tc.src, tc.spec)
-			if !errors.Is(r.err, tc.want) {
-				t.Fatalf("err %v, want %v", r.err, tc.want)
+			src := newFake(10, 10)
+			src.onURL = tc.onURL
+			var logs bytes.Buffer
+			sm := newTestSitemap(t, Config{BuildTimeout: 50 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(&logs, nil))},
+				Section{Source: src, PageSize: 10})
+			for range 2 {
+				w := get(sm, "/sitemap-1.xml.gz")
+				if w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") != "60" {
+					t.Fatalf("status %d Retry-After %q", w.Code, w.Header().Get("Retry-After"))
+				}
+				for _, h := range []string{"Etag", "Last-Modified", "Cache-Control"} {
+					if w.Header().Get(h) != "" {
+						t.Errorf("503 carries %s", h)
+					}
+				}
+				if strings.Contains(w.Body.String(), "urlset") || strings.Contains(w.Body.String(), "boom") {
+					t.Errorf("503 body leaks: %q", w.Body)
+				}
 			}
-			if errors.Is(tc.want, errDB) && !strings.HasPrefix(r.err.Error(), "sitemap: reading page 1: ") {
-				t.Errorf("error %q does not say which page failed", r.err)
+			if got := src.urlsCalls.Load(); got != 2 {
+				t.Errorf("source read %d times, want 2: a failure must not be cached", got)
 			}
-			if len(r.rejected) != tc.reported {
-				t.Errorf("%d reported (%v), want %d", len(r.rejected), r.rejected, tc.reported)
+			if n, _ := sm.cache.usage(); n != 0 {
+				t.Errorf("%d entries cached after failures", n)
+			}
+			if !strings.Contains(logs.String(), "build failed") {
+				t.Errorf("failure not logged: %s", logs.String())
+			}
+			if st := sm.Stats(); st.BuildErrors != 2 || st.Unavailable != 2 || st.Builds != 0 {
+				t.Errorf("stats = %+v", st)
 			}
 		})
 	}
 }
 
-func TestEncodePageStrictAccepts(t *testing.T) {
-	r := encodeSpec(t, listSource(numbered(3)...), pageSpec{kind: kindURLSet, base: testBase, strict: true, maxURLs: 3})
-	if r.err != nil || r.st.urls != 3 {
-		t.Fatalf("err %v, %d written", r.err, r.st.urls)
+// A source that panics halfway through a large page, while the gzip pipe
+// compresses on its own goroutine, leaves no goroutine behind.
+func TestPanicMidPipe(t *testing.T) {
+	src := newFake(20_000, 20_000)
+	src.onURL = func(_ context.Context, _, i int64) error {
+		if i == 15_000 { // past the bytes compressed inline
+			panic("driver bug")
+		}
+		return nil
+	}
+	sm := newTestSitemap(t, Config{}, Section{Source: src, PageSize: 20_000})
+	before := runtime.NumGoroutine()
+	for range 3 {
+		if w := get(sm, "/sitemap-1.xml.gz"); w.Code != http.StatusServiceUnavailable {
+			t.Fatalf("status %d", w.Code)
+		}
+	}
+	for i := 0; runtime.NumGoroutine() > before; i++ {
+		if i > 1000 {
+			t.Fatalf("%d goroutines left, %d before", runtime.NumGoroutine(), before)
+		}
+		runtimeYield()
 	}
 }
 
-func TestEncodePageNilReport(t *testing.T) {
-	spec := pageSpec{kind: kindURLSet, base: testBase, maxURLs: 1}
-	var buf bytes.Buffer
-	st, err := encodePage(context.Background(), listSource(URL{Loc: "/bad"}, URL{Loc: anchorLoc}, URL{Loc: anchorLoc}), 1, &buf, &spec)
-	if err != nil || st.urls != 1 || st.rejected != 2 {
-		t.Fatalf("err %v, stats %+v", err, st)
+func TestStaleWhileRevalidate(t *testing.T) {
+	clk := &clock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	src := newFake(10, 10)
+	sm := newTestSitemap(t, Config{TTL: time.Minute, Now: clk.Now}, Section{Source: src, PageSize: 10})
+	old := get(sm, "/sitemap-1.xml").Body.String()
+
+	// The catalogue changes; the cached copy stays fresh for its TTL.
+	src.lastMod = src.lastMod.Add(24 * time.Hour)
+	clk.Add(59 * time.Second)
+	if get(sm, "/sitemap-1.xml").Body.String() != old || src.urlsCalls.Load() != 1 {
+		t.Fatal("a fresh page was rebuilt")
+	}
+
+	// Expired: the stale copy is served at once, and one refresh runs.
+	release := make(chan struct{})
+	src.onURL = func(_ context.Context, _, i int64) error {
+		if i == 0 {
+			<-release
+		}
+		return nil
+	}
+	clk.Add(2 * time.Second)
+	for range 10 {
+		if get(sm, "/sitemap-1.xml").Body.String() != old {
+			t.Fatal("stale copy not served while refreshing")
+		}
+	}
+	close(release)
+	sm.wg.Wait()
+	if got := src.urlsCalls.Load(); got != 2 {
+		t.Errorf("source read %d times, want 2 (one refresh)", got)
+	}
+	if got := get(sm, "/sitemap-1.xml").Body.String(); got == old {
+		t.Error("refreshed page not served")
+	}
+	if st := sm.Stats(); st.CacheStale != 10 || st.Builds != 2 {
+		t.Errorf("stats = %+v", st)
 	}
 }
 
-func TestEncodePageStats(t *testing.T) {
-	newest := time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)
-	r := encodeURLs(t,
-		URL{Loc: testBase + "a", LastMod: newest.Add(-time.Hour)},
-		URL{Loc: testBase + "b", LastMod: newest.In(time.FixedZone("x", -7200))},
-		URL{Loc: "/rejected", LastMod: newest.Add(time.Hour)},
-		URL{Loc: testBase + "c"},
-		URL{Loc: testBase + "d", LastMod: day(9999, 1, 1), Priority: new(2.0)}, // rejected: its lastmod does not count
-	)
-	if r.err != nil {
-		t.Fatal(r.err)
+func TestStaleIfError(t *testing.T) {
+	clk := &clock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	src := newFake(10, 10)
+	var logs bytes.Buffer
+	sm := newTestSitemap(t, Config{TTL: time.Minute, Now: clk.Now, Logger: slog.New(slog.NewTextHandler(&logs, nil))},
+		Section{Source: src, PageSize: 10})
+	good := get(sm, "/sitemap-1.xml.gz")
+
+	src.onURL = func(_ context.Context, _, i int64) error {
+		if i == 7 {
+			return errors.New("db went away mid-page")
+		}
+		return nil
 	}
-	if r.st.urls != 3 || r.st.rejected != 2 || !r.st.newest.Equal(newest) {
-		t.Errorf("stats %+v; want 3 written, 2 rejected, newest %v", r.st, newest)
+	clk.Add(2 * time.Minute)
+	w := get(sm, "/sitemap-1.xml.gz")
+	sm.wg.Wait()
+	if w.Code != 200 || !bytes.Equal(w.Body.Bytes(), good.Body.Bytes()) {
+		t.Fatalf("stale copy not served: %d", w.Code)
+	}
+	if !strings.Contains(logs.String(), "serving the last good copy") {
+		t.Errorf("refresh failure not logged:\n%s", logs.String())
+	}
+	// The failed refresh is not retried on every request, and the last good
+	// copy keeps being served, with its own validators.
+	for range 5 {
+		w := get(sm, "/sitemap-1.xml.gz", "If-None-Match", good.Header().Get("Etag"))
+		if w.Code != 304 {
+			t.Fatalf("conditional request on the last good copy = %d", w.Code)
+		}
+	}
+	sm.wg.Wait()
+	if got := src.urlsCalls.Load(); got != 2 {
+		t.Errorf("source read %d times, want 2", got)
+	}
+	// After Retry-After, another refresh is tried; once the source heals,
+	// the page is fresh again.
+	src.onURL = nil
+	clk.Add(61 * time.Second)
+	get(sm, "/sitemap-1.xml.gz")
+	sm.wg.Wait()
+	if got := src.urlsCalls.Load(); got != 3 {
+		t.Errorf("source read %d times, want 3", got)
+	}
+	if e, _ := sm.cache.peek(pageKey{0, 1}); !clk.Now().Before(e.built.Add(time.Minute)) {
+		t.Error("page not fresh after a successful refresh")
 	}
 }
 
-// TestEncodePageCancel cancels the context while the source still yields:
-// the page fails and the source is stopped soon after.
-func TestEncodePageCancel(t *testing.T) {
+func TestRevalidateWithoutRebuild(t *testing.T) {
+	clk := &clock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	src := newFake(20, 10)
+	src.version = "v1"
+	sm := newTestSitemap(t, Config{TTL: time.Minute, Now: clk.Now}, Section{Source: src, PageSize: 10})
+	get(sm, "/sitemap_index.xml")
+	get(sm, "/sitemap-1.xml.gz")
+	get(sm, "/sitemap-2.xml.gz")
+
+	clk.Add(2 * time.Minute)
+	get(sm, "/sitemap_index.xml") // stale index: refreshed in the background
+	sm.wg.Wait()
+	if src.pageCalls.Load() != 2 {
+		t.Fatalf("index not refreshed: %d Pages calls", src.pageCalls.Load())
+	}
+	get(sm, "/sitemap-1.xml.gz") // stale page, same Version: renewed without a read
+	sm.wg.Wait()
+	if got := src.urlsCalls.Load(); got != 2 {
+		t.Errorf("source read %d times, want 2: an unchanged page was rebuilt", got)
+	}
+	if sm.Stats().Revalidated != 1 {
+		t.Errorf("Revalidated = %d", sm.Stats().Revalidated)
+	}
+	if e, _ := sm.cache.peek(pageKey{0, 1}); !clk.Now().Before(e.built.Add(time.Minute)) {
+		t.Error("revalidated page is not fresh")
+	}
+
+	// A stale page whose index is stale too: the refresh renews the index
+	// first, then the page without reading it.
+	clk.Add(2 * time.Minute)
+	get(sm, "/sitemap-2.xml.gz")
+	sm.wg.Wait()
+	if got, pages := src.urlsCalls.Load(), src.pageCalls.Load(); got != 2 || pages != 3 {
+		t.Errorf("source read %d times (want 2), Pages %d times (want 3)", got, pages)
+	}
+
+	// A new Version means a rebuild.
+	src.version = "v2"
+	clk.Add(2 * time.Minute)
+	get(sm, "/sitemap_index.xml")
+	sm.wg.Wait()
+	get(sm, "/sitemap-2.xml.gz")
+	sm.wg.Wait()
+	if got := src.urlsCalls.Load(); got != 3 {
+		t.Errorf("source read %d times, want 3: a changed page was not rebuilt", got)
+	}
+}
+
+func TestFreshIndexAnswers404(t *testing.T) {
+	src := newFake(20, 10)
+	sm := newTestSitemap(t, Config{}, Section{Source: src, PageSize: 10})
+	get(sm, "/sitemap_index.xml")
+	for _, p := range []string{"/sitemap-3.xml.gz", "/sitemap-4.xml.gz", "/sitemap-999999.xml.gz"} {
+		if w := get(sm, p); w.Code != 404 {
+			t.Errorf("%s = %d", p, w.Code)
+		}
+	}
+	if src.urlsCalls.Load() != 0 {
+		t.Errorf("pages missing from a fresh index were read %d times", src.urlsCalls.Load())
+	}
+}
+
+func TestPageVanishes(t *testing.T) {
+	clk := &clock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	src := newFake(20, 10)
+	sm := newTestSitemap(t, Config{TTL: time.Minute, Now: clk.Now}, Section{Source: src, PageSize: 10})
+	if w := get(sm, "/sitemap-2.xml.gz"); w.Code != 200 {
+		t.Fatal(w.Code)
+	}
+	src.n = 10 // page 2's rows are deleted
+	clk.Add(2 * time.Minute)
+	get(sm, "/sitemap-2.xml.gz") // stale copy, while the refresh finds it empty
+	sm.wg.Wait()
+	if w := get(sm, "/sitemap-2.xml.gz"); w.Code != 404 {
+		t.Errorf("a page that became empty = %d, want 404", w.Code)
+	}
+}
+
+func TestClientCancelDoesNotCancelBuild(t *testing.T) {
+	src := newFake(10, 10)
+	release := make(chan struct{})
+	src.onURL = func(_ context.Context, _, i int64) error {
+		if i == 0 {
+			<-release
+		}
+		return nil
+	}
+	sm := newTestSitemap(t, Config{}, Section{Source: src, PageSize: 10})
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	yielded := 0
-	src := SourceFunc{URLsFunc: func(context.Context, int64) iter.Seq2[URL, error] {
-		return func(yield func(URL, error) bool) {
-			for i := range 100_000 {
-				if i == 1000 {
-					cancel()
-				}
-				yielded++
-				if !yield(URL{Loc: testBase + strconv.Itoa(i)}, nil) {
-					return
-				}
-			}
-		}
-	}}
-	spec := pageSpec{kind: kindURLSet, base: testBase}
-	_, err := encodePage(ctx, src, 1, io.Discard, &spec)
-	if !errors.Is(err, context.Canceled) {
-		t.Errorf("err %v, want context.Canceled", err)
+	gone := make(chan int)
+	go func() {
+		r, _ := http.NewRequestWithContext(ctx, http.MethodGet, "/sitemap-1.xml.gz", nil)
+		w := &recorder{header: http.Header{}}
+		sm.ServeHTTP(w, r)
+		gone <- w.code
+	}()
+	for sm.Stats().CacheMisses < 1 {
+		runtimeYield()
 	}
-	if yielded > 1000+ctxCheckEvery {
-		t.Errorf("the source yielded %d URLs after the cancel", yielded-1000)
-	}
-
-	// cancelled before the last check: even a short page fails
-	ctx, cancel = context.WithCancel(context.Background())
 	cancel()
-	if _, err := encodePage(ctx, listSource(URL{Loc: anchorLoc}), 1, io.Discard, &spec); !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled context: err %v, want context.Canceled", err)
+	<-gone
+	other := make(chan int)
+	go func() { other <- get(sm, "/sitemap-1.xml.gz").Code }()
+	close(release)
+	if code := <-other; code != 200 {
+		t.Errorf("second client got %d after the first hung up", code)
+	}
+	if got := src.urlsCalls.Load(); got != 1 {
+		t.Errorf("source read %d times, want 1", got)
 	}
 }
 
-// TestEncodePageAllocs checks that building a page allocates the same
-// whatever its number of URLs: nothing is allocated per URL.
-func TestEncodePageAllocs(t *testing.T) {
-	if raceEnabled {
-		t.Skip("the race detector allocates")
+func TestCloseStopsRefreshes(t *testing.T) {
+	clk := &clock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	src := newFake(10, 10)
+	sm, err := New(Config{BaseURL: "https://example.com", TTL: time.Minute, Now: clk.Now, BuildTimeout: time.Hour},
+		Section{Source: src, PageSize: 10})
+	if err != nil {
+		t.Fatal(err)
 	}
-	urls := benchURLs(10_000)
-	allocs := func(n int, gz bool) float64 {
-		src := FromSlice(urls[:n], 0)
-		spec := pageSpec{kind: kindURLSet, base: benchBase}
-		return testing.AllocsPerRun(20, func() {
-			var w io.Writer = io.Discard
-			var z *gzip.Writer
-			if gz {
-				z = getGzip(io.Discard, gzip.DefaultCompression)
-				w = z
-			}
-			if _, err := encodePage(context.Background(), src, 1, w, &spec); err != nil {
-				t.Fatal(err)
-			}
-			if gz {
-				z.Close()
-				putGzip(z, gzip.DefaultCompression)
-			}
-		})
+	get(sm, "/sitemap-1.xml.gz")
+	entered := make(chan struct{})
+	src.onURL = func(ctx context.Context, _, i int64) error {
+		if i == 0 {
+			close(entered)
+			<-ctx.Done() // a stalled database
+			return ctx.Err()
+		}
+		return nil
 	}
-	for _, gz := range []bool{false, true} {
-		small, large := allocs(10, gz), allocs(10_000, gz)
-		t.Logf("gzip %v: %v allocations for 10 URLs, %v for 10,000", gz, small, large)
-		if large > small {
-			t.Errorf("gzip %v: %v allocations for 10 URLs but %v for 10,000", gz, small, large)
-		}
-		if small > 10 {
-			t.Errorf("gzip %v: %v allocations per page, want at most 10", gz, small)
-		}
+	clk.Add(2 * time.Minute)
+	get(sm, "/sitemap-1.xml.gz")
+	<-entered
+	done := make(chan struct{})
+	go func() { sm.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close did not stop a running refresh")
+	}
+	if w := get(sm, "/sitemap-1.xml.gz"); w.Code != 200 {
+		t.Errorf("after Close, the cached copy = %d", w.Code)
+	}
+	sm.wg.Wait() // no refresh was started after Close
+}
+
+func TestRejectedURLs(t *testing.T) {
+	src := FromSlice([]URL{
+		{Loc: "https://example.com/ok"},
+		{Loc: "https://evil.example/elsewhere"},
+		{Loc: "https://example.com/bad-priority", Priority: new(1.5)},
+		{Loc: "https://example.com/ok2"},
+	}, 0)
+	type rejection struct {
+		section string
+		page    int64
+		loc     string
+	}
+	var mu sync.Mutex
+	var got []rejection
+	var logs bytes.Buffer
+	cfg := Config{
+		Logger: slog.New(slog.NewTextHandler(&logs, nil)),
+		OnReject: func(section string, page int64, loc string, err error) {
+			var bad *InvalidURLError
+			if !errors.As(err, &bad) {
+				t.Errorf("reject error %v is not an *InvalidURLError", err)
+			}
+			mu.Lock()
+			got = append(got, rejection{section, page, loc})
+			mu.Unlock()
+		},
+	}
+	sm := newTestSitemap(t, cfg, Section{Name: "s", Source: src})
+	body := get(sm, "/sitemap-s-1.xml").Body.String()
+	if strings.Count(body, "<url>") != 2 || strings.Contains(body, "evil") || strings.Contains(body, "1.5") {
+		t.Errorf("page:\n%s", body)
+	}
+	want := []rejection{{"s", 1, "https://evil.example/elsewhere"}, {"s", 1, "https://example.com/bad-priority"}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("rejections = %v, want %v", got, want)
+	}
+	if strings.Count(logs.String(), "URL skipped") != 2 || sm.Stats().RejectedURLs != 2 {
+		t.Errorf("rejections not logged/counted:\n%s", logs.String())
+	}
+
+	cfg.Strict, cfg.OnReject = true, nil
+	strict := newTestSitemap(t, cfg, Section{Name: "s", Source: src})
+	if w := get(strict, "/sitemap-s-1.xml"); w.Code != 503 {
+		t.Errorf("strict page with a bad URL = %d, want 503", w.Code)
 	}
 }
 
-func TestGzipPool(t *testing.T) {
-	for _, level := range []int{gzip.HuffmanOnly, gzip.BestSpeed, gzip.DefaultCompression, gzip.BestCompression} {
-		for range 2 { // the second round gets the writer back from the pool
-			var buf bytes.Buffer
-			z := getGzip(&buf, level)
-			z.Write([]byte("hello, sitemap"))
-			if err := z.Close(); err != nil {
-				t.Fatal(err)
-			}
-			putGzip(z, level)
-			r, err := gzip.NewReader(&buf)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if b, err := io.ReadAll(r); err != nil || string(b) != "hello, sitemap" {
-				t.Errorf("level %d: read back %q, %v", level, b, err)
-			}
-		}
+func TestAllRejectedIs404(t *testing.T) {
+	sm := newTestSitemap(t, Config{}, Section{Source: FromSlice([]URL{{Loc: "ftp://example.com/x"}}, 0)})
+	if w := get(sm, "/sitemap-1.xml.gz"); w.Code != 404 {
+		t.Errorf("a page with no valid URL = %d, want 404 (an empty urlset is invalid)", w.Code)
 	}
 }

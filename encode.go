@@ -1,10 +1,12 @@
 package sitemap
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"io"
+	"sync"
 	"time"
-	"unicode/utf8"
 )
 
 // Protocol limits of one sitemap or index file.
@@ -28,80 +30,102 @@ const (
 	flushAt = 32 << 10 // bytes buffered before a write to the underlying writer
 )
 
-// Extensions is a set of sitemap extensions whose namespaces a section's
-// <urlset> declares. A URL carrying data of an undeclared extension is
-// rejected. The zero value declares image, video and xhtml (hreflang):
-// news must be asked for, because a news sitemap has rules of its own
-// (at most 1,000 URLs a file, only articles of the last two days).
-type Extensions uint8
+// errEmptyPage means a page had no URL to write: an empty <urlset> is not
+// valid, so such a page does not exist (404).
+var errEmptyPage = errors.New("sitemap: page has no valid URL")
 
-// The extensions. ExtNone declares none of them, only the sitemap namespace.
-const (
-	ExtImage      Extensions = 1 << iota // image:image
-	ExtVideo                             // video:video
-	ExtNews                              // news:news
-	ExtAlternates                        // xhtml:link hreflang alternates
-	ExtNone                              // no extension namespace at all
+// pageSpec says how to write the pages of one section.
+type pageSpec struct {
+	base     string // location rule prefix for loc; "" for none
+	maxURLs  int    // 0 means MaxURLs
+	maxBytes int64  // 0 means MaxBytes
+	ext      Extensions
+	// strict fails the page on the first URL that breaks a rule or does not
+	// fit, instead of skipping it.
+	strict bool
+	// report is told about every URL not written, with why. Nil drops the
+	// report (the serving layer always sets one).
+	report func(loc string, err error)
+}
 
-	extAll = ExtImage | ExtVideo | ExtNews | ExtAlternates
-)
+// pageStats describes a page that was written.
+type pageStats struct {
+	urls     int
+	bytes    int64 // uncompressed
+	rejected int
+	newest   time.Time // newest lastmod written; zero if none
+}
 
-func (x Extensions) normalize() Extensions {
-	switch {
-	case x == 0:
-		return ExtImage | ExtVideo | ExtAlternates
-	case x&ExtNone != 0:
-		return 0
+// ctxCheckEvery is how many URLs pass between checks of ctx.
+const ctxCheckEvery = 256
+
+var encoderPool = sync.Pool{New: func() any { return &encoder{buf: make([]byte, 0, 2*flushAt)} }}
+
+// getEncoder returns a pooled encoder; putEncoder gives it back, unless its
+// buffer grew large (a page of huge entries).
+func getEncoder() *encoder { return encoderPool.Get().(*encoder) }
+
+func putEncoder(e *encoder) {
+	if cap(e.buf) <= 4*flushAt {
+		e.w = nil
+		encoderPool.Put(e)
 	}
-	return x & extAll
 }
 
-// ErrPageFull is reported for a URL that was not written because its page
-// already held its section's page size in URLs, or because writing it would
-// have taken the file past 52,428,800 bytes. The page keeps the URLs before
-// it, and every URL after it is reported with ErrPageFull too. Lower the
-// section's PageSize if this happens: pages heavy with images or hreflang
-// alternates can reach the byte limit before the URL limit.
-var ErrPageFull = errors.New("sitemap: page full")
-
-// InvalidURLError reports a URL that breaks a protocol rule and was
-// therefore not written.
-type InvalidURLError struct {
-	Loc   string // the URL's Loc as the source gave it
-	Field string // the offending field, such as "loc", "lastmod" or "video.title"
-	Err   error  // the rule it breaks
-}
-
-func (e *InvalidURLError) Error() string {
-	return "sitemap: invalid URL " + quote(e.Loc) + ": " + e.Field + ": " + e.Err.Error()
-}
-
-func (e *InvalidURLError) Unwrap() error { return e.Err }
-
-// quote shortens a loc for an error message, cutting it at a rune
-// boundary.
-func quote(s string) string {
-	const max = 200
-	if len(s) > max {
-		cut := max
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
+// encodePage streams page n of src through an encoder into w. Any error of
+// the source or of w, and a cancelled ctx, fails the whole page: the
+// caller must then discard what w received.
+func encodePage(ctx context.Context, src Source, n int64, w io.Writer, spec *pageSpec) (st pageStats, err error) {
+	e := getEncoder()
+	defer putEncoder(e)
+	e.reset(w, kindURLSet, spec.ext, spec.base, spec.maxURLs, spec.maxBytes)
+	i := 0
+	for u, err := range src.URLs(ctx, n) {
+		if err != nil {
+			return st, fmt.Errorf("sitemap: reading page %d: %w", n, err)
 		}
-		s = s[:cut] + "..."
+		if i++; i%ctxCheckEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return st, err
+			}
+		}
+		if err := e.add(&u); err != nil {
+			var bad *InvalidURLError
+			if !errors.As(err, &bad) && !errors.Is(err, ErrPageFull) {
+				return st, err // the writer failed
+			}
+			st.rejected++
+			if spec.report != nil {
+				spec.report(u.Loc, err)
+			}
+			if spec.strict {
+				return st, err
+			}
+		}
 	}
-	return `"` + s + `"`
+	if err := ctx.Err(); err != nil {
+		return st, err
+	}
+	if e.count == 0 {
+		return st, errEmptyPage
+	}
+	if err := e.close(); err != nil {
+		return st, err
+	}
+	st.urls, st.bytes, st.newest = e.count, e.size(), e.newest
+	return st, nil
 }
 
+// docKind is the kind of document an encoder writes.
 type docKind uint8
 
 const (
-	kindURLSet docKind = iota
-	kindIndex
-	kindText
+	kindURLSet docKind = iota // a <urlset>: entries are added with add
+	kindIndex                 // a <sitemapindex>: entries are added with addSitemap
 )
 
-// encoder writes one sitemap document (a <urlset>, a <sitemapindex> or a
-// plain-text list) to w, one entry at a time, guarding the protocol limits.
+// encoder writes one sitemap document, a <urlset> or a <sitemapindex>, to
+// w, one entry at a time, guarding the protocol limits.
 // Each entry is first built in buf and rolled back if it breaks a rule, so
 // nothing invalid reaches w. The same input always yields the same bytes.
 type encoder struct {
@@ -151,28 +175,18 @@ func (e *encoder) reset(w io.Writer, kind docKind, ext Extensions, base string, 
 }
 
 func (e *encoder) trailer() string {
-	switch e.kind {
-	case kindURLSet:
-		return urlsetEnd
-	case kindIndex:
+	if e.kind == kindIndex {
 		return indexEnd
 	}
-	return ""
+	return urlsetEnd
 }
 
-// add writes u. It returns an *InvalidURLError if u breaks a rule,
+// add writes u to a <urlset>. It returns an *InvalidURLError if u breaks a rule,
 // ErrPageFull if the document has no room for it, or the write error of the
 // underlying writer; in the first two cases nothing of u was written. Once
 // one entry has not fit, every later one gets ErrPageFull, so a page is
 // always a prefix of what its source yields (less the invalid entries).
-//
-// A plain-text document holds only locations: the other fields of u are
-// neither written nor checked. In an index, u is one sitemap file: only its
-// Loc and LastMod are used.
 func (e *encoder) add(u *URL) error {
-	if e.kind == kindIndex {
-		return e.addSitemap(u.Loc, u.LastMod)
-	}
 	if e.err != nil {
 		return e.err
 	}
@@ -181,26 +195,15 @@ func (e *encoder) add(u *URL) error {
 	}
 	mark := len(e.buf)
 	var err error
-	if e.kind == kindText {
-		e.buf, err = appendPageURI(e.buf, u.Loc, e.base, false)
-		if err != nil {
-			return &InvalidURLError{Loc: u.Loc, Field: "loc", Err: err}
-		}
-		e.buf = append(e.buf, '\n')
-		if !validYear(u.LastMod) { // not written, so not checked, but no Last-Modified either
-			return e.commit(mark, time.Time{})
-		}
-	} else {
-		e.buf, err = e.appendURL(e.buf, u)
-		if err != nil {
-			e.buf = e.buf[:mark]
-			return err
-		}
+	if e.buf, err = e.appendURL(e.buf, u); err != nil {
+		e.buf = e.buf[:mark]
+		return err
 	}
 	return e.commit(mark, u.LastMod)
 }
 
-// addSitemap writes one <sitemap> entry of an index.
+// addSitemap writes one <sitemap> entry to a <sitemapindex>, with the same
+// results as add.
 func (e *encoder) addSitemap(loc string, lastmod time.Time) error {
 	if e.err != nil {
 		return e.err

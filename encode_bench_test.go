@@ -43,7 +43,7 @@ var benchSizes = []int{1_000, 10_000, 50_000}
 // benchDoc is the XML of a page of the first n benchURLs.
 func benchDoc(b *testing.B, n int) (Source, pageSpec, []byte) {
 	src := FromSlice(benchURLs(n), 0)
-	spec := pageSpec{kind: kindURLSet, base: benchBase}
+	spec := pageSpec{base: benchBase}
 	var buf bytes.Buffer
 	st, err := encodePage(context.Background(), src, 1, &buf, &spec)
 	if err != nil || st.urls != n {

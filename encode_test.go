@@ -3,7 +3,6 @@ package sitemap
 import (
 	"bytes"
 	"context"
-	"encoding/xml"
 	"errors"
 	"io"
 	"iter"
@@ -11,19 +10,10 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/freshmap/sitemap/internal/xsdcheck"
+	"github.com/klauspost/compress/gzip"
 )
-
-// numbered returns n URLs testBase+"p/0" ... under testBase.
-func numbered(n int) []URL {
-	urls := make([]URL, n)
-	for i := range urls {
-		urls[i] = URL{Loc: testBase + "p/" + strconv.Itoa(i)}
-	}
-	return urls
-}
 
 // checkFull checks that r wrote exactly the first written URLs of urls
 // and reported each of the others with ErrPageFull, in order.
@@ -65,7 +55,7 @@ func TestPageSize(t *testing.T) {
 		{"never above 50,000", MaxURLs + 10, MaxURLs + 1, MaxURLs},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := encodeSpec(t, listSource(urls[:tc.given]...), pageSpec{kind: kindURLSet, base: testBase, maxURLs: tc.maxURLs})
+			r := encodeSpec(t, listSource(urls[:tc.given]...), pageSpec{base: testBase, maxURLs: tc.maxURLs})
 			checkFull(t, r, urls[:tc.given], tc.written)
 		})
 	}
@@ -73,7 +63,7 @@ func TestPageSize(t *testing.T) {
 
 func TestPageSizeCountsOnlyWrittenURLs(t *testing.T) {
 	urls := []URL{{Loc: testBase + "1"}, {Loc: "/invalid"}, {Loc: testBase + "2"}, {Loc: testBase + "3"}}
-	r := encodeSpec(t, listSource(urls...), pageSpec{kind: kindURLSet, base: testBase, maxURLs: 2})
+	r := encodeSpec(t, listSource(urls...), pageSpec{base: testBase, maxURLs: 2})
 	if r.err != nil || r.st.urls != 2 || len(r.rejected) != 2 {
 		t.Fatalf("err %v, %d written, rejected %v", r.err, r.st.urls, r.rejected)
 	}
@@ -115,7 +105,7 @@ func TestByteLimit(t *testing.T) {
 		{"not even one", s1 - 1, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := encodeSpec(t, listSource(urls...), pageSpec{kind: kindURLSet, base: testBase, ext: extAll, maxBytes: tc.maxBytes})
+			r := encodeSpec(t, listSource(urls...), pageSpec{base: testBase, ext: extAll, maxBytes: tc.maxBytes})
 			if tc.written == 0 {
 				if !errors.Is(r.err, errEmptyPage) || len(r.rejected) != len(urls) {
 					t.Fatalf("err %v, %d rejected; want errEmptyPage and all rejected", r.err, len(r.rejected))
@@ -175,7 +165,7 @@ func TestByteLimitReal(t *testing.T) {
 	}}
 	var rejected, notFull int
 	var buf bytes.Buffer
-	spec := pageSpec{kind: kindURLSet, base: testBase, ext: ExtAlternates, report: func(loc string, err error) {
+	spec := pageSpec{base: testBase, ext: ExtAlternates, report: func(loc string, err error) {
 		rejected++
 		if !errors.Is(err, ErrPageFull) {
 			notFull++
@@ -212,147 +202,6 @@ func TestByteLimitReal(t *testing.T) {
 	xsdcheck.URLSet(t, doc)
 }
 
-// decodeAll reads doc with encoding/xml to its end and returns the number
-// of <url> and <sitemap> elements.
-func decodeAll(t testing.TB, doc []byte) int {
-	t.Helper()
-	d := xml.NewDecoder(bytes.NewReader(doc))
-	n := 0
-	for {
-		tok, err := d.RawToken()
-		if err == io.EOF {
-			return n
-		}
-		if err != nil {
-			t.Fatalf("the document does not parse: %v", err)
-		}
-		if s, ok := tok.(xml.StartElement); ok && s.Name.Space == "" && (s.Name.Local == "url" || s.Name.Local == "sitemap") {
-			n++
-		}
-	}
-}
-
-func TestIndex(t *testing.T) {
-	given := make([]URL, MaxURLs+1)
-	for i := range given {
-		given[i] = URL{Loc: testBase + "sitemap-" + strconv.Itoa(i+1) + ".xml.gz"}
-		if i%2 == 0 {
-			given[i].LastMod = time.Date(2024, 1, 1, 0, 0, i, 0, time.UTC)
-		}
-	}
-	r := encodeSpec(t, listSource(given...), pageSpec{kind: kindIndex, base: testBase})
-	checkFull(t, r, given, MaxURLs)
-	if !bytes.HasPrefix(r.doc, []byte(indexStart+"<sitemap><loc>https://example.com/sitemap-1.xml.gz</loc><lastmod>2024-01-01T00:00:00Z</lastmod></sitemap>\n"+
-		"<sitemap><loc>https://example.com/sitemap-2.xml.gz</loc></sitemap>\n")) {
-		t.Errorf("index starts %.300q", r.doc)
-	}
-	if want := given[MaxURLs-2].LastMod; !r.st.newest.Equal(want) { // the last one written with a lastmod
-		t.Errorf("newest %v, want %v", r.st.newest, want)
-	}
-	if n := decodeAll(t, r.doc); n != MaxURLs {
-		t.Errorf("decoded %d <sitemap>, want %d", n, MaxURLs)
-	}
-	xsdcheck.Index(t, r.doc)
-}
-
-func TestIndexRules(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		u     URL
-		field string
-		err   error
-		want  string
-	}{
-		{name: "plain", u: URL{Loc: testBase + "s.xml"}, want: "<sitemap><loc>https://example.com/s.xml</loc></sitemap>"},
-		{name: "escaped", u: URL{Loc: testBase + "s.xml?a=1&b=ü"}, want: "<sitemap><loc>https://example.com/s.xml?a=1&amp;b=%C3%BC</loc></sitemap>"},
-		{name: "other fields ignored", u: URL{Loc: testBase + "s.xml", ChangeFreq: "bad", Priority: new(7.0), LastMod: day(2024, 2, 3), LastModDateOnly: true},
-			want: "<sitemap><loc>https://example.com/s.xml</loc><lastmod>2024-02-03T00:00:00Z</lastmod></sitemap>"},
-		{name: "other host", u: URL{Loc: "https://example.org/s.xml"}, field: "loc", err: errOutsideBase},
-		{name: "relative", u: URL{Loc: "s.xml"}, field: "loc", err: errNotAbsolute},
-		{name: "lastmod year 10000", u: URL{Loc: testBase + "s.xml", LastMod: day(10000, 1, 1)}, field: "lastmod", err: errYear},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			r := encodeSpec(t, listSource(URL{Loc: anchorLoc}, tc.u), pageSpec{kind: kindIndex, base: testBase})
-			if r.err != nil {
-				t.Fatal(r.err)
-			}
-			if tc.err != nil {
-				checkRejected(t, r, tc.u.Loc, tc.field, tc.err)
-				return
-			}
-			if len(r.rejected) > 0 || !bytes.Contains(r.doc, []byte(tc.want)) {
-				t.Errorf("rejected %v; document:\n%s\nwant %s", r.rejected, r.doc, tc.want)
-			}
-			xsdcheck.Index(t, r.doc)
-		})
-	}
-}
-
-// TestIndexEncoder drives the encoder the way the index builder does.
-func TestIndexEncoder(t *testing.T) {
-	var buf bytes.Buffer
-	var e encoder
-	e.reset(&buf, kindIndex, 0, testBase, 2, 0)
-	for i, tc := range []struct {
-		loc     string
-		lastmod time.Time
-		err     error
-	}{
-		{testBase + "sitemap-1.xml.gz", day(2024, 3, 4), nil},
-		{testBase + "../sitemap-2.xml.gz", time.Time{}, errDotSegment},
-		{testBase + "sitemap-2.xml.gz", time.Time{}, nil},
-		{testBase + "sitemap-3.xml.gz", time.Time{}, ErrPageFull},
-	} {
-		if err := e.addSitemap(tc.loc, tc.lastmod); !errors.Is(err, tc.err) {
-			t.Errorf("entry %d: %v, want %v", i, err, tc.err)
-		}
-	}
-	if err := e.close(); err != nil {
-		t.Fatal(err)
-	}
-	want := indexStart + "<sitemap><loc>https://example.com/sitemap-1.xml.gz</loc><lastmod>2024-03-04T00:00:00Z</lastmod></sitemap>\n" +
-		"<sitemap><loc>https://example.com/sitemap-2.xml.gz</loc></sitemap>\n" + indexEnd
-	if buf.String() != want || e.size() != int64(len(want)) || e.count != 2 {
-		t.Errorf("index (%d bytes, %d entries):\n%s\nwant:\n%s", e.size(), e.count, buf.String(), want)
-	}
-	xsdcheck.Index(t, buf.Bytes())
-}
-
-func TestText(t *testing.T) {
-	urls := []URL{
-		{Loc: testBase + "a?x=1&y='2'", Images: []Image{{Loc: "not checked"}}, Priority: new(9.0)},
-		{Loc: "HTTPS://EXAMPLE.COM/ümlat"},
-		{Loc: "/relative"},
-		{Loc: "https://example.org/a"},
-		{Loc: testBase + "b\nc"},
-		{Loc: testBase + "d", LastMod: day(10000, 1, 1)}, // not written, so not checked
-		{Loc: testBase + "e"},
-	}
-	r := encodeSpec(t, listSource(urls...), pageSpec{kind: kindText, base: testBase, maxURLs: 4})
-	if r.err != nil {
-		t.Fatal(r.err)
-	}
-	want := "https://example.com/a?x=1&y='2'\nhttps://example.com/%C3%BCmlat\nhttps://example.com/d\nhttps://example.com/e\n"
-	if string(r.doc) != want {
-		t.Errorf("text document:\n%s\nwant:\n%s", r.doc, want)
-	}
-	for i, want := range []struct {
-		loc string
-		err error
-	}{{"/relative", errNotAbsolute}, {"https://example.org/a", errOutsideBase}, {testBase + "b\nc", errControl}} {
-		if i >= len(r.rejected) || r.rejected[i].loc != want.loc || !errors.Is(r.rejected[i].err, want.err) {
-			t.Errorf("rejections %v; want %d: %q %v", r.rejected, i, want.loc, want.err)
-		}
-	}
-	if !r.st.newest.IsZero() {
-		t.Errorf("newest %v: a lastmod out of range became the page's", r.st.newest)
-	}
-
-	// the limits hold for text too
-	r = encodeSpec(t, listSource(numbered(5)...), pageSpec{kind: kindText, base: testBase, maxBytes: int64(len(testBase+"p/0\n") * 2)})
-	checkFull(t, r, numbered(5), 2)
-}
-
 // TestDeterministic encodes the same pages twice, in between other
 // documents that reuse the pooled encoders, and expects the same bytes.
 func TestDeterministic(t *testing.T) {
@@ -364,10 +213,8 @@ func TestDeterministic(t *testing.T) {
 		alternatesURL("en", "de", "x-default"),
 	}
 	specs := []pageSpec{
-		{kind: kindURLSet, base: testBase, ext: extAll},
-		{kind: kindText, base: testBase},
-		{kind: kindIndex, base: testBase},
-		{kind: kindURLSet, base: testBase, ext: ExtNone, maxURLs: 2},
+		{base: testBase, ext: extAll},
+		{base: testBase, ext: ExtNone, maxURLs: 2},
 	}
 	first := make([][]byte, len(specs))
 	for round := range 3 {
@@ -385,25 +232,10 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
-// failWriter fails every write after the first n bytes.
-type failWriter struct{ n int }
-
-var errWrite = errors.New("disk full")
-
-func (w *failWriter) Write(p []byte) (int, error) {
-	if len(p) > w.n {
-		n := w.n
-		w.n = 0
-		return n, errWrite
-	}
-	w.n -= len(p)
-	return len(p), nil
-}
-
 func TestWriteError(t *testing.T) {
 	for _, n := range []int{0, 100, 3 * flushAt} {
 		var reported int
-		spec := pageSpec{kind: kindURLSet, base: testBase, report: func(string, error) { reported++ }}
+		spec := pageSpec{base: testBase, report: func(string, error) { reported++ }}
 		_, err := encodePage(context.Background(), FromSlice(numbered(20_000), 0), 1, &failWriter{n: n}, &spec)
 		if !errors.Is(err, errWrite) {
 			t.Errorf("writer failing after %d bytes: err %v, want %v", n, err, errWrite)
@@ -414,23 +246,147 @@ func TestWriteError(t *testing.T) {
 	}
 }
 
-func TestInvalidURLError(t *testing.T) {
-	long := testBase + "x" + strings.Repeat("ü", 150) // byte 200 is inside a rune
+func TestEncodePageErrors(t *testing.T) {
+	errDB := errors.New("connection reset")
+	valid := numbered(3)
 	for _, tc := range []struct {
-		err  *InvalidURLError
-		want string
+		name     string
+		src      Source
+		spec     pageSpec
+		want     error
+		reported int
 	}{
-		{&InvalidURLError{Loc: "/a", Field: "loc", Err: errNotAbsolute}, `sitemap: invalid URL "/a": loc: not an absolute http or https URL`},
-		{&InvalidURLError{Loc: long, Field: "video.title", Err: errLength}, `sitemap: invalid URL "` + long[:199] + `...": video.title: too long`},
+		{"source fails first", failingSource(errDB), pageSpec{}, errDB, 0},
+		{"source fails halfway", failingSource(errDB, valid...), pageSpec{}, errDB, 0},
+		{"source fails after a rejection", failingSource(errDB, URL{Loc: "/bad"}, valid[0]), pageSpec{}, errDB, 1},
+		{"source fails when the page is full", failingSource(errDB, valid...), pageSpec{maxURLs: 1}, errDB, 2},
+		{"no URL", listSource(), pageSpec{}, errEmptyPage, 0},
+		{"no valid URL", listSource(URL{Loc: "/a"}, URL{Loc: "ftp://example.com/b"}), pageSpec{}, errEmptyPage, 2},
+		// Strict mode reports the URL that fails the page, then stops.
+		{"strict: an invalid URL fails the page", listSource(valid[0], URL{Loc: "/bad"}, valid[1]), pageSpec{strict: true}, errNotAbsolute, 1},
+		{"strict: a full page fails", listSource(valid...), pageSpec{strict: true, maxURLs: 2}, ErrPageFull, 1},
+		{"strict: too many bytes fail", listSource(valid...), pageSpec{strict: true, maxBytes: 200}, ErrPageFull, 1},
 	} {
-		if got := tc.err.Error(); got != tc.want {
-			t.Errorf("Error() = %q, want %q", got, tc.want)
+		t.Run(tc.name, func(t *testing.T) {
+			tc.spec.base = testBase
+			r := encodeSpec(t, tc.src, tc.spec)
+			if !errors.Is(r.err, tc.want) {
+				t.Fatalf("err %v, want %v", r.err, tc.want)
+			}
+			if errors.Is(tc.want, errDB) && !strings.HasPrefix(r.err.Error(), "sitemap: reading page 1: ") {
+				t.Errorf("error %q does not say which page failed", r.err)
+			}
+			if len(r.rejected) != tc.reported {
+				t.Errorf("%d reported (%v), want %d", len(r.rejected), r.rejected, tc.reported)
+			}
+		})
+	}
+}
+
+func TestEncodePageStrictAccepts(t *testing.T) {
+	r := encodeSpec(t, listSource(numbered(3)...), pageSpec{base: testBase, strict: true, maxURLs: 3})
+	if r.err != nil || r.st.urls != 3 {
+		t.Fatalf("err %v, %d written", r.err, r.st.urls)
+	}
+}
+
+func TestEncodePageNilReport(t *testing.T) {
+	spec := pageSpec{base: testBase, maxURLs: 1}
+	var buf bytes.Buffer
+	st, err := encodePage(context.Background(), listSource(URL{Loc: "/bad"}, URL{Loc: anchorLoc}, URL{Loc: anchorLoc}), 1, &buf, &spec)
+	if err != nil || st.urls != 1 || st.rejected != 2 {
+		t.Fatalf("err %v, stats %+v", err, st)
+	}
+}
+
+func TestEncodePageStats(t *testing.T) {
+	newest := time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)
+	r := encodeURLs(t,
+		URL{Loc: testBase + "a", LastMod: newest.Add(-time.Hour)},
+		URL{Loc: testBase + "b", LastMod: newest.In(time.FixedZone("x", -7200))},
+		URL{Loc: "/rejected", LastMod: newest.Add(time.Hour)},
+		URL{Loc: testBase + "c"},
+		URL{Loc: testBase + "d", LastMod: day(9999, 1, 1), Priority: new(2.0)}, // rejected: its lastmod does not count
+	)
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if r.st.urls != 3 || r.st.rejected != 2 || !r.st.newest.Equal(newest) {
+		t.Errorf("stats %+v; want 3 written, 2 rejected, newest %v", r.st, newest)
+	}
+}
+
+// TestEncodePageCancel cancels the context while the source still yields:
+// the page fails and the source is stopped soon after.
+func TestEncodePageCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	yielded := 0
+	src := SourceFunc{URLsFunc: func(context.Context, int64) iter.Seq2[URL, error] {
+		return func(yield func(URL, error) bool) {
+			for i := range 100_000 {
+				if i == 1000 {
+					cancel()
+				}
+				yielded++
+				if !yield(URL{Loc: testBase + strconv.Itoa(i)}, nil) {
+					return
+				}
+			}
 		}
-		if !utf8.ValidString(tc.err.Error()) {
-			t.Errorf("Error() = %q is not valid UTF-8", tc.err.Error())
+	}}
+	spec := pageSpec{base: testBase}
+	_, err := encodePage(ctx, src, 1, io.Discard, &spec)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err %v, want context.Canceled", err)
+	}
+	if yielded > 1000+ctxCheckEvery {
+		t.Errorf("the source yielded %d URLs after the cancel", yielded-1000)
+	}
+
+	// cancelled before the last check: even a short page fails
+	ctx, cancel = context.WithCancel(context.Background())
+	cancel()
+	if _, err := encodePage(ctx, listSource(URL{Loc: anchorLoc}), 1, io.Discard, &spec); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled context: err %v, want context.Canceled", err)
+	}
+}
+
+// TestEncodePageAllocs checks that building a page allocates the same
+// whatever its number of URLs: nothing is allocated per URL.
+func TestEncodePageAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	urls := benchURLs(10_000)
+	allocs := func(n int, gz bool) float64 {
+		src := FromSlice(urls[:n], 0)
+		spec := pageSpec{base: benchBase}
+		return testing.AllocsPerRun(20, func() {
+			var w io.Writer = io.Discard
+			var z *gzip.Writer
+			if gz {
+				z = getGzip(io.Discard, gzip.DefaultCompression)
+				w = z
+			}
+			if _, err := encodePage(context.Background(), src, 1, w, &spec); err != nil {
+				t.Fatal(err)
+			}
+			if gz {
+				z.Close()
+				putGzip(z, gzip.DefaultCompression)
+			}
+		})
+	}
+	for _, gz := range []bool{false, true} {
+		small, large := allocs(10, gz), allocs(10_000, gz)
+		t.Logf("gzip %v: %v allocations for 10 URLs, %v for 10,000", gz, small, large)
+		if large > small {
+			t.Errorf("gzip %v: %v allocations for 10 URLs but %v for 10,000", gz, small, large)
 		}
-		if !errors.Is(tc.err, tc.err.Err) {
-			t.Errorf("%v does not unwrap to %v", tc.err, tc.err.Err)
+		if small > 10 {
+			t.Errorf("gzip %v: %v allocations per page, want at most 10", gz, small)
 		}
 	}
 }
+

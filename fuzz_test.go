@@ -117,56 +117,43 @@ func TestFuzzSeeds(t *testing.T) {
 // written.
 func checkEncode(t *testing.T, a fuzzArgs) []byte {
 	urls := a.urls()
-	for _, kind := range []docKind{kindText, kindURLSet} {
-		var rejected []rejection
-		var buf bytes.Buffer
-		spec := pageSpec{kind: kind, base: testBase, ext: extAll, report: func(loc string, err error) {
-			rejected = append(rejected, rejection{loc, err})
-		}}
-		st, err := encodePage(context.Background(), listSource(urls...), 1, &buf, &spec)
-		switch {
-		case errors.Is(err, errEmptyPage):
-			if len(rejected) != len(urls) {
-				t.Fatalf("empty page, but %d of %d URLs rejected", len(rejected), len(urls))
-			}
-		case err != nil:
-			t.Fatalf("encodePage: %v", err)
-		case st.urls+len(rejected) != len(urls):
-			t.Fatalf("%d written + %d rejected != %d given", st.urls, len(rejected), len(urls))
+	var rejected []rejection
+	var buf bytes.Buffer
+	spec := pageSpec{base: testBase, ext: extAll, report: func(loc string, err error) {
+		rejected = append(rejected, rejection{loc, err})
+	}}
+	st, err := encodePage(context.Background(), listSource(urls...), 1, &buf, &spec)
+	switch {
+	case errors.Is(err, errEmptyPage):
+		if len(rejected) != len(urls) {
+			t.Fatalf("empty page, but %d of %d URLs rejected", len(rejected), len(urls))
 		}
-		// rejections are invalid URLs, reported in order
-		next := 0
-		for _, r := range rejected {
-			var bad *InvalidURLError
-			if !errors.As(r.err, &bad) || bad.Loc != r.loc || bad.Field == "" || !strings.HasPrefix(r.err.Error(), "sitemap: invalid URL ") {
-				t.Fatalf("rejected %q with %v, want an *InvalidURLError", r.loc, r.err)
-			}
-			for next < len(urls) && urls[next].Loc != r.loc {
-				next++
-			}
-			if next == len(urls) {
-				t.Fatalf("rejections %v are not the given URLs in order", rejected)
-			}
+	case err != nil:
+		t.Fatalf("encodePage: %v", err)
+	case st.urls+len(rejected) != len(urls):
+		t.Fatalf("%d written + %d rejected != %d given", st.urls, len(rejected), len(urls))
+	}
+	// rejections are invalid URLs, reported in order
+	next := 0
+	for _, r := range rejected {
+		var bad *InvalidURLError
+		if !errors.As(r.err, &bad) || bad.Loc != r.loc || bad.Field == "" || !strings.HasPrefix(r.err.Error(), "sitemap: invalid URL ") {
+			t.Fatalf("rejected %q with %v, want an *InvalidURLError", r.loc, r.err)
+		}
+		for next < len(urls) && urls[next].Loc != r.loc {
 			next++
 		}
-		if err != nil {
-			return nil
+		if next == len(urls) {
+			t.Fatalf("rejections %v are not the given URLs in order", rejected)
 		}
-		doc := buf.Bytes()
-		if kind == kindText {
-			lines := strings.Split(strings.TrimSuffix(string(doc), "\n"), "\n")
-			if len(lines) != st.urls || doc[len(doc)-1] != '\n' {
-				t.Fatalf("%d lines for %d URLs", len(lines), st.urls)
-			}
-			for _, l := range lines {
-				checkURI(t, "text line", l, true)
-			}
-			continue
-		}
-		checkDocument(t, doc, a, st.urls)
-		return doc
+		next++
 	}
-	return nil
+	if err != nil {
+		return nil
+	}
+	doc := buf.Bytes()
+	checkDocument(t, doc, a, st.urls)
+	return doc
 }
 
 // checkDocument decodes doc whole with encoding/xml and checks every value.

@@ -2,7 +2,9 @@ package sitemap
 
 import (
 	"bytes"
+	"context"
 	"flag"
+	"iter"
 	"os"
 	"path/filepath"
 	"testing"
@@ -64,50 +66,76 @@ func goldenURLs() (plain, images, videos, news, alternates, all []URL) {
 
 func TestGolden(t *testing.T) {
 	plain, images, videos, news, alternates, all := goldenURLs()
-	index := []URL{
-		{Loc: testBase + "sitemap-products-1.xml.gz", LastMod: time.Date(2004, 10, 1, 18, 23, 17, 0, time.UTC)},
-		{Loc: testBase + "sitemap-products-2.xml.gz"},
-		{Loc: testBase + "sitemap-news-1.xml.gz", LastMod: time.Date(2005, 1, 1, 0, 0, 0, 0, time.FixedZone("+02:00", 7200))},
-	}
 	for _, tc := range []struct {
 		name string
-		spec pageSpec
+		ext  Extensions
 		urls []URL
 	}{
-		{"urlset", pageSpec{kind: kindURLSet, ext: ExtNone}, plain},
-		{"image", pageSpec{kind: kindURLSet, ext: ExtImage}, images},
-		{"video", pageSpec{kind: kindURLSet, ext: ExtVideo}, videos},
-		{"news", pageSpec{kind: kindURLSet, ext: ExtNews}, news},
-		{"alternates", pageSpec{kind: kindURLSet, ext: ExtAlternates}, alternates},
-		{"all", pageSpec{kind: kindURLSet, ext: extAll}, all},
-		{"index", pageSpec{kind: kindIndex}, index},
-		{"text", pageSpec{kind: kindText}, plain},
+		{"urlset", ExtNone, plain},
+		{"image", ExtImage, images},
+		{"video", ExtVideo, videos},
+		{"news", ExtNews, news},
+		{"alternates", ExtAlternates, alternates},
+		{"all", extAll, all},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tc.spec.base = testBase
-			r := encodeSpec(t, listSource(tc.urls...), tc.spec)
+			r := encodeSpec(t, listSource(tc.urls...), pageSpec{base: testBase, ext: tc.ext})
 			if r.err != nil || len(r.rejected) > 0 || r.st.urls != len(tc.urls) {
 				t.Fatalf("err %v, rejected %v, %d of %d written", r.err, r.rejected, r.st.urls, len(tc.urls))
 			}
-			file := filepath.Join("testdata", tc.name+".golden")
-			if *update {
-				if err := os.WriteFile(file, r.doc, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatalf("%v (run go test -run TestGolden -update)", err)
-			}
-			if !bytes.Equal(r.doc, want) {
-				t.Errorf("%s differs from the output (go test -run TestGolden -update rewrites it):\ngot:\n%s\nwant:\n%s", file, r.doc, want)
-			}
-			switch tc.spec.kind {
-			case kindURLSet:
-				xsdcheck.URLSet(t, want)
-			case kindIndex:
-				xsdcheck.Index(t, want)
-			}
+			checkGolden(t, tc.name, r.doc)
+			xsdcheck.URLSet(t, r.doc)
 		})
+	}
+}
+
+// TestGoldenIndex checks the index as it is served: built from the
+// sections' Pages, in section order, lastmods in UTC and omitted when
+// unknown.
+func TestGoldenIndex(t *testing.T) {
+	pages := func(infos ...PageInfo) Source {
+		return SourceFunc{
+			PagesFunc: func(context.Context) iter.Seq2[PageInfo, error] {
+				return func(yield func(PageInfo, error) bool) {
+					for _, p := range infos {
+						if !yield(p, nil) {
+							return
+						}
+					}
+				}
+			},
+			URLsFunc:  func(context.Context, int64) iter.Seq2[URL, error] { return func(func(URL, error) bool) {} },
+		}
+	}
+	sm := newTestSitemap(t, Config{},
+		Section{Name: "products", Source: pages(
+			PageInfo{Number: 1, LastMod: time.Date(2004, 10, 1, 18, 23, 17, 0, time.UTC)},
+			PageInfo{Number: 2})},
+		Section{Name: "news", Source: pages(
+			PageInfo{Number: 1, LastMod: time.Date(2005, 1, 1, 0, 0, 0, 0, time.FixedZone("+02:00", 7200))})})
+	w := get(sm, "/sitemap_index.xml")
+	if w.Code != 200 {
+		t.Fatalf("index = %d", w.Code)
+	}
+	checkGolden(t, "index", w.Body.Bytes())
+	xsdcheck.Index(t, w.Body.Bytes())
+}
+
+// checkGolden compares doc with testdata/NAME.golden, or rewrites the file
+// with -update.
+func checkGolden(t *testing.T, name string, doc []byte) {
+	t.Helper()
+	file := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(file, doc, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("%v (run go test -run TestGolden -update)", err)
+	}
+	if !bytes.Equal(doc, want) {
+		t.Errorf("%s differs from the output (go test -run TestGolden -update rewrites it):\ngot:\n%s\nwant:\n%s", file, doc, want)
 	}
 }

@@ -3,12 +3,21 @@ package sitemap
 import (
 	"bytes"
 	"context"
+	"encoding/xml"
 	"errors"
+	"fmt"
+	"io"
 	"iter"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/freshmap/sitemap/internal/xsdcheck"
+	"github.com/klauspost/compress/gzip"
 )
 
 // testBase is the base URL of the test documents.
@@ -67,14 +76,7 @@ func encodeSpec(t testing.TB, src Source, spec pageSpec) result {
 		if r.st.bytes != int64(len(r.doc)) {
 			t.Errorf("stats say %d bytes, the document has %d", r.st.bytes, len(r.doc))
 		}
-		entry := "<url>"
-		switch spec.kind {
-		case kindIndex:
-			entry = "<sitemap>"
-		case kindText:
-			entry = "\n"
-		}
-		if got := bytes.Count(r.doc, []byte(entry)); got != r.st.urls {
+		if got := bytes.Count(r.doc, []byte("<url>")); got != r.st.urls {
 			t.Errorf("stats say %d entries written, the document has %d", r.st.urls, got)
 		}
 	}
@@ -85,7 +87,7 @@ func encodeSpec(t testing.TB, src Source, spec pageSpec) result {
 // extension declared.
 func encodeURLs(t testing.TB, urls ...URL) result {
 	t.Helper()
-	return encodeSpec(t, listSource(urls...), pageSpec{kind: kindURLSet, base: testBase, ext: extAll})
+	return encodeSpec(t, listSource(urls...), pageSpec{base: testBase, ext: extAll})
 }
 
 // checkRejected checks that r has exactly one rejection, of loc, for field
@@ -168,4 +170,188 @@ func runRules(t *testing.T, cases []ruleCase) {
 		t.Fatalf("the accepted URLs together: err %v, %d rejected, %d of %d written", r.err, len(r.rejected), r.st.urls, len(accepted))
 	}
 	xsdcheck.URLSet(t, r.doc)
+}
+
+var _ Source = (*fakeSource)(nil)
+
+// fakeSource is a Source of n generated URLs, size a page, with hooks and
+// call counters.
+type fakeSource struct {
+	n, size   int64
+	lastMod   time.Time
+	version   string
+	urlsCalls atomic.Int64
+	pageCalls atomic.Int64
+	// onURL, if set, runs before URL i of a page is yielded; an error
+	// fails the page there.
+	onURL func(ctx context.Context, page, i int64) error
+	// pagesErr, if set, fails Pages.
+	pagesErr error
+}
+
+func newFake(n, size int64) *fakeSource {
+	return &fakeSource{n: n, size: size, lastMod: time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)}
+}
+
+func (f *fakeSource) Pages(ctx context.Context) iter.Seq2[PageInfo, error] {
+	return func(yield func(PageInfo, error) bool) {
+		f.pageCalls.Add(1)
+		if f.pagesErr != nil {
+			yield(PageInfo{}, f.pagesErr)
+			return
+		}
+		for p := int64(1); (p-1)*f.size < f.n; p++ {
+			if !yield(PageInfo{Number: p, LastMod: f.lastMod.Add(time.Duration(p) * time.Hour), Version: f.version}, nil) {
+				return
+			}
+		}
+	}
+}
+
+func (f *fakeSource) URLs(ctx context.Context, page int64) iter.Seq2[URL, error] {
+	return func(yield func(URL, error) bool) {
+		f.urlsCalls.Add(1)
+		if page < 1 {
+			return
+		}
+		for i := (page - 1) * f.size; i < min(page*f.size, f.n); i++ {
+			if f.onURL != nil {
+				if err := f.onURL(ctx, page, i); err != nil {
+					yield(URL{}, err)
+					return
+				}
+			}
+			u := URL{Loc: fmt.Sprintf("https://example.com/p/%d?a=1&b=2", i), LastMod: f.lastMod.Add(time.Duration(page) * time.Hour)}
+			if !yield(u, nil) {
+				return
+			}
+		}
+	}
+}
+
+// clock is a settable test clock.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+func newTestSitemap(t testing.TB, cfg Config, secs ...Section) *Sitemap {
+	t.Helper()
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = "https://example.com"
+	}
+	sm, err := New(cfg, secs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sm.Close() })
+	return sm
+}
+
+func get(h http.Handler, path string, hdr ...string) *httptest.ResponseRecorder {
+	return do(h, http.MethodGet, path, hdr...)
+}
+
+func do(h http.Handler, method, path string, hdr ...string) *httptest.ResponseRecorder {
+	r := httptest.NewRequest(method, path, nil)
+	for i := 0; i+1 < len(hdr); i += 2 {
+		r.Header.Set(hdr[i], hdr[i+1])
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	return w
+}
+
+func gunzipT(t testing.TB, b []byte) []byte {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("not gzip: %v", err)
+	}
+	out, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatalf("bad gzip: %v", err)
+	}
+	return out
+}
+
+type recorder struct {
+	header http.Header
+	code   int
+}
+
+func (r *recorder) Header() http.Header { return r.header }
+
+func (r *recorder) Write(b []byte) (int, error) { return len(b), nil }
+
+func (r *recorder) WriteHeader(code int) { r.code = code }
+
+// numbered returns n URLs testBase+"p/0" ... under testBase.
+func numbered(n int) []URL {
+	urls := make([]URL, n)
+	for i := range urls {
+		urls[i] = URL{Loc: testBase + "p/" + strconv.Itoa(i)}
+	}
+	return urls
+}
+
+// decodeAll reads doc with encoding/xml to its end and returns the number
+// of <url> and <sitemap> elements.
+func decodeAll(t testing.TB, doc []byte) int {
+	t.Helper()
+	d := xml.NewDecoder(bytes.NewReader(doc))
+	n := 0
+	for {
+		tok, err := d.RawToken()
+		if err == io.EOF {
+			return n
+		}
+		if err != nil {
+			t.Fatalf("the document does not parse: %v", err)
+		}
+		if s, ok := tok.(xml.StartElement); ok && s.Name.Space == "" && (s.Name.Local == "url" || s.Name.Local == "sitemap") {
+			n++
+		}
+	}
+}
+
+// failWriter fails every write after the first n bytes.
+type failWriter struct{ n int }
+
+var errWrite = errors.New("disk full")
+
+func (w *failWriter) Write(p []byte) (int, error) {
+	if len(p) > w.n {
+		n := w.n
+		w.n = 0
+		return n, errWrite
+	}
+	w.n -= len(p)
+	return len(p), nil
+}
+
+// failingSource yields the URLs of good, then err.
+func failingSource(err error, good ...URL) Source {
+	return SourceFunc{URLsFunc: func(context.Context, int64) iter.Seq2[URL, error] {
+		return func(yield func(URL, error) bool) {
+			for _, u := range good {
+				if !yield(u, nil) {
+					return
+				}
+			}
+			yield(URL{}, err)
+		}
+	}}
 }

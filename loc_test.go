@@ -167,7 +167,7 @@ func TestLocUnderPathBase(t *testing.T) {
 		{"http://a.b/", "http://a.b", errTooShort},
 	} {
 		t.Run(tc.base+" "+tc.loc, func(t *testing.T) {
-			r := encodeSpec(t, listSource(URL{Loc: tc.loc}), pageSpec{kind: kindURLSet, base: tc.base})
+			r := encodeSpec(t, listSource(URL{Loc: tc.loc}), pageSpec{base: tc.base})
 			if tc.err == nil {
 				if r.err != nil || len(r.rejected) > 0 {
 					t.Fatalf("err %v, rejected %v", r.err, r.rejected)

@@ -3,150 +3,9 @@ package sitemap
 import (
 	"context"
 	"iter"
+	"math"
 	"time"
 )
-
-// URL is one <url> entry of a sitemap: its location, the optional standard
-// tags, and the optional image, video, news and hreflang extensions.
-//
-// Only Loc is required. A zero field is not written: no lastmod is ever
-// invented, and an unset Priority (nil) is distinct from an explicit 0.0.
-// Slices and pointers are read while the URL is encoded and never kept, so a
-// Source may reuse them for the next URL once its yield returns.
-type URL struct {
-	// Loc is the absolute http or https URL of the page, which must lie under
-	// the sitemap's base URL (same scheme, host and port, below its path).
-	// It is written in canonical form: scheme and host in lower case, "/"
-	// for an empty path, non-ASCII characters and others a URI may not hold
-	// percent-encoded as UTF-8 (IRI to URI). The result must be 12 to 2,047
-	// characters long, with an ASCII host (punycode), no user info and no
-	// "." or ".." path segments; a Loc that breaks a rule is not written.
-	Loc string
-	// LastMod is when the page last changed. The zero time means unknown, and
-	// then no <lastmod> is written. It is written in UTC, to the second.
-	LastMod time.Time
-	// LastModDateOnly writes LastMod as a date (YYYY-MM-DD) instead of a full
-	// timestamp.
-	LastModDateOnly bool
-	// ChangeFreq is the optional <changefreq> hint; "" writes none.
-	ChangeFreq ChangeFreq
-	// Priority is the optional <priority>, from 0.0 to 1.0; nil writes none.
-	// In Go 1.26 new(0.8) makes the pointer.
-	Priority *float64
-
-	Images     []Image     // at most 1,000; needs the image extension
-	Videos     []Video     // needs the video extension
-	News       *News       // needs the news extension
-	Alternates []Alternate // hreflang alternates, including the page itself; needs the xhtml extension
-}
-
-// ChangeFreq is the value of a <changefreq> element.
-type ChangeFreq string
-
-// The values the protocol allows for <changefreq>.
-const (
-	Always  ChangeFreq = "always"
-	Hourly  ChangeFreq = "hourly"
-	Daily   ChangeFreq = "daily"
-	Weekly  ChangeFreq = "weekly"
-	Monthly ChangeFreq = "monthly"
-	Yearly  ChangeFreq = "yearly"
-	Never   ChangeFreq = "never"
-)
-
-// Image is an <image:image> of the Google image extension.
-type Image struct {
-	Loc         string // required; absolute http(s) URL, may be on another host (a CDN)
-	Caption     string // optional
-	GeoLocation string // optional, e.g. "Limerick, Ireland"
-	Title       string // optional
-	License     string // optional; absolute http(s) URL
-}
-
-// Video is a <video:video> of the Google video extension. ThumbnailLoc, Title,
-// Description and at least one of ContentLoc and PlayerLoc are required.
-type Video struct {
-	ThumbnailLoc string // required; absolute http(s) URL
-	Title        string // required; at most 100 characters
-	Description  string // required; at most 2,048 characters
-	ContentLoc   string // absolute http(s) URL of the media file
-	PlayerLoc    string // absolute http(s) URL of a player
-	// AllowEmbed is the player_loc allow_embed attribute: "", "yes" or "no".
-	AllowEmbed string
-	// Autoplay is the player_loc autoplay attribute, written as given.
-	Autoplay string
-	// Duration is the length, from 1 second to 8 hours; zero writes none.
-	// It is written in whole seconds, rounded down.
-	Duration       time.Duration
-	ExpirationDate time.Time // zero writes none
-	Rating         *float64  // 0.0 to 5.0; nil writes none
-	ViewCount      *int64    // zero or more; nil writes none
-	// PublicationDate is when the video was first published; zero writes none.
-	PublicationDate time.Time
-	Tags            []string // at most 32
-	Category        string   // at most 256 characters
-	FamilyFriendly  string   // "", "yes" or "no"
-	// Restriction limits the countries where the video may be shown.
-	Restriction *Restriction
-	GalleryLoc  string // absolute http(s) URL; optional
-	// GalleryTitle is the title attribute of gallery_loc.
-	GalleryTitle         string
-	Prices               []Price
-	RequiresSubscription string // "", "yes" or "no"
-	Uploader             string // optional name of the uploader
-	UploaderInfo         string // absolute http(s) URL; needs Uploader
-	// Platform limits the platforms where the video may be shown.
-	Platform *Platform
-	Live     string // "", "yes" or "no"
-}
-
-// Restriction is a video's <video:restriction>: Countries is a list of ISO
-// 3166 alpha-2 codes such as "IE", "GB", "US"; Relationship is "allow" or "deny".
-type Restriction struct {
-	Relationship string
-	Countries    []string
-}
-
-// Platform is a video's <video:platform>: Platforms holds "web", "mobile" and
-// "tv"; Relationship is "allow" or "deny".
-type Platform struct {
-	Relationship string
-	Platforms    []string
-}
-
-// Price is a video's <video:price>. Amount is a non-negative decimal such as
-// "1.99", or "" when only Type is given. Currency (ISO 4217, e.g. "EUR") is
-// required with an amount. Type is "", "rent", or "own" (Google's name) or
-// "purchase" (the schema's), both written as "purchase". Resolution is "",
-// "HD" or "SD".
-type Price struct {
-	Amount     string
-	Currency   string
-	Type       string
-	Resolution string
-}
-
-// News is a <news:news> of the Google News extension. A news sitemap should
-// hold only articles from the last two days, at most 1,000 per file: give
-// news sections a PageSize of 1,000 or less.
-type News struct {
-	PublicationName string    // required
-	Language        string    // required; ISO 639 code such as "en", "de", "zh-cn"
-	PublicationDate time.Time // required
-	Title           string    // required
-	Keywords        []string  // optional; written comma-separated
-	// Genres is a subset of PressRelease, Satire, Blog, OpEd, Opinion, UserGenerated.
-	Genres       []string
-	StockTickers []string // at most 5, each "EXCHANGE:SYMBOL" such as "NASDAQ:AMAT"
-}
-
-// Alternate is an <xhtml:link rel="alternate"> hreflang annotation.
-type Alternate struct {
-	// Hreflang is a language tag such as "en", "de-AT", "zh-Hant", or
-	// "x-default" for the fallback page.
-	Hreflang string
-	Href     string // absolute http(s) URL of that language's page
-}
 
 // PageInfo describes one page (one sitemap file) of a Source.
 type PageInfo struct {
@@ -222,4 +81,196 @@ func (f SourceFunc) Pages(ctx context.Context) iter.Seq2[PageInfo, error] {
 // URLs calls f.URLsFunc.
 func (f SourceFunc) URLs(ctx context.Context, page int64) iter.Seq2[URL, error] {
 	return f.URLsFunc(ctx, page)
+}
+
+// pageBounds returns the half-open range [lo, hi) of item indexes that page
+// n (from 1) covers when pages hold size items, clamped to total.
+func pageBounds(n, size, total int64) (lo, hi int64, ok bool) {
+	if n < 1 || n > (total+size-1)/size {
+		return 0, 0, false
+	}
+	lo = (n - 1) * size
+	return lo, min(lo+size, total), true
+}
+
+func pageSizeOr(size int) int64 {
+	if size <= 0 || size > MaxURLs {
+		return MaxURLs
+	}
+	return int64(size)
+}
+
+// sizedSource is a SourceFunc that knows its page size: the Sources of
+// FromSlice, FromSeq and FromRange.
+type sizedSource struct {
+	SourceFunc
+	size int64
+}
+
+// PageSize implements PageSizer.
+func (s sizedSource) PageSize() int { return int(s.size) }
+
+// FromSlice returns a Source over urls, pageSize URLs a page (0 means
+// 50,000). The slice is read, never written, and must not be changed
+// afterwards; the pages' lastmods are computed once, here.
+func FromSlice(urls []URL, pageSize int) Source {
+	size := pageSizeOr(pageSize)
+	total := int64(len(urls))
+	infos := make([]PageInfo, 0, (total+size-1)/size)
+	for lo := int64(0); lo < total; lo += size {
+		info := PageInfo{Number: lo/size + 1}
+		for _, u := range urls[lo:min(lo+size, total)] {
+			info.LastMod = newer(info.LastMod, u.LastMod)
+		}
+		infos = append(infos, info)
+	}
+	return sizedSource{size: size, SourceFunc: SourceFunc{
+		PagesFunc: func(context.Context) iter.Seq2[PageInfo, error] {
+			return func(yield func(PageInfo, error) bool) {
+				for _, p := range infos {
+					if !yield(p, nil) {
+						return
+					}
+				}
+			}
+		},
+		URLsFunc: func(_ context.Context, n int64) iter.Seq2[URL, error] {
+			return func(yield func(URL, error) bool) {
+				lo, hi, ok := pageBounds(n, size, total)
+				if !ok {
+					return
+				}
+				page := urls[lo:hi]
+				for i := range page {
+					if !yield(page[i], nil) {
+						return
+					}
+				}
+			}
+		},
+	}}
+}
+
+func newer(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// FromSeq returns a Source over the URLs that seq yields, pageSize a page
+// (0 means 50,000). seq is run again for every request it serves: each
+// call of Pages reads it whole, and page n reads the URLs before it, so it
+// suits small and medium sites, or a seq that is cheap to replay. seq must
+// yield the same URLs in the same order every time.
+func FromSeq(seq iter.Seq[URL], pageSize int) Source {
+	size := pageSizeOr(pageSize)
+	return sizedSource{size: size, SourceFunc: SourceFunc{
+		PagesFunc: func(ctx context.Context) iter.Seq2[PageInfo, error] {
+			return func(yield func(PageInfo, error) bool) {
+				var info PageInfo
+				var i int64
+				for u := range seq {
+					if i%size == 0 {
+						if info.Number > 0 && !yield(info, nil) {
+							return
+						}
+						info = PageInfo{Number: i/size + 1}
+						if err := ctx.Err(); err != nil {
+							yield(PageInfo{}, err)
+							return
+						}
+					}
+					info.LastMod = newer(info.LastMod, u.LastMod)
+					i++
+				}
+				if info.Number > 0 {
+					yield(info, nil)
+				}
+			}
+		},
+		URLsFunc: func(ctx context.Context, n int64) iter.Seq2[URL, error] {
+			return func(yield func(URL, error) bool) {
+				if n < 1 || n-1 >= math.MaxInt64/size {
+					return // no seq holds that many URLs
+				}
+				lo, hi, i := (n-1)*size, n*size, int64(0)
+				for u := range seq {
+					if i >= hi {
+						return
+					}
+					if i%size == 0 { // skipping earlier pages can take a while
+						if err := ctx.Err(); err != nil {
+							yield(URL{}, err)
+							return
+						}
+					}
+					if i >= lo && !yield(u, nil) {
+						return
+					}
+					i++
+				}
+			}
+		},
+	}}
+}
+
+// FromRange returns a Source for a catalogue that can count its items and
+// read any range of them by position, such as a file of fixed-size records
+// or a generated catalogue. Page n holds items [(n-1)*pageSize, n*pageSize)
+// (pageSize 0 means 50,000), clamped to the count; read is called with that
+// range, never with one past the count, and must yield those items in
+// order (any more are ignored). Pages calls count once and reads no item,
+// so the index reports no lastmod; URLs calls count too, to find where the
+// catalogue ends.
+//
+// A database table is better served by a key-range source (such as
+// adapters/sqlsource): positions shift when rows are deleted, keys do not.
+func FromRange(count func(ctx context.Context) (int64, error), read func(ctx context.Context, lo, hi int64) iter.Seq2[URL, error], pageSize int) Source {
+	size := pageSizeOr(pageSize)
+	return sizedSource{size: size, SourceFunc: SourceFunc{
+		PagesFunc: func(ctx context.Context) iter.Seq2[PageInfo, error] {
+			return func(yield func(PageInfo, error) bool) {
+				total, err := count(ctx)
+				if err != nil {
+					yield(PageInfo{}, err)
+					return
+				}
+				for n := int64(1); (n-1)*size < total; n++ {
+					if !yield(PageInfo{Number: n}, nil) {
+						return
+					}
+				}
+			}
+		},
+		URLsFunc: func(ctx context.Context, n int64) iter.Seq2[URL, error] {
+			return func(yield func(URL, error) bool) {
+				if n < 1 {
+					return
+				}
+				total, err := count(ctx)
+				if err != nil {
+					yield(URL{}, err)
+					return
+				}
+				lo, hi, ok := pageBounds(n, size, total)
+				if !ok {
+					return
+				}
+				left := hi - lo
+				for u, err := range read(ctx, lo, hi) {
+					if err != nil {
+						yield(URL{}, err)
+						return
+					}
+					if !yield(u, nil) {
+						return
+					}
+					if left--; left == 0 {
+						return
+					}
+				}
+			}
+		},
+	}}
 }

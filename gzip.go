@@ -1,12 +1,46 @@
 package sitemap
 
 import (
+	"bytes"
 	"hash"
 	"io"
 	"sync"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/klauspost/compress/gzip"
 )
+
+// bufPool holds the buffers builds compress into; big ones are dropped.
+var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+const maxPooledBuf = 8 << 20
+
+// compress runs write into a gzip stream at level and returns the gzip
+// bytes (a copy of exact size) and the xxhash of the uncompressed bytes.
+// An error of write, or a panic, leaves nothing behind.
+func compress(level int, write func(w io.Writer) error) ([]byte, uint64, error) {
+	buf := bufPool.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer func() {
+		if buf.Cap() <= maxPooledBuf {
+			bufPool.Put(buf)
+		}
+	}()
+	h := xxhash.New()
+	err := func() (err error) {
+		zw := newGzipPipe(buf, level, h)
+		defer func() { // also when write panics: the compressor must stop
+			if cerr := zw.Close(); err == nil {
+				err = cerr
+			}
+		}()
+		return write(zw)
+	}()
+	if err != nil {
+		return nil, 0, err
+	}
+	return bytes.Clone(buf.Bytes()), h.Sum64(), nil
+}
 
 // gzipPipe compresses what is written to it on a goroutine of its own, so
 // that encoding a page and compressing it overlap on two cores instead of
@@ -128,5 +162,39 @@ func (p *gzipPipe) Close() error {
 	putGzip(p.zw, p.level)
 	p.zw, p.hash = nil, nil
 	pipePools[p.level].Put(p)
+	return err
+}
+
+// gzipPools holds idle gzip writers, one pool per compression level from
+// gzip.HuffmanOnly (-2) to gzip.BestCompression (9).
+var gzipPools [gzip.BestCompression - gzip.HuffmanOnly + 1]sync.Pool
+
+// getGzip returns a pooled gzip writer at level, reset to write to w.
+// The level must be valid (checked in New).
+func getGzip(w io.Writer, level int) *gzip.Writer {
+	if z, ok := gzipPools[level-gzip.HuffmanOnly].Get().(*gzip.Writer); ok {
+		z.Reset(w)
+		return z
+	}
+	z, err := gzip.NewWriterLevel(w, level)
+	if err != nil { // New checks the level; this is only a safety net
+		return gzip.NewWriter(w)
+	}
+	return z
+}
+
+func putGzip(z *gzip.Writer, level int) {
+	gzipPools[level-gzip.HuffmanOnly].Put(z)
+}
+
+var plainPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+func gunzip(dst *bytes.Buffer, gz []byte) error {
+	dst.Reset()
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(dst, zr)
 	return err
 }

@@ -3,9 +3,11 @@ package sitemap
 import (
 	"bytes"
 	"errors"
+	"io"
 	"testing"
 
 	"github.com/cespare/xxhash/v2"
+	"github.com/klauspost/compress/gzip"
 )
 
 func TestGzipPipe(t *testing.T) {
@@ -48,5 +50,26 @@ func TestGzipPipeWriteError(t *testing.T) {
 	}
 	if err := p.Close(); !errors.Is(err, errDisk) {
 		t.Errorf("Close = %v, want the writer's error", err)
+	}
+}
+
+func TestGzipPool(t *testing.T) {
+	for _, level := range []int{gzip.HuffmanOnly, gzip.BestSpeed, gzip.DefaultCompression, gzip.BestCompression} {
+		for range 2 { // the second round gets the writer back from the pool
+			var buf bytes.Buffer
+			z := getGzip(&buf, level)
+			z.Write([]byte("hello, sitemap"))
+			if err := z.Close(); err != nil {
+				t.Fatal(err)
+			}
+			putGzip(z, level)
+			r, err := gzip.NewReader(&buf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b, err := io.ReadAll(r); err != nil || string(b) != "hello, sitemap" {
+				t.Errorf("level %d: read back %q, %v", level, b, err)
+			}
+		}
 	}
 }

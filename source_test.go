@@ -254,7 +254,7 @@ func TestSourcesThroughEncoder(t *testing.T) {
 				t.Fatal(err)
 			}
 			var rejected int
-			spec := pageSpec{kind: kindURLSet, base: testBase, maxURLs: 5, report: func(string, error) { rejected++ }}
+			spec := pageSpec{base: testBase, maxURLs: 5, report: func(string, error) { rejected++ }}
 			st, err := encodePage(context.Background(), src, p.Number, io.Discard, &spec)
 			if err != nil || rejected > 0 {
 				t.Fatalf("%s page %d: %v, %d rejected", kind.name, p.Number, err, rejected)
@@ -267,7 +267,7 @@ func TestSourcesThroughEncoder(t *testing.T) {
 		if written != len(urls) {
 			t.Errorf("%s: %d URLs written, want %d", kind.name, written, len(urls))
 		}
-		spec := pageSpec{kind: kindURLSet, base: testBase}
+		spec := pageSpec{base: testBase}
 		if _, err := encodePage(context.Background(), src, 6, io.Discard, &spec); !errors.Is(err, errEmptyPage) {
 			t.Errorf("%s page 6 of 5: %v, want errEmptyPage", kind.name, err)
 		}

@@ -1,0 +1,64 @@
+// Package sitemap serves always-fresh, protocol-exact XML sitemaps straight
+// from a Go web server, for catalogues of any size.
+//
+// # Usage
+//
+// An application describes its catalogue as one or more [Source] values and
+// hands them to [New]. The resulting [Sitemap] is an [http.Handler] for the
+// sitemap files, and [Sitemap.Handler] is a middleware that also merges a
+// Sitemap: line into robots.txt:
+//
+//	sm, err := sitemap.New(sitemap.Config{BaseURL: "https://example.com"},
+//		sitemap.Section{Name: "products", Source: products},
+//		sitemap.Section{Name: "pages", Source: pages})
+//	if err != nil {
+//		log.Fatal(err) // every configuration mistake surfaces here
+//	}
+//	defer sm.Close()
+//	http.ListenAndServe(":8080", sm.Handler(app)) // or chi: r.Use(sm.Handler)
+//
+// It serves, under the base URL's path:
+//
+//	/sitemap_index.xml               the index: one <sitemap> per page of every section
+//	/sitemap-SECTION-N.xml.gz        page N of a named section, as a gzip file
+//	/sitemap-N.xml.gz                page N when there is a single unnamed section
+//	/sitemap-SECTION-N.xml           the same page as XML (gzip-encoded when accepted)
+//	/robots.txt                      the application's, with Sitemap: merged in (middleware only)
+//
+// # Sources
+//
+// A [Source] reports its pages cheaply ([Source.Pages]) and streams the URLs
+// of any one page ([Source.URLs]); [FromSlice], [FromSeq] and [FromRange]
+// make one for small sites, and adapters/sqlsource reads a SQL table by key
+// range. Every URL is checked against the protocol: one that breaks a rule
+// is skipped and reported to the Logger and [Config.OnReject], or fails its
+// page with [Config.Strict].
+//
+// # Caching
+//
+// Built pages are kept gzip-compressed in an LRU cache bounded by
+// [Config.CacheBytes], fresh for [Config.TTL]. Concurrent requests for a
+// page that is not cached share one build, and at most [Config.MaxBuilds]
+// builds run at once. An expired page is served at once while one rebuild
+// runs in the background (stale-while-revalidate), or is renewed without a
+// rebuild when its [PageInfo.Version] has not changed; if the rebuild fails
+// the last good copy stays in service (stale-if-error). Without one, the
+// answer is 503 with Retry-After. A failed or partial build is never cached.
+// Responses carry a strong ETag (a hash of the XML) and a Last-Modified
+// (the newest lastmod), and conditional requests are answered with 304
+// without calling the Source.
+//
+// # robots.txt
+//
+// [Sitemap.Handler] answers /robots.txt by calling the application: its
+// robots.txt passes through with "Sitemap: BASE/sitemap_index.xml"
+// appended unless present. If the application has none (404), a minimal
+// robots.txt that allows everything and names the sitemap is served.
+//
+// Nothing of a request but its method, path, Accept-Encoding and
+// conditional headers decides a response: Host and X-Forwarded-* headers
+// never reach a sitemap, a cache key or robots.txt; every absolute URL
+// comes from [Config.BaseURL]. To serve several hosts from one process,
+// make one Sitemap per host and choose among them with a fixed list of the
+// hosts you serve: a request for any other host gets none of them.
+package sitemap

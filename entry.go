@@ -1,0 +1,68 @@
+package sitemap
+
+import (
+	"strconv"
+	"sync/atomic"
+	"time"
+)
+
+// cachedPage is one built document, kept gzip-compressed. It is immutable once
+// cached, except for the two refresh fields.
+type cachedPage struct {
+	gz      []byte    // the gzip file of the XML
+	lastMod time.Time // newest lastmod written; zero if unknown
+	built   time.Time // when it was built or last revalidated (Config.Now)
+	info    PageInfo  // the page's PageInfo as last known before the build
+
+	// ETag header values, one per representation, precomputed.
+	etagFile, etagGzip, etagPlain []string
+
+	pages [][]PageInfo // index only: every section's pages, in order
+
+	refreshing atomic.Bool  // a background refresh is running
+	retryAt    atomic.Int64 // after a failed refresh, no new one before this (UnixNano)
+}
+
+// newEntry makes a cache entry of gz, the gzip (at level) of XML whose
+// xxhash is hash. The ETags derive from the XML, so every replica serving
+// the same content sends the same ones; the gzip representations' also
+// name the level, since their bytes depend on it.
+func newEntry(gz []byte, hash uint64, level int, lastMod, built time.Time) *cachedPage {
+	tag := strconv.FormatUint(hash, 16)
+	lv := strconv.Itoa(level)
+	return &cachedPage{
+		gz: gz, lastMod: lastMod, built: built,
+		etagPlain: []string{`"` + tag + `"`},
+		etagGzip:  []string{`"` + tag + `-gzip` + lv + `"`},
+		etagFile:  []string{`"` + tag + `-gzfile` + lv + `"`},
+	}
+}
+
+// renewed returns a copy of e that is fresh again as of now.
+func (e *cachedPage) renewed(now time.Time) *cachedPage {
+	return &cachedPage{
+		gz: e.gz, lastMod: e.lastMod, built: now, info: e.info,
+		etagFile: e.etagFile, etagGzip: e.etagGzip, etagPlain: e.etagPlain, pages: e.pages,
+	}
+}
+
+// page finds page n of section sec in an index entry.
+func (e *cachedPage) page(sec int, n int64) (PageInfo, bool) {
+	if sec < 0 || sec >= len(e.pages) {
+		return PageInfo{}, false
+	}
+	ps := e.pages[sec]
+	lo, hi := 0, len(ps)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if ps[m].Number < n {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(ps) && ps[lo].Number == n {
+		return ps[lo], true
+	}
+	return PageInfo{}, false
+}

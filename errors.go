@@ -1,0 +1,60 @@
+package sitemap
+
+import (
+	"errors"
+	"unicode/utf8"
+)
+
+// ErrPageFull is reported for a URL that was not written because its page
+// already held its section's page size in URLs, or because writing it would
+// have taken the file past 52,428,800 bytes. The page keeps the URLs before
+// it, and every URL after it is reported with ErrPageFull too. Lower the
+// section's PageSize if this happens: pages heavy with images or hreflang
+// alternates can reach the byte limit before the URL limit.
+var ErrPageFull = errors.New("sitemap: page full")
+
+// InvalidURLError reports a URL that breaks a protocol rule and was
+// therefore not written.
+type InvalidURLError struct {
+	Loc   string // the URL's Loc as the source gave it
+	Field string // the offending field, such as "loc", "lastmod" or "video.title"
+	Err   error  // the rule it breaks
+}
+
+func (e *InvalidURLError) Error() string {
+	return "sitemap: invalid URL " + quote(e.Loc) + ": " + e.Field + ": " + e.Err.Error()
+}
+
+func (e *InvalidURLError) Unwrap() error { return e.Err }
+
+// quote shortens a loc for an error message, cutting it at a rune
+// boundary.
+func quote(s string) string {
+	const max = 200
+	if len(s) > max {
+		cut := max
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "..."
+	}
+	return `"` + s + `"`
+}
+
+// Rules a field may break, wrapped in an *InvalidURLError.
+var (
+	errYear        = errors.New("year outside 0001-9999")
+	errChangeFreq  = errors.New("not one of always, hourly, daily, weekly, monthly, yearly, never")
+	errPriority    = errors.New("outside 0.0-1.0")
+	errRequired    = errors.New("required")
+	errTooMany     = errors.New("too many")
+	errLength      = errors.New("too long")
+	errRange       = errors.New("out of range")
+	errValue       = errors.New("not an allowed value")
+	errUndeclared  = errors.New("extension not declared by the section")
+	errNeedsPlayer = errors.New("needs content_loc or player_loc")
+)
+
+func invalid(u *URL, field string, err error) error {
+	return &InvalidURLError{Loc: u.Loc, Field: field, Err: err}
+}

@@ -1,0 +1,178 @@
+package sitemap
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/freshmap/sitemap/internal/xsdcheck"
+)
+
+func TestIndexErrors(t *testing.T) {
+	src := newFake(10, 10)
+	src.pagesErr = errors.New("aggregate failed")
+	sm := newTestSitemap(t, Config{}, Section{Source: src})
+	if w := get(sm, "/sitemap_index.xml"); w.Code != 503 {
+		t.Errorf("failing Pages = %d", w.Code)
+	}
+	empty := newTestSitemap(t, Config{}, Section{Source: FromSlice(nil, 0)})
+	if w := get(empty, "/sitemap_index.xml"); w.Code != 404 {
+		t.Errorf("empty catalogue index = %d, want 404 (an empty index is not valid)", w.Code)
+	}
+	disorder := newTestSitemap(t, Config{}, Section{Source: SourceFunc{
+		PagesFunc: func(context.Context) iter.Seq2[PageInfo, error] {
+			return func(yield func(PageInfo, error) bool) {
+				_ = yield(PageInfo{Number: 2}, nil) && yield(PageInfo{Number: 1}, nil)
+			}
+		},
+		URLsFunc: func(context.Context, int64) iter.Seq2[URL, error] { return func(func(URL, error) bool) {} },
+	}})
+	if w := get(disorder, "/sitemap_index.xml"); w.Code != 503 {
+		t.Errorf("pages out of order = %d", w.Code)
+	}
+}
+
+// pagesSource is a Source of the given pages, each holding one URL.
+func pagesSource(infos func(n int64) (PageInfo, bool)) Source {
+	return SourceFunc{
+		PagesFunc: func(context.Context) iter.Seq2[PageInfo, error] {
+			return func(yield func(PageInfo, error) bool) {
+				for n := int64(1); ; n++ {
+					info, ok := infos(n)
+					if !ok || !yield(info, nil) {
+						return
+					}
+				}
+			}
+		},
+		URLsFunc: func(_ context.Context, n int64) iter.Seq2[URL, error] {
+			return func(yield func(URL, error) bool) { yield(URL{Loc: fmt.Sprintf("https://example.com/%d", n)}, nil) }
+		},
+	}
+}
+
+// TestIndexFull serves an index of more pages than one index may list:
+// the first 50,000 are listed, the overflow is logged and still served.
+func TestIndexFull(t *testing.T) {
+	const pages = MaxURLs + 3
+	var logs bytes.Buffer
+	sm := newTestSitemap(t, Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))}, Section{Name: "big", Source: pagesSource(func(n int64) (PageInfo, bool) {
+		info := PageInfo{Number: n}
+		if n%2 == 1 {
+			info.LastMod = time.Date(2024, 1, 1, 0, 0, int(n-1), 0, time.UTC)
+		}
+		return info, n <= pages
+	})})
+	w := get(sm, "/sitemap_index.xml")
+	doc := w.Body.Bytes()
+	if !bytes.HasPrefix(doc, []byte(indexStart+"<sitemap><loc>https://example.com/sitemap-big-1.xml.gz</loc><lastmod>2024-01-01T00:00:00Z</lastmod></sitemap>\n"+
+		"<sitemap><loc>https://example.com/sitemap-big-2.xml.gz</loc></sitemap>\n")) {
+		t.Errorf("index starts %.300q", doc)
+	}
+	if n := decodeAll(t, doc); n != MaxURLs {
+		t.Errorf("index lists %d pages, want %d", n, MaxURLs)
+	}
+	if !strings.Contains(logs.String(), "index is full") {
+		t.Error("overflow not logged")
+	}
+	if w := get(sm, fmt.Sprintf("/sitemap-big-%d.xml.gz", pages)); w.Code != 200 {
+		t.Errorf("unlisted page = %d", w.Code)
+	}
+	xsdcheck.Index(t, doc)
+}
+
+// TestIndexLastModOutOfRange: a page lastmod that cannot be written is
+// left out of its entry (and logged), and the page stays listed.
+func TestIndexLastModOutOfRange(t *testing.T) {
+	var logs bytes.Buffer
+	sm := newTestSitemap(t, Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))}, Section{Source: pagesSource(func(n int64) (PageInfo, bool) {
+		return PageInfo{Number: n, LastMod: day(10000, 1, 1)}, n == 1
+	})})
+	w := get(sm, "/sitemap_index.xml")
+	if want := "<sitemap><loc>https://example.com/sitemap-1.xml.gz</loc></sitemap>"; !strings.Contains(w.Body.String(), want) {
+		t.Errorf("index:\n%s\nwant %s", w.Body, want)
+	}
+	if !strings.Contains(logs.String(), "lastmod out of range") {
+		t.Error("not logged")
+	}
+}
+
+// TestIndexRules drives the encoder's index entries with what the index
+// builder could pass it.
+func TestIndexRules(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		loc     string
+		lastmod time.Time
+		field   string
+		err     error
+		want    string
+	}{
+		{name: "plain", loc: testBase + "s.xml", want: "<sitemap><loc>https://example.com/s.xml</loc></sitemap>"},
+		{name: "escaped", loc: testBase + "s.xml?a=1&b=ü", want: "<sitemap><loc>https://example.com/s.xml?a=1&amp;b=%C3%BC</loc></sitemap>"},
+		{name: "lastmod in UTC", loc: testBase + "s.xml", lastmod: time.Date(2024, 2, 3, 1, 0, 0, 0, time.FixedZone("", 3600)),
+			want: "<sitemap><loc>https://example.com/s.xml</loc><lastmod>2024-02-03T00:00:00Z</lastmod></sitemap>"},
+		{name: "other host", loc: "https://example.org/s.xml", field: "loc", err: errOutsideBase},
+		{name: "relative", loc: "s.xml", field: "loc", err: errNotAbsolute},
+		{name: "lastmod year 10000", loc: testBase + "s.xml", lastmod: day(10000, 1, 1), field: "lastmod", err: errYear},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			var e encoder
+			e.reset(&buf, kindIndex, 0, testBase, 0, 0)
+			if err := e.addSitemap(anchorLoc, time.Time{}); err != nil {
+				t.Fatal(err)
+			}
+			err := e.addSitemap(tc.loc, tc.lastmod)
+			if cerr := e.close(); cerr != nil {
+				t.Fatal(cerr)
+			}
+			doc := buf.Bytes()
+			if tc.err != nil {
+				var bad *InvalidURLError
+				if !errors.As(err, &bad) || bad.Loc != tc.loc || bad.Field != tc.field || !errors.Is(err, tc.err) || e.count != 1 {
+					t.Errorf("err %v (%d entries), want %s: %v", err, e.count, tc.field, tc.err)
+				}
+			} else if err != nil || !bytes.Contains(doc, []byte(tc.want)) {
+				t.Errorf("err %v; document:\n%s\nwant %s", err, doc, tc.want)
+			}
+			xsdcheck.Index(t, doc)
+		})
+	}
+}
+
+// TestIndexEncoder drives the encoder the way the index builder does.
+func TestIndexEncoder(t *testing.T) {
+	var buf bytes.Buffer
+	var e encoder
+	e.reset(&buf, kindIndex, 0, testBase, 2, 0)
+	for i, tc := range []struct {
+		loc     string
+		lastmod time.Time
+		err     error
+	}{
+		{testBase + "sitemap-1.xml.gz", day(2024, 3, 4), nil},
+		{testBase + "../sitemap-2.xml.gz", time.Time{}, errDotSegment},
+		{testBase + "sitemap-2.xml.gz", time.Time{}, nil},
+		{testBase + "sitemap-3.xml.gz", time.Time{}, ErrPageFull},
+	} {
+		if err := e.addSitemap(tc.loc, tc.lastmod); !errors.Is(err, tc.err) {
+			t.Errorf("entry %d: %v, want %v", i, err, tc.err)
+		}
+	}
+	if err := e.close(); err != nil {
+		t.Fatal(err)
+	}
+	want := indexStart + "<sitemap><loc>https://example.com/sitemap-1.xml.gz</loc><lastmod>2024-03-04T00:00:00Z</lastmod></sitemap>\n" +
+		"<sitemap><loc>https://example.com/sitemap-2.xml.gz</loc></sitemap>\n" + indexEnd
+	if buf.String() != want || e.size() != int64(len(want)) || e.count != 2 {
+		t.Errorf("index (%d bytes, %d entries):\n%s\nwant:\n%s", e.size(), e.count, buf.String(), want)
+	}
+	xsdcheck.Index(t, buf.Bytes())
+}

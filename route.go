@@ -1,0 +1,94 @@
+package sitemap
+
+import (
+	"strings"
+)
+
+const indexFile = "sitemap_index.xml"
+
+// representation is the form a document is served in.
+type representation uint8
+
+const (
+	asGzipFile representation = iota // .xml.gz: application/gzip, no Content-Encoding
+	asXML                            // .xml: negotiated, gzip-encoded or plain
+)
+
+// route is what a sitemap path names.
+type route struct {
+	sec  *section // nil for the index
+	page int64
+	rep  representation
+}
+
+// owns reports whether path is one of the sitemap's file names, valid or
+// not: sitemap_index.xml, or sitemap-*.xml and sitemap-*.xml.gz under the
+// base path. The middleware passes every other path on.
+func (s *Sitemap) owns(path string) bool {
+	// Most requests are not ours: reject them on one byte first.
+	if len(path) <= len(s.prefix)+len("sitemap") || path[len(s.prefix)] != 's' {
+		return false
+	}
+	rest, ok := strings.CutPrefix(path, s.prefix)
+	if !ok {
+		return false
+	}
+	return rest == indexFile || strings.HasPrefix(rest, "sitemap-") &&
+		(strings.HasSuffix(rest, ".xml") || strings.HasSuffix(rest, ".xml.gz"))
+}
+
+// route parses a sitemap path. Only the one canonical name of each file is
+// accepted: a page number is a decimal without sign or leading zero.
+func (s *Sitemap) route(path string) (route, bool) {
+	rest, ok := strings.CutPrefix(path, s.prefix)
+	if !ok {
+		return route{}, false
+	}
+	if rest == indexFile {
+		return route{rep: asXML}, true
+	}
+	name, ok := strings.CutPrefix(rest, "sitemap-")
+	if !ok {
+		return route{}, false
+	}
+	rep := asGzipFile
+	if name, ok = strings.CutSuffix(name, ".xml.gz"); !ok {
+		if name, ok = strings.CutSuffix(name, ".xml"); !ok {
+			return route{}, false
+		}
+		rep = asXML
+	}
+	secName, num := "", name
+	if i := strings.LastIndexByte(name, '-'); i >= 0 {
+		if i == 0 {
+			return route{}, false
+		}
+		secName, num = name[:i], name[i+1:]
+	}
+	sec := s.byName[secName]
+	if sec == nil {
+		return route{}, false
+	}
+	n, ok := parsePage(num)
+	if !ok {
+		return route{}, false
+	}
+	return route{sec: sec, page: n, rep: rep}, true
+}
+
+// parsePage accepts a canonical page number: 1 to 999,999,999,999,999,999
+// in decimal, with no sign and no leading zero.
+func parsePage(s string) (int64, bool) {
+	if len(s) == 0 || len(s) > 18 || s[0] == '0' {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
+}

@@ -1,0 +1,303 @@
+package sitemap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/klauspost/compress/gzip"
+	"golang.org/x/sync/singleflight"
+)
+
+// Config configures a Sitemap. Except for BaseURL, the zero value of every
+// field is a working default.
+type Config struct {
+	// BaseURL is the scheme, host, optional port and optional path prefix of
+	// the site, such as "https://example.com" or "https://example.com/shop".
+	// Required. Sitemap files are served under its path, and every loc must
+	// lie under it. Request headers (Host, X-Forwarded-*) are never used.
+	BaseURL string
+
+	// TTL is how long a built page stays fresh. Zero means 15 minutes. An
+	// expired page is still served while it is rebuilt in the background.
+	TTL time.Duration
+	// CacheBytes bounds the compressed bytes of the cached pages. Zero means
+	// 256 MiB; negative disables the cache (every request builds). With the
+	// default GOGC, the process may hold up to about twice this in heap;
+	// GOMEMLIMIT keeps it closer.
+	CacheBytes int64
+	// CacheEntries bounds the number of cached pages. Zero means 10,000.
+	CacheEntries int
+	// MaxBuilds is how many pages may be built at once, which bounds the
+	// queries a crawler burst can open against the Source. Zero means 2.
+	MaxBuilds int
+	// BuildTimeout bounds one build. Zero means 2 minutes.
+	BuildTimeout time.Duration
+	// GzipLevel is the compression level, 1 (fastest) to 9 (smallest).
+	// Zero means 6, the gzip default.
+	GzipLevel int
+	// CacheControl is the Cache-Control header of every sitemap response.
+	// Zero means "public, max-age=900, stale-while-revalidate=3600"; "-"
+	// sends none.
+	CacheControl string
+	// RetryAfter is the Retry-After of a 503. Zero means 60 seconds.
+	RetryAfter time.Duration
+
+	// Strict makes a URL that breaks a protocol rule, or does not fit its
+	// page, fail the whole page (503 or the last good copy) instead of
+	// being skipped and reported.
+	Strict bool
+	// OnReject, if set, is told about every URL that was not written, with
+	// the reason: an *InvalidURLError or ErrPageFull. It is called from the
+	// build goroutine and must not block.
+	OnReject func(section string, page int64, loc string, err error)
+	// Logger receives build failures (error), rejected URLs (warn) and one
+	// line per build (debug). Nil means no logging.
+	Logger *slog.Logger
+	// Now is the clock used for freshness. Nil means time.Now.
+	Now func() time.Time
+}
+
+// Section is one named part of the sitemap tree, such as products,
+// articles, static pages or news, with its own Source, page size and
+// extensions.
+type Section struct {
+	// Name appears in file names: sitemap-NAME-N.xml.gz. It is lower-case
+	// letters, digits, '_' and '-', starting with a letter or digit, at
+	// most 64 bytes. One section may be unnamed ("") if it is the only one:
+	// its files are sitemap-N.xml.gz.
+	Name   string
+	Source Source
+	// PageSize is the most URLs one file may hold; URLs the Source yields
+	// beyond it are reported with ErrPageFull. A Source that implements
+	// PageSizer gives it: leave PageSize zero, since New refuses a value
+	// that differs. Otherwise zero means 50,000, or 1,000 for a news
+	// section.
+	PageSize int
+	// Extensions are the namespaces the section's files declare. Zero means
+	// ExtImage|ExtVideo|ExtAlternates. A section whose Extensions include
+	// ExtNews is a news section: PageSize at most 1,000.
+	Extensions Extensions
+}
+
+// Defaults of Config, and limits of a Section.
+const (
+	defaultTTL          = 15 * time.Minute
+	defaultCacheBytes   = 256 << 20
+	defaultCacheEntries = 10_000
+	defaultMaxBuilds    = 2
+	defaultBuildTimeout = 2 * time.Minute
+	defaultRetryAfter   = 60 * time.Second
+	defaultGzipLevel    = 6
+	defaultCacheControl = "public, max-age=900, stale-while-revalidate=3600"
+	maxNewsPageSize     = 1000
+	maxSectionName      = 64
+)
+
+// ErrConfig is wrapped by every error New returns.
+var ErrConfig = errors.New("sitemap: invalid configuration")
+
+// Sitemap serves a sitemap tree. It is an http.Handler for the sitemap
+// files; Handler wraps an application to add robots.txt. Create it with New
+// and stop it with Close.
+type Sitemap struct {
+	base       string // canonical base URL, ending in '/'
+	prefix     string // its path, ending in '/'
+	indexLoc   string
+	sections   []*section
+	byName     map[string]*section
+	unnamed    *section
+	robots     *robots
+	cache      *pageCache
+	headers    headers
+	gzipLevel  int
+	ttl        time.Duration
+	timeout    time.Duration
+	retryAfter time.Duration
+	strict     bool
+	onReject   func(string, int64, string, error)
+	log        *slog.Logger
+	now        func() time.Time
+
+	sem    chan struct{} // one token per running build
+	group  singleflight.Group
+	ctx    context.Context // cancelled by Close
+	cancel context.CancelFunc
+	mu     sync.Mutex // guards closed and wg.Add
+	closed bool
+	wg     sync.WaitGroup // background refreshes
+	stats  counters
+}
+
+type section struct {
+	index    int
+	name     string
+	src      Source
+	spec     pageSpec
+	filePfx  string // "sitemap-NAME-" or "sitemap-"
+	pageSize int
+}
+
+// headers are the fixed response header values, computed once.
+type headers struct {
+	cacheControl []string
+	retryAfter   []string
+}
+
+// New checks cfg and the sections and returns a Sitemap ready to serve.
+// Every configuration mistake is an error wrapping ErrConfig.
+func New(cfg Config, sections ...Section) (*Sitemap, error) {
+	base, err := parseBase(cfg.BaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	s := &Sitemap{
+		base:       base,
+		prefix:     basePath(base),
+		indexLoc:   base + "sitemap_index.xml",
+		byName:     make(map[string]*section),
+		ttl:        orDefault(cfg.TTL, defaultTTL),
+		timeout:    orDefault(cfg.BuildTimeout, defaultBuildTimeout),
+		retryAfter: orDefault(cfg.RetryAfter, defaultRetryAfter),
+		gzipLevel:  orDefault(cfg.GzipLevel, defaultGzipLevel),
+		strict:     cfg.Strict,
+		onReject:   cfg.OnReject,
+		log:        cfg.Logger,
+		now:        cfg.Now,
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	switch {
+	case cfg.TTL < 0:
+		return nil, fmt.Errorf("%w: TTL %v is negative", ErrConfig, cfg.TTL)
+	case cfg.BuildTimeout < 0:
+		return nil, fmt.Errorf("%w: BuildTimeout %v is negative", ErrConfig, cfg.BuildTimeout)
+	case cfg.RetryAfter < 0:
+		return nil, fmt.Errorf("%w: RetryAfter %v is negative", ErrConfig, cfg.RetryAfter)
+	case cfg.MaxBuilds < 0:
+		return nil, fmt.Errorf("%w: MaxBuilds %d is negative", ErrConfig, cfg.MaxBuilds)
+	case cfg.CacheEntries < 0:
+		return nil, fmt.Errorf("%w: CacheEntries %d is negative", ErrConfig, cfg.CacheEntries)
+	case s.gzipLevel < gzip.BestSpeed || s.gzipLevel > gzip.BestCompression:
+		return nil, fmt.Errorf("%w: GzipLevel %d is not 1 to 9", ErrConfig, cfg.GzipLevel)
+	}
+	if len(sections) == 0 {
+		return nil, fmt.Errorf("%w: no sections", ErrConfig)
+	}
+	for i, sec := range sections {
+		if err := s.addSection(i, sec, len(sections)); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+	}
+	switch cc := cfg.CacheControl; cc {
+	case "":
+		s.headers.cacheControl = []string{defaultCacheControl}
+	case "-":
+	default:
+		if strings.ContainsAny(cc, "\r\n") {
+			return nil, fmt.Errorf("%w: CacheControl has a line break", ErrConfig)
+		}
+		s.headers.cacheControl = []string{cc}
+	}
+	s.headers.retryAfter = []string{strconv.Itoa(int((s.retryAfter + time.Second - 1) / time.Second))}
+	s.sem = make(chan struct{}, orDefault(cfg.MaxBuilds, defaultMaxBuilds))
+	s.cache = newPageCache(orDefault(cfg.CacheBytes, defaultCacheBytes), orDefault(cfg.CacheEntries, defaultCacheEntries))
+	s.robots = newRobots([]string{"Sitemap: " + s.indexLoc})
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	return s, nil
+}
+
+func orDefault[T int | int64 | time.Duration](v, def T) T {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+func (s *Sitemap) addSection(i int, sec Section, n int) error {
+	switch {
+	case sec.Source == nil:
+		return fmt.Errorf("section %d (%q) has no Source", i, sec.Name)
+	case sec.Name == "" && n > 1:
+		return fmt.Errorf("section %d has no Name; only a single section may be unnamed", i)
+	case sec.Name != "" && !validSectionName(sec.Name):
+		return fmt.Errorf("section name %q: use 1 to %d lower-case letters, digits, '_' or '-', starting with a letter or digit", sec.Name, maxSectionName)
+	case s.byName[sec.Name] != nil:
+		return fmt.Errorf("section name %q is used twice", sec.Name)
+	case sec.PageSize < 0 || sec.PageSize > MaxURLs:
+		return fmt.Errorf("section %q: PageSize %d is not 0 to %d", sec.Name, sec.PageSize, MaxURLs)
+	case sec.Extensions&^(extAll|ExtNone) != 0 || sec.Extensions&ExtNone != 0 && sec.Extensions != ExtNone:
+		return fmt.Errorf("section %q: Extensions %#x is not a valid set", sec.Name, sec.Extensions)
+	}
+	ext := sec.Extensions.normalize()
+	size := sec.PageSize
+	if ps, ok := sec.Source.(PageSizer); ok {
+		n := ps.PageSize()
+		switch {
+		case n < 1 || n > MaxURLs:
+			return fmt.Errorf("section %q: its Source's PageSize %d is not 1 to %d", sec.Name, n, MaxURLs)
+		case size != 0 && size != n:
+			return fmt.Errorf("section %q: PageSize %d differs from its Source's page size %d; leave it zero", sec.Name, size, n)
+		}
+		size = n
+	}
+	if ext&ExtNews != 0 {
+		size = orDefault(size, maxNewsPageSize)
+		if size > maxNewsPageSize {
+			return fmt.Errorf("section %q: a news section holds at most %d URLs a file, not %d", sec.Name, maxNewsPageSize, size)
+		}
+	}
+	size = orDefault(size, MaxURLs)
+	st := &section{index: i, name: sec.Name, src: sec.Source, pageSize: size, filePfx: "sitemap-"}
+	if sec.Name != "" {
+		st.filePfx = "sitemap-" + sec.Name + "-"
+	} else {
+		s.unnamed = st
+	}
+	st.spec = pageSpec{base: s.base, maxURLs: size, ext: ext, strict: s.strict}
+	s.sections = append(s.sections, st)
+	s.byName[sec.Name] = st
+	return nil
+}
+
+func validSectionName(name string) bool {
+	if len(name) > maxSectionName || name[0] == '-' || name[0] == '_' {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// IndexURL is the absolute URL of the sitemap index.
+func (s *Sitemap) IndexURL() string { return s.indexLoc }
+
+// Close stops background rebuilds and waits for them to end. Requests
+// after Close are answered from the cache; builds fail with 503.
+func (s *Sitemap) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	s.cancel()
+	s.wg.Wait()
+	return nil
+}
+
+// basePath returns the path of a canonical base URL, such as "/" or "/shop/".
+func basePath(base string) string {
+	rest := base[strings.Index(base, "://")+len("://"):]
+	return rest[strings.IndexByte(rest, '/'):]
+}

@@ -1,0 +1,46 @@
+package sitemap
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// counters are the Sitemap's statistics.
+type counters struct {
+	hits, misses, stale, revalidated atomic.Int64
+	builds, buildErrors, buildNanos  atomic.Int64
+	rejected, notModified, notFound  atomic.Int64
+	unavailable, bytesServed         atomic.Int64
+}
+
+// Stats is a snapshot of a Sitemap's counters since New, for metrics
+// (publish it with expvar.Func or a Prometheus collector).
+type Stats struct {
+	CacheHits       int64         // requests answered by a fresh cached page
+	CacheMisses     int64         // requests that found no cached page
+	CacheStale      int64         // requests answered by an expired page while it refreshed
+	Revalidated     int64         // expired pages renewed without a rebuild (Version unchanged)
+	Builds          int64         // documents built successfully
+	BuildErrors     int64         // builds that failed (source error, panic, timeout)
+	BuildTime       time.Duration // total time spent building, successful or not
+	RejectedURLs    int64         // URLs skipped for breaking a rule or not fitting
+	NotModified     int64         // 304 responses
+	NotFound        int64         // 404 responses
+	Unavailable     int64         // 503 responses
+	BytesServed     int64         // response body bytes written
+	CachedDocuments int           // documents in the cache now
+	CachedBytes     int64         // their compressed size
+}
+
+// Stats returns the current counters.
+func (s *Sitemap) Stats() Stats {
+	n, b := s.cache.usage()
+	c := &s.stats
+	return Stats{
+		CacheHits: c.hits.Load(), CacheMisses: c.misses.Load(), CacheStale: c.stale.Load(),
+		Revalidated: c.revalidated.Load(), Builds: c.builds.Load(), BuildErrors: c.buildErrors.Load(),
+		BuildTime: time.Duration(c.buildNanos.Load()), RejectedURLs: c.rejected.Load(),
+		NotModified: c.notModified.Load(), NotFound: c.notFound.Load(), Unavailable: c.unavailable.Load(),
+		BytesServed: c.bytesServed.Load(), CachedDocuments: n, CachedBytes: b,
+	}
+}
