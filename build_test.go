@@ -61,35 +61,44 @@ func TestColdPageSingleBuild(t *testing.T) {
 // that they will make true.
 func runtimeYield() { runtime.Gosched() }
 
+// TestMaxBuilds holds two builds inside the Source until released, so the
+// two slots are taken for certain; a third page then cannot start its
+// build: it waits for a slot until its BuildTimeout and gets 503 without
+// reading the Source. No timing decides the outcome.
 func TestMaxBuilds(t *testing.T) {
 	src := newFake(1000, 10)
-	var running, peak atomic.Int64
+	entered := make(chan int64, 20)
+	release := make(chan struct{})
 	src.onURL = func(ctx context.Context, page, i int64) error {
 		if i%10 == 0 {
-			n := running.Add(1)
-			for {
-				p := peak.Load()
-				if n <= p || peak.CompareAndSwap(p, n) {
-					break
-				}
+			entered <- page
+			if page <= 2 {
+				<-release // ignores ctx: the slot stays taken until the test says
 			}
-			runtimeYield()
-			running.Add(-1)
 		}
 		return nil
 	}
-	sm := newTestSitemap(t, Config{MaxBuilds: 2}, Section{Name: "p", Source: src, PageSize: 10})
+	sm := newTestSitemap(t, Config{MaxBuilds: 2, BuildTimeout: 100 * time.Millisecond}, Section{Name: "p", Source: src, PageSize: 10})
 	var wg sync.WaitGroup
-	for p := 1; p <= 20; p++ {
-		wg.Go(func() {
-			if w := get(sm, fmt.Sprintf("/sitemap-p-%d.xml.gz", p)); w.Code != 200 {
-				t.Errorf("page %d: %d", p, w.Code)
-			}
-		})
+	for p := 1; p <= 2; p++ {
+		wg.Go(func() { get(sm, fmt.Sprintf("/sitemap-p-%d.xml.gz", p)) })
 	}
+	got := map[int64]bool{<-entered: true, <-entered: true} // both builds run at once
+	if !got[1] || !got[2] {
+		t.Fatalf("builds entered for pages %v, want 1 and 2", got)
+	}
+	if w := get(sm, "/sitemap-p-3.xml.gz"); w.Code != http.StatusServiceUnavailable {
+		t.Errorf("a third build while two run: %d, want 503", w.Code)
+	}
+	select {
+	case p := <-entered:
+		t.Errorf("page %d was read while both build slots were taken", p)
+	default:
+	}
+	close(release)
 	wg.Wait()
-	if got := peak.Load(); got > 2 || got < 1 {
-		t.Errorf("%d builds ran at once, want at most 2", got)
+	if w := get(sm, "/sitemap-p-3.xml.gz"); w.Code != 200 {
+		t.Errorf("page 3 once the slots are free: %d", w.Code)
 	}
 }
 

@@ -34,7 +34,7 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		h["Allow"] = hdrAllow
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		serveError(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
 	k, sec := indexKey, rt.sec
@@ -53,7 +53,7 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.log.ErrorContext(r.Context(), "sitemap: build failed", "page", s.describe(k), "err", err)
 		s.stats.unavailable.Add(1)
 		h["Retry-After"] = s.headers.retryAfter
-		http.Error(w, "sitemap temporarily unavailable", http.StatusServiceUnavailable)
+		serveError(w, "sitemap temporarily unavailable", http.StatusServiceUnavailable)
 		return
 	}
 	s.serveEntry(w, r, e, rt.rep)
@@ -61,7 +61,19 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (s *Sitemap) notFound(w http.ResponseWriter) {
 	s.stats.notFound.Add(1)
-	http.Error(w, "404 page not found", http.StatusNotFound)
+	serveError(w, "404 page not found", http.StatusNotFound)
+}
+
+// serveError answers with an error status and a fixed text, first removing
+// the headers that describe a representation (as net/http's own file
+// server does): a validator or cache directive set before the error would
+// let a client or a CDN keep the error page as if it were the sitemap.
+func serveError(w http.ResponseWriter, text string, code int) {
+	h := w.Header()
+	for _, k := range [...]string{"Etag", "Last-Modified", "Cache-Control", "Content-Encoding", "Vary"} {
+		delete(h, k)
+	}
+	http.Error(w, text, code)
 }
 
 // serveEntry sets the representation's headers and lets http.ServeContent
@@ -93,7 +105,7 @@ func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, e *cachedPa
 		}()
 		if err := gunzip(buf, e.gz); err != nil { // cannot happen: we compressed it
 			s.log.Error("sitemap: cached page does not decompress", "err", err)
-			http.Error(w, "internal error", http.StatusInternalServerError)
+			serveError(w, "internal error", http.StatusInternalServerError)
 			return
 		}
 		body = buf.Bytes()

@@ -3,6 +3,7 @@ package sitemap
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"iter"
@@ -271,5 +272,46 @@ func TestWire(t *testing.T) {
 		if res.StatusCode != 206 || len(part) != 10 || !bytes.Equal(part, b[:10]) {
 			t.Errorf("page %d: Range = %d %d bytes", p, res.StatusCode, len(part))
 		}
+	}
+}
+
+// TestErrorClearsValidators: an error answer carries no validator or
+// cache directive, even when it comes after they were set (here a cached
+// page that does not decompress, and a 503 behind a handler that set an
+// ETag of its own).
+func TestErrorClearsValidators(t *testing.T) {
+	sm := newTestSitemap(t, Config{}, Section{Source: newFake(10, 10)})
+	if w := get(sm, "/sitemap-1.xml.gz"); w.Code != 200 {
+		t.Fatalf("warm-up = %d", w.Code)
+	}
+	k := pageKey{sec: 0, page: 1}
+	e, ok := sm.cache.peek(k)
+	if !ok {
+		t.Fatal("page not cached")
+	}
+	broken := e.renewed(e.built)
+	broken.gz = []byte("not gzip")
+	sm.cache.add(k, broken)
+	w := get(sm, "/sitemap-1.xml")
+	if w.Code != http.StatusInternalServerError {
+		t.Fatalf("status %d, want 500", w.Code)
+	}
+	for _, h := range []string{"Etag", "Last-Modified", "Cache-Control", "Content-Encoding", "Vary"} {
+		if v := w.Header().Get(h); v != "" {
+			t.Errorf("500 carries %s: %q", h, v)
+		}
+	}
+
+	failing := newFake(10, 10)
+	failing.pagesErr = errors.New("down")
+	sm = newTestSitemap(t, Config{}, Section{Source: failing})
+	set := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("ETag", `"app"`)
+		w.Header().Set("Cache-Control", "max-age=86400")
+		sm.ServeHTTP(w, r)
+	})
+	w = get(set, "/sitemap_index.xml")
+	if w.Code != http.StatusServiceUnavailable || w.Header().Get("Etag") != "" || w.Header().Get("Cache-Control") != "" {
+		t.Errorf("503: status %d, ETag %q, Cache-Control %q", w.Code, w.Header().Get("Etag"), w.Header().Get("Cache-Control"))
 	}
 }
