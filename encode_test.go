@@ -389,4 +389,3 @@ func TestEncodePageAllocs(t *testing.T) {
 		}
 	}
 }
-

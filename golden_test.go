@@ -104,7 +104,7 @@ func TestGoldenIndex(t *testing.T) {
 					}
 				}
 			},
-			URLsFunc:  func(context.Context, int64) iter.Seq2[URL, error] { return func(func(URL, error) bool) {} },
+			URLsFunc: func(context.Context, int64) iter.Seq2[URL, error] { return func(func(URL, error) bool) {} },
 		}
 	}
 	sm := newTestSitemap(t, Config{},
