@@ -13,6 +13,7 @@ import (
 
 	"github.com/freshmap/sitemap"
 	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
 )
 
 // A small site: a slice of URLs is a Source.
@@ -67,6 +68,10 @@ func (p products) Pages(ctx context.Context) iter.Seq2[sitemap.PageInfo, error] 
 	}
 }
 
+// PageSize tells sitemap.New how many URLs a page holds (sitemap.PageSizer),
+// so the Section need not repeat it.
+func (p products) PageSize() int { return int(p.pageSize) }
+
 func (p products) URLs(ctx context.Context, n int64) iter.Seq2[sitemap.URL, error] {
 	return func(yield func(sitemap.URL, error) bool) {
 		// SELECT id, slug, updated_at FROM products WHERE id >= ? AND id < ? ORDER BY id
@@ -88,7 +93,7 @@ func (p products) URLs(ctx context.Context, n int64) iter.Seq2[sitemap.URL, erro
 func ExampleSource() {
 	static := sitemap.FromSlice([]sitemap.URL{{Loc: "https://shop.example.com/help"}}, 0)
 	sm, err := sitemap.New(sitemap.Config{BaseURL: "https://shop.example.com"},
-		sitemap.Section{Name: "products", Source: products{maxID: 5, pageSize: 2}, PageSize: 2, Extensions: sitemap.ExtImage},
+		sitemap.Section{Name: "products", Source: products{maxID: 5, pageSize: 2}, Extensions: sitemap.ExtImage},
 		sitemap.Section{Name: "pages", Source: static})
 	if err != nil {
 		log.Fatal(err)
@@ -138,8 +143,8 @@ func ExampleSitemap_Handler() {
 	// home
 }
 
-// With chi, the middleware goes in r.Use, or the Sitemap itself is
-// mounted as a handler.
+// With chi, the middleware goes in r.Use, before the routes as chi
+// requires, so chi's own middlewares see the sitemap requests too.
 func ExampleSitemap_Handler_chi() {
 	sm, err := sitemap.New(sitemap.Config{BaseURL: "https://example.com"},
 		sitemap.Section{Source: sitemap.FromSlice([]sitemap.URL{{Loc: "https://example.com/"}}, 0)})
@@ -149,6 +154,7 @@ func ExampleSitemap_Handler_chi() {
 	defer sm.Close()
 
 	r := chi.NewRouter()
+	r.Use(middleware.Recoverer)
 	r.Use(sm.Handler)
 	r.Get("/", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "home\n") })
 

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freshmap/sitemap/internal/testenv"
 	"github.com/freshmap/sitemap/internal/xsdcheck"
 	"github.com/klauspost/compress/gzip"
 )
@@ -355,3 +356,7 @@ func failingSource(err error, good ...URL) Source {
 		}
 	}}
 }
+
+// TestMain reports what was not tested for want of a service (xmllint and
+// the schemas here), or fails under SITEMAP_REQUIRE_SERVICES=1.
+func TestMain(m *testing.M) { testenv.Main(m) }

@@ -35,20 +35,39 @@ var (
 // otherwise, remembering the group for Main's summary.
 func Unavailable(t testing.TB, group, why string) {
 	t.Helper()
+	if Without(t, group, why) {
+		t.Skipf("%s tests skipped: %s", group, why)
+	}
+}
+
+// Without is for a check that is one part of t, such as validating a
+// document against the schemas: when services are required it fails t
+// and returns false; otherwise it logs that the check was not made,
+// remembers the group for Main's summary, and returns true, and the rest
+// of t goes on.
+func Without(t testing.TB, group, why string) bool {
+	t.Helper()
 	if Required() {
 		t.Fatalf("%s is required (%s=1) but unavailable: %s", group, RequireVar, why)
-		return
+		return false
 	}
 	mu.Lock()
 	skipped[group] = why
 	mu.Unlock()
-	t.Skipf("%s tests skipped: %s", group, why)
+	t.Logf("%s skipped: %s", group, why)
+	return true
 }
 
-// Main runs the tests of m, then reports the skipped groups: on standard
+// Main runs the tests of m, reports the skipped groups (see Run) and
+// exits.
+func Main(m *testing.M) { os.Exit(Run(m)) }
+
+// Run runs the tests of m, then reports the skipped groups: on standard
 // output (seen with -v or when a test fails) and on the terminal, if
 // there is one, since go test shows nothing else of a passing package.
-func Main(m *testing.M) {
+// It returns the exit code, so that a TestMain can clean up before
+// os.Exit.
+func Run(m *testing.M) int {
 	code := m.Run()
 	if s := Summary(); s != "" {
 		fmt.Print(s)
@@ -59,7 +78,7 @@ func Main(m *testing.M) {
 			}
 		}
 	}
-	os.Exit(code)
+	return code
 }
 
 // Summary lists the groups skipped so far, one line each, or "" if none.

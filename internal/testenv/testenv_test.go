@@ -14,6 +14,7 @@ type fakeTB struct {
 func (f *fakeTB) Helper()                   {}
 func (f *fakeTB) Fatalf(s string, a ...any) { f.fatal = s }
 func (f *fakeTB) Skipf(s string, a ...any)  { f.skip = s }
+func (f *fakeTB) Logf(s string, a ...any)   {}
 
 func TestUnavailable(t *testing.T) {
 	t.Setenv(RequireVar, "")
@@ -31,5 +32,21 @@ func TestUnavailable(t *testing.T) {
 	Unavailable(f, "Redis", "connection refused")
 	if f.fatal == "" || f.skip != "" {
 		t.Errorf("with %s=1: skip %q, fatal %q; want a failure", RequireVar, f.skip, f.fatal)
+	}
+}
+
+func TestWithout(t *testing.T) {
+	t.Setenv(RequireVar, "")
+	f := &fakeTB{}
+	if !Without(f, "xmllint", "not on PATH") || f.skip != "" || f.fatal != "" {
+		t.Errorf("without %s: the test must go on (skip %q, fatal %q)", RequireVar, f.skip, f.fatal)
+	}
+	if !strings.Contains(Summary(), "xmllint tests skipped: not on PATH") {
+		t.Errorf("summary %q does not name the check", Summary())
+	}
+	t.Setenv(RequireVar, "1")
+	f = &fakeTB{}
+	if Without(f, "xmllint", "not on PATH") || f.fatal == "" {
+		t.Errorf("with %s=1: want a failure", RequireVar)
 	}
 }

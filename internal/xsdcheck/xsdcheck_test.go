@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/freshmap/sitemap/internal/testenv"
 )
 
 // recorder is a testing.TB that records failures instead of failing.
@@ -39,8 +41,8 @@ func TestValidate(t *testing.T) {
 		{"urlset as index", Index, head + `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://example.com/a</loc></url></urlset>`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if !Available() {
-				URLSet(t, nil) // skips, or fails under SITEMAP_REQUIRE_XMLLINT=1
+			if _, err := setup(); err != nil {
+				testenv.Unavailable(t, Group, err.Error()) // skips, or fails under SITEMAP_REQUIRE_SERVICES=1
 			}
 			r := &recorder{TB: t}
 			tc.check(r, []byte(tc.doc))
@@ -83,3 +85,7 @@ func TestSchemaDirFromModule(t *testing.T) {
 		t.Errorf("from %s: %v, want an error naming the missing folder", nested, err)
 	}
 }
+
+// TestMain reports what was not tested for want of a service (xmllint and
+// the schemas here), or fails under SITEMAP_REQUIRE_SERVICES=1.
+func TestMain(m *testing.M) { testenv.Main(m) }
