@@ -19,7 +19,7 @@ var errPanic = errors.New("sitemap: source panicked")
 // a fresh cached one; a stale one, while a refresh starts in the
 // background; or a new build that concurrent callers share. It returns
 // errNotFound for a page that does not exist.
-func (s *Sitemap) document(ctx context.Context, k pageKey, sec *section) (*cachedPage, error) {
+func (s *Sitemap) document(ctx context.Context, k pageKey, sec *section) (*entry, error) {
 	now := s.now()
 	if e, ok := s.cache.get(k); ok {
 		if now.Before(e.built.Add(s.ttl)) {
@@ -45,7 +45,7 @@ func (s *Sitemap) document(ctx context.Context, k pageKey, sec *section) (*cache
 		if res.Err != nil {
 			return nil, res.Err
 		}
-		return res.Val.(*cachedPage), nil
+		return res.Val.(*entry), nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
@@ -53,7 +53,7 @@ func (s *Sitemap) document(ctx context.Context, k pageKey, sec *section) (*cache
 
 // refresh starts one background rebuild of the stale entry old, unless one
 // is running, a recent one failed, or the Sitemap is closed.
-func (s *Sitemap) refresh(k pageKey, sec *section, old *cachedPage, now time.Time) {
+func (s *Sitemap) refresh(k pageKey, sec *section, old *entry, now time.Time) {
 	if now.UnixNano() < old.retryAt.Load() || !old.refreshing.CompareAndSwap(false, true) {
 		return
 	}
@@ -83,7 +83,7 @@ func (s *Sitemap) refresh(k pageKey, sec *section, old *cachedPage, now time.Tim
 // per key (singleflight), on its own context with a timeout, holding one
 // of the MaxBuilds tokens while it reads the Source. Only a complete
 // build is cached; a failure, a panic or a timeout caches nothing.
-func (s *Sitemap) build(k pageKey, sec *section, old *cachedPage) (e *cachedPage, err error) {
+func (s *Sitemap) build(k pageKey, sec *section, old *entry) (e *entry, err error) {
 	ctx, cancel := context.WithTimeout(s.ctx, s.timeout)
 	defer cancel()
 	defer func() {
@@ -130,7 +130,7 @@ func (s *Sitemap) freshIndex() {
 // buildPage builds page n of sec. If old is the stale copy and a newer
 // index shows the page's Version unchanged, old is renewed without reading
 // the page. A page that has no URL is errNotFound.
-func (s *Sitemap) buildPage(ctx context.Context, sec *section, n int64, old *cachedPage) (*cachedPage, error) {
+func (s *Sitemap) buildPage(ctx context.Context, sec *section, n int64, old *entry) (*entry, error) {
 	now := s.now()
 	var info PageInfo
 	if idx, ok := s.cache.peek(indexKey); ok {

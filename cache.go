@@ -27,7 +27,7 @@ func (k pageKey) String() string {
 // in the background.
 type pageCache struct {
 	mu     sync.Mutex
-	lru    *simplelru.LRU[pageKey, *cachedPage]
+	lru    *simplelru.LRU[pageKey, *entry]
 	bytes  int64
 	budget int64
 }
@@ -37,11 +37,11 @@ func newPageCache(budget int64, entries int) *pageCache {
 	if budget < 0 {
 		return c // disabled
 	}
-	c.lru, _ = simplelru.NewLRU(entries, func(_ pageKey, e *cachedPage) { c.bytes -= int64(len(e.gz)) })
+	c.lru, _ = simplelru.NewLRU(entries, func(_ pageKey, e *entry) { c.bytes -= int64(len(e.gz)) })
 	return c
 }
 
-func (c *pageCache) get(k pageKey) (*cachedPage, bool) {
+func (c *pageCache) get(k pageKey) (*entry, bool) {
 	if c.lru == nil {
 		return nil, false
 	}
@@ -51,7 +51,7 @@ func (c *pageCache) get(k pageKey) (*cachedPage, bool) {
 }
 
 // peek returns an entry without marking it used.
-func (c *pageCache) peek(k pageKey) (*cachedPage, bool) {
+func (c *pageCache) peek(k pageKey) (*entry, bool) {
 	if c.lru == nil {
 		return nil, false
 	}
@@ -62,7 +62,7 @@ func (c *pageCache) peek(k pageKey) (*cachedPage, bool) {
 
 // add caches e under k, evicting the least recently used entries until the
 // byte budget holds. An entry larger than the whole budget is not cached.
-func (c *pageCache) add(k pageKey, e *cachedPage) {
+func (c *pageCache) add(k pageKey, e *entry) {
 	if c.lru == nil || int64(len(e.gz)) > c.budget {
 		return
 	}

@@ -6,9 +6,9 @@ import (
 	"time"
 )
 
-// cachedPage is one built document, kept gzip-compressed. It is immutable once
+// entry is one built document, kept gzip-compressed. It is immutable once
 // cached, except for the two refresh fields.
-type cachedPage struct {
+type entry struct {
 	gz      []byte    // the gzip file of the XML
 	lastMod time.Time // newest lastmod written; zero if unknown
 	built   time.Time // when it was built or last revalidated (Config.Now)
@@ -27,10 +27,10 @@ type cachedPage struct {
 // xxhash is hash. The ETags derive from the XML, so every replica serving
 // the same content sends the same ones; the gzip representations' also
 // name the level, since their bytes depend on it.
-func newEntry(gz []byte, hash uint64, level int, lastMod, built time.Time) *cachedPage {
+func newEntry(gz []byte, hash uint64, level int, lastMod, built time.Time) *entry {
 	tag := strconv.FormatUint(hash, 16)
 	lv := strconv.Itoa(level)
-	return &cachedPage{
+	return &entry{
 		gz: gz, lastMod: lastMod, built: built,
 		etagPlain: []string{`"` + tag + `"`},
 		etagGzip:  []string{`"` + tag + `-gzip` + lv + `"`},
@@ -39,15 +39,15 @@ func newEntry(gz []byte, hash uint64, level int, lastMod, built time.Time) *cach
 }
 
 // renewed returns a copy of e that is fresh again as of now.
-func (e *cachedPage) renewed(now time.Time) *cachedPage {
-	return &cachedPage{
+func (e *entry) renewed(now time.Time) *entry {
+	return &entry{
 		gz: e.gz, lastMod: e.lastMod, built: now, info: e.info,
 		etagFile: e.etagFile, etagGzip: e.etagGzip, etagPlain: e.etagPlain, pages: e.pages,
 	}
 }
 
 // page finds page n of section sec in an index entry.
-func (e *cachedPage) page(sec int, n int64) (PageInfo, bool) {
+func (e *entry) page(sec int, n int64) (PageInfo, bool) {
 	if sec < 0 || sec >= len(e.pages) {
 		return PageInfo{}, false
 	}

@@ -78,7 +78,7 @@ func serveError(w http.ResponseWriter, text string, code int) {
 
 // serveEntry sets the representation's headers and lets http.ServeContent
 // answer: conditional requests (304, 412), HEAD and Range.
-func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, e *cachedPage, rep representation) {
+func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, rep representation) {
 	h := w.Header()
 	if s.headers.cacheControl != nil {
 		h["Cache-Control"] = s.headers.cacheControl

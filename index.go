@@ -12,7 +12,7 @@ import (
 // buildIndex builds the index from every section's Pages, without reading
 // any URL. An index with no page at all is errNotFound (an empty
 // <sitemapindex> is not valid).
-func (s *Sitemap) buildIndex(ctx context.Context) (*cachedPage, error) {
+func (s *Sitemap) buildIndex(ctx context.Context) (*entry, error) {
 	now := s.now()
 	start := time.Now()
 	pages := make([][]PageInfo, len(s.sections))

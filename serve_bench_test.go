@@ -43,7 +43,7 @@ func (d *discard) Header() http.Header         { return d.h }
 func (d *discard) Write(p []byte) (int, error) { return len(p), nil }
 func (d *discard) WriteHeader(code int)        { d.code = code }
 
-func cachedBench(b *testing.B, urls int) (*Sitemap, *cachedPage) {
+func cachedBench(b *testing.B, urls int) (*Sitemap, *entry) {
 	sm, err := New(Config{BaseURL: "https://shop.example.com", TTL: time.Hour}, Section{Source: benchSource(urls)})
 	if err != nil {
 		b.Fatal(err)
