@@ -1,45 +1,115 @@
 package sitemap
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"strconv"
 	"time"
 )
 
-// errNotFound means the document does not exist (404).
-var errNotFound = errors.New("sitemap: no such page")
+var (
+	// errNotFound means the document does not exist (404).
+	errNotFound = errors.New("sitemap: no such page")
+	// errPanic wraps a panic of a Source.
+	errPanic = errors.New("sitemap: source panicked")
+	// errBackoff means the document's last build failed less than
+	// RetryAfter ago, and there is no copy to serve (503).
+	errBackoff = errors.New("sitemap: the last build failed; not retried yet")
+	// errBusy means Config.MaxWaiting requests already wait for builds (503).
+	errBusy = errors.New("sitemap: too many requests waiting for builds")
+	// errWaitTimeout means a build took longer than BuildTimeout (503).
+	errWaitTimeout = errors.New("sitemap: build timeout")
+)
 
-// errPanic wraps a panic of a Source.
-var errPanic = errors.New("sitemap: source panicked")
+// panicError is a panic of a Source, with the stack where it happened.
+type panicError struct {
+	value any
+	stack []byte
+}
+
+func (p *panicError) Error() string { return fmt.Sprintf("%v: %v", errPanic, p.value) }
+func (p *panicError) Unwrap() error { return errPanic }
 
 // document returns the entry to serve for k (sec is nil for the index):
 // a fresh cached one; a stale one, while a refresh starts in the
 // background; or a new build that concurrent callers share. It returns
-// errNotFound for a page that does not exist.
+// errNotFound for a page that does not exist, decided by the index alone:
+// a page number the index does not list never reaches the Source. A
+// request waits at most BuildTimeout in all, whatever the Source does.
 func (s *Sitemap) document(ctx context.Context, k pageKey, sec *section) (*entry, error) {
 	now := s.now()
+	deadline := time.Now().Add(s.timeout)
 	if e, ok := s.cache.get(k); ok {
-		if now.Before(e.built.Add(s.ttl)) {
+		if s.fresh(k, e, now) {
 			s.stats.hits.Add(1)
 			return e, nil
 		}
+		// Expired, or said to have changed: serve it while it is rebuilt.
 		s.stats.stale.Add(1)
 		s.refresh(k, sec, e, now)
 		return e, nil
 	}
 	s.stats.misses.Add(1)
 	if sec != nil {
-		// A fresh index that does not list the page answers without a build.
-		if idx, ok := s.cache.peek(indexKey); ok && now.Before(idx.built.Add(s.ttl)) {
-			if _, ok := idx.page(sec.index, k.page); !ok {
-				return nil, errNotFound
-			}
+		if listed, err := s.listed(ctx, sec, k.page, now, deadline); err != nil || !listed {
+			return nil, cmp.Or(err, errNotFound)
 		}
 	}
-	ch := s.group.DoChan(k.String(), func() (any, error) { return s.build(k, sec, nil) })
+	if s.failures.recent(k, now) {
+		return nil, errBackoff
+	}
+	return s.wait(ctx, k, deadline, func() (any, error) { return s.build(k, sec, nil) })
+}
+
+// fresh reports whether e, the cached copy of k, may be served as it is.
+func (s *Sitemap) fresh(k pageKey, e *entry, now time.Time) bool {
+	return now.Before(e.built.Add(s.ttl)) && !s.outdated(k, e)
+}
+
+// listed reports whether the index lists page n of sec. A stale or missing
+// index is refreshed first, and the request waits for it (one build,
+// shared with every request that needs it); if that fails, or failed less
+// than RetryAfter ago, a stale copy decides.
+func (s *Sitemap) listed(ctx context.Context, sec *section, n int64, now, deadline time.Time) (bool, error) {
+	idx, ok := s.cache.peek(indexKey)
+	if !ok || !s.fresh(indexKey, idx, now) {
+		var err error
+		if s.failures.recent(indexKey, now) {
+			err = errBackoff
+		} else {
+			var fresh *entry
+			fresh, err = s.wait(ctx, indexKey, deadline, func() (any, error) { return s.build(indexKey, nil, idx) })
+			if err == nil {
+				idx, ok = fresh, true
+			}
+		}
+		switch {
+		case errors.Is(err, errNotFound):
+			return false, nil // no page at all
+		case err != nil && !ok:
+			return false, err
+		}
+	}
+	_, listed := idx.page(sec.index, n)
+	return listed, nil
+}
+
+// wait runs build as the one build of k (or joins the one running) and
+// waits for it until deadline, or until the client leaves. At most
+// MaxWaiting requests wait at once; more get errBusy at once.
+func (s *Sitemap) wait(ctx context.Context, k pageKey, deadline time.Time, build func() (any, error)) (*entry, error) {
+	if n := s.waiting.Add(1); s.maxWaiting > 0 && n > s.maxWaiting {
+		s.waiting.Add(-1)
+		return nil, errBusy
+	}
+	defer s.waiting.Add(-1)
+	ch := s.group.DoChan(k.String(), build)
+	timer := time.NewTimer(time.Until(deadline))
+	defer timer.Stop()
 	select {
 	case res := <-ch:
 		if res.Err != nil {
@@ -48,62 +118,83 @@ func (s *Sitemap) document(ctx context.Context, k pageKey, sec *section) (*entry
 		return res.Val.(*entry), nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
+	case <-timer.C:
+		return nil, errWaitTimeout
 	}
 }
 
 // refresh starts one background rebuild of the stale entry old, unless one
 // is running, a recent one failed, or the Sitemap is closed.
 func (s *Sitemap) refresh(k pageKey, sec *section, old *entry, now time.Time) {
-	if now.UnixNano() < old.retryAt.Load() || !old.refreshing.CompareAndSwap(false, true) {
+	if s.failures.recent(k, now) || !old.refreshing.CompareAndSwap(false, true) {
 		return
 	}
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		old.refreshing.Store(false)
-		return
-	}
-	s.wg.Add(1)
-	s.mu.Unlock()
-	go func() {
-		defer s.wg.Done()
+	if !s.background(func() {
 		defer old.refreshing.Store(false)
-		_, err, _ := s.group.Do(k.String(), func() (any, error) { return s.build(k, sec, old) })
-		switch {
-		case errors.Is(err, errNotFound):
-			s.cache.remove(k) // the page is gone: 404 from now on
-		case err != nil:
-			old.retryAt.Store(s.now().Add(s.retryAfter).UnixNano())
-			s.log.Error("sitemap: refresh failed; serving the last good copy", "page", s.describe(k), "err", err)
-		}
-	}()
+		s.group.Do(k.String(), func() (any, error) { return s.build(k, sec, old) })
+	}) {
+		old.refreshing.Store(false)
+	}
 }
 
-// build makes the document k and caches it. It runs at most once at a time
-// per key (singleflight), on its own context with a timeout, holding one
-// of the MaxBuilds tokens while it reads the Source. Only a complete
-// build is cached; a failure, a panic or a timeout caches nothing.
+// background runs f on a goroutine that Close waits for, unless the
+// Sitemap is closed; it reports whether f was started.
+func (s *Sitemap) background(f func()) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.wg.Go(f)
+	return true
+}
+
+// build makes the document k and caches it; old is the copy it replaces,
+// if any. It runs at most once at a time per key (singleflight), on its
+// own context with a timeout, holding one of the MaxBuilds slots while it
+// reads the Source. Only a complete build is cached; a failure, a panic
+// or a timeout caches nothing, is logged once (with the stack, for a
+// panic), and keeps k from being rebuilt for RetryAfter. A Source that
+// ignores its context keeps its slot until it returns, which is logged.
 func (s *Sitemap) build(k pageKey, sec *section, old *entry) (e *entry, err error) {
+	if cur, ok := s.cache.peek(k); ok && cur != old && s.fresh(k, cur, s.now()) {
+		return cur, nil // a build that ended just before this one began made it
+	}
+	epoch := s.epoch.Load()
 	ctx, cancel := context.WithTimeout(s.ctx, s.timeout)
 	defer cancel()
 	defer func() {
 		if p := recover(); p != nil {
-			e, err = nil, fmt.Errorf("%w: %v", errPanic, p)
+			e, err = nil, &panicError{value: p, stack: debug.Stack()}
 		}
-		if err != nil && !errors.Is(err, errNotFound) {
-			s.stats.buildErrors.Add(1)
+		switch {
+		case err == nil:
+			s.failures.forget(k)
+		case errors.Is(err, errNotFound):
+			if old != nil {
+				s.cache.remove(k) // the page is gone: 404 from now on
+			}
+		default:
+			s.failed(k, old, err)
 		}
 	}()
-	if sec != nil && old != nil && old.info.Version != "" {
+	if sec != nil && old != nil && old.info.Version != "" && !s.outdated(k, old) {
 		// Revalidation compares the page's Version with a fresh index:
-		// get one first, before holding a build token.
+		// get one first, before holding a build slot.
 		s.freshIndex()
 	}
 	select {
 	case s.sem <- struct{}{}:
-		defer func() { <-s.sem }()
+		start := time.Now()
+		defer func() {
+			<-s.sem
+			if held := time.Since(start); held > s.timeout+time.Second {
+				s.log.Warn("sitemap: the source ignored the build timeout; its build slot was held until it returned",
+					"page", s.describe(k), "held", held, "timeout", s.timeout)
+			}
+		}()
 	case <-ctx.Done():
-		return nil, fmt.Errorf("sitemap: waiting to build %s: %w", s.describe(k), ctx.Err())
+		return nil, fmt.Errorf("sitemap: waiting for a build slot for %s: %w", s.describe(k), ctx.Err())
 	}
 	if sec == nil {
 		e, err = s.buildIndex(ctx)
@@ -113,15 +204,34 @@ func (s *Sitemap) build(k pageKey, sec *section, old *entry) (e *entry, err erro
 	if err != nil {
 		return nil, err
 	}
-	s.cache.add(k, e)
+	e.epoch = epoch
+	s.keep(k, e)
 	return e, nil
+}
+
+// failed remembers, logs and counts a failed build of k.
+func (s *Sitemap) failed(k pageKey, old *entry, err error) {
+	s.failures.failed(k, s.now().Add(s.retryAfter))
+	defer s.stats.buildErrors.Add(1) // last: a test that sees it sees the log
+	args := []any{"page", s.describe(k), "err", err, "retry_after", s.retryAfter}
+	if p, ok := err.(*panicError); ok {
+		args = append(args, "stack", string(p.stack))
+	}
+	if old != nil {
+		s.log.Error("sitemap: build failed; serving the last good copy", args...)
+	} else {
+		s.log.Error("sitemap: build failed", args...)
+	}
 }
 
 // freshIndex makes sure the cached index is fresh, building it (shared
 // with any concurrent build of it) if not. A failure is left to the page
 // build, which then reads the page.
 func (s *Sitemap) freshIndex() {
-	if idx, ok := s.cache.peek(indexKey); ok && s.now().Before(idx.built.Add(s.ttl)) {
+	if idx, ok := s.cache.peek(indexKey); ok && s.fresh(indexKey, idx, s.now()) {
+		return
+	}
+	if s.failures.recent(indexKey, s.now()) {
 		return
 	}
 	s.group.Do(indexKey.String(), func() (any, error) { return s.build(indexKey, nil, nil) })
@@ -132,11 +242,12 @@ func (s *Sitemap) freshIndex() {
 // the page. A page that has no URL is errNotFound.
 func (s *Sitemap) buildPage(ctx context.Context, sec *section, n int64, old *entry) (*entry, error) {
 	now := s.now()
+	k := pageKey{sec.index, n}
 	var info PageInfo
 	if idx, ok := s.cache.peek(indexKey); ok {
 		var listed bool
 		info, listed = idx.page(sec.index, n)
-		if old != nil && listed && info.Version != "" && idx.built.After(old.built) &&
+		if old != nil && !s.outdated(k, old) && listed && info.Version != "" && idx.built.After(old.built) &&
 			info.Version == old.info.Version && info.LastMod.Equal(old.info.LastMod) {
 			e := old.renewed(now)
 			s.stats.revalidated.Add(1)
@@ -157,13 +268,17 @@ func (s *Sitemap) buildPage(ctx context.Context, sec *section, n int64, old *ent
 		return nil, errNotFound
 	}
 	if err != nil {
-		return nil, fmt.Errorf("sitemap: building %s: %w", s.describe(pageKey{sec.index, n}), err)
+		return nil, fmt.Errorf("sitemap: building %s: %w", s.describe(k), err)
 	}
 	s.stats.builds.Add(1)
-	e := newEntry(gz, sum, s.gzipLevel, st.newest, now)
+	at, moved := s.clocks.built(k, sum, st.newest, now)
+	if moved {
+		s.outdate(indexKey) // it lists the page's clock
+	}
+	e := newEntry(gz, sum, s.gzipLevel, at, now)
 	e.info = info
 	s.log.Debug("sitemap: built page", "section", sec.name, "page", n, "urls", st.urls,
-		"rejected", st.rejected, "bytes", st.bytes, "gzip_bytes", len(gz), "duration", dur)
+		"rejected", st.rejected, "bytes", st.bytes, "gzip_bytes", len(gz), "duration", dur, "clock", at)
 	return e, nil
 }
 

@@ -57,6 +57,19 @@ func TestColdPageSingleBuild(t *testing.T) {
 	}
 }
 
+// waitFor waits until cond holds, for what ends on another goroutine
+// after a response was sent (a build the request gave up on), and fails t
+// after 5 s.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !cond(); {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out waiting for a build to end")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 // runtimeYield lets other goroutines run while a test polls a condition
 // that they will make true.
 func runtimeYield() { runtime.Gosched() }
@@ -78,7 +91,8 @@ func TestMaxBuilds(t *testing.T) {
 		}
 		return nil
 	}
-	sm := newTestSitemap(t, Config{MaxBuilds: 2, BuildTimeout: 100 * time.Millisecond}, Section{Name: "p", Source: src, PageSize: 10})
+	clk := &clock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	sm := newTestSitemap(t, Config{MaxBuilds: 2, BuildTimeout: 100 * time.Millisecond, Now: clk.Now}, Section{Name: "p", Source: src, PageSize: 10})
 	var wg sync.WaitGroup
 	for p := 1; p <= 2; p++ {
 		wg.Go(func() { get(sm, fmt.Sprintf("/sitemap-p-%d.xml.gz", p)) })
@@ -90,6 +104,9 @@ func TestMaxBuilds(t *testing.T) {
 	if w := get(sm, "/sitemap-p-3.xml.gz"); w.Code != http.StatusServiceUnavailable {
 		t.Errorf("a third build while two run: %d, want 503", w.Code)
 	}
+	// Its build gives up waiting for a slot at its own timeout, which
+	// counts as a failure.
+	waitFor(t, func() bool { return sm.Stats().BuildErrors == 1 })
 	select {
 	case p := <-entered:
 		t.Errorf("page %d was read while both build slots were taken", p)
@@ -97,6 +114,7 @@ func TestMaxBuilds(t *testing.T) {
 	}
 	close(release)
 	wg.Wait()
+	clk.Add(61 * time.Second) // past RetryAfter
 	if w := get(sm, "/sitemap-p-3.xml.gz"); w.Code != 200 {
 		t.Errorf("page 3 once the slots are free: %d", w.Code)
 	}
@@ -132,9 +150,14 @@ func TestBuildFailures(t *testing.T) {
 			src := newFake(10, 10)
 			src.onURL = tc.onURL
 			var logs bytes.Buffer
-			sm := newTestSitemap(t, Config{BuildTimeout: 50 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(&logs, nil))},
+			clk := &clock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+			sm := newTestSitemap(t, Config{BuildTimeout: 50 * time.Millisecond, Now: clk.Now, Logger: slog.New(slog.NewTextHandler(&logs, nil))},
 				Section{Source: src, PageSize: 10})
-			for range 2 {
+			for i := range 3 {
+				if i == 2 {
+					waitFor(t, func() bool { return sm.Stats().BuildErrors == 1 }) // the first build ended
+					clk.Add(61 * time.Second)                                      // past RetryAfter: one more build is tried
+				}
 				w := get(sm, "/sitemap-1.xml.gz")
 				if w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") != "60" {
 					t.Fatalf("status %d Retry-After %q", w.Code, w.Header().Get("Retry-After"))
@@ -148,16 +171,24 @@ func TestBuildFailures(t *testing.T) {
 					t.Errorf("503 body leaks: %q", w.Body)
 				}
 			}
+			// A request may give up (BuildTimeout) just before its build
+			// fails: wait for the builds to end.
+			waitFor(t, func() bool { return sm.Stats().BuildErrors == 2 })
+			// The second request came within RetryAfter of the failure: 503
+			// at once, without a build. The third, after it, builds again.
 			if got := src.urlsCalls.Load(); got != 2 {
-				t.Errorf("source read %d times, want 2: a failure must not be cached", got)
+				t.Errorf("source read %d times, want 2: a failure must not be cached, nor retried before RetryAfter", got)
 			}
-			if n, _ := sm.cache.usage(); n != 0 {
-				t.Errorf("%d entries cached after failures", n)
+			if _, ok := sm.cache.peek(pageKey{0, 1}); ok {
+				t.Error("a failed page was cached")
 			}
-			if !strings.Contains(logs.String(), "build failed") {
-				t.Errorf("failure not logged: %s", logs.String())
+			if n := strings.Count(logs.String(), "build failed"); n != 2 {
+				t.Errorf("%d failures logged, want 2 (one a build):\n%s", n, logs.String())
 			}
-			if st := sm.Stats(); st.BuildErrors != 2 || st.Unavailable != 2 || st.Builds != 0 {
+			if tc.name == "panic" && !strings.Contains(logs.String(), "goroutine") {
+				t.Errorf("a panic is logged without its stack:\n%s", logs.String())
+			}
+			if st := sm.Stats(); st.BuildErrors != 2 || st.Unavailable != 3 || st.Builds != 1 { // the index
 				t.Errorf("stats = %+v", st)
 			}
 		})
@@ -227,7 +258,7 @@ func TestStaleWhileRevalidate(t *testing.T) {
 	if got := get(sm, "/sitemap-1.xml").Body.String(); got == old {
 		t.Error("refreshed page not served")
 	}
-	if st := sm.Stats(); st.CacheStale != 10 || st.Builds != 2 {
+	if st := sm.Stats(); st.CacheStale != 10 || st.Builds != 3 { // the index, the page, its refresh
 		t.Errorf("stats = %+v", st)
 	}
 }
@@ -317,15 +348,19 @@ func TestRevalidateWithoutRebuild(t *testing.T) {
 		t.Errorf("source read %d times (want 2), Pages %d times (want 3)", got, pages)
 	}
 
-	// A new Version means a rebuild.
+	// A new Version means a rebuild: the index that sees it starts one
+	// for each cached page it names.
 	src.version = "v2"
 	clk.Add(2 * time.Minute)
 	get(sm, "/sitemap_index.xml")
 	sm.wg.Wait()
+	if got := src.urlsCalls.Load(); got != 4 {
+		t.Errorf("source read %d times, want 4: the changed pages were not rebuilt", got)
+	}
 	get(sm, "/sitemap-2.xml.gz")
 	sm.wg.Wait()
-	if got := src.urlsCalls.Load(); got != 3 {
-		t.Errorf("source read %d times, want 3: a changed page was not rebuilt", got)
+	if got := src.urlsCalls.Load(); got != 4 {
+		t.Errorf("source read %d times, want 4: a rebuilt page was read again", got)
 	}
 }
 

@@ -85,6 +85,16 @@ func (c *pageCache) remove(k pageKey) {
 	c.lru.Remove(k)
 }
 
+// keys returns the keys of the cached entries.
+func (c *pageCache) keys() []pageKey {
+	if c.lru == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lru.Keys()
+}
+
 // usage returns the cached entries and their compressed bytes.
 func (c *pageCache) usage() (int, int64) {
 	if c.lru == nil {

@@ -19,8 +19,8 @@ type entry struct {
 
 	pages [][]PageInfo // index only: every section's pages, in order
 
-	refreshing atomic.Bool  // a background refresh is running
-	retryAt    atomic.Int64 // after a failed refresh, no new one before this (UnixNano)
+	epoch      uint64      // the Sitemap's epoch when its build started (invalidate.go)
+	refreshing atomic.Bool // a background refresh is running
 }
 
 // newEntry makes a cache entry of gz, the gzip (at level) of XML whose
@@ -41,7 +41,7 @@ func newEntry(gz []byte, hash uint64, level int, lastMod, built time.Time) *entr
 // renewed returns a copy of e that is fresh again as of now.
 func (e *entry) renewed(now time.Time) *entry {
 	return &entry{
-		gz: e.gz, lastMod: e.lastMod, built: now, info: e.info,
+		gz: e.gz, lastMod: e.lastMod, built: now, info: e.info, epoch: e.epoch,
 		etagFile: e.etagFile, etagGzip: e.etagGzip, etagPlain: e.etagPlain, pages: e.pages,
 	}
 }

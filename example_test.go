@@ -91,7 +91,7 @@ func (p products) URLs(ctx context.Context, n int64) iter.Seq2[sitemap.URL, erro
 // Implementing a Source: each page is read directly by key range, and
 // sections keep products, articles and static pages apart.
 func ExampleSource() {
-	static := sitemap.FromSlice([]sitemap.URL{{Loc: "https://shop.example.com/help"}}, 0)
+	static := sitemap.FromSlice([]sitemap.URL{{Loc: "https://shop.example.com/help", LastMod: time.Date(2024, 9, 1, 0, 0, 0, 0, time.UTC)}}, 0)
 	sm, err := sitemap.New(sitemap.Config{BaseURL: "https://shop.example.com"},
 		sitemap.Section{Name: "products", Source: products{maxID: 5, pageSize: 2}, Extensions: sitemap.ExtImage},
 		sitemap.Section{Name: "pages", Source: static})
@@ -107,7 +107,7 @@ func ExampleSource() {
 	// <sitemap><loc>https://shop.example.com/sitemap-products-1.xml.gz</loc><lastmod>2025-01-01T00:00:00Z</lastmod></sitemap>
 	// <sitemap><loc>https://shop.example.com/sitemap-products-2.xml.gz</loc><lastmod>2025-01-02T00:00:00Z</lastmod></sitemap>
 	// <sitemap><loc>https://shop.example.com/sitemap-products-3.xml.gz</loc><lastmod>2025-01-03T00:00:00Z</lastmod></sitemap>
-	// <sitemap><loc>https://shop.example.com/sitemap-pages-1.xml.gz</loc></sitemap>
+	// <sitemap><loc>https://shop.example.com/sitemap-pages-1.xml.gz</loc><lastmod>2024-09-01T00:00:00Z</lastmod></sitemap>
 	// </sitemapindex>
 	// <?xml version="1.0" encoding="UTF-8"?>
 	// <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">
@@ -179,12 +179,12 @@ func ExampleSitemap_Stats() {
 		log.Fatal(err)
 	}
 	defer sm.Close()
-	fetch(sm, "/sitemap-1.xml.gz")
-	fetch(sm, "/sitemap-1.xml.gz")
+	fetch(sm, "/sitemap-1.xml.gz") // builds the index, to learn that page 1 exists, then the page
+	fetch(sm, "/sitemap-1.xml.gz") // from the cache
 	st := sm.Stats()
 	fmt.Println(st.Builds, st.CacheMisses, st.CacheHits)
 	// Output:
-	// 1 1 1
+	// 2 1 1
 }
 
 // FromRange suits a catalogue that can count its items and read any range

@@ -90,8 +90,8 @@ func TestGolden(t *testing.T) {
 }
 
 // TestGoldenIndex checks the index as it is served: built from the
-// sections' Pages, in section order, lastmods in UTC and omitted when
-// unknown.
+// sections' Pages, in section order, lastmods in UTC, and a page without
+// one dated by its content clock (here the first build time).
 func TestGoldenIndex(t *testing.T) {
 	pages := func(infos ...PageInfo) Source {
 		return SourceFunc{
@@ -107,7 +107,8 @@ func TestGoldenIndex(t *testing.T) {
 			URLsFunc: func(context.Context, int64) iter.Seq2[URL, error] { return func(func(URL, error) bool) {} },
 		}
 	}
-	sm := newTestSitemap(t, Config{},
+	now := func() time.Time { return time.Date(2006, 1, 2, 15, 4, 5, 0, time.UTC) } // the clock of page 2, which has no lastmod
+	sm := newTestSitemap(t, Config{Now: now},
 		Section{Name: "products", Source: pages(
 			PageInfo{Number: 1, LastMod: time.Date(2004, 10, 1, 18, 23, 17, 0, time.UTC)},
 			PageInfo{Number: 2})},

@@ -50,7 +50,9 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if r.Context().Err() != nil {
 			return // the client left; nobody reads an answer
 		}
-		s.log.ErrorContext(r.Context(), "sitemap: build failed", "page", s.describe(k), "err", err)
+		// A failed build was logged once, by the build; each request
+		// that waited for it only counts.
+		s.log.DebugContext(r.Context(), "sitemap: unavailable", "page", s.describe(k), "err", err)
 		s.stats.unavailable.Add(1)
 		h["Retry-After"] = s.headers.retryAfter
 		serveError(w, "sitemap temporarily unavailable", http.StatusServiceUnavailable)

@@ -94,18 +94,28 @@ func TestETagDeterministic(t *testing.T) {
 	}
 }
 
-func TestNoLastModified(t *testing.T) {
-	src := newFake(5, 10)
-	src.lastMod = time.Time{}
-	sm := newTestSitemap(t, Config{}, Section{Source: FromSlice([]URL{{Loc: "https://example.com/a"}}, 0)})
+// TestClockWithoutLastMod: files whose URLs carry no lastmod still have a
+// Last-Modified, their first build time, and their index entries a
+// <lastmod>; a URL's own <lastmod> is never invented.
+func TestClockWithoutLastMod(t *testing.T) {
+	clk := &clock{t: time.Date(2025, 3, 4, 5, 6, 7, 800, time.UTC)}
+	sm := newTestSitemap(t, Config{Now: clk.Now}, Section{Source: FromSlice([]URL{{Loc: "https://example.com/a"}}, 0)})
+	idx := get(sm, "/sitemap_index.xml")
+	if !strings.Contains(idx.Body.String(), "<sitemap><loc>https://example.com/sitemap-1.xml.gz</loc><lastmod>2025-03-04T05:06:07Z</lastmod></sitemap>") {
+		t.Errorf("index:\n%s", idx.Body)
+	}
+	clk.Add(time.Hour) // the page is built later: it keeps the clock the index gave it
 	for _, p := range []string{"/sitemap_index.xml", "/sitemap-1.xml.gz"} {
 		w := get(sm, p)
-		if w.Code != 200 || w.Header().Get("Last-Modified") != "" {
+		if w.Code != 200 || w.Header().Get("Last-Modified") != "Tue, 04 Mar 2025 05:06:07 GMT" {
 			t.Errorf("%s: %d Last-Modified=%q", p, w.Code, w.Header().Get("Last-Modified"))
 		}
-		if strings.Contains(w.Body.String(), "lastmod") {
-			t.Errorf("%s invents a lastmod", p)
+		if w := get(sm, p, "If-Modified-Since", "Tue, 04 Mar 2025 05:06:07 GMT"); w.Code != http.StatusNotModified {
+			t.Errorf("%s: If-Modified-Since the clock = %d, want 304", p, w.Code)
 		}
+	}
+	if page := gunzipT(t, get(sm, "/sitemap-1.xml.gz").Body.Bytes()); strings.Contains(string(page), "lastmod") {
+		t.Errorf("the page invents a URL lastmod:\n%s", page)
 	}
 }
 

@@ -10,14 +10,19 @@ import (
 )
 
 // buildIndex builds the index from every section's Pages, without reading
-// any URL. An index with no page at all is errNotFound (an empty
-// <sitemapindex> is not valid).
+// any URL. Each page's <lastmod> is its content clock (clock.go). A cached
+// page whose Pages entry shows a change (another Version, or a newer
+// lastmod) is rebuilt in the background; the index lists it with the
+// clock of the bytes still served until then, and is itself rebuilt when
+// the page's clock moves. An index with no page at all is errNotFound (an
+// empty <sitemapindex> is not valid).
 func (s *Sitemap) buildIndex(ctx context.Context) (*entry, error) {
 	now := s.now()
 	start := time.Now()
 	pages := make([][]PageInfo, len(s.sections))
 	var newest time.Time
 	var count, unlisted int
+	var changed []pageKey
 	gz, sum, err := compress(s.gzipLevel, func(w io.Writer) error {
 		e := getEncoder()
 		defer putEncoder(e)
@@ -37,9 +42,15 @@ func (s *Sitemap) buildIndex(ctx context.Context) (*entry, error) {
 					info.LastMod = time.Time{}
 				}
 				pages[i] = append(pages[i], info)
-				newest = newer(newest, info.LastMod)
+				k := pageKey{sec: i, page: info.Number}
+				_, cached := s.cache.peek(k)
+				at, moved := s.clocks.listed(k, info, now, cached)
+				if moved && cached {
+					changed = append(changed, k)
+				}
+				newest = later(newest, at)
 				loc := s.base + sec.filePfx + strconv.FormatInt(info.Number, 10) + ".xml.gz"
-				switch err := e.addSitemap(loc, info.LastMod); {
+				switch err := e.addSitemap(loc, at); {
 				case errors.Is(err, ErrPageFull):
 					unlisted++
 				case err != nil:
@@ -69,7 +80,14 @@ func (s *Sitemap) buildIndex(ctx context.Context) (*entry, error) {
 			"listed", count, "unlisted", unlisted, "limit", MaxURLs)
 	}
 	s.stats.builds.Add(1)
-	e := newEntry(gz, sum, s.gzipLevel, newest, now)
+	for _, k := range changed {
+		s.outdate(k)
+		if old, ok := s.cache.peek(k); ok {
+			s.refresh(k, s.sections[k.sec], old, now)
+		}
+	}
+	at, _ := s.clocks.built(indexKey, sum, newest, now)
+	e := newEntry(gz, sum, s.gzipLevel, at, now)
 	e.pages = pages
 	s.log.Debug("sitemap: built index", "pages", count, "gzip_bytes", len(gz), "duration", time.Since(start))
 	return e, nil

@@ -62,7 +62,8 @@ func pagesSource(infos func(n int64) (PageInfo, bool)) Source {
 func TestIndexFull(t *testing.T) {
 	const pages = MaxURLs + 3
 	var logs bytes.Buffer
-	sm := newTestSitemap(t, Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))}, Section{Name: "big", Source: pagesSource(func(n int64) (PageInfo, bool) {
+	now := func() time.Time { return time.Date(2025, 2, 3, 4, 5, 6, 0, time.UTC) }
+	sm := newTestSitemap(t, Config{Now: now, Logger: slog.New(slog.NewTextHandler(&logs, nil))}, Section{Name: "big", Source: pagesSource(func(n int64) (PageInfo, bool) {
 		info := PageInfo{Number: n}
 		if n%2 == 1 {
 			info.LastMod = time.Date(2024, 1, 1, 0, 0, int(n-1), 0, time.UTC)
@@ -72,7 +73,7 @@ func TestIndexFull(t *testing.T) {
 	w := get(sm, "/sitemap_index.xml")
 	doc := w.Body.Bytes()
 	if !bytes.HasPrefix(doc, []byte(indexStart+"<sitemap><loc>https://example.com/sitemap-big-1.xml.gz</loc><lastmod>2024-01-01T00:00:00Z</lastmod></sitemap>\n"+
-		"<sitemap><loc>https://example.com/sitemap-big-2.xml.gz</loc></sitemap>\n")) {
+		"<sitemap><loc>https://example.com/sitemap-big-2.xml.gz</loc><lastmod>2025-02-03T04:05:06Z</lastmod></sitemap>\n")) {
 		t.Errorf("index starts %.300q", doc)
 	}
 	if n := decodeAll(t, doc); n != MaxURLs {
@@ -88,14 +89,15 @@ func TestIndexFull(t *testing.T) {
 }
 
 // TestIndexLastModOutOfRange: a page lastmod that cannot be written is
-// left out of its entry (and logged), and the page stays listed.
+// ignored (and logged), the page stays listed, dated by its clock.
 func TestIndexLastModOutOfRange(t *testing.T) {
 	var logs bytes.Buffer
-	sm := newTestSitemap(t, Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))}, Section{Source: pagesSource(func(n int64) (PageInfo, bool) {
+	now := func() time.Time { return time.Date(2025, 2, 3, 4, 5, 6, 0, time.UTC) }
+	sm := newTestSitemap(t, Config{Now: now, Logger: slog.New(slog.NewTextHandler(&logs, nil))}, Section{Source: pagesSource(func(n int64) (PageInfo, bool) {
 		return PageInfo{Number: n, LastMod: day(10000, 1, 1)}, n == 1
 	})})
 	w := get(sm, "/sitemap_index.xml")
-	if want := "<sitemap><loc>https://example.com/sitemap-1.xml.gz</loc></sitemap>"; !strings.Contains(w.Body.String(), want) {
+	if want := "<sitemap><loc>https://example.com/sitemap-1.xml.gz</loc><lastmod>2025-02-03T04:05:06Z</lastmod></sitemap>"; !strings.Contains(w.Body.String(), want) {
 		t.Errorf("index:\n%s\nwant %s", w.Body, want)
 	}
 	if !strings.Contains(logs.String(), "lastmod out of range") {

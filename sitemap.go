@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/klauspost/compress/gzip"
@@ -36,7 +37,14 @@ type Config struct {
 	// MaxBuilds is how many pages may be built at once, which bounds the
 	// queries a crawler burst can open against the Source. Zero means 2.
 	MaxBuilds int
-	// BuildTimeout bounds one build. Zero means 2 minutes.
+	// MaxWaiting bounds the requests waiting at once for a page to be
+	// built; more get 503 with Retry-After at once. Zero means 1,000;
+	// negative means no bound.
+	MaxWaiting int
+	// BuildTimeout bounds one build, and how long a request waits for
+	// one: then it gets 503 with Retry-After, even if the Source ignores
+	// its context (the build slot stays taken until the Source returns).
+	// Zero means 2 minutes.
 	BuildTimeout time.Duration
 	// GzipLevel is the compression level, 1 (fastest) to 9 (smallest).
 	// Zero means 6, the gzip default.
@@ -91,6 +99,7 @@ const (
 	defaultCacheBytes   = 256 << 20
 	defaultCacheEntries = 10_000
 	defaultMaxBuilds    = 2
+	defaultMaxWaiting   = 1000
 	defaultBuildTimeout = 2 * time.Minute
 	defaultRetryAfter   = 60 * time.Second
 	defaultGzipLevel    = 6
@@ -124,14 +133,20 @@ type Sitemap struct {
 	log        *slog.Logger
 	now        func() time.Time
 
-	sem    chan struct{} // one token per running build
-	group  singleflight.Group
-	ctx    context.Context // cancelled by Close
-	cancel context.CancelFunc
-	mu     sync.Mutex // guards closed and wg.Add
-	closed bool
-	wg     sync.WaitGroup // background refreshes
-	stats  counters
+	sem        chan struct{} // one token per running build
+	group      singleflight.Group
+	waiting    atomic.Int64 // requests waiting for a build
+	maxWaiting int64        // bound on waiting; 0 for none
+	clocks     *clocks
+	failures   *failures
+	marks      marks
+	epoch      atomic.Uint64   // raised by every invalidation
+	ctx        context.Context // cancelled by Close
+	cancel     context.CancelFunc
+	mu         sync.Mutex // guards closed and wg.Add
+	closed     bool
+	wg         sync.WaitGroup // background refreshes
+	stats      counters
 }
 
 type section struct {
@@ -210,6 +225,8 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 	}
 	s.headers.retryAfter = []string{strconv.Itoa(int((s.retryAfter + time.Second - 1) / time.Second))}
 	s.sem = make(chan struct{}, orDefault(cfg.MaxBuilds, defaultMaxBuilds))
+	s.maxWaiting = int64(max(orDefault(cfg.MaxWaiting, defaultMaxWaiting), 0))
+	s.clocks, s.failures, s.marks.m = newClocks(), newFailures(), make(map[pageKey]uint64)
 	s.cache = newPageCache(orDefault(cfg.CacheBytes, defaultCacheBytes), orDefault(cfg.CacheEntries, defaultCacheEntries))
 	s.robots = newRobots([]string{"Sitemap: " + s.indexLoc})
 	s.ctx, s.cancel = context.WithCancel(context.Background())

@@ -1,0 +1,53 @@
+package sitemap
+
+import (
+	"sync"
+	"time"
+
+	"github.com/hashicorp/golang-lru/v2/simplelru"
+)
+
+// failures remembers the documents whose last build failed, so that none
+// is built again before Config.RetryAfter: requests in that window get the
+// last good copy, or 503 at once, and a Source that is down is not asked
+// again by every request. A failure is remembered apart from the cache,
+// never as content. Only documents the index lists (and the index) are
+// ever built, so the set is small; it is bounded all the same.
+type failures struct {
+	mu  sync.Mutex
+	lru *simplelru.LRU[pageKey, time.Time] // until when k is not rebuilt
+}
+
+const maxFailures = 4096
+
+func newFailures() *failures {
+	lru, _ := simplelru.NewLRU[pageKey, time.Time](maxFailures, nil)
+	return &failures{lru: lru}
+}
+
+// failed records that k failed at now: no new build before until.
+func (f *failures) failed(k pageKey, until time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.lru.Add(k, until)
+}
+
+// recent reports whether k failed and may not be rebuilt yet at now.
+func (f *failures) recent(k pageKey, now time.Time) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	until, ok := f.lru.Peek(k)
+	if ok && !now.Before(until) {
+		f.lru.Remove(k)
+		return false
+	}
+	return ok
+}
+
+// forget clears the failure of k: a build succeeded, or the application
+// said k changed.
+func (f *failures) forget(k pageKey) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.lru.Remove(k)
+}

@@ -1,0 +1,150 @@
+package sitemap
+
+import (
+	"fmt"
+	"sync"
+)
+
+// Invalidation. Every build takes the Sitemap's epoch when it starts, and
+// its entry keeps it. Saying that a document changed raises the epoch and
+// marks the document with it: a cached copy older than its mark is
+// outdated (served only while the new one is built, or if that fails),
+// and a build that started before the mark is not cached, since it may
+// have read the data from before the change.
+
+// marks holds, per document said to have changed, the epoch of the saying.
+type marks struct {
+	mu sync.Mutex
+	m  map[pageKey]uint64
+}
+
+// outdated reports whether e, a copy of k, was built before k was last
+// said to have changed.
+func (s *Sitemap) outdated(k pageKey, e *entry) bool {
+	s.marks.mu.Lock()
+	defer s.marks.mu.Unlock()
+	mark, ok := s.marks.m[k]
+	return ok && e.epoch < mark
+}
+
+// outdate marks k as changed: copies built before now are outdated, and a
+// build running now will not be shared with requests that come after.
+func (s *Sitemap) outdate(k pageKey) {
+	epoch := s.epoch.Add(1)
+	s.marks.mu.Lock()
+	s.marks.m[k] = epoch
+	s.marks.mu.Unlock()
+	s.group.Forget(k.String())
+	s.failures.forget(k)
+}
+
+// keep caches e, the new copy of k, unless k was said to have changed
+// after e's build started.
+func (s *Sitemap) keep(k pageKey, e *entry) {
+	s.marks.mu.Lock()
+	mark, ok := s.marks.m[k]
+	if ok && e.epoch >= mark {
+		delete(s.marks.m, k)
+	}
+	s.marks.mu.Unlock()
+	if ok && e.epoch < mark {
+		return
+	}
+	s.cache.add(k, e)
+}
+
+// Invalidate tells the Sitemap that pages of a section changed, such as
+// after a product was edited (adapters/sqlsource's PageOf names its
+// page); with no page number, every page of the section did. Each cached
+// page named is rebuilt at once in the background, at most MaxBuilds at a
+// time, and the index after them; meanwhile the old copy is served, and
+// every request that starts after its rebuild finished gets the new bytes
+// under a new Last-Modified. A page that is not cached gets a new clock,
+// which the index shows, and is built on its next request. A page number
+// the section does not have is ignored. The only error is a section name
+// that is not configured.
+//
+// Without Invalidate, changes are found by the TTL: an expired page is
+// rebuilt, or revalidated by its PageInfo.Version.
+func (s *Sitemap) Invalidate(section string, pages ...int64) error {
+	sec := s.byName[section]
+	if sec == nil {
+		return fmt.Errorf("sitemap: Invalidate: no section %q", section)
+	}
+	if len(pages) == 0 {
+		pages = s.knownPages(sec)
+	}
+	s.invalidate(sec, pages)
+	return nil
+}
+
+// InvalidateAll tells the Sitemap that everything may have changed: every
+// section, every page, as Invalidate does.
+func (s *Sitemap) InvalidateAll() {
+	for _, sec := range s.sections {
+		s.invalidate(sec, s.knownPages(sec))
+	}
+}
+
+// knownPages lists the pages of sec that the cached index lists or the
+// cache holds.
+func (s *Sitemap) knownPages(sec *section) []int64 {
+	var pages []int64
+	if idx, ok := s.cache.peek(indexKey); ok && sec.index < len(idx.pages) {
+		for _, p := range idx.pages[sec.index] {
+			pages = append(pages, p.Number)
+		}
+	}
+	for _, k := range s.cache.keys() {
+		if k.sec == sec.index {
+			pages = append(pages, k.page)
+		}
+	}
+	return pages
+}
+
+// invalidate outdates the pages of sec and the index, then rebuilds, in
+// the background, the pages that are cached and the index.
+func (s *Sitemap) invalidate(sec *section, pages []int64) {
+	now := s.now()
+	var rebuild []pageKey
+	seen := make(map[int64]bool, len(pages))
+	for _, n := range pages {
+		k := pageKey{sec: sec.index, page: n}
+		if n < 1 || seen[n] {
+			continue
+		}
+		seen[n] = true
+		s.outdate(k)
+		if _, ok := s.cache.peek(k); ok {
+			rebuild = append(rebuild, k)
+		} else {
+			s.clocks.invalidated(k, now)
+		}
+	}
+	s.outdate(indexKey)
+	s.background(func() {
+		var wg sync.WaitGroup
+		work := make(chan pageKey)
+		for range min(cap(s.sem), len(rebuild)) {
+			wg.Go(func() {
+				for k := range work {
+					old, _ := s.cache.peek(k)
+					s.group.Do(k.String(), func() (any, error) { return s.build(k, sec, old) })
+				}
+			})
+		}
+		for _, k := range rebuild {
+			if s.ctx.Err() != nil {
+				break
+			}
+			work <- k
+		}
+		close(work)
+		wg.Wait()
+		if s.ctx.Err() == nil {
+			old, _ := s.cache.peek(indexKey)
+			s.group.Do(indexKey.String(), func() (any, error) { return s.build(indexKey, nil, old) })
+		}
+	})
+}
