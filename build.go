@@ -157,8 +157,13 @@ func (s *Sitemap) background(f func()) bool {
 // panic), and keeps k from being rebuilt for RetryAfter. A Source that
 // ignores its context keeps its slot until it returns, which is logged.
 func (s *Sitemap) build(k pageKey, sec *section, old *entry) (e *entry, err error) {
+	// A build that ended just before this one began may have made k, or
+	// failed: the caller checked before it ended.
 	if cur, ok := s.cache.peek(k); ok && cur != old && s.fresh(k, cur, s.now()) {
-		return cur, nil // a build that ended just before this one began made it
+		return cur, nil
+	}
+	if s.failures.recent(k, s.now()) {
+		return nil, errBackoff
 	}
 	epoch := s.epoch.Load()
 	ctx, cancel := context.WithTimeout(s.ctx, s.timeout)

@@ -188,6 +188,9 @@ type fakeSource struct {
 	onURL func(ctx context.Context, page, i int64) error
 	// pagesErr, if set, fails Pages.
 	pagesErr error
+	// edited, if set before the Sitemap reads it, marks the URLs of page
+	// edited: other bytes, the same lastmods and Pages.
+	edited int64
 }
 
 func newFake(n, size int64) *fakeSource {
@@ -223,6 +226,9 @@ func (f *fakeSource) URLs(ctx context.Context, page int64) iter.Seq2[URL, error]
 				}
 			}
 			u := URL{Loc: fmt.Sprintf("https://example.com/p/%d?a=1&b=2", i), LastMod: f.lastMod.Add(time.Duration(page) * time.Hour)}
+			if page == f.edited {
+				u.Loc += "&edited"
+			}
 			if !yield(u, nil) {
 				return
 			}

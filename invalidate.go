@@ -74,16 +74,24 @@ func (s *Sitemap) Invalidate(section string, pages ...int64) error {
 	if len(pages) == 0 {
 		pages = s.knownPages(sec)
 	}
-	s.invalidate(sec, pages)
+	keys := make([]pageKey, 0, len(pages))
+	for _, n := range pages {
+		keys = append(keys, pageKey{sec: sec.index, page: n})
+	}
+	s.invalidate(keys)
 	return nil
 }
 
 // InvalidateAll tells the Sitemap that everything may have changed: every
 // section, every page, as Invalidate does.
 func (s *Sitemap) InvalidateAll() {
+	var keys []pageKey
 	for _, sec := range s.sections {
-		s.invalidate(sec, s.knownPages(sec))
+		for _, n := range s.knownPages(sec) {
+			keys = append(keys, pageKey{sec: sec.index, page: n})
+		}
 	}
+	s.invalidate(keys)
 }
 
 // knownPages lists the pages of sec that the cached index lists or the
@@ -103,18 +111,17 @@ func (s *Sitemap) knownPages(sec *section) []int64 {
 	return pages
 }
 
-// invalidate outdates the pages of sec and the index, then rebuilds, in
+// invalidate outdates the pages keys and the index, then rebuilds, in
 // the background, the pages that are cached and the index.
-func (s *Sitemap) invalidate(sec *section, pages []int64) {
+func (s *Sitemap) invalidate(keys []pageKey) {
 	now := s.now()
 	var rebuild []pageKey
-	seen := make(map[int64]bool, len(pages))
-	for _, n := range pages {
-		k := pageKey{sec: sec.index, page: n}
-		if n < 1 || seen[n] {
+	seen := make(map[pageKey]bool, len(keys))
+	for _, k := range keys {
+		if k.page < 1 || seen[k] {
 			continue
 		}
-		seen[n] = true
+		seen[k] = true
 		s.outdate(k)
 		if _, ok := s.cache.peek(k); ok {
 			rebuild = append(rebuild, k)
@@ -130,7 +137,7 @@ func (s *Sitemap) invalidate(sec *section, pages []int64) {
 			wg.Go(func() {
 				for k := range work {
 					old, _ := s.cache.peek(k)
-					s.group.Do(k.String(), func() (any, error) { return s.build(k, sec, old) })
+					s.group.Do(k.String(), func() (any, error) { return s.build(k, s.sections[k.sec], old) })
 				}
 			})
 		}
