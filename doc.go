@@ -43,9 +43,15 @@
 // runs in the background (stale-while-revalidate), or is renewed without a
 // rebuild when its [PageInfo.Version] has not changed; if the rebuild fails
 // the last good copy stays in service (stale-if-error). Without one, the
-// answer is 503 with Retry-After. A failed or partial build is never cached.
-// Responses carry a strong ETag (a hash of the XML) and a Last-Modified
-// (the newest lastmod), and conditional requests are answered with 304
+// answer is 503 with Retry-After. A failed or partial build is never cached,
+// and is not retried before [Config.RetryAfter]. A page number the index
+// does not list is a 404 without a page read. [Sitemap.Invalidate] says
+// what the application changed.
+//
+// Responses carry a strong ETag (a hash of the XML) and a Last-Modified,
+// the file's content clock: the later of its newest lastmod and the time
+// its bytes last changed, which never moves backwards (see the README's
+// "The content clock"). Conditional requests are answered with 304
 // without calling the Source.
 //
 // # robots.txt

@@ -53,7 +53,9 @@ type Config struct {
 	// Zero means "public, max-age=900, stale-while-revalidate=3600"; "-"
 	// sends none.
 	CacheControl string
-	// RetryAfter is the Retry-After of a 503. Zero means 60 seconds.
+	// RetryAfter is the Retry-After of a 503, and how long a document whose
+	// build failed is not built again (its last good copy, or a 503, is
+	// served meanwhile). Zero means 60 seconds.
 	RetryAfter time.Duration
 
 	// Strict makes a URL that breaks a protocol rule, or does not fit its
