@@ -214,10 +214,14 @@ func (s *Sitemap) build(k pageKey, sec *section, old *entry) (e *entry, err erro
 	return e, nil
 }
 
-// failed remembers, logs and counts a failed build of k.
+// failed remembers, logs and counts a failed build of k. Builds that
+// Close cancels are not logged.
 func (s *Sitemap) failed(k pageKey, old *entry, err error) {
 	s.failures.failed(k, s.now().Add(s.retryAfter))
 	defer s.stats.buildErrors.Add(1) // last: a test that sees it sees the log
+	if s.ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		return
+	}
 	args := []any{"page", s.describe(k), "err", err, "retry_after", s.retryAfter}
 	if p, ok := err.(*panicError); ok {
 		args = append(args, "stack", string(p.stack))

@@ -46,6 +46,12 @@ func (e *entry) renewed(now time.Time) *entry {
 	}
 }
 
+// lists reports whether an index entry lists page k.
+func (e *entry) lists(k pageKey) bool {
+	_, ok := e.page(k.sec, k.page)
+	return ok
+}
+
 // page finds page n of section sec in an index entry.
 func (e *entry) page(sec int, n int64) (PageInfo, bool) {
 	if sec < 0 || sec >= len(e.pages) {

@@ -35,7 +35,6 @@ func (s *Sitemap) outdate(k pageKey) {
 	s.marks.m[k] = epoch
 	s.marks.mu.Unlock()
 	s.group.Forget(k.String())
-	s.failures.forget(k)
 }
 
 // keep caches e, the new copy of k, unless k was said to have changed
@@ -61,8 +60,9 @@ func (s *Sitemap) keep(k pageKey, e *entry) {
 // every request that starts after its rebuild finished gets the new bytes
 // under a new Last-Modified. A page that is not cached gets a new clock,
 // which the index shows, and is built on its next request. A page number
-// the section does not have is ignored. The only error is a section name
-// that is not configured.
+// the section does not have (one that neither the cached index lists nor
+// the cache holds) is ignored. The only error is a section name that is
+// not configured.
 //
 // Without Invalidate, changes are found by the TTL: an expired page is
 // rebuilt, or revalidated by its PageInfo.Version.
@@ -115,21 +115,28 @@ func (s *Sitemap) knownPages(sec *section) []int64 {
 // the background, the pages that are cached and the index.
 func (s *Sitemap) invalidate(keys []pageKey) {
 	now := s.now()
+	idx, _ := s.cache.peek(indexKey)
 	var rebuild []pageKey
 	seen := make(map[pageKey]bool, len(keys))
 	for _, k := range keys {
-		if k.page < 1 || seen[k] {
+		if seen[k] {
 			continue
 		}
 		seen[k] = true
+		_, cached := s.cache.peek(k)
+		if !cached && (idx == nil || !idx.lists(k)) {
+			continue // no such page, as far as anyone knows
+		}
 		s.outdate(k)
-		if _, ok := s.cache.peek(k); ok {
+		s.failures.forget(k)
+		if cached {
 			rebuild = append(rebuild, k)
 		} else {
 			s.clocks.invalidated(k, now)
 		}
 	}
 	s.outdate(indexKey)
+	s.failures.forget(indexKey)
 	s.background(func() {
 		var wg sync.WaitGroup
 		work := make(chan pageKey)
