@@ -1,21 +1,25 @@
 package sitemap
 
 import (
+	"encoding/binary"
 	"strconv"
 	"sync/atomic"
 	"time"
 )
 
 // entry is one built document, kept gzip-compressed. It is immutable once
-// cached, except for the two refresh fields.
+// cached, except for refreshing.
 type entry struct {
 	gz      []byte    // the gzip file of the XML
-	lastMod time.Time // newest lastmod written; zero if unknown
+	size    int64     // the XML's length, so a plain HEAD or 304 need not decompress
+	lastMod time.Time // the content clock: Last-Modified (clock.go)
 	built   time.Time // when it was built or last revalidated (Config.Now)
 	info    PageInfo  // the page's PageInfo as last known before the build
 
 	// ETag header values, one per representation, precomputed.
 	etagFile, etagGzip, etagPlain []string
+	// gzLen is the Content-Length header value of the gzip representations.
+	gzLen []string
 
 	pages [][]PageInfo // index only: every section's pages, in order
 
@@ -31,18 +35,35 @@ func newEntry(gz []byte, hash uint64, level int, lastMod, built time.Time) *entr
 	tag := strconv.FormatUint(hash, 16)
 	lv := strconv.Itoa(level)
 	return &entry{
-		gz: gz, lastMod: lastMod, built: built,
+		gz: gz, size: gzipSize(gz), lastMod: lastMod, built: built,
 		etagPlain: []string{`"` + tag + `"`},
 		etagGzip:  []string{`"` + tag + `-gzip` + lv + `"`},
 		etagFile:  []string{`"` + tag + `-gzfile` + lv + `"`},
+		gzLen:     []string{strconv.Itoa(len(gz))},
 	}
 }
+
+// gzipSize returns the length of the data in gz, a single gzip member as
+// compress writes it, from the member's trailer: ISIZE, the length modulo
+// 2^32, is the exact length of any document, since the encoder stops at
+// MaxBytes. The gzip reader checks it against the stream when it reaches
+// the end, so a plain response's Content-Length is the length that reading
+// verifies.
+func gzipSize(gz []byte) int64 {
+	if len(gz) < 18 { // a gzip header and trailer take 18 bytes
+		return 0
+	}
+	return int64(binary.LittleEndian.Uint32(gz[len(gz)-4:]))
+}
+
+// A document's length must fit gzip's 32-bit ISIZE for gzipSize to be exact.
+const _ uint32 = MaxBytes
 
 // renewed returns a copy of e that is fresh again as of now.
 func (e *entry) renewed(now time.Time) *entry {
 	return &entry{
-		gz: e.gz, lastMod: e.lastMod, built: now, info: e.info, epoch: e.epoch,
-		etagFile: e.etagFile, etagGzip: e.etagGzip, etagPlain: e.etagPlain, pages: e.pages,
+		gz: e.gz, size: e.size, lastMod: e.lastMod, built: now, info: e.info, epoch: e.epoch,
+		etagFile: e.etagFile, etagGzip: e.etagGzip, etagPlain: e.etagPlain, gzLen: e.gzLen, pages: e.pages,
 	}
 }
 

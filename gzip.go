@@ -186,15 +186,3 @@ func getGzip(w io.Writer, level int) *gzip.Writer {
 func putGzip(z *gzip.Writer, level int) {
 	gzipPools[level-gzip.HuffmanOnly].Put(z)
 }
-
-var plainPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
-func gunzip(dst *bytes.Buffer, gz []byte) error {
-	dst.Reset()
-	zr, err := gzip.NewReader(bytes.NewReader(gz))
-	if err != nil {
-		return err
-	}
-	_, err = io.Copy(dst, zr)
-	return err
-}

@@ -3,8 +3,10 @@ package sitemap
 import (
 	"bytes"
 	"errors"
+	"io"
 	"net/http"
 	"strings"
+	"sync"
 )
 
 var (
@@ -72,107 +74,219 @@ func (s *Sitemap) notFound(w http.ResponseWriter) {
 // let a client or a CDN keep the error page as if it were the sitemap.
 func serveError(w http.ResponseWriter, text string, code int) {
 	h := w.Header()
-	for _, k := range [...]string{"Etag", "Last-Modified", "Cache-Control", "Content-Encoding", "Vary"} {
+	for _, k := range [...]string{"Etag", "Last-Modified", "Cache-Control", "Content-Encoding", "Vary", "Content-Range", "Accept-Ranges"} {
 		delete(h, k)
 	}
-	http.Error(w, text, code)
+	http.Error(w, text, code) // also drops Content-Length
 }
 
 // serveEntry sets the representation's headers and lets http.ServeContent
-// answer: conditional requests (304, 412), HEAD and Range.
+// answer: conditional requests (304, 412), HEAD and Range. The gzip
+// representations are e's bytes as they are; the plain one is decompressed
+// as it is written (plainBody), and only as far as the response needs.
 func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, rep representation) {
 	h := w.Header()
 	if s.headers.cacheControl != nil {
 		h["Cache-Control"] = s.headers.cacheControl
 	}
-	body := e.gz
+	cw := countingWriter{ResponseWriter: w}
+	var content io.ReadSeeker
+	var plain *plainBody
 	switch {
 	case rep == asGzipFile:
 		h["Content-Type"] = hdrGzipCT
 		h["Etag"] = e.etagFile
+		content = bytes.NewReader(e.gz)
 	case acceptsGzip(r.Header["Accept-Encoding"]):
 		h["Content-Type"] = hdrXMLCT
 		h["Vary"] = hdrVary
 		h["Content-Encoding"] = hdrGzip
 		h["Etag"] = e.etagGzip
+		cw.length = e.gzLen // ServeContent sends none with a Content-Encoding
+		content = bytes.NewReader(e.gz)
 	default:
 		h["Content-Type"] = hdrXMLCT
 		h["Vary"] = hdrVary
 		h["Etag"] = e.etagPlain
-		buf := plainPool.Get().(*bytes.Buffer)
-		defer func() {
-			if buf.Cap() <= maxPooledBuf {
-				plainPool.Put(buf)
-			}
-		}()
-		if err := gunzip(buf, e.gz); err != nil { // cannot happen: we compressed it
-			s.log.Error("sitemap: cached page does not decompress", "err", err)
-			serveError(w, "internal error", http.StatusInternalServerError)
-			return
-		}
-		body = buf.Bytes()
+		plain = getPlainBody(e)
+		defer putPlainBody(plain) // after ServeContent: nothing reads it then
+		content = plain
+		cw.hold = true
+		r = wholeIfMultiRange(r)
 	}
-	cw := countingWriter{ResponseWriter: w}
-	http.ServeContent(&cw, r, "", e.lastMod, bytes.NewReader(body))
+	http.ServeContent(&cw, r, "", e.lastMod, content)
+	if plain != nil && plain.err != nil { // cannot happen: we compressed it
+		s.log.ErrorContext(r.Context(), "sitemap: cached page does not decompress", "err", plain.err)
+		if cw.sent {
+			panic(http.ErrAbortHandler) // the client must not take a cut body for the page
+		}
+		serveError(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	cw.release()
 	if cw.status == http.StatusNotModified {
 		s.stats.notModified.Add(1)
 	}
 	s.stats.bytesServed.Add(cw.n)
 }
 
-// acceptsGzip reports whether an Accept-Encoding header allows gzip: it
-// names gzip (or x-gzip, or *) without q=0.
+// wholeIfMultiRange returns r without its Range header if that asks for
+// several ranges, so that the plain XML is sent whole (200), as RFC 9110
+// §14.2 allows. Served as asked, the ranges could come in any order, and
+// each one before the last would restart the decompression: a few hundred
+// one-byte ranges would cost as many decompressions of the page. Whole, it
+// costs one; crawlers do not send such requests. ServeContent would also
+// read the body from a goroutine of its own, which may outlive the call.
+func wholeIfMultiRange(r *http.Request) *http.Request {
+	if !strings.Contains(r.Header.Get("Range"), ",") {
+		return r
+	}
+	r = r.WithContext(r.Context()) // a shallow copy
+	r.Header = r.Header.Clone()
+	delete(r.Header, "Range")
+	return r
+}
+
+// acceptsGzip reports whether an Accept-Encoding header allows gzip
+// (RFC 9110 §12.5.3). An entry for gzip or its alias x-gzip decides
+// wherever it stands; without one, an entry for "*" does; without either,
+// gzip is not allowed. An entry allows gzip if its weight is above zero:
+// no q, or a q other than 0 (0.0, 0.000). A q that is not a qvalue
+// ("q=abc", "q=2", "q=0.0001") refuses, as several entries for the same
+// name do unless all allow: gzip sent to a client that cannot read it
+// breaks that client, while plain XML only costs bytes.
 func acceptsGzip(values []string) bool {
+	gz, star := 0, 0 // 0: not named, 1: allowed, -1: refused
 	for _, v := range values {
 		for v != "" {
 			var item string
 			item, v, _ = strings.Cut(v, ",")
 			name, params, _ := strings.Cut(item, ";")
-			name = strings.TrimSpace(name)
-			if !strings.EqualFold(name, "gzip") && !strings.EqualFold(name, "x-gzip") && name != "*" {
+			var p *int
+			switch name = strings.TrimSpace(name); {
+			case strings.EqualFold(name, "gzip"), strings.EqualFold(name, "x-gzip"):
+				p = &gz
+			case name == "*":
+				p = &star
+			default:
 				continue
 			}
-			return !zeroQ(params)
+			if *p >= 0 {
+				*p = -1
+				if positiveWeight(params) {
+					*p = 1
+				}
+			}
 		}
 	}
-	return false
+	if gz != 0 {
+		return gz > 0
+	}
+	return star > 0
 }
 
-// zeroQ reports whether params hold q=0 (or 0.0, 0.00, 0.000).
-func zeroQ(params string) bool {
+// positiveWeight reports whether the parameters of an Accept-Encoding
+// entry give it a weight above zero: every q parameter (there should be
+// at most one) is a valid qvalue other than zero. Other parameters, which
+// the grammar does not have, are ignored.
+func positiveWeight(params string) bool {
 	for params != "" {
 		var p string
 		p, params, _ = strings.Cut(params, ";")
-		k, val, _ := strings.Cut(strings.TrimSpace(p), "=")
+		k, val, _ := strings.Cut(p, "=")
 		if strings.EqualFold(strings.TrimSpace(k), "q") {
-			val = strings.TrimSpace(val)
-			return strings.Trim(val, "0.") == "" && val != "" && val[0] == '0'
+			if q, ok := qvalue(strings.TrimSpace(val)); !ok || q == 0 {
+				return false
+			}
 		}
 	}
-	return false
+	return true
 }
 
-// countingWriter records the status and body bytes of a response.
+// qvalue parses a weight (RFC 9110 §12.4.2): "0" or "1", then optionally
+// "." and up to three digits, at most 1. It returns thousandths.
+func qvalue(s string) (int, bool) {
+	if s == "" || s[0] != '0' && s[0] != '1' {
+		return 0, false
+	}
+	q := int(s[0]-'0') * 1000
+	if frac := s[1:]; frac != "" {
+		if frac[0] != '.' || len(frac) > 4 {
+			return 0, false
+		}
+		for i, scale := 1, 100; i < len(frac); i, scale = i+1, scale/10 {
+			c := frac[i]
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			q += int(c-'0') * scale
+		}
+	}
+	return q, q <= 1000
+}
+
+// countingWriter passes a response on to the ResponseWriter, recording its
+// status and the body bytes written. It also:
+//   - sends Content-Length on a 200 with a length it was given, which
+//     ServeContent leaves out when Content-Encoding is set (a HEAD gets
+//     the same as a GET);
+//   - with hold, keeps a 2xx status back until the first body byte (or
+//     release), so that a body that fails before its first byte can still
+//     become a 500;
+//   - copies a body through a pooled buffer (ReadFrom), where io.Copy, as
+//     ServeContent calls it, would allocate 32 KiB a response.
 type countingWriter struct {
 	http.ResponseWriter
-	status int
+	length []string // Content-Length of a 200, if ServeContent sets none
+	hold   bool
+	status int  // the status set; 0 if none yet
+	sent   bool // the status has gone to the ResponseWriter
 	n      int64
 }
 
 func (c *countingWriter) WriteHeader(code int) {
-	if c.status == 0 {
-		c.status = code
+	if c.status != 0 {
+		c.ResponseWriter.WriteHeader(code) // superfluous: let net/http log it
+		return
 	}
-	c.ResponseWriter.WriteHeader(code)
+	c.status = code
+	if h := c.Header(); code == http.StatusOK && c.length != nil && h["Content-Length"] == nil {
+		h["Content-Length"] = c.length
+	}
+	if !c.hold || code < 200 || code > 299 {
+		c.release()
+	}
+}
+
+// release sends the status if it is held back (a HEAD, an empty body).
+func (c *countingWriter) release() {
+	if c.status != 0 && !c.sent {
+		c.sent = true
+		c.ResponseWriter.WriteHeader(c.status)
+	}
 }
 
 func (c *countingWriter) Write(p []byte) (int, error) {
 	if c.status == 0 {
-		c.status = http.StatusOK
+		c.WriteHeader(http.StatusOK)
 	}
+	c.release()
 	n, err := c.ResponseWriter.Write(p)
 	c.n += int64(n)
 	return n, err
 }
+
+// copyBufs holds the buffers responses are copied through. 16 KiB keeps a
+// plain response's memory, with its gzip reader's ~38 KiB, under 64 KiB.
+var copyBufs = sync.Pool{New: func() any { return new([16 << 10]byte) }}
+
+func (c *countingWriter) ReadFrom(r io.Reader) (int64, error) {
+	buf := copyBufs.Get().(*[16 << 10]byte)
+	defer copyBufs.Put(buf)
+	return io.CopyBuffer(writerOnly{c}, r, buf[:])
+}
+
+// writerOnly hides ReadFrom from io.CopyBuffer, which would call it again.
+type writerOnly struct{ io.Writer }
 
 func (c *countingWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }

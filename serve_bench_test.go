@@ -88,6 +88,26 @@ func BenchmarkServeCached(b *testing.B) {
 	}
 }
 
+// BenchmarkServePlainXML serves the same cached page as
+// BenchmarkServeCached as plain XML (/sitemap-1.xml, no Accept-Encoding):
+// the page is decompressed as it is written. B/op is the bytes allocated
+// per request.
+func BenchmarkServePlainXML(b *testing.B) {
+	sm, e := cachedBench(b, MaxURLs)
+	r := mustRequest("/sitemap-1.xml")
+	w := &discard{h: http.Header{}}
+	b.ReportAllocs()
+	b.SetBytes(e.size)
+	for b.Loop() {
+		clear(w.h)
+		w.code = 0
+		sm.ServeHTTP(w, r)
+	}
+	if w.code != 0 && w.code != 200 || w.h.Get("Content-Encoding") != "" {
+		b.Fatal(w.code, w.h)
+	}
+}
+
 func BenchmarkServeContentBaseline(b *testing.B) {
 	_, e := cachedBench(b, MaxURLs)
 	r := mustRequest("/sitemap-1.xml.gz")
