@@ -89,9 +89,14 @@ func newGzipPipe(w io.Writer, level int, h hash.Hash64) *gzipPipe {
 	return p
 }
 
-// Write hands b to the compressor. Its errors are returned by Close.
+// Write hands b to the compressor. Its errors are returned by Close. The
+// hash is fed here, on the writer's goroutine: the compressor is the
+// slower of the two, and should do nothing else.
 func (p *gzipPipe) Write(b []byte) (int, error) {
 	n := len(b)
+	if p.hash != nil {
+		p.hash.Write(b)
+	}
 	if !p.started {
 		if p.inline+n <= pipeInline {
 			p.inline += n
@@ -113,9 +118,6 @@ func (p *gzipPipe) Write(b []byte) (int, error) {
 func (p *gzipPipe) write(b []byte) {
 	if p.err != nil {
 		return
-	}
-	if p.hash != nil {
-		p.hash.Write(b)
 	}
 	_, p.err = p.zw.Write(b)
 }
