@@ -202,10 +202,12 @@ func TestPageOf(t *testing.T) {
 		{10, 0, 0, 1}, {10, 0, 9, 1}, {10, 0, 10, 2}, {10, 1, 10, 1}, {10, 1, 11, 2},
 		{10, -5, -5, 1}, {10, -5, 5, 2}, {50000, 0, math.MaxInt64, math.MaxInt64/50000 + 1},
 		{10, math.MinInt64, math.MinInt64 + 10, 2},
+		// No page: below KeyStart, or past the last page an int64 numbers.
+		{10, 1, 0, 0}, {10, 0, math.MinInt64, 0}, {1, 0, math.MaxInt64, 0}, {10, math.MinInt64, 100, 0},
 	} {
 		s := &Source{size: tc.size, start: tc.start}
-		if got := s.pageOf(tc.key); got != tc.page {
-			t.Errorf("size %d start %d: pageOf(%d) = %d, want %d", tc.size, tc.start, tc.key, got, tc.page)
+		if got := s.PageOf(tc.key); got != tc.page {
+			t.Errorf("size %d start %d: PageOf(%d) = %d, want %d", tc.size, tc.start, tc.key, got, tc.page)
 		}
 		if lo, hi, ok := s.bounds(tc.page); ok && (tc.key < lo || tc.key > hi) {
 			t.Errorf("size %d start %d: key %d not in bounds(%d) = %d..%d", tc.size, tc.start, tc.key, tc.page, lo, hi)

@@ -67,19 +67,42 @@ func (s *Source) Pages(ctx context.Context) iter.Seq2[sitemap.PageInfo, error] {
 			if !ok {
 				return
 			}
-			next := s.pageOf(key)
-			if key < s.start || next <= n {
+			next := s.PageOf(key)
+			switch {
+			case key < s.start || next != 0 && next <= n:
 				yield(sitemap.PageInfo{}, fmt.Errorf("sqlsource: pages: key %d after page %d is out of order: is the key an integer column?", key, n))
 				return
+			case next == 0:
+				return // past the last page an int64 can number: not listed
 			}
 			n = next
 		}
 	}
 }
 
-// pageOf returns the page that key (at least KeyStart) is on.
-func (s *Source) pageOf(key int64) int64 {
-	return int64(uint64(key-s.start)/uint64(s.size)) + 1 // key-start fits in a uint64
+// PageOf returns the number of the page that holds the row whose key is
+// key, listed or not, so an application can say "product 123456 changed"
+// without knowing the page arithmetic:
+//
+//	sm.Invalidate("products", src.PageOf(123456))
+//
+// With PageSize 50,000 and KeyStart 0, keys 0 to 49,999 are on page 1 and
+// key 50,000 is on page 2. A key below KeyStart is on no page, and PageOf
+// returns 0, which Invalidate ignores; so does a key past the last page
+// an int64 can number (only with a tiny PageSize or a very negative
+// KeyStart).
+func (s *Source) PageOf(key int64) int64 {
+	if key < s.start {
+		return 0
+	}
+	n := uint64(key-s.start)/uint64(s.size) + 1 // key-start fits in a uint64
+	if n > math.MaxInt64 {
+		return 0
+	}
+	if _, hi, ok := s.bounds(int64(n)); !ok || key > hi {
+		return 0
+	}
+	return int64(n)
 }
 
 // pageInfo reads the aggregate of page n, keys lo to hi. Its Number is

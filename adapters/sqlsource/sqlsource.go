@@ -35,6 +35,10 @@
 // or deleting a row changes only the page its key falls in, so a crawler
 // refetches one file. A page may hold fewer URLs than the page size (keys
 // have gaps, and the filter drops rows); a page with none is not listed.
+// [Source.PageOf] names the page of a key, so that after an update the
+// application can tell the Sitemap which file changed:
+//
+//	sm.Invalidate("products", src.PageOf(productID))
 //
 // [Source.Pages] lists the pages with one aggregate query per page over
 // the key index: the row count, and the newest lastmod, which becomes the
@@ -42,7 +46,8 @@
 // made of the count, the sum of the keys' offsets within the page and the
 // newest lastmod, so it changes when rows are inserted, deleted, filtered
 // in or out, or updated with a newer lastmod. An update that changes a URL
-// but not its lastmod is not seen: keep lastmod current.
+// but not its lastmod is not seen until the page is rebuilt for another
+// reason: keep lastmod current, or call Invalidate with PageOf.
 //
 // # Extensions
 //
