@@ -165,7 +165,6 @@ func (s *Sitemap) build(k pageKey, sec *section, old *entry) (e *entry, err erro
 	if s.failures.recent(k, s.now()) {
 		return nil, errBackoff
 	}
-	epoch := s.epoch.Load()
 	ctx, cancel := context.WithTimeout(s.ctx, s.timeout)
 	defer cancel()
 	defer func() {
@@ -201,6 +200,10 @@ func (s *Sitemap) build(k pageKey, sec *section, old *entry) (e *entry, err erro
 	case <-ctx.Done():
 		return nil, fmt.Errorf("sitemap: waiting for a build slot for %s: %w", s.describe(k), ctx.Err())
 	}
+	// The epoch is taken here, after the index that revalidation needs
+	// (which may itself say that this page changed) and right before the
+	// Source is read.
+	epoch := s.epoch.Load()
 	if sec == nil {
 		e, err = s.buildIndex(ctx)
 	} else {

@@ -104,7 +104,7 @@ func (c *clocks) listed(k pageKey, info PageInfo, now time.Time, cached bool) (a
 }
 
 // invalidated moves the clock of k forward, as the application said its
-// content changed, unless a build has not yet served the clock it has.
+// content changed (see advance).
 func (c *clocks) invalidated(k pageKey, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -113,9 +113,14 @@ func (c *clocks) invalidated(k pageKey, now time.Time) {
 	}
 }
 
-// advance moves r.at past every clock served so far.
+// advance moves r.at past every clock served so far: for a file built
+// here, past the clock of its bytes, unless it is ahead already; for one
+// only listed so far, past the clock the index showed for it.
 func (c *clocks) advance(r *fileClock, now time.Time) {
-	if r.built && !r.at.After(r.served) {
+	switch {
+	case !r.built:
+		r.at = later(now, r.at.Add(time.Second))
+	case !r.at.After(r.served):
 		r.at = later(now, r.served.Add(time.Second))
 	}
 }

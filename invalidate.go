@@ -38,15 +38,11 @@ func (s *Sitemap) outdate(k pageKey) {
 }
 
 // keep caches e, the new copy of k, unless k was said to have changed
-// after e's build started.
+// after e's build started. Marks are kept (one per page ever said to have
+// changed, and only pages the index lists or the cache holds are), so a
+// slow build that started before a change can never be cached after it.
 func (s *Sitemap) keep(k pageKey, e *entry) {
-	s.marks.mu.Lock()
-	mark, ok := s.marks.m[k]
-	if ok && e.epoch >= mark {
-		delete(s.marks.m, k)
-	}
-	s.marks.mu.Unlock()
-	if ok && e.epoch < mark {
+	if s.outdated(k, e) {
 		return
 	}
 	s.cache.add(k, e)

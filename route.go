@@ -1,6 +1,7 @@
 package sitemap
 
 import (
+	"math"
 	"strings"
 )
 
@@ -76,19 +77,22 @@ func (s *Sitemap) route(path string) (route, bool) {
 	return route{sec: sec, page: n, rep: rep}, true
 }
 
-// parsePage accepts a canonical page number: 1 to 999,999,999,999,999,999
-// in decimal, with no sign and no leading zero.
+// parsePage accepts a canonical page number: 1 to math.MaxInt64 in
+// decimal, with no sign and no leading zero.
 func parsePage(s string) (int64, bool) {
-	if len(s) == 0 || len(s) > 18 || s[0] == '0' {
+	if len(s) == 0 || len(s) > 19 || s[0] == '0' {
 		return 0, false
 	}
-	var n int64
+	var n uint64
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c < '0' || c > '9' {
 			return 0, false
 		}
-		n = n*10 + int64(c-'0')
+		n = n*10 + uint64(c-'0') // 19 digits fit a uint64
 	}
-	return n, true
+	if n > math.MaxInt64 {
+		return 0, false
+	}
+	return int64(n), true
 }

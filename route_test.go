@@ -31,6 +31,8 @@ func TestRoutes(t *testing.T) {
 		{"/sitemap-products-x.xml.gz", 404, ""},                    // not numeric
 		{"/sitemap-products-.xml.gz", 404, ""},                     // empty number
 		{"/sitemap-products-99999999999999999999.xml.gz", 404, ""}, // overflow
+		{"/sitemap-products-9223372036854775808.xml.gz", 404, ""},  // MaxInt64 + 1
+		{"/sitemap-products-9223372036854775807.xml.gz", 404, ""},  // MaxInt64: canonical, but not in the index
 		{"/sitemap-products-9223372036854775807.xml.gz", 404, ""},
 		{"/sitemap-nope-1.xml.gz", 404, ""}, // unknown section
 		{"/sitemap-1.xml.gz", 404, ""},      // no unnamed section
