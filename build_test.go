@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/freshmap/sitemap/internal/testkit"
 )
 
 func TestColdPageSingleBuild(t *testing.T) {
@@ -91,7 +93,7 @@ func TestMaxBuilds(t *testing.T) {
 		}
 		return nil
 	}
-	clk := &clock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	clk := testkit.NewClock(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
 	sm := newTestSitemap(t, Config{MaxBuilds: 2, BuildTimeout: 100 * time.Millisecond, Now: clk.Now}, Section{Name: "p", Source: src, PageSize: 10})
 	var wg sync.WaitGroup
 	for p := 1; p <= 2; p++ {
@@ -149,7 +151,7 @@ func TestPanicMidPipe(t *testing.T) {
 }
 
 func TestStaleWhileRevalidate(t *testing.T) {
-	clk := &clock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	clk := testkit.NewClock(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
 	src := newFake(10, 10)
 	sm := newTestSitemap(t, Config{TTL: time.Minute, Now: clk.Now}, Section{Source: src, PageSize: 10})
 	old := get(sm, "/sitemap-1.xml").Body.String()
@@ -189,7 +191,7 @@ func TestStaleWhileRevalidate(t *testing.T) {
 }
 
 func TestStaleIfError(t *testing.T) {
-	clk := &clock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	clk := testkit.NewClock(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
 	src := newFake(10, 10)
 	var logs bytes.Buffer
 	sm := newTestSitemap(t, Config{TTL: time.Minute, Now: clk.Now, Logger: slog.New(slog.NewTextHandler(&logs, nil))},
@@ -238,7 +240,7 @@ func TestStaleIfError(t *testing.T) {
 }
 
 func TestRevalidateWithoutRebuild(t *testing.T) {
-	clk := &clock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	clk := testkit.NewClock(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
 	src := newFake(20, 10)
 	src.version = "v1"
 	sm := newTestSitemap(t, Config{TTL: time.Minute, Now: clk.Now}, Section{Source: src, PageSize: 10})
@@ -324,7 +326,7 @@ func TestClientCancelDoesNotCancelBuild(t *testing.T) {
 }
 
 func TestCloseStopsRefreshes(t *testing.T) {
-	clk := &clock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	clk := testkit.NewClock(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
 	src := newFake(10, 10)
 	sm, err := New(Config{BaseURL: "https://example.com", TTL: time.Minute, Now: clk.Now, BuildTimeout: time.Hour},
 		Section{Source: src, PageSize: 10})

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/freshmap/sitemap/internal/testkit"
 )
 
 var t0 = time.Date(2025, 5, 1, 12, 0, 0, 0, time.UTC)
@@ -177,7 +179,7 @@ func (m *mutableSource) URLs(_ context.Context, n int64) iter.Seq2[URL, error] {
 // page changed its bytes but moved its Last-Modified (and its lastmod in
 // the index) backwards, so If-Modified-Since got 304 for changed bytes.
 func TestDeletionNot304(t *testing.T) {
-	clk := &clock{t: t0}
+	clk := testkit.NewClock(t0)
 	src := &mutableSource{}
 	src.set(URL{Loc: "https://example.com/a", LastMod: t0.Add(-48 * time.Hour)},
 		URL{Loc: "https://example.com/b", LastMod: t0.Add(-24 * time.Hour)})

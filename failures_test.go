@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/freshmap/sitemap/internal/testkit"
 )
 
 func TestBuildFailures(t *testing.T) {
@@ -41,7 +43,7 @@ func TestBuildFailures(t *testing.T) {
 			src := newFake(10, 10)
 			src.onURL = tc.onURL
 			var logs bytes.Buffer
-			clk := &clock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+			clk := testkit.NewClock(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
 			sm := newTestSitemap(t, Config{BuildTimeout: 50 * time.Millisecond, Now: clk.Now, Logger: slog.New(slog.NewTextHandler(&logs, nil))},
 				Section{Source: src, PageSize: 10})
 			for i := range 3 {

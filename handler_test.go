@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freshmap/sitemap/internal/testkit"
 	"github.com/freshmap/sitemap/internal/xsdcheck"
 )
 
@@ -202,7 +203,7 @@ func TestETagDeterministic(t *testing.T) {
 // Last-Modified, their first build time, and their index entries a
 // <lastmod>; a URL's own <lastmod> is never invented.
 func TestClockWithoutLastMod(t *testing.T) {
-	clk := &clock{t: time.Date(2025, 3, 4, 5, 6, 7, 800, time.UTC)}
+	clk := testkit.NewClock(time.Date(2025, 3, 4, 5, 6, 7, 800, time.UTC))
 	sm := newTestSitemap(t, Config{Now: clk.Now}, Section{Source: FromSlice([]URL{{Loc: "https://example.com/a"}}, 0)})
 	idx := get(sm, "/sitemap_index.xml")
 	if !strings.Contains(idx.Body.String(), "<sitemap><loc>https://example.com/sitemap-1.xml.gz</loc><lastmod>2025-03-04T05:06:07Z</lastmod></sitemap>") {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/freshmap/sitemap/internal/testkit"
 )
 
 // TestInvalidate: the application says page 1 changed. Its rebuild starts
@@ -13,7 +15,7 @@ import (
 // then the new bytes come under a new Last-Modified, and the index lists
 // the new clock. Page 2 is untouched.
 func TestInvalidate(t *testing.T) {
-	clk := &clock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	clk := testkit.NewClock(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
 	src := newFake(20, 10)
 	sm := newTestSitemap(t, Config{Now: clk.Now}, Section{Name: "p", Source: src})
 	get(sm, "/sitemap_index.xml")

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/freshmap/sitemap/internal/testkit"
 )
 
 func TestFreshIndexAnswers404(t *testing.T) {
@@ -25,7 +27,7 @@ func TestFreshIndexAnswers404(t *testing.T) {
 }
 
 func TestPageVanishes(t *testing.T) {
-	clk := &clock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	clk := testkit.NewClock(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
 	src := newFake(20, 10)
 	sm := newTestSitemap(t, Config{TTL: time.Minute, Now: clk.Now}, Section{Source: src, PageSize: 10})
 	if w := get(sm, "/sitemap-2.xml.gz"); w.Code != 200 {
@@ -44,7 +46,7 @@ func TestPageVanishes(t *testing.T) {
 // answered 404 from the index, even when it is stale: the requests share
 // one index refresh and read no page.
 func TestJunkPagesStaleIndex(t *testing.T) {
-	clk := &clock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	clk := testkit.NewClock(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
 	src := newFake(20, 10)
 	sm := newTestSitemap(t, Config{TTL: time.Minute, Now: clk.Now}, Section{Source: src})
 	get(sm, "/sitemap_index.xml")

@@ -1,7 +1,6 @@
 package sitemap
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -10,25 +9,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/freshmap/sitemap/internal/testkit"
 )
-
-// syncBuffer is a log sink that goroutines may share.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // TestWaitBounded: a Source that ignores its context holds its build, but
 // not the request: 503 with Retry-After after BuildTimeout, while the
@@ -42,7 +25,7 @@ func TestWaitBounded(t *testing.T) {
 		}
 		return nil
 	}
-	var logs syncBuffer
+	var logs testkit.SyncBuffer
 	sm := newTestSitemap(t, Config{BuildTimeout: 100 * time.Millisecond, MaxBuilds: 1, Logger: slog.New(slog.NewTextHandler(&logs, nil))},
 		Section{Source: src})
 	get(sm, "/sitemap_index.xml")
@@ -59,7 +42,7 @@ func TestWaitBounded(t *testing.T) {
 // TestFailingPageBackoff: a cold page whose build fails is built once per
 // RetryAfter, however many requests ask, and each failure is logged once.
 func TestFailingPageBackoff(t *testing.T) {
-	clk := &clock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	clk := testkit.NewClock(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
 	src := newFake(10, 10)
 	started := make(chan struct{})
 	release := make(chan struct{})
@@ -71,7 +54,7 @@ func TestFailingPageBackoff(t *testing.T) {
 		}
 		return nil
 	}
-	var logs syncBuffer
+	var logs testkit.SyncBuffer
 	sm := newTestSitemap(t, Config{Now: clk.Now, Logger: slog.New(slog.NewTextHandler(&logs, nil))}, Section{Source: src})
 	get(sm, "/sitemap_index.xml")
 

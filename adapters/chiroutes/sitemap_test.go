@@ -1,7 +1,6 @@
 package chiroutes_test
 
 import (
-	"bytes"
 	"compress/gzip"
 	"encoding/xml"
 	"errors"
@@ -14,12 +13,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/freshmap/sitemap"
 	"github.com/freshmap/sitemap/adapters/chiroutes"
+	"github.com/freshmap/sitemap/internal/testkit"
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 )
@@ -33,7 +32,7 @@ const base = "https://example.com" // locs name the site, whatever host serves t
 // declared before a build is listed by it.
 func TestNaturalOrder(t *testing.T) {
 	logs := captureChiLogger(t)
-	clock := &clock{t: time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)}
+	clock := testkit.NewClock(time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC))
 
 	r := chi.NewRouter()
 	src, err := chiroutes.New(r, chiroutes.Config{BaseURL: base})
@@ -63,7 +62,7 @@ func TestNaturalOrder(t *testing.T) {
 	if want := "User-agent: *\nDisallow: /admin/\nSitemap: " + sm.IndexURL() + "\n"; robots != want {
 		t.Errorf("robots.txt = %q, want %q", robots, want)
 	}
-	if status, size := logs.logged(t, srv.URL+"/robots.txt"); status != http.StatusOK || size != len(robots) {
+	if status, size := logged(t, logs, srv.URL+"/robots.txt"); status != http.StatusOK || size != len(robots) {
 		t.Errorf("chi's Logger recorded GET /robots.txt as %d with %d bytes, want 200 with the %d bytes sent", status, size, len(robots))
 	}
 
@@ -71,7 +70,7 @@ func TestNaturalOrder(t *testing.T) {
 		t.Errorf("sitemap lists %q, want %q", got, want)
 	}
 	for _, p := range []string{"/sitemap_index.xml", "/sitemap-pages-1.xml.gz"} {
-		if status, _ := logs.logged(t, srv.URL+p); status != http.StatusOK {
+		if status, _ := logged(t, logs, srv.URL+p); status != http.StatusOK {
 			t.Errorf("chi's Logger recorded GET %s as %d, want 200", p, status)
 		}
 	}
@@ -80,7 +79,7 @@ func TestNaturalOrder(t *testing.T) {
 	if got, want := listed(t, srv.URL), []string{base + "/", base + "/about", base + "/late"}; !slices.Equal(got, want) {
 		t.Errorf("within the TTL the sitemap lists %q, want the cached %q", got, want)
 	}
-	clock.Advance(time.Hour + time.Second)
+	clock.Add(time.Hour + time.Second)
 	want := []string{base + "/", base + "/about", base + "/late", base + "/later"}
 	eventually(t, func() bool { return slices.Equal(listed(t, srv.URL), want) }, // the first fetch gets the stale copy and starts the rebuild
 		"after the TTL the sitemap does not list /later")
@@ -90,8 +89,8 @@ func TestNaturalOrder(t *testing.T) {
 // does: without a good copy the sitemap answers 503, and with one it
 // keeps serving that copy, and the build error is logged either way.
 func TestRouteErrorFailsBuild(t *testing.T) {
-	var logs syncBuffer
-	clock := &clock{t: time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)}
+	var logs testkit.SyncBuffer
+	clock := testkit.NewClock(time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC))
 	r := chi.NewRouter()
 	src, err := chiroutes.New(r, chiroutes.Config{
 		BaseURL: base,
@@ -125,7 +124,7 @@ func TestRouteErrorFailsBuild(t *testing.T) {
 	}
 
 	docs := r.Route("/docs", func(r chi.Router) { r.Get("/{slug}", page) })
-	clock.Advance(61 * time.Second) // a failed build is not retried before RetryAfter
+	clock.Add(61 * time.Second) // a failed build is not retried before RetryAfter
 	good := []string{base + "/", base + "/docs/intro"}
 	if got := listed(t, srv.URL); !slices.Equal(got, good) {
 		t.Errorf("sitemap lists %q, want %q", got, good)
@@ -133,7 +132,7 @@ func TestRouteErrorFailsBuild(t *testing.T) {
 
 	// A static route now takes /docs/intro away from the pattern.
 	docs.Get("/intro", page)
-	clock.Advance(time.Hour + time.Second)
+	clock.Add(time.Hour + time.Second)
 	listed(t, srv.URL) // the stale copy; starts the rebuilds, which fail
 	eventually(t, func() bool { return strings.Contains(logs.String(), `is routed to \"/docs/intro\"`) },
 		"the failed rebuild is not logged:\n"+logs.String())
@@ -162,8 +161,8 @@ func TestPageSizer(t *testing.T) {
 
 // captureChiLogger points chi's middleware.Logger at a buffer, without
 // colour or time stamps, until the test ends.
-func captureChiLogger(t *testing.T) *syncBuffer {
-	buf := new(syncBuffer)
+func captureChiLogger(t *testing.T) *testkit.SyncBuffer {
+	buf := new(testkit.SyncBuffer)
 	saved := middleware.DefaultLogger
 	middleware.DefaultLogger = middleware.RequestLogger(&middleware.DefaultLogFormatter{Logger: log.New(buf, "", 0), NoColor: true})
 	t.Cleanup(func() { middleware.DefaultLogger = saved })
@@ -172,7 +171,7 @@ func captureChiLogger(t *testing.T) *syncBuffer {
 
 // logged waits for chi's Logger to record a GET of u, which it does as the
 // handler returns, and returns the status and body size it recorded.
-func (b *syncBuffer) logged(t *testing.T, u string) (status, size int) {
+func logged(t *testing.T, b *testkit.SyncBuffer, u string) (status, size int) {
 	t.Helper()
 	prefix := `"GET ` + u + ` HTTP/1.1" from `
 	eventually(t, func() bool {
@@ -189,43 +188,6 @@ func (b *syncBuffer) logged(t *testing.T, u string) (status, size int) {
 		return false
 	}, "chi's Logger recorded no GET "+u+":\n"+b.String())
 	return status, size
-}
-
-// syncBuffer is a bytes.Buffer safe for a server's goroutines to write
-// while the test reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// clock is the sitemap's injected clock.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
 }
 
 // eventually waits up to 5 seconds for cond, which waits on another

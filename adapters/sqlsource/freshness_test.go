@@ -9,12 +9,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/freshmap/sitemap"
 	"github.com/freshmap/sitemap/adapters/sqlsource"
+	"github.com/freshmap/sitemap/internal/testkit"
 )
 
 // The tests of freshness serve a catalogue through sitemap.New and a real
@@ -30,25 +30,12 @@ const (
 )
 
 // fakeClock is the Sitemap's Config.Now.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
+type fakeClock struct{ *testkit.Clock }
 
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
+func (c fakeClock) advance(d time.Duration) { c.Add(d) }
 
 // expire moves the clock past the TTL of everything built so far.
-func (c *fakeClock) expire() { c.advance(freshTTL + time.Minute) }
+func (c fakeClock) expire() { c.advance(freshTTL + time.Minute) }
 
 // freshSite is a catalogue of 35 published products (ids 1 to 35, updated
 // at t0 plus id minutes) in pages of 10 keys, served by a Sitemap with a
@@ -59,12 +46,12 @@ type freshSite struct {
 	src   *sqlsource.Source
 	sm    *sitemap.Sitemap
 	srv   *httptest.Server
-	clock *fakeClock
+	clock fakeClock
 }
 
 func newFreshSite(t *testing.T, d *testDB, wrap func(*sqlsource.Source) sitemap.Source) *freshSite {
 	t.Helper()
-	f := &freshSite{d: d, clock: &fakeClock{now: t0.AddDate(1, 0, 0)}}
+	f := &freshSite{d: d, clock: fakeClock{testkit.NewClock(t0.AddDate(1, 0, 0))}}
 	f.c = d.createCatalogue(t, products(ids(1, 35)...))
 	f.src = newSource(t, d.db, f.c.config(10))
 	var src sitemap.Source = f.src

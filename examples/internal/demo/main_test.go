@@ -8,11 +8,11 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/freshmap/sitemap"
+	"github.com/freshmap/sitemap/internal/testkit"
 )
 
 // homeOnly is the smallest Wiring: the home page and robots.txt, and a
@@ -54,7 +54,7 @@ func TestRunCrawl(t *testing.T) {
 func TestRunServe(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	out := new(syncBuffer)
+	out := new(testkit.SyncBuffer)
 	errc := make(chan error, 1)
 	args := []string{"-addr", "127.0.0.1:0", "-products", "50", "-db", filepath.Join(t.TempDir(), "catalogue.db")}
 	go func() { errc <- run(ctx, args, out, homeOnly) }()
@@ -70,22 +70,4 @@ func TestRunServe(t *testing.T) {
 	if want := "the sitemap index (1 files)"; !strings.Contains(out.String(), want) {
 		t.Errorf("output:\n%s\nwant %q", out.String(), want)
 	}
-}
-
-// syncBuffer is a bytes.Buffer that one goroutine writes as another reads.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

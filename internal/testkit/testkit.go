@@ -1,0 +1,54 @@
+// Package testkit holds the small test doubles that the tests of several
+// packages share: a settable clock for Config.Now, and a log sink that a
+// server's goroutines write while the test reads it.
+package testkit
+
+import (
+	"bytes"
+	"sync"
+	"time"
+)
+
+// Clock is a clock that moves only when told to. Its Now is safe to call
+// from any goroutine.
+type Clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+// NewClock returns a Clock set to t.
+func NewClock(t time.Time) *Clock { return &Clock{t: t} }
+
+// Now returns the clock's time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+// Add moves the clock by d.
+func (c *Clock) Add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// SyncBuffer is a bytes.Buffer that goroutines may write while another
+// reads it, such as a slog handler's output.
+type SyncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *SyncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// String returns what was written so far.
+func (b *SyncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
