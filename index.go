@@ -49,7 +49,7 @@ func (s *Sitemap) buildIndex(ctx context.Context) (*entry, error) {
 					changed = append(changed, k)
 				}
 				newest = later(newest, at)
-				loc := s.base + sec.filePfx + strconv.FormatInt(info.Number, 10) + ".xml.gz"
+				loc := s.base + sec.filePfx + strconv.FormatInt(info.Number, 10) + s.listExt
 				switch err := e.addSitemap(loc, at); {
 				case errors.Is(err, ErrPageFull):
 					unlisted++

@@ -178,3 +178,29 @@ func TestIndexEncoder(t *testing.T) {
 	}
 	xsdcheck.Index(t, buf.Bytes())
 }
+
+// TestListXML: with Config.ListXML the index lists the .xml files, for
+// clients that do not unzip; each is served, plain to such a client and
+// gzip-encoded to one that accepts it.
+func TestListXML(t *testing.T) {
+	sm := newTestSitemap(t, Config{ListXML: true}, Section{Name: "p", Source: newFake(25, 10)})
+	idx := get(sm, "/sitemap_index.xml").Body.String()
+	if strings.Contains(idx, ".xml.gz") || strings.Count(idx, "<loc>https://example.com/sitemap-p-") != 3 {
+		t.Fatalf("index:\n%s", idx)
+	}
+	for n := 1; n <= 3; n++ {
+		loc := fmt.Sprintf("https://example.com/sitemap-p-%d.xml", n)
+		if !strings.Contains(idx, "<loc>"+loc+"</loc>") {
+			t.Errorf("%s not listed", loc)
+		}
+		path := strings.TrimPrefix(loc, "https://example.com")
+		plain := get(sm, path)
+		if plain.Code != 200 || plain.Header().Get("Content-Encoding") != "" || !strings.Contains(plain.Body.String(), "<urlset") {
+			t.Errorf("%s without Accept-Encoding: %d %q", path, plain.Code, plain.Header().Get("Content-Encoding"))
+		}
+		if gz := get(sm, path, "Accept-Encoding", "gzip"); gz.Header().Get("Content-Encoding") != "gzip" || !bytes.Equal(gunzipT(t, gz.Body.Bytes()), plain.Body.Bytes()) {
+			t.Errorf("%s with Accept-Encoding: gzip is not the same XML gzip-encoded", path)
+		}
+	}
+	xsdcheck.Index(t, []byte(idx))
+}

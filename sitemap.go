@@ -58,6 +58,14 @@ type Config struct {
 	// served meanwhile). Zero means 60 seconds.
 	RetryAfter time.Duration
 
+	// ListXML makes the index list each file's .xml URL instead of its
+	// .xml.gz, for clients that read XML but do not unzip (several
+	// sitemap parsers and validators). The .xml is still sent
+	// gzip-encoded to a client that accepts it, so this costs no bandwidth
+	// with crawlers. Off by default: the .xml.gz files are what every
+	// search engine reads.
+	ListXML bool
+
 	// Strict makes a URL that breaks a protocol rule, or does not fit its
 	// page, fail the whole page (503 or the last good copy) instead of
 	// being skipped and reported.
@@ -131,6 +139,7 @@ type Sitemap struct {
 	timeout    time.Duration
 	retryAfter time.Duration
 	strict     bool
+	listExt    string // the file extension the index lists: ".xml.gz" or ".xml"
 	onReject   func(string, int64, string, error)
 	log        *slog.Logger
 	now        func() time.Time
@@ -183,9 +192,13 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 		retryAfter: orDefault(cfg.RetryAfter, defaultRetryAfter),
 		gzipLevel:  orDefault(cfg.GzipLevel, defaultGzipLevel),
 		strict:     cfg.Strict,
+		listExt:    ".xml.gz",
 		onReject:   cfg.OnReject,
 		log:        cfg.Logger,
 		now:        cfg.Now,
+	}
+	if cfg.ListXML {
+		s.listExt = ".xml"
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
