@@ -37,7 +37,7 @@ func newPageCache(budget int64, entries int) *pageCache {
 	if budget < 0 {
 		return c // disabled
 	}
-	c.lru, _ = simplelru.NewLRU(entries, func(_ pageKey, e *entry) { c.bytes -= int64(len(e.gz)) })
+	c.lru, _ = simplelru.NewLRU(entries, func(_ pageKey, e *entry) { c.bytes -= e.cost() })
 	return c
 }
 
@@ -63,14 +63,14 @@ func (c *pageCache) peek(k pageKey) (*entry, bool) {
 // add caches e under k, evicting the least recently used entries until the
 // byte budget holds. An entry larger than the whole budget is not cached.
 func (c *pageCache) add(k pageKey, e *entry) {
-	if c.lru == nil || int64(len(e.gz)) > c.budget {
+	if c.lru == nil || e.cost() > c.budget {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.lru.Remove(k)
 	c.lru.Add(k, e)
-	c.bytes += int64(len(e.gz))
+	c.bytes += e.cost()
 	for c.bytes > c.budget {
 		c.lru.RemoveOldest()
 	}

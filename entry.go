@@ -22,6 +22,7 @@ type entry struct {
 	gzLen []string
 
 	pages [][]PageInfo // index only: every section's pages, in order
+	more  []*entry     // index only: its files after the first (sitemap_index-2.xml, …)
 
 	epoch      uint64      // the Sitemap's epoch when its build started (invalidate.go)
 	refreshing atomic.Bool // a background refresh is running
@@ -63,9 +64,33 @@ const _ uint32 = MaxBytes
 func (e *entry) renewed(now time.Time) *entry {
 	return &entry{
 		gz: e.gz, size: e.size, lastMod: e.lastMod, built: now, info: e.info, epoch: e.epoch,
-		etagFile: e.etagFile, etagGzip: e.etagGzip, etagPlain: e.etagPlain, gzLen: e.gzLen, pages: e.pages,
+		etagFile: e.etagFile, etagGzip: e.etagGzip, etagPlain: e.etagPlain, gzLen: e.gzLen, pages: e.pages, more: e.more,
 	}
 }
+
+// cost is the bytes e holds in the cache: its gzip file, and an index's
+// other files.
+func (e *entry) cost() int64 {
+	n := int64(len(e.gz))
+	for _, f := range e.more {
+		n += int64(len(f.gz))
+	}
+	return n
+}
+
+// file returns index file number n (from 1) of an index entry, or nil.
+func (e *entry) file(n int) *entry {
+	switch {
+	case n == 1:
+		return e
+	case n >= 2 && n-2 < len(e.more):
+		return e.more[n-2]
+	}
+	return nil
+}
+
+// files is the number of index files of an index entry.
+func (e *entry) files() int { return 1 + len(e.more) }
 
 // lists reports whether an index entry lists page k.
 func (e *entry) lists(k pageKey) bool {

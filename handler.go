@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"net/http"
 	"strings"
 	"sync"
@@ -24,7 +25,7 @@ var (
 // path prefix: it matches the full request path against the base URL's.
 func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == "/robots.txt" {
-		s.robots.serve(w, r, nil)
+		s.robotsNow(r.Context()).serve(w, r, nil)
 		return
 	}
 	h := w.Header()
@@ -44,6 +45,11 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		k = pageKey{sec: sec.index, page: rt.page}
 	}
 	e, err := s.document(r.Context(), k, sec)
+	if err == nil && sec == nil {
+		if e = e.file(int(min(rt.page, math.MaxInt32))); e == nil {
+			err = errNotFound // an index file past the last
+		}
+	}
 	switch {
 	case errors.Is(err, errNotFound):
 		s.notFound(w)

@@ -7,7 +7,11 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -57,13 +61,14 @@ func pagesSource(infos func(n int64) (PageInfo, bool)) Source {
 	}
 }
 
-// TestIndexFull serves an index of more pages than one index may list:
-// the first 50,000 are listed, the overflow is logged and still served.
-func TestIndexFull(t *testing.T) {
+// TestIndexFiles serves an index of more pages than one index file may
+// list: the first 50,000 are in sitemap_index.xml, the rest in
+// sitemap_index-2.xml, each with its own validators and clock, and
+// robots.txt names both.
+func TestIndexFiles(t *testing.T) {
 	const pages = MaxURLs + 3
-	var logs bytes.Buffer
 	now := func() time.Time { return time.Date(2025, 2, 3, 4, 5, 6, 0, time.UTC) }
-	sm := newTestSitemap(t, Config{Now: now, Logger: slog.New(slog.NewTextHandler(&logs, nil))}, Section{Name: "big", Source: pagesSource(func(n int64) (PageInfo, bool) {
+	sm := newTestSitemap(t, Config{Now: now}, Section{Name: "big", Source: pagesSource(func(n int64) (PageInfo, bool) {
 		info := PageInfo{Number: n}
 		if n%2 == 1 {
 			info.LastMod = time.Date(2024, 1, 1, 0, 0, int(n-1), 0, time.UTC)
@@ -77,15 +82,70 @@ func TestIndexFull(t *testing.T) {
 		t.Errorf("index starts %.300q", doc)
 	}
 	if n := decodeAll(t, doc); n != MaxURLs {
-		t.Errorf("index lists %d pages, want %d", n, MaxURLs)
-	}
-	if !strings.Contains(logs.String(), "index is full") {
-		t.Error("overflow not logged")
-	}
-	if w := get(sm, fmt.Sprintf("/sitemap-big-%d.xml.gz", pages)); w.Code != 200 {
-		t.Errorf("unlisted page = %d", w.Code)
+		t.Errorf("the first index file lists %d pages, want %d", n, MaxURLs)
 	}
 	xsdcheck.Index(t, doc)
+	w2 := get(sm, "/sitemap_index-2.xml")
+	if w2.Code != 200 || decodeAll(t, w2.Body.Bytes()) != 3 || !strings.Contains(w2.Body.String(), fmt.Sprintf("sitemap-big-%d.xml.gz", pages)) {
+		t.Errorf("second index file: %d\n%s", w2.Code, w2.Body)
+	}
+	xsdcheck.Index(t, w2.Body.Bytes())
+	for _, r := range []*httptest.ResponseRecorder{w, w2} {
+		if r.Header().Get("Etag") == "" || r.Header().Get("Last-Modified") == "" {
+			t.Errorf("an index file without validators: %v", r.Header())
+		}
+	}
+	if w.Header().Get("Etag") == w2.Header().Get("Etag") {
+		t.Error("two index files share an ETag")
+	}
+	if w := get(sm, "/sitemap_index-2.xml", "If-None-Match", w2.Header().Get("Etag")); w.Code != http.StatusNotModified {
+		t.Errorf("If-None-Match on the second index file: %d", w.Code)
+	}
+	for _, p := range []string{"/sitemap_index-3.xml", "/sitemap_index-1.xml", "/sitemap_index-02.xml", "/sitemap_index-2.xml.gz"} {
+		if w := get(sm, p); w.Code != 404 {
+			t.Errorf("%s = %d, want 404", p, w.Code)
+		}
+	}
+	robots := get(sm, "/robots.txt").Body.String()
+	if !strings.Contains(robots, "Sitemap: https://example.com/sitemap_index.xml\nSitemap: https://example.com/sitemap_index-2.xml\n") {
+		t.Errorf("robots.txt does not name both index files:\n%s", robots)
+	}
+	if w := get(sm, fmt.Sprintf("/sitemap-big-%d.xml.gz", pages)); w.Code != 200 {
+		t.Errorf("a page of the second index file = %d", w.Code)
+	}
+}
+
+// TestIndexBillions: 3,000,000,000 URLs make 60,000 pages, listed by two
+// index files, without reading a URL; the last page is served.
+func TestIndexBillions(t *testing.T) {
+	const total = 3_000_000_000
+	var reads atomic.Int64
+	src := FromRange(func(context.Context) (int64, error) { return total, nil },
+		func(_ context.Context, lo, hi int64) iter.Seq2[URL, error] {
+			reads.Add(1)
+			return func(yield func(URL, error) bool) {
+				for i := lo; i < hi; i++ {
+					if !yield(URL{Loc: "https://example.com/item/" + strconv.FormatInt(i, 10)}, nil) {
+						return
+					}
+				}
+			}
+		}, 0)
+	sm := newTestSitemap(t, Config{}, Section{Name: "items", Source: src})
+	if n := decodeAll(t, get(sm, "/sitemap_index.xml").Body.Bytes()); n != MaxURLs {
+		t.Errorf("first index file: %d pages", n)
+	}
+	second := get(sm, "/sitemap_index-2.xml").Body.Bytes()
+	if n := decodeAll(t, second); n != 10_000 {
+		t.Errorf("second index file: %d pages, want 10,000", n)
+	}
+	if !bytes.Contains(second, []byte("<loc>https://example.com/sitemap-items-60000.xml.gz</loc>")) || reads.Load() != 0 {
+		t.Errorf("the last page is not listed, or URLs were read (%d reads)", reads.Load())
+	}
+	w := get(sm, "/sitemap-items-60000.xml")
+	if w.Code != 200 || !strings.Contains(w.Body.String(), "<loc>https://example.com/item/2999999999</loc>") || reads.Load() != 1 {
+		t.Errorf("the last page: %d, %d reads", w.Code, reads.Load())
+	}
 }
 
 // TestIndexLastModOutOfRange: a page lastmod that cannot be written is

@@ -30,7 +30,7 @@ func (m *middleware) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (m *middleware) serve(w http.ResponseWriter, r *http.Request, p string) {
 	switch {
 	case p == "/robots.txt":
-		m.s.robots.serve(w, r, m.next)
+		m.s.robotsNow(r.Context()).serve(w, r, m.next)
 	case m.s.owns(p):
 		m.s.ServeHTTP(w, r)
 	default:

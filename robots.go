@@ -3,6 +3,7 @@ package sitemap
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"hash/fnv"
 	"io"
 	"mime"
@@ -414,4 +415,34 @@ func (c *robotsCapture) passThrough() {
 		c.w.Write(c.body)
 	}
 	c.body = nil
+}
+
+// robotsSet is the robots.txt merger for an index of n files.
+type robotsSet struct {
+	n  int
+	rb *robots
+}
+
+// robotsNow returns the robots.txt merger that names every index file:
+// sitemap_index.xml, and sitemap_index-2.xml and on once the index has
+// more than 50,000 pages. The count comes from the cached index, fresh or
+// not; with none cached, the index is built (one build, shared, bounded
+// like any other), and if that fails, the first file alone is named.
+func (s *Sitemap) robotsNow(ctx context.Context) *robots {
+	n := 1
+	if idx, ok := s.cache.peek(indexKey); ok {
+		n = idx.files()
+	} else if idx, err := s.document(ctx, indexKey, nil); err == nil {
+		n = idx.files()
+	}
+	if cur := s.robots.Load(); cur != nil && cur.n == n {
+		return cur.rb
+	}
+	lines := make([]string, n)
+	for i := range lines {
+		lines[i] = "Sitemap: " + s.base + indexName(i+1)
+	}
+	set := &robotsSet{n: n, rb: newRobots(lines)}
+	s.robots.Store(set)
+	return set.rb
 }

@@ -2,10 +2,21 @@ package sitemap
 
 import (
 	"math"
+	"strconv"
 	"strings"
 )
 
+// indexFile is the name of the first index file; the others are
+// sitemap_index-2.xml and on (indexName).
 const indexFile = "sitemap_index.xml"
+
+// indexName is the name of index file number n (from 1).
+func indexName(n int) string {
+	if n == 1 {
+		return indexFile
+	}
+	return "sitemap_index-" + strconv.Itoa(n) + ".xml"
+}
 
 // representation is the form a document is served in.
 type representation uint8
@@ -18,7 +29,7 @@ const (
 // route is what a sitemap path names.
 type route struct {
 	sec  *section // nil for the index
-	page int64
+	page int64    // for the index, its file number: 1 for sitemap_index.xml, n for sitemap_index-n.xml
 	rep  representation
 }
 
@@ -34,8 +45,8 @@ func (s *Sitemap) owns(path string) bool {
 	if !ok {
 		return false
 	}
-	return rest == indexFile || strings.HasPrefix(rest, "sitemap-") &&
-		(strings.HasSuffix(rest, ".xml") || strings.HasSuffix(rest, ".xml.gz"))
+	return rest == indexFile || strings.HasPrefix(rest, "sitemap_index-") && strings.HasSuffix(rest, ".xml") ||
+		strings.HasPrefix(rest, "sitemap-") && (strings.HasSuffix(rest, ".xml") || strings.HasSuffix(rest, ".xml.gz"))
 }
 
 // route parses a sitemap path. Only the one canonical name of each file is
@@ -46,7 +57,17 @@ func (s *Sitemap) route(path string) (route, bool) {
 		return route{}, false
 	}
 	if rest == indexFile {
-		return route{rep: asXML}, true
+		return route{page: 1, rep: asXML}, true
+	}
+	if num, ok := strings.CutPrefix(rest, "sitemap_index-"); ok {
+		// sitemap_index-2.xml and on; the first file has no number.
+		if num, ok = strings.CutSuffix(num, ".xml"); !ok {
+			return route{}, false
+		}
+		if n, ok := parsePage(num); ok && n >= 2 {
+			return route{page: n, rep: asXML}, true
+		}
+		return route{}, false
 	}
 	name, ok := strings.CutPrefix(rest, "sitemap-")
 	if !ok {

@@ -131,7 +131,7 @@ type Sitemap struct {
 	sections   []*section
 	byName     map[string]*section
 	unnamed    *section
-	robots     *robots
+	robots     atomic.Pointer[robotsSet] // robots.txt lines for the current number of index files
 	cache      *pageCache
 	headers    headers
 	gzipLevel  int
@@ -243,7 +243,6 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 	s.maxWaiting = int64(max(orDefault(cfg.MaxWaiting, defaultMaxWaiting), 0))
 	s.clocks, s.failures, s.marks.m = newClocks(), newFailures(), make(map[pageKey]uint64)
 	s.cache = newPageCache(orDefault(cfg.CacheBytes, defaultCacheBytes), orDefault(cfg.CacheEntries, defaultCacheEntries))
-	s.robots = newRobots([]string{"Sitemap: " + s.indexLoc})
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	return s, nil
 }
@@ -314,7 +313,8 @@ func validSectionName(name string) bool {
 	return true
 }
 
-// IndexURL is the absolute URL of the sitemap index.
+// IndexURL is the absolute URL of the sitemap index: its first file, when
+// more than 50,000 pages make it several (robots.txt names them all).
 func (s *Sitemap) IndexURL() string { return s.indexLoc }
 
 // Close stops background rebuilds and waits for them to end. Requests
