@@ -13,7 +13,10 @@ type PageInfo struct {
 	// gaps: a page left empty by deletions is simply not reported.
 	Number int64
 	// LastMod is the newest LastMod among the page's URLs; zero if unknown.
-	// It becomes the page's <lastmod> in the index and its Last-Modified.
+	// It dates a page that has no history in this process, and a newer
+	// LastMod than the bytes served says the page changed. The page's
+	// <lastmod> in the index and its Last-Modified are its content clock,
+	// which also moves when URLs leave the page (see the README).
 	LastMod time.Time
 	// Version is an opaque value that changes whenever the page's content
 	// may have changed (for example its row count with its newest update
