@@ -21,7 +21,9 @@ type Config struct {
 	// BaseURL is the scheme, host, optional port and optional path prefix of
 	// the site, such as "https://example.com" or "https://example.com/shop".
 	// Required. Sitemap files are served under its path, and every loc must
-	// lie under it. Request headers (Host, X-Forwarded-*) are never used.
+	// lie under it. An internationalized host is converted to punycode
+	// ("https://bücher.example" serves "https://xn--bcher-kva.example/").
+	// Request headers (Host, X-Forwarded-*) are never used.
 	BaseURL string
 
 	// TTL is how long a built page stays fresh. Zero means 15 minutes. An

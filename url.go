@@ -16,9 +16,12 @@ type URL struct {
 	// the sitemap's base URL (same scheme, host and port, below its path).
 	// It is written in canonical form: scheme and host in lower case, "/"
 	// for an empty path, non-ASCII characters and others a URI may not hold
-	// percent-encoded as UTF-8 (IRI to URI). The result must be 12 to 2,047
-	// characters long, with an ASCII host (punycode), no user info and no
-	// "." or ".." path segments; a Loc that breaks a rule is not written.
+	// percent-encoded as UTF-8 (IRI to URI), and an internationalized host
+	// converted to punycode (IDNA lookup profile: "bücher.example" becomes
+	// "xn--bcher-kva.example"). The result must be 12 to 2,047 characters
+	// long, with no user info and no "." or ".." path segments; a Loc that
+	// breaks a rule is not written. The same conversion applies to every
+	// other URL a sitemap holds (images, videos, alternates).
 	Loc string
 	// LastMod is when the page last changed. The zero time means unknown, and
 	// then no <lastmod> is written. It is written in UTC, to the second.
