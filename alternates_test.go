@@ -1,7 +1,14 @@
 package sitemap
 
 import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
 	"testing"
+
+	"github.com/freshmap/sitemap/internal/testkit"
+	"github.com/freshmap/sitemap/internal/xsdcheck"
 )
 
 // alternatesURL is a URL with one alternate per hreflang: the first links
@@ -96,5 +103,53 @@ func TestIsLanguageTag(t *testing.T) {
 		if got := isLanguageTag(tag); got != want {
 			t.Errorf("isLanguageTag(%q) = %v, want %v", tag, got, want)
 		}
+	}
+}
+
+// TestSelfLinkNotice: a URL whose self link is added is written, and
+// reported through OnNotice, the info log and Stats.CorrectedURLs, not as a
+// rejection; Strict does not fail its page.
+func TestSelfLinkNotice(t *testing.T) {
+	u := URL{Loc: testBase + "en/page", Hreflang: "en", Alternates: []Alternate{{Hreflang: "de", Href: testBase + "de/page"}}}
+	for _, strict := range []bool{false, true} {
+		t.Run(fmt.Sprint("Strict=", strict), func(t *testing.T) {
+			var notices []error
+			var logs testkit.SyncBuffer
+			sm := newTestSitemap(t, Config{Strict: strict, Logger: slog.New(slog.NewTextHandler(&logs, nil)),
+				OnReject: func(_ string, _ int64, loc string, err error) { t.Errorf("OnReject(%q, %v)", loc, err) },
+				OnNotice: func(section string, page int64, loc string, err error) {
+					if section != "pages" || page != 1 || loc != u.Loc {
+						t.Errorf("OnNotice(%q, %d, %q)", section, page, loc)
+					}
+					notices = append(notices, err)
+				}},
+				Section{Name: "pages", Source: FromSlice([]URL{{Loc: anchorLoc}, u}, 0)})
+			w := get(sm, "/sitemap-pages-1.xml")
+			if w.Code != 200 {
+				t.Fatalf("status %d", w.Code)
+			}
+			if want := link("de", testBase+"de/page") + link("en", u.Loc) + "</url>"; !strings.Contains(w.Body.String(), want) {
+				t.Errorf("page lacks %s:\n%s", want, w.Body)
+			}
+			st := sm.Stats()
+			if len(notices) != 1 || !errors.Is(notices[0], ErrSelfLinkAdded) || st.CorrectedURLs != 1 || st.RejectedURLs != 0 {
+				t.Errorf("notices %v, stats %+v", notices, st)
+			}
+			if l := logs.String(); !strings.Contains(l, "level=INFO msg=\"sitemap: URL corrected\"") || !strings.Contains(l, "self link added") {
+				t.Errorf("log lacks the notice:\n%s", l)
+			}
+			xsdcheck.URLSet(t, w.Body.Bytes())
+		})
+	}
+}
+
+// TestSelfLinkNotWrittenNoNotice: a URL whose self link was added but that
+// does not fit in its page's bytes is reported as rejected only.
+func TestSelfLinkNotWrittenNoNotice(t *testing.T) {
+	u := URL{Loc: testBase + "en/page", Hreflang: "en", Alternates: []Alternate{{Hreflang: "de", Href: testBase + "de/page"}}}
+	anchor := encodeSpec(t, listSource(URL{Loc: anchorLoc}), pageSpec{base: testBase, ext: ExtAlternates})
+	r := encodeSpec(t, listSource(URL{Loc: anchorLoc}, u), pageSpec{base: testBase, ext: ExtAlternates, maxBytes: int64(len(anchor.doc) + 100)})
+	if r.err != nil || len(r.notices) != 0 || len(r.rejected) != 1 || !errors.Is(r.rejected[0].err, ErrPageFull) {
+		t.Errorf("err %v, notices %v, rejected %v", r.err, r.notices, r.rejected)
 	}
 }
