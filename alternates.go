@@ -1,45 +1,81 @@
 package sitemap
 
-// appendAlternates writes the hreflang <xhtml:link> elements.
-func (e *encoder) appendAlternates(b []byte, u *URL) ([]byte, error) {
+import (
+	"bytes"
+	"errors"
+	"strings"
+)
+
+// ErrSelfLinkAdded is reported (to Config.OnNotice, and logged at info) for
+// a URL that WAS written, with one more hreflang alternate than its Source
+// gave: none of its Alternates linked to the page itself, as the protocol
+// asks, so the link {URL.Hreflang, URL.Loc} was added.
+var ErrSelfLinkAdded = errors.New("sitemap: hreflang self link added")
+
+// Rules of the hreflang alternates, wrapped in an *InvalidURLError.
+var (
+	errNoSelfLink    = errors.New("no alternate links to the page itself: list it, or set URL.Hreflang to have it added")
+	errLanguageTwice = errors.New("a language is listed twice")
+	errXDefaultTwice = errors.New("x-default is listed twice")
+	errLanguageTag   = errors.New("not a well-formed BCP 47 language tag")
+)
+
+// appendAlternates writes the hreflang <xhtml:link> elements of u, whose
+// own location was written as loc. Every hreflang is a well-formed BCP 47
+// tag, listed once (compared without regard to case), and one of the links
+// is the page itself: if none is, the self link is added with u.Hreflang,
+// and e.amended says so.
+func (e *encoder) appendAlternates(b []byte, u *URL, loc []byte) ([]byte, error) {
 	if e.ext&ExtAlternates == 0 {
 		return b, invalid(u, "xhtml:link", errUndeclared)
 	}
 	var err error
+	self := false
 	for i := range u.Alternates {
 		a := &u.Alternates[i]
-		if !isLanguageTag(a.Hreflang) {
-			return b, invalid(u, "xhtml:link.hreflang", errValue)
+		if err := checkHreflang(u, a.Hreflang, u.Alternates[:i]); err != nil {
+			return b, err
 		}
 		b = append(b, `<xhtml:link rel="alternate" hreflang="`...)
 		b = append(b, a.Hreflang...)
 		b = append(b, `" href="`...)
+		href := len(b)
 		if b, err = e.appendLoc(b, "xhtml:link.href", u.Loc, a.Href, false); err != nil {
 			return b, err
 		}
+		self = self || bytes.Equal(b[href:], loc)
 		b = append(b, `"/>`...)
 	}
-	return b, nil
+	if self {
+		return b, nil
+	}
+	if u.Hreflang == "" {
+		return b, invalid(u, "xhtml:link", errNoSelfLink)
+	}
+	if err := checkHreflang(u, u.Hreflang, u.Alternates); err != nil {
+		return b, err
+	}
+	b = append(b, `<xhtml:link rel="alternate" hreflang="`...)
+	b = append(b, u.Hreflang...)
+	b = append(b, `" href="`...)
+	b = append(b, loc...)
+	e.amended = ErrSelfLinkAdded
+	return append(b, `"/>`...), nil
 }
 
-// isLanguageTag accepts the xs:language form that hreflang takes:
-// [a-zA-Z]{1,8}(-[a-zA-Z0-9]{1,8})*, which includes "x-default".
-func isLanguageTag(s string) bool {
-	part, first := 0, true
-	for i := 0; i <= len(s); i++ {
-		if i == len(s) || s[i] == '-' {
-			if part < 1 || part > 8 {
-				return false
-			}
-			part, first = 0, false
-			continue
-		}
-		c := s[i]
-		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-		if !letter && !(!first && c >= '0' && c <= '9') {
-			return false
-		}
-		part++
+// checkHreflang checks the hreflang h of a link that follows the links
+// before.
+func checkHreflang(u *URL, h string, before []Alternate) error {
+	if !isLanguageTag(h) {
+		return invalid(u, "xhtml:link.hreflang", errLanguageTag)
 	}
-	return true
+	for i := range before {
+		if p := before[i].Hreflang; len(p) == len(h) && strings.EqualFold(p, h) {
+			if strings.EqualFold(h, "x-default") {
+				return invalid(u, "xhtml:link.hreflang", errXDefaultTwice)
+			}
+			return invalid(u, "xhtml:link.hreflang", errLanguageTwice)
+		}
+	}
+	return nil
 }

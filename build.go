@@ -268,6 +268,7 @@ func (s *Sitemap) buildPage(ctx context.Context, sec *section, n int64, old *ent
 	}
 	spec := sec.spec
 	spec.report = func(loc string, err error) { s.reject(sec, n, loc, err) }
+	spec.now = now
 	start := time.Now()
 	var st pageStats
 	gz, sum, err := compress(s.gzipLevel, func(w io.Writer) (err error) {

@@ -32,7 +32,11 @@
 // make one for small sites, and adapters/sqlsource reads a SQL table by key
 // range. Every URL is checked against the protocol: one that breaks a rule
 // is skipped and reported to the Logger and [Config.OnReject], or fails its
-// page with [Config.Strict].
+// page with [Config.Strict]. News articles older than two days are such
+// URLs unless [Config.NewsAnyAge]; hreflang alternates must be well-formed
+// BCP 47 tags, each once, and list the page itself: a missing self link is
+// added from [URL.Hreflang] and reported to [Config.OnNotice] (the URL is
+// written). Internationalized hosts are written in punycode.
 //
 // # Caching
 //

@@ -11,9 +11,11 @@ const maxImages = 1000
 func (e *encoder) appendURL(b []byte, u *URL) ([]byte, error) {
 	var err error
 	b = append(b, "<url><loc>"...)
+	locStart := len(b)
 	if b, err = e.appendLoc(b, "loc", u.Loc, u.Loc, true); err != nil {
 		return b, err
 	}
+	loc := b[locStart:] // later appends never write over it
 	if u.LastMod.IsZero() {
 		b = append(b, "</loc>"...)
 	} else {
@@ -59,7 +61,7 @@ func (e *encoder) appendURL(b []byte, u *URL) ([]byte, error) {
 		}
 	}
 	if len(u.Alternates) > 0 {
-		if b, err = e.appendAlternates(b, u); err != nil {
+		if b, err = e.appendAlternates(b, u, loc); err != nil {
 			return b, err
 		}
 	}

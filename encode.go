@@ -46,14 +46,24 @@ type pageSpec struct {
 	// report is told about every URL not written, with why. Nil drops the
 	// report (the serving layer always sets one).
 	report func(loc string, err error)
+	// notice is told about every URL of page written with a correction,
+	// such as ErrSelfLinkAdded. Nil drops it. Unlike report, it is set
+	// once per section, so it is told the page.
+	notice func(page int64, loc string, err error)
+	// now is the build time, against which news articles are dated; the
+	// zero time checks no age.
+	now time.Time
+	// newsAnyAge turns off the two-day bound of news articles.
+	newsAnyAge bool
 }
 
 // pageStats describes a page that was written.
 type pageStats struct {
-	urls     int
-	bytes    int64 // uncompressed
-	rejected int
-	newest   time.Time // newest lastmod written; zero if none
+	urls      int
+	bytes     int64 // uncompressed
+	rejected  int
+	corrected int       // written with a notice
+	newest    time.Time // newest lastmod written; zero if none
 }
 
 // ctxCheckEvery is how many URLs pass between checks of ctx.
@@ -79,6 +89,7 @@ func encodePage(ctx context.Context, src Source, n int64, w io.Writer, spec *pag
 	e := getEncoder()
 	defer putEncoder(e)
 	e.reset(w, kindURLSet, spec.ext, spec.base, spec.maxURLs, spec.maxBytes)
+	e.now, e.newsAnyAge = spec.now, spec.newsAnyAge
 	i := 0
 	for u, err := range src.URLs(ctx, n) {
 		if err != nil {
@@ -100,6 +111,11 @@ func encodePage(ctx context.Context, src Source, n int64, w io.Writer, spec *pag
 			}
 			if spec.strict {
 				return st, err
+			}
+		} else if e.amended != nil {
+			st.corrected++
+			if spec.notice != nil {
+				spec.notice(n, u.Loc, e.amended)
 			}
 		}
 	}
@@ -142,6 +158,10 @@ type encoder struct {
 	full    bool  // an entry did not fit: every later one is refused too
 	newest  time.Time
 	err     error // sticky write error
+
+	now        time.Time // for the age of news articles; zero checks none
+	newsAnyAge bool
+	amended    error // set by add when the entry written was corrected
 }
 
 // reset prepares e for a new document on w, keeping its buffer.
@@ -190,6 +210,7 @@ func (e *encoder) add(u *URL) error {
 	if e.err != nil {
 		return e.err
 	}
+	e.amended = nil
 	if e.full || e.count >= e.maxURLs {
 		return ErrPageFull
 	}
@@ -199,7 +220,11 @@ func (e *encoder) add(u *URL) error {
 		e.buf = e.buf[:mark]
 		return err
 	}
-	return e.commit(mark, u.LastMod)
+	if err := e.commit(mark, u.LastMod); err != nil {
+		e.amended = nil
+		return err
+	}
+	return nil
 }
 
 // addSitemap writes one <sitemap> entry to a <sitemapindex>, with the same

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -42,6 +43,11 @@ var fuzzSeeds = []fuzzArgs{
 		Language: "zh-tw", Hreflang: "abcdefghi", Number: 0.0000001, Secs: 1},
 	{Loc: "https://example.com./x", ImageLoc: "HTTP://CDN.EXAMPLE.NET", VideoLoc: "https://a.b", Value: "no", Hreflang: "es-419",
 		Href: "https://example.com/dü", Number: math.Inf(1), Secs: -1},
+	// a fresh article, a self link added, IDN hosts
+	{Loc: "https://Example.com/a", ImageLoc: "https://bücher.example/bild.jpg", VideoLoc: "https://例え.jp/v", NewsName: "Die Zeit",
+		Language: "de", NewsTitle: "Neu", Hreflang: "de-AT", Href: "https://bücher.example/a", Number: 0.5, Secs: 1_717_326_000},
+	{Loc: "https://example.com/b", ImageLoc: "https://bü_cher.example/", Language: "en", Hreflang: "EN", Href: "https://example.com/b",
+		Number: 0.5, Secs: 1_717_329_600 + 301},
 }
 
 func (a fuzzArgs) add(f *testing.F) {
@@ -72,7 +78,7 @@ func (a fuzzArgs) urls() []URL {
 	}
 	news := News{PublicationName: a.NewsName, Language: a.Language, PublicationDate: when, Title: a.NewsTitle,
 		Keywords: []string{a.Keyword}, Genres: strings.Fields(a.Value), StockTickers: []string{a.Ticker}}
-	textNews := News{PublicationName: a.NewsName, Language: "en", PublicationDate: day(2024, 1, 1), Title: a.NewsTitle, Keywords: []string{a.Keyword}}
+	textNews := News{PublicationName: a.NewsName, Language: "en", PublicationDate: testNow.Add(-time.Hour), Title: a.NewsTitle, Keywords: []string{a.Keyword}}
 	return []URL{
 		{Loc: a.Loc},
 		{Loc: under(a.Loc), LastMod: when, LastModDateOnly: a.Secs%2 == 0, ChangeFreq: ChangeFreq(a.Value), Priority: new(a.Number)},
@@ -82,7 +88,9 @@ func (a fuzzArgs) urls() []URL {
 		{Loc: under("video2"), Videos: []Video{textVideo}},
 		{Loc: under("news"), News: &news},
 		{Loc: under("news2"), News: &textNews},
-		{Loc: under("alt"), Alternates: []Alternate{{Hreflang: a.Hreflang, Href: a.Href}, {Hreflang: "en", Href: under(a.Href)}}},
+		{Loc: under("alt"), Alternates: []Alternate{{Hreflang: a.Hreflang, Href: a.Href}, {Hreflang: "en", Href: under(a.Href)}},
+			Hreflang: a.Language}, // the self link is added if Language is a tag
+		{Loc: under("alt2"), Alternates: []Alternate{{Hreflang: a.Hreflang, Href: a.Href}, {Hreflang: "x-default", Href: under("alt2")}}},
 		{Loc: a.Loc, LastMod: when, Images: []Image{{Loc: a.ImageLoc}}, Videos: []Video{video}, News: &news,
 			Alternates: []Alternate{{Hreflang: a.Hreflang, Href: a.Href}}},
 	}
@@ -117,10 +125,12 @@ func TestFuzzSeeds(t *testing.T) {
 // written.
 func checkEncode(t *testing.T, a fuzzArgs) []byte {
 	urls := a.urls()
-	var rejected []rejection
+	var rejected, notices []rejection
 	var buf bytes.Buffer
-	spec := pageSpec{base: testBase, ext: extAll, report: func(loc string, err error) {
+	spec := pageSpec{base: testBase, ext: extAll, now: testNow, report: func(loc string, err error) {
 		rejected = append(rejected, rejection{loc, err})
+	}, notice: func(_ int64, loc string, err error) {
+		notices = append(notices, rejection{loc, err})
 	}}
 	st, err := encodePage(context.Background(), listSource(urls...), 1, &buf, &spec)
 	switch {
@@ -148,6 +158,15 @@ func checkEncode(t *testing.T, a fuzzArgs) []byte {
 		}
 		next++
 	}
+	// notices are self links added to URLs written with a Hreflang
+	if len(notices) != st.corrected {
+		t.Fatalf("%d notices, stats say %d", len(notices), st.corrected)
+	}
+	for _, n := range notices {
+		if !errors.Is(n.err, ErrSelfLinkAdded) || !slices.ContainsFunc(urls, func(u URL) bool { return u.Loc == n.loc && u.Hreflang != "" }) {
+			t.Fatalf("notice %v for %q", n.err, n.loc)
+		}
+	}
 	if err != nil {
 		return nil
 	}
@@ -162,6 +181,9 @@ func checkDocument(t *testing.T, doc []byte, a fuzzArgs, urls int) {
 	var stack []string
 	var text strings.Builder
 	seen := 0
+	var loc string             // of the current <url>
+	var hrefs []string         // of its alternates
+	langs := map[string]bool{} // its hreflangs, in lower case
 	for {
 		tok, err := d.Token()
 		if err == io.EOF {
@@ -177,18 +199,24 @@ func checkDocument(t *testing.T, doc []byte, a fuzzArgs, urls int) {
 			text.Reset()
 			if name == "url" {
 				seen++
+				loc, hrefs = "", hrefs[:0]
+				clear(langs)
 			}
 			for _, at := range tok.Attr {
 				attr := name + "@" + at.Name.Local
 				switch attr {
 				case "xhtml:link@href", "video:uploader@info":
 					checkURI(t, attr, at.Value, false)
+					if attr == "xhtml:link@href" {
+						hrefs = append(hrefs, at.Value)
+					}
 				case "video:player_loc@autoplay", "video:gallery_loc@title":
 					checkText(t, attr, at.Value, a.Text)
 				case "xhtml:link@hreflang":
-					if !isLanguageTag(at.Value) {
-						t.Errorf("hreflang %q written", at.Value)
+					if !isLanguageTag(at.Value) || langs[strings.ToLower(at.Value)] {
+						t.Errorf("hreflang %q written (again)", at.Value)
 					}
+					langs[strings.ToLower(at.Value)] = true
 				}
 			}
 		case xml.CharData:
@@ -198,8 +226,13 @@ func checkDocument(t *testing.T, doc []byte, a fuzzArgs, urls int) {
 			stack = stack[:len(stack)-1]
 			v := text.String()
 			switch name {
+			case "url":
+				if len(hrefs) > 0 && !slices.Contains(hrefs, loc) {
+					t.Errorf("%s has alternates %q, none of them itself", loc, hrefs)
+				}
 			case "loc":
 				checkURI(t, "loc", v, true)
+				loc = v
 			case "image:loc", "image:license", "video:thumbnail_loc", "video:content_loc", "video:player_loc", "video:gallery_loc":
 				checkURI(t, name, v, false)
 			case "image:caption":
@@ -225,10 +258,14 @@ func checkDocument(t *testing.T, doc []byte, a fuzzArgs, urls int) {
 			case "news:keywords":
 				checkText(t, name, v, a.Keyword)
 			case "lastmod", "video:expiration_date", "video:publication_date", "news:publication_date":
-				if _, err := time.Parse(time.RFC3339, v); err != nil {
+				when, err := time.Parse(time.RFC3339, v)
+				if err != nil {
 					if _, err := time.Parse(time.DateOnly, v); err != nil || name != "lastmod" {
 						t.Errorf("%s %q is not a W3C datetime", name, v)
 					}
+				}
+				if name == "news:publication_date" && (when.Before(testNow.Add(-maxNewsAge)) || when.After(testNow.Add(maxNewsSkew))) {
+					t.Errorf("news of %s written at %s", v, testNow)
 				}
 			}
 			text.Reset()

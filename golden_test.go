@@ -60,6 +60,7 @@ func goldenURLs() (plain, images, videos, news, alternates, all []URL) {
 		Videos:     []Video{full},
 		News:       n.News,
 		Alternates: alternates[0].Alternates,
+		Hreflang:   "fr", // none of the alternates is the page: its self link is added
 	}}
 	return plain, images, videos, news, alternates, all
 }
@@ -79,9 +80,19 @@ func TestGolden(t *testing.T) {
 		{"all", extAll, all},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := encodeSpec(t, listSource(tc.urls...), pageSpec{base: testBase, ext: tc.ext})
+			// The news articles are from the day before testNow.
+			r := encodeSpec(t, listSource(tc.urls...), pageSpec{base: testBase, ext: tc.ext, now: testNow})
 			if r.err != nil || len(r.rejected) > 0 || r.st.urls != len(tc.urls) {
 				t.Fatalf("err %v, rejected %v, %d of %d written", r.err, r.rejected, r.st.urls, len(tc.urls))
+			}
+			added := 0 // the URLs whose self link is added: those with a Hreflang here
+			for _, u := range tc.urls {
+				if u.Hreflang != "" {
+					added++
+				}
+			}
+			if len(r.notices) != added {
+				t.Errorf("notices %v, want %d", r.notices, added)
 			}
 			checkGolden(t, tc.name, r.doc)
 			xsdcheck.URLSet(t, r.doc)

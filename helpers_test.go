@@ -23,6 +23,10 @@ import (
 // testBase is the base URL of the test documents.
 const testBase = "https://example.com/"
 
+// testNow is the build time of the test documents: the news articles of
+// the tests are from the day before.
+var testNow = time.Date(2024, 6, 2, 12, 0, 0, 0, time.UTC)
+
 // rejection is one call of pageSpec.report.
 type rejection struct {
 	loc string
@@ -56,6 +60,7 @@ type result struct {
 	doc      []byte
 	st       pageStats
 	rejected []rejection
+	notices  []rejection // URLs written with a correction
 	err      error
 }
 
@@ -67,11 +72,20 @@ func encodeSpec(t testing.TB, src Source, spec pageSpec) result {
 	var r result
 	var buf bytes.Buffer
 	spec.report = func(loc string, err error) { r.rejected = append(r.rejected, rejection{loc, err}) }
+	spec.notice = func(page int64, loc string, err error) {
+		if page != 1 {
+			t.Errorf("notice for page %d, want 1", page)
+		}
+		r.notices = append(r.notices, rejection{loc, err})
+	}
 	r.st, r.err = encodePage(context.Background(), src, 1, &buf, &spec)
 	r.doc = buf.Bytes()
 	if r.err == nil {
 		if r.st.rejected != len(r.rejected) {
 			t.Errorf("stats say %d rejected, %d were reported", r.st.rejected, len(r.rejected))
+		}
+		if r.st.corrected != len(r.notices) {
+			t.Errorf("stats say %d corrected, %d were reported", r.st.corrected, len(r.notices))
 		}
 		if r.st.bytes != int64(len(r.doc)) {
 			t.Errorf("stats say %d bytes, the document has %d", r.st.bytes, len(r.doc))
@@ -84,10 +98,10 @@ func encodeSpec(t testing.TB, src Source, spec pageSpec) result {
 }
 
 // encodeURLs encodes urls as one <urlset> page under testBase with every
-// extension declared.
+// extension declared, built at testNow.
 func encodeURLs(t testing.TB, urls ...URL) result {
 	t.Helper()
-	return encodeSpec(t, listSource(urls...), pageSpec{base: testBase, ext: extAll})
+	return encodeSpec(t, listSource(urls...), pageSpec{base: testBase, ext: extAll, now: testNow})
 }
 
 // checkRejected checks that r has exactly one rejection, of loc, for field
@@ -122,11 +136,12 @@ func day(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0,
 // ruleCase is one row of a validation table: a URL and either the field
 // and rule it breaks, or (field "") a fragment its written entry holds.
 type ruleCase struct {
-	name  string
-	u     URL
-	field string // "" if the URL must be written
-	err   error  // the rule broken, for errors.Is
-	want  string // with field "": a fragment of the written <url>
+	name   string
+	u      URL
+	field  string // "" if the URL must be written
+	err    error  // the rule broken, for errors.Is
+	want   string // with field "": a fragment of the written <url>
+	notice error  // with field "": the correction reported, if any
 }
 
 const anchorLoc = testBase + "anchor"
@@ -149,6 +164,12 @@ func runRules(t *testing.T, cases []ruleCase) {
 				}
 				if r.st.urls != 2 {
 					t.Fatalf("%d URLs written, want 2", r.st.urls)
+				}
+				switch {
+				case tc.notice == nil && len(r.notices) > 0:
+					t.Errorf("corrected: %v", r.notices[0].err)
+				case tc.notice != nil && (len(r.notices) != 1 || r.notices[0].loc != tc.u.Loc || !errors.Is(r.notices[0].err, tc.notice)):
+					t.Errorf("notices %v, want one %v for %s", r.notices, tc.notice, tc.u.Loc)
 				}
 				if !bytes.Contains(r.doc, []byte(tc.want)) {
 					t.Errorf("document lacks %.500q:\n%.3000s", tc.want, r.doc)

@@ -9,6 +9,11 @@ import (
 	"unicode/utf8"
 )
 
+// maxIDNAuthority bounds the bytes of an authority whose host is
+// internationalized: 253 bytes of ASCII name, each byte at most 4 of UTF-8,
+// and a port.
+const maxIDNAuthority = 4*253 + len(":65535")
+
 // maxLocLen is the protocol's bound: a loc is under 2,048 characters once
 // percent-encoded.
 const maxLocLen = 2048
@@ -47,7 +52,7 @@ var uriClass = func() (t [256]uint8) {
 // Reasons a location is rejected. They are wrapped in an *InvalidURLError.
 var (
 	errNotAbsolute = errors.New("not an absolute http or https URL")
-	errBadHost     = errors.New("host must be an ASCII host name (punycode) or IP address, with an optional port")
+	errBadHost     = errors.New("host must be a host name (IDNs are converted to punycode) or IP address, with an optional port")
 	errControl     = errors.New("contains a control character or invalid UTF-8")
 	errTooLong     = errors.New("2,048 characters or longer once percent-encoded")
 	errTooShort    = errors.New("shorter than the schema's 12 characters")
@@ -55,8 +60,9 @@ var (
 	errDotSegment  = errors.New("path has a . or .. segment")
 )
 
-// appendURI appends s to b as a URI: an absolute http(s) URL with an ASCII
-// host, non-ASCII and other characters a URI may not hold percent-encoded
+// appendURI appends s to b as a URI: an absolute http(s) URL whose host, if
+// internationalized, is converted to punycode (IDNA lookup profile), with
+// non-ASCII and other characters a URI may not hold percent-encoded
 // (UTF-8), and a stray '%' encoded as %25 ('[', ']' and a second '#' too).
 // The scheme and host are written in lower case, and an empty path as "/".
 // It returns b unchanged and an error when s cannot be a sitemap location.
@@ -78,11 +84,16 @@ func appendPageURI(b []byte, s, base string, xmlText bool) ([]byte, error) {
 }
 
 func appendURIRules(b []byte, s, base string, xmlText, page bool) ([]byte, error) {
-	if len(s) >= maxLocLen { // every byte of s is at least one byte of the URI
-		if _, ok := cutScheme(s); !ok {
+	if len(s) >= maxLocLen {
+		rest, ok := cutScheme(s)
+		if !ok {
 			return b, errNotAbsolute
 		}
-		return b, errTooLong
+		// Every byte of s is at least one byte of the URI, except in an
+		// internationalized host: its punycode may be shorter.
+		if !hasNonASCII(rest[:authorityLen(rest[:min(len(rest), maxIDNAuthority)])]) {
+			return b, errTooLong
+		}
 	}
 	n := len(b)
 	var i, pathStart int // in s, and in b after n
@@ -98,15 +109,21 @@ func appendURIRules(b []byte, s, base string, xmlText, page bool) ([]byte, error
 			return b, errNotAbsolute
 		}
 		hostEnd := authorityLen(rest)
-		if !validAuthority(rest[:hostEnd]) {
+		i = hostEnd + len(s) - len(rest)
+		if validAuthority(rest[:hostEnd]) {
+			// The scheme and authority hold only ASCII letters, digits and ".-:[]".
+			for j := range i {
+				b = append(b, lower(s[j]))
+			}
+		} else if a, ok := idnaAuthority(rest[:hostEnd]); ok {
+			for j := range len(s) - len(rest) {
+				b = append(b, lower(s[j]))
+			}
+			b = append(b, a...)
+		} else {
 			return b, errBadHost
 		}
-		// The scheme and authority hold only ASCII letters, digits and ".-:[]".
-		i = hostEnd + len(s) - len(rest)
-		for j := range i {
-			b = append(b, lower(s[j]))
-		}
-		pathStart = i
+		pathStart = len(b) - n
 		if i == len(s) || s[i] != '/' {
 			b = append(b, '/')
 		}
@@ -404,14 +421,19 @@ func parseBase(s string) (string, error) {
 	if u.User != nil || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || u.Opaque != "" {
 		return "", fmt.Errorf("sitemap: BaseURL %q must not have user info, a query or a fragment", s)
 	}
-	if !validAuthority(u.Host) {
-		return "", fmt.Errorf("sitemap: BaseURL %q: %w", s, errBadHost)
+	host := u.Host
+	if !validAuthority(host) {
+		a, ok := idnaAuthority(host)
+		if !ok {
+			return "", fmt.Errorf("sitemap: BaseURL %q: %w", s, errBadHost)
+		}
+		host = a
 	}
 	path := u.EscapedPath()
 	if !strings.HasSuffix(path, "/") {
 		path += "/"
 	}
-	base := strings.ToLower(u.Scheme+"://"+u.Host) + path
+	base := strings.ToLower(u.Scheme+"://"+host) + path
 	if b, err := appendURI(nil, base, "", true); err != nil || string(b) != base || hasDotSegment([]byte(path)) {
 		return "", fmt.Errorf("sitemap: BaseURL %q is not a valid sitemap location", s)
 	}

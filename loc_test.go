@@ -43,6 +43,17 @@ func TestAppendURI(t *testing.T) {
 		{in: "https://[2001:DB8::1]:8443/a", want: "https://[2001:db8::1]:8443/a"},
 		{in: "https://example.com./a", want: "https://example.com./a"},
 		{in: "https://xn--bcher-kva.example/a", want: "https://xn--bcher-kva.example/a"},
+		// internationalized hosts: punycode by the IDNA lookup profile
+		{in: "https://bücher.example/", want: "https://xn--bcher-kva.example/"},
+		{in: "HTTPS://BÜCHER.Example:8443/Bücher?q=ü", want: "https://xn--bcher-kva.example:8443/B%C3%BCcher?q=%C3%BC"},
+		{in: "https://bücher.example", want: "https://xn--bcher-kva.example/"},
+		{in: "https://日本語.jp/a", want: "https://xn--wgv71a119e.jp/a"},
+		{in: "https://bücher。example/", want: "https://xn--bcher-kva.example/"}, // an ideographic full stop
+		{in: "https://faß.de/", want: "https://xn--fa-hia.de/"},                 // nontransitional: ß is kept
+		{in: "https://ｅｘａｍｐｌｅ.com/", want: "https://example.com/"},              // full-width letters map to ASCII
+		// punycode can be shorter than UTF-8: 2,049 bytes in, 2,044 out
+		{in: "https://😀😀😀😀.com/" + strings.Repeat("a", 2020), want: "https://xn--e28haaa.com/" + strings.Repeat("a", 2020)},
+		{in: "https://😀😀😀😀.com/" + strings.Repeat("a", 2024), err: errTooLong},
 		// not absolute http(s)
 		{in: "", err: errNotAbsolute},
 		{in: "/relative", err: errNotAbsolute},
@@ -56,7 +67,12 @@ func TestAppendURI(t *testing.T) {
 		{in: "https:///a", err: errBadHost},
 		{in: "https://exa mple.com/", err: errBadHost},
 		{in: "https://ex_ample.com/", err: errBadHost},
-		{in: "https://bücher.example/", err: errBadHost},
+		{in: "https://bü_cher.example/", err: errBadHost},         // not a host name under STD3 rules
+		{in: "https://bücher.example@evil.com/", err: errBadHost}, // user info
+		{in: "https://ü-.example/", err: errBadHost},              // a hyphen ends the label
+		{in: "https://[ü::1]/", err: errBadHost},
+		{in: "https://bücher.example:ü/", err: errBadHost},
+		{in: "https://\u200d.example/", err: errBadHost},
 		{in: "https://example..com/", err: errBadHost},
 		{in: "https://.example.com/", err: errBadHost},
 		{in: "https://-example.com/", err: errBadHost},
@@ -128,6 +144,7 @@ func TestLocRules(t *testing.T) {
 		{name: "empty", u: loc(""), field: "loc", err: errNotAbsolute},
 		{name: "ftp", u: loc("ftp://example.com/a"), field: "loc", err: errNotAbsolute},
 		{name: "bad host", u: loc("https://exa mple.com/a"), field: "loc", err: errBadHost},
+		{name: "bad IDN host", u: loc("https://bü_cher.example/a"), field: "loc", err: errBadHost},
 		{name: "user info", u: loc("https://admin@example.com/a"), field: "loc", err: errBadHost},
 		{name: "nul", u: loc(testBase + "a\x00"), field: "loc", err: errControl},
 		{name: "newline", u: loc(testBase + "a\nb"), field: "loc", err: errControl},
@@ -191,6 +208,10 @@ func TestParseBase(t *testing.T) {
 		{"http://example.com:8080/a/b/", "http://example.com:8080/a/b/"},
 		{"https://example.com/dü", "https://example.com/d%C3%BC/"},
 		{"https://[::1]:8443", "https://[::1]:8443/"},
+		{"https://bücher.example", "https://xn--bcher-kva.example/"},
+		{"https://Bücher.Example:8443/Läden", "https://xn--bcher-kva.example:8443/L%C3%A4den/"},
+		{"https://bü_cher.example", ""},
+		{"https://ü-.example", ""},
 		{"", ""},
 		{"example.com", ""},
 		{"/shop", ""},

@@ -1,13 +1,32 @@
 package sitemap
 
 import (
+	"errors"
 	"strings"
+	"time"
 )
 
 // maxStockTickers is the most stock tickers one news entry may carry.
 const maxStockTickers = 5
 
-// appendNews writes a <news:news> element. Its order follows the schema:
+// A news sitemap holds only articles published in the last two days. An
+// article dated a little after the build time is accepted, for the clocks
+// of the database and the server may differ; one dated later is not
+// published yet.
+const (
+	maxNewsAge  = 48 * time.Hour
+	maxNewsSkew = 5 * time.Minute
+)
+
+// Rules of the news publication date, wrapped in an *InvalidURLError.
+var (
+	errNewsTooOld = errors.New("older than two days")
+	errNewsFuture = errors.New("more than five minutes in the future")
+)
+
+// appendNews writes a <news:news> element of an article published within
+// two days before e.now (unless e.newsAnyAge) and at most five minutes
+// after it. Its order follows the schema:
 // publication (name, language), genres, publication_date, title, keywords,
 // stock_tickers.
 func (e *encoder) appendNews(b []byte, u *URL, n *News) ([]byte, error) {
@@ -22,6 +41,10 @@ func (e *encoder) appendNews(b []byte, u *URL, n *News) ([]byte, error) {
 		return b, invalid(u, "news.publication_date", errRequired)
 	case !validYear(n.PublicationDate):
 		return b, invalid(u, "news.publication_date", errYear)
+	case !e.now.IsZero() && n.PublicationDate.After(e.now.Add(maxNewsSkew)):
+		return b, invalid(u, "news.publication_date", errNewsFuture)
+	case !e.now.IsZero() && !e.newsAnyAge && n.PublicationDate.Before(e.now.Add(-maxNewsAge)):
+		return b, invalid(u, "news.publication_date", errNewsTooOld)
 	case strings.TrimSpace(n.Title) == "":
 		return b, invalid(u, "news.title", errRequired)
 	case len(n.StockTickers) > maxStockTickers:

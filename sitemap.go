@@ -21,7 +21,9 @@ type Config struct {
 	// BaseURL is the scheme, host, optional port and optional path prefix of
 	// the site, such as "https://example.com" or "https://example.com/shop".
 	// Required. Sitemap files are served under its path, and every loc must
-	// lie under it. Request headers (Host, X-Forwarded-*) are never used.
+	// lie under it. An internationalized host is converted to punycode
+	// ("https://bücher.example" serves "https://xn--bcher-kva.example/").
+	// Request headers (Host, X-Forwarded-*) are never used.
 	BaseURL string
 
 	// TTL is how long a built page stays fresh. Zero means 15 minutes. An
@@ -74,11 +76,26 @@ type Config struct {
 	// the reason: an *InvalidURLError or ErrPageFull. It is called from the
 	// build goroutine and must not block.
 	OnReject func(section string, page int64, loc string, err error)
-	// Logger receives build failures (error), rejected URLs (warn) and one
-	// line per build (debug). Nil means no logging.
+	// OnNotice, if set, is told about every URL that was written with a
+	// correction, with what was corrected: ErrSelfLinkAdded, the only one
+	// today. It is called from the build goroutine and must not block. Such
+	// a URL is also logged at info level and counted in
+	// Stats.CorrectedURLs; Strict does not fail its page.
+	OnNotice func(section string, page int64, loc string, err error)
+	// Logger receives build failures (error), rejected URLs (warn),
+	// corrected URLs (info) and one line per build (debug). Nil means no
+	// logging.
 	Logger *slog.Logger
-	// Now is the clock used for freshness. Nil means time.Now.
+	// Now is the clock used for freshness and for the age of news articles.
+	// Nil means time.Now.
 	Now func() time.Time
+	// NewsAnyAge writes news articles of any age. By default (false), an
+	// article whose PublicationDate is more than two days before the build
+	// time is skipped and reported (news.publication_date, "older than two
+	// days"), as news sitemaps hold only the last two days. Either way, an
+	// article dated more than five minutes after the build time is skipped
+	// and reported: it is not published yet.
+	NewsAnyAge bool
 }
 
 // Section is one named part of the sitemap tree, such as products,
@@ -141,6 +158,8 @@ type Sitemap struct {
 	strict     bool
 	listExt    string // the file extension the index lists: ".xml.gz" or ".xml"
 	onReject   func(string, int64, string, error)
+	onNotice   func(string, int64, string, error)
+	newsAnyAge bool
 	log        *slog.Logger
 	now        func() time.Time
 
@@ -194,6 +213,8 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 		strict:     cfg.Strict,
 		listExt:    ".xml.gz",
 		onReject:   cfg.OnReject,
+		onNotice:   cfg.OnNotice,
+		newsAnyAge: cfg.NewsAnyAge,
 		log:        cfg.Logger,
 		now:        cfg.Now,
 	}
@@ -294,7 +315,8 @@ func (s *Sitemap) addSection(i int, sec Section, n int) error {
 	} else {
 		s.unnamed = st
 	}
-	st.spec = pageSpec{base: s.base, maxURLs: size, ext: ext, strict: s.strict}
+	st.spec = pageSpec{base: s.base, maxURLs: size, ext: ext, strict: s.strict, newsAnyAge: s.newsAnyAge,
+		notice: func(page int64, loc string, err error) { s.corrected(st, page, loc, err) }}
 	s.sections = append(s.sections, st)
 	s.byName[sec.Name] = st
 	return nil

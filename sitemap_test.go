@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/freshmap/sitemap/internal/xsdcheck"
 )
 
 func TestNewErrors(t *testing.T) {
@@ -26,7 +28,7 @@ func TestNewErrors(t *testing.T) {
 		{"base with fragment", Config{BaseURL: "https://example.com/#x"}, []Section{ok}, "fragment"},
 		{"base with user", Config{BaseURL: "https://u:p@example.com/"}, []Section{ok}, "user"},
 		{"base with bad host", Config{BaseURL: "https://exa mple.com/"}, []Section{ok}, "BaseURL"},
-		{"base with unicode host", Config{BaseURL: "https://bücher.example/"}, []Section{ok}, "BaseURL"},
+		{"base with a host IDNA refuses", Config{BaseURL: "https://bü_cher.example/"}, []Section{ok}, "BaseURL"},
 		{"no sections", Config{BaseURL: "https://example.com"}, nil, "no sections"},
 		{"nil source", Config{BaseURL: "https://example.com"}, []Section{{Name: "a"}}, "no Source"},
 		{"two unnamed", Config{BaseURL: "https://example.com"}, []Section{ok, ok}, "unnamed"},
@@ -124,4 +126,31 @@ func TestPageSizeFromSource(t *testing.T) {
 	if n := strings.Count(rec.Body.String(), "<url>"); rec.Code != 200 || n != 100 {
 		t.Errorf("status %d, %d URLs served, want 100", rec.Code, n)
 	}
+}
+
+// TestIDNBase: a base URL with an internationalized host is served under
+// its punycode form, and locs written either way are under it.
+func TestIDNBase(t *testing.T) {
+	sm := newTestSitemap(t, Config{BaseURL: "https://Bücher.example/shop"}, Section{Source: FromSlice([]URL{
+		{Loc: "https://bücher.example/shop/a"},
+		{Loc: "https://xn--bcher-kva.example/shop/b"},
+		{Loc: "https://bücher.example/c"}, // outside the path
+	}, 0)})
+	if want := "https://xn--bcher-kva.example/shop/"; sm.base != want || sm.IndexURL() != want+"sitemap_index.xml" {
+		t.Fatalf("base %q, index %q; want %q", sm.base, sm.IndexURL(), want)
+	}
+	w := get(sm, "/shop/sitemap-1.xml")
+	if w.Code != 200 {
+		t.Fatalf("status %d", w.Code)
+	}
+	body := w.Body.String()
+	for _, want := range []string{"<loc>https://xn--bcher-kva.example/shop/a</loc>", "<loc>https://xn--bcher-kva.example/shop/b</loc>"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("page lacks %s:\n%s", want, body)
+		}
+	}
+	if n := strings.Count(body, "<url>"); n != 2 || sm.Stats().RejectedURLs != 1 {
+		t.Errorf("%d URLs written, %d rejected; want 2 and 1", n, sm.Stats().RejectedURLs)
+	}
+	xsdcheck.URLSet(t, w.Body.Bytes())
 }

@@ -16,9 +16,12 @@ type URL struct {
 	// the sitemap's base URL (same scheme, host and port, below its path).
 	// It is written in canonical form: scheme and host in lower case, "/"
 	// for an empty path, non-ASCII characters and others a URI may not hold
-	// percent-encoded as UTF-8 (IRI to URI). The result must be 12 to 2,047
-	// characters long, with an ASCII host (punycode), no user info and no
-	// "." or ".." path segments; a Loc that breaks a rule is not written.
+	// percent-encoded as UTF-8 (IRI to URI), and an internationalized host
+	// converted to punycode (IDNA lookup profile: "bücher.example" becomes
+	// "xn--bcher-kva.example"). The result must be 12 to 2,047 characters
+	// long, with no user info and no "." or ".." path segments; a Loc that
+	// breaks a rule is not written. The same conversion applies to every
+	// other URL a sitemap holds (images, videos, alternates).
 	Loc string
 	// LastMod is when the page last changed. The zero time means unknown, and
 	// then no <lastmod> is written. It is written in UTC, to the second.
@@ -32,10 +35,19 @@ type URL struct {
 	// In Go 1.26 new(0.8) makes the pointer.
 	Priority *float64
 
-	Images     []Image     // at most 1,000; needs the image extension
-	Videos     []Video     // needs the video extension
-	News       *News       // needs the news extension
-	Alternates []Alternate // hreflang alternates, including the page itself; needs the xhtml extension
+	Images []Image // at most 1,000; needs the image extension
+	Videos []Video // needs the video extension
+	News   *News   // needs the news extension
+	// Alternates are the hreflang links of the page: one per language
+	// version, including the page itself, and "x-default" at most once;
+	// each Hreflang a well-formed BCP 47 tag, none twice (compared without
+	// regard to case). They need the xhtml extension.
+	Alternates []Alternate
+	// Hreflang is the page's own language tag, such as "en". It is used only
+	// when none of the Alternates links to Loc: the self link {Hreflang,
+	// Loc} is then added (and reported with ErrSelfLinkAdded). With Hreflang
+	// empty, a URL whose Alternates do not list it is not written.
+	Hreflang string
 }
 
 // ChangeFreq is the value of a <changefreq> element.
@@ -140,8 +152,8 @@ type News struct {
 
 // Alternate is an <xhtml:link rel="alternate"> hreflang annotation.
 type Alternate struct {
-	// Hreflang is a language tag such as "en", "de-AT", "zh-Hant", or
-	// "x-default" for the fallback page.
+	// Hreflang is a BCP 47 language tag such as "en", "de-AT", "zh-Hant-TW"
+	// or "es-419", or "x-default" for the fallback page.
 	Hreflang string
 	Href     string // absolute http(s) URL of that language's page
 }

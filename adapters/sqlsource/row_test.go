@@ -159,7 +159,8 @@ func TestAnnotate(t *testing.T) {
 			}
 		}
 
-		sm, err := sitemap.New(sitemap.Config{BaseURL: newsBase, Strict: true},
+		now := func() time.Time { return as[len(as)-1].published } // every article is from the last two days
+		sm, err := sitemap.New(sitemap.Config{BaseURL: newsBase, Strict: true, Now: now},
 			sitemap.Section{Name: "news", Source: newSource(t, d.db, newsConfig(d, tab)), Extensions: sitemap.ExtNews})
 		if err != nil {
 			t.Fatal(err)
