@@ -21,6 +21,8 @@ type input struct {
 	n      int64 // bytes handed to the decoder
 	max    int64
 	run    int // bytes since the last '<'
+	// lines delivered so far, and where the last two started, for pos
+	lines, lineStart, prevStart int64
 	maxRun int
 	err    error // sticky
 }
@@ -54,9 +56,14 @@ func (in *input) ReadByte() (byte, error) {
 	c := in.buf[in.r]
 	in.r++
 	in.n++
-	if c == '<' {
+	in.run++
+	switch {
+	case c == '<':
 		in.run = 0
-	} else if in.run++; in.run > in.maxRun {
+	case c == '\n':
+		in.lines++
+		in.prevStart, in.lineStart = in.lineStart, in.n
+	case in.run > in.maxRun:
 		in.err = ErrTextTooBig
 		return 0, in.err
 	}
@@ -97,4 +104,14 @@ func (in *input) fill() error {
 			return err
 		}
 	}
+}
+
+// pos returns the 1-based line and byte column of an offset that the
+// decoder reports. The decoder reads at most one byte ahead, so the offset
+// is on the last line delivered or the one before.
+func (in *input) pos(off int64) (line, col int) {
+	if off >= in.lineStart {
+		return int(in.lines) + 1, int(off-in.lineStart) + 1
+	}
+	return int(in.lines), int(off-in.prevStart) + 1
 }

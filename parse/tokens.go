@@ -27,6 +27,7 @@ type frame struct {
 // one whole element, so that the caller is always between elements.
 type parser struct {
 	d         *xml.Decoder
+	in        *input
 	lim       Limits
 	stack     []frame // open elements
 	last      frame   // the element most recently closed
@@ -44,14 +45,14 @@ func newParser(r io.Reader, lim Limits) (*parser, error) {
 	d := xml.NewDecoder(in)
 	d.Strict = true // only the five predefined entities and character references
 	d.Entity = nil
-	return &parser{d: d, lim: lim, stack: make([]frame, 0, 8), line: 1, col: 1}, nil
+	return &parser{d: d, in: in, lim: lim, stack: make([]frame, 0, 8), line: 1, col: 1}, nil
 }
 
 // token returns the next start tag, end tag or text, skipping comments and
 // processing instructions, and refusing directives (DOCTYPE, ENTITY).
 func (p *parser) token() (xml.Token, error) {
 	for {
-		p.line, p.col = p.d.InputPos()
+		p.line, p.col = p.in.pos(p.d.InputOffset())
 		tok, err := p.d.Token()
 		if err != nil {
 			if err == io.EOF {
@@ -64,7 +65,7 @@ func (p *parser) token() (xml.Token, error) {
 			if len(p.stack) >= maxDepth {
 				return nil, p.fatal(ErrTooDeep)
 			}
-			p.stack = append(p.stack, frame{t.Name, p.line, p.col + 1})
+			p.stack = append(p.stack, frame{t.Name, p.line, p.col})
 			return t, nil
 		case xml.EndElement:
 			p.last = p.stack[len(p.stack)-1]
@@ -84,7 +85,7 @@ func (p *parser) fatal(err error) error {
 	if errors.As(err, &e) {
 		return err
 	}
-	line, col := p.d.InputPos()
+	line, col := p.in.pos(p.d.InputOffset())
 	return &Error{Line: line, Column: col, Path: path(p.stack), Err: err}
 }
 
