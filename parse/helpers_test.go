@@ -87,13 +87,13 @@ func clone(urls []sitemap.URL) []sitemap.URL {
 	return out
 }
 
-// serve encodes urls through the public API: one section with every
-// extension, fetched as the gzip file and the index.
-func serve(t testing.TB, urls []sitemap.URL, pageSize int) (page func(n int) []byte, index []byte) {
+// serve encodes urls through the public API: one section with the given
+// extensions, fetched as the gzip file and the index.
+func serve(t testing.TB, urls []sitemap.URL, pageSize int, ext sitemap.Extensions) (page func(n int) []byte, index []byte) {
 	t.Helper()
 	sm, err := sitemap.New(sitemap.Config{BaseURL: "https://example.com", Strict: true},
 		sitemap.Section{Source: sitemap.FromSlice(urls, pageSize),
-			Extensions: sitemap.ExtImage | sitemap.ExtVideo | sitemap.ExtNews | sitemap.ExtAlternates})
+			Extensions: ext})
 	if err != nil {
 		t.Fatal(err)
 	}

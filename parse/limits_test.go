@@ -90,7 +90,7 @@ func TestTooLarge(t *testing.T) {
 }
 
 // gzipped compresses a generated document.
-func gzipped(t *testing.T, g *generator) []byte {
+func gzipped(t testing.TB, g *generator) []byte {
 	var b bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
 	if _, err := io.Copy(zw, g); err != nil {

@@ -15,16 +15,16 @@ import (
 // io.ByteReader, so the decoder adds no buffer of its own and stops at the
 // byte that broke a limit.
 type input struct {
-	src    io.Reader
-	buf    []byte
-	r, w   int
-	n      int64 // bytes handed to the decoder
-	max    int64
-	run    int // bytes since the last '<'
+	src  io.Reader
+	buf  []byte
+	r, w int
+	n    int64 // bytes handed to the decoder
+	max  int64
+	run  int // bytes since the last '<'
 	// lines delivered so far, and where the last two started, for pos
 	lines, lineStart, prevStart int64
-	maxRun int
-	err    error // sticky
+	maxRun                      int
+	err                         error // sticky
 }
 
 // newInput detects gzip by its magic bytes (1f 8b) and returns the limited,

@@ -14,7 +14,7 @@ import (
 // parses the served gzip file and index back.
 func TestRoundTrip(t *testing.T) {
 	in, want := richURLs()
-	page, index := serve(t, in, 1000)
+	page, index := serve(t, in, 1000, sitemap.ExtImage|sitemap.ExtVideo|sitemap.ExtNews|sitemap.ExtAlternates)
 	doc := page(1)
 	if !bytes.HasPrefix(doc, []byte{0x1f, 0x8b}) {
 		t.Fatalf("page is not gzip: %q", doc[:10])
