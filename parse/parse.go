@@ -11,7 +11,8 @@
 // entities and character references are read.
 //
 // Elements are matched by namespace URI, never by prefix. Elements the
-// reader does not know, in any namespace, are skipped with their subtree.
+// reader does not know, in any namespace, are skipped with their subtree,
+// and text between elements is ignored.
 //
 // # Errors
 //
