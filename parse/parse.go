@@ -1,0 +1,169 @@
+// Package parse reads sitemaps back: a <urlset>, with its image, video,
+// news and xhtml hreflang extensions, into [sitemap.URL] values, and a
+// <sitemapindex> into [Sitemap] values.
+//
+// Both readers stream: one entry is held at a time, and the input, plain XML
+// or gzip (recognised by its first two bytes), is read through limits that
+// bound memory whatever it holds. The uncompressed document may have at most
+// [sitemap.MaxBytes] bytes and [sitemap.MaxURLs] entries, one text node,
+// comment or tag at most 32 KiB, and elements nest at most 32 deep. A DOCTYPE
+// (and so any entity declaration) is refused; only the five predefined
+// entities and character references are read.
+//
+// Elements are matched by namespace URI, never by prefix. Elements the
+// reader does not know, in any namespace, are skipped with their subtree,
+// and text between elements is ignored.
+//
+// # Errors
+//
+// Every error is an [*Error] with the line, column and element path where it
+// was found, so that a checker can print "file:line:col: path: message".
+// An error that wraps [ErrInvalid] concerns one entry's value (a bad date, a
+// priority that is not a number, a missing loc): the entry is yielded with
+// what could be read and the error, and reading goes on with the next entry.
+// Any other error (malformed XML, a limit, a wrong root) ends the sequence.
+//
+// # Values
+//
+// Locations are returned as written (trimmed of surrounding white space);
+// the encoder writes them in canonical percent-encoded form. Times are
+// returned in UTC; a lastmod given as a date alone (YYYY, YYYY-MM or
+// YYYY-MM-DD) sets URL.LastModDateOnly. Comma-separated lists (news genres,
+// keywords, stock tickers) are split on commas and trimmed, so a keyword
+// holding a comma comes back as two. A price of type "own" is written as
+// "purchase" by the encoder and reads back as "purchase".
+package parse
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"strconv"
+	"time"
+
+	"github.com/freshmap/sitemap"
+)
+
+// Sitemap is one <sitemap> entry of a sitemap index.
+type Sitemap struct {
+	Loc     string
+	LastMod time.Time // zero when the entry has none; in UTC
+}
+
+// Limits bound what a reader accepts. The zero value of every field is the
+// protocol's limit or a safe default, and a negative value means no limit.
+type Limits struct {
+	// MaxBytes is the most uncompressed bytes read. Zero means
+	// sitemap.MaxBytes (52,428,800).
+	MaxBytes int64
+	// MaxEntries is the most <url> or <sitemap> entries. Zero means
+	// sitemap.MaxURLs (50,000).
+	MaxEntries int
+	// MaxText is the most bytes of one text node, comment or tag as written,
+	// and of one element's text once decoded. Zero means 32 KiB.
+	MaxText int
+}
+
+const (
+	defaultMaxText = 32 << 10
+	maxDepth       = 32 // elements nested in one another
+)
+
+func (l Limits) withDefaults() Limits {
+	l.MaxBytes = orDefault(l.MaxBytes, sitemap.MaxBytes)
+	l.MaxEntries = orDefault(l.MaxEntries, sitemap.MaxURLs)
+	l.MaxText = orDefault(l.MaxText, defaultMaxText)
+	return l
+}
+
+// orDefault maps zero to def and a negative value to "no limit".
+func orDefault[T int | int64](v, def T) T {
+	switch {
+	case v == 0:
+		return def
+	case v < 0:
+		return T(1)<<(strconv.IntSize-2) - 1 // large, and safe to add to
+	}
+	return v
+}
+
+// URLs returns the entries of the <urlset> that r holds, as plain or gzip
+// XML. The sequence reads r as it goes and can be ranged over once. See the
+// package documentation for its errors and limits.
+func URLs(r io.Reader, lim Limits) iter.Seq2[sitemap.URL, error] {
+	return func(yield func(sitemap.URL, error) bool) {
+		p, err := newParser(r, lim.withDefaults())
+		if err == nil {
+			err = p.root("urlset")
+		}
+		if err != nil {
+			yield(sitemap.URL{}, err)
+			return
+		}
+		for {
+			var u sitemap.URL
+			ok, err := p.nextEntry("url", func() error { return p.url(&u) })
+			if err == nil {
+				err = p.takeInvalid()
+			}
+			if !ok && err == nil || !yield(u, err) || !ok {
+				return
+			}
+		}
+	}
+}
+
+// Index returns the entries of the <sitemapindex> that r holds, as plain or
+// gzip XML, like [URLs].
+func Index(r io.Reader, lim Limits) iter.Seq2[Sitemap, error] {
+	return func(yield func(Sitemap, error) bool) {
+		p, err := newParser(r, lim.withDefaults())
+		if err == nil {
+			err = p.root("sitemapindex")
+		}
+		if err != nil {
+			yield(Sitemap{}, err)
+			return
+		}
+		for {
+			var s Sitemap
+			ok, err := p.nextEntry("sitemap", func() error { return p.sitemap(&s) })
+			if err == nil {
+				err = p.takeInvalid()
+			}
+			if !ok && err == nil || !yield(s, err) || !ok {
+				return
+			}
+		}
+	}
+}
+
+// Error is an error found at a place in the document.
+type Error struct {
+	Line, Column int    // 1-based; of the element's start for a value error
+	Path         string // element path such as "urlset/url/video:video/video:duration"
+	Err          error
+}
+
+func (e *Error) Error() string {
+	if e.Path == "" {
+		return fmt.Sprintf("%d:%d: %v", e.Line, e.Column, e.Err)
+	}
+	return fmt.Sprintf("%d:%d: %s: %v", e.Line, e.Column, e.Path, e.Err)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errors that an [Error] wraps, for errors.Is.
+var (
+	// ErrInvalid is wrapped by errors about one entry's value; reading goes on.
+	ErrInvalid = errors.New("sitemap: invalid value")
+
+	ErrTooLarge   = errors.New("sitemap: document exceeds the byte limit")
+	ErrTooMany    = errors.New("sitemap: more entries than the limit")
+	ErrTextTooBig = errors.New("sitemap: text, comment or tag exceeds the length limit")
+	ErrTooDeep    = errors.New("sitemap: elements nested too deep")
+	ErrDirective  = errors.New("sitemap: DOCTYPE and other directives are refused")
+	ErrRoot       = errors.New("sitemap: unexpected root element")
+)

@@ -1,0 +1,117 @@
+package parse
+
+import (
+	"bytes"
+	"io"
+
+	"github.com/klauspost/compress/gzip"
+)
+
+// input is the byte stream the XML decoder reads: the document, inflated
+// when it starts with the gzip magic bytes, cut off past the byte limit, and
+// refused when a run of bytes between two '<' (one text node, comment or
+// tag) grows past the text limit. The decoder buffers a whole token before it
+// returns it, so the run limit is what bounds its memory. input is an
+// io.ByteReader, so the decoder adds no buffer of its own and stops at the
+// byte that broke a limit.
+type input struct {
+	src  io.Reader
+	buf  []byte
+	r, w int
+	n    int64 // bytes handed to the decoder
+	max  int64
+	run  int // bytes since the last '<'
+	// lines delivered so far, and where the last two started, for pos
+	lines, lineStart, prevStart int64
+	maxRun                      int
+	err                         error // sticky
+}
+
+// newInput detects gzip by its magic bytes (1f 8b) and returns the limited,
+// uncompressed stream.
+func newInput(r io.Reader, lim Limits) (*input, error) {
+	var head [2]byte
+	n, err := io.ReadFull(r, head[:])
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return nil, err
+	}
+	src := io.MultiReader(bytes.NewReader(head[:n]), r)
+	if n == 2 && head == [2]byte{0x1f, 0x8b} {
+		gz, err := gzip.NewReader(src)
+		if err != nil {
+			return nil, err
+		}
+		src = gz
+	}
+	return &input{src: src, buf: make([]byte, 16<<10), max: lim.MaxBytes, maxRun: lim.MaxText}, nil
+}
+
+// ReadByte hands the decoder its next byte, checking the limits.
+func (in *input) ReadByte() (byte, error) {
+	if in.r == in.w {
+		if err := in.fill(); err != nil {
+			return 0, err
+		}
+	}
+	c := in.buf[in.r]
+	in.r++
+	in.n++
+	in.run++
+	switch {
+	case c == '<':
+		in.run = 0
+	case c == '\n':
+		in.lines++
+		in.prevStart, in.lineStart = in.lineStart, in.n
+	case in.run > in.maxRun:
+		in.err = ErrTextTooBig
+		return 0, in.err
+	}
+	if in.n > in.max {
+		in.err = ErrTooLarge
+		return 0, in.err
+	}
+	return c, nil
+}
+
+// Read is there for io.Reader; the decoder only calls ReadByte.
+func (in *input) Read(p []byte) (int, error) {
+	for i := range p {
+		c, err := in.ReadByte()
+		if err != nil {
+			if i > 0 {
+				return i, nil
+			}
+			return 0, err
+		}
+		p[i] = c
+	}
+	return len(p), nil
+}
+
+func (in *input) fill() error {
+	if in.err != nil {
+		return in.err
+	}
+	for {
+		n, err := in.src.Read(in.buf)
+		in.r, in.w = 0, n
+		if n > 0 {
+			return nil
+		}
+		if err != nil {
+			in.err = err
+			return err
+		}
+	}
+}
+
+// pos returns the 1-based line and byte column of an offset that the
+// decoder reports. The decoder reads at most one byte ahead, so the offset
+// is on the last line delivered or the one before.
+func (in *input) pos(off int64) (line, col int) {
+	if off >= in.lineStart {
+		return int(in.lines) + 1, int(off-in.lineStart) + 1
+	}
+	return int(in.lines), int(off-in.prevStart) + 1
+}
