@@ -56,6 +56,7 @@ func richURLs() (in, want []sitemap.URL) {
 		{Hreflang: "de", Href: "https://example.com/deutsch/page.html"},
 		{Hreflang: "en", Href: "https://example.com/english/page.html"},
 		{Hreflang: "x-default", Href: "https://example.com/page.html"},
+		{Hreflang: "fr", Href: "https://example.com/everything"}, // the page itself, as the encoder requires
 	}
 	in = []sitemap.URL{
 		{Loc: "https://example.com/"},
@@ -91,7 +92,10 @@ func clone(urls []sitemap.URL) []sitemap.URL {
 // extensions, fetched as the gzip file and the index.
 func serve(t testing.TB, urls []sitemap.URL, pageSize int, ext sitemap.Extensions) (page func(n int) []byte, index []byte) {
 	t.Helper()
-	sm, err := sitemap.New(sitemap.Config{BaseURL: "https://example.com", Strict: true},
+	// Built the day after the news article: the encoder writes only news
+	// of the last two days.
+	now := func() time.Time { return time.Date(2024, 6, 2, 8, 0, 0, 0, time.UTC) }
+	sm, err := sitemap.New(sitemap.Config{BaseURL: "https://example.com", Strict: true, Now: now},
 		sitemap.Section{Source: sitemap.FromSlice(urls, pageSize),
 			Extensions: ext})
 	if err != nil {
