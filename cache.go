@@ -85,6 +85,27 @@ func (c *pageCache) remove(k pageKey) {
 	c.lru.Remove(k)
 }
 
+// attachText gives e, the entry of k, its text form t, and counts t's
+// bytes in the budget if e is cached under k (evicting as needed). Both
+// happen under the cache's lock, so an eviction counts e with or without
+// its text, never half.
+func (c *pageCache) attachText(k pageKey, e, t *entry) {
+	if c.lru == nil {
+		e.text.Store(t)
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e.text.Store(t)
+	if cur, ok := c.lru.Peek(k); !ok || cur != e {
+		return
+	}
+	c.bytes += int64(len(t.gz))
+	for c.bytes > c.budget && c.lru.Len() > 0 {
+		c.lru.RemoveOldest()
+	}
+}
+
 // keys returns the keys of the cached entries.
 func (c *pageCache) keys() []pageKey {
 	if c.lru == nil {

@@ -23,6 +23,8 @@
 //	/sitemap-SECTION-N.xml.gz        page N of a named section, as a gzip file
 //	/sitemap-N.xml.gz                page N when there is a single unnamed section
 //	/sitemap-SECTION-N.xml           the same page as XML (gzip-encoded when accepted)
+//	/sitemap-SECTION-N.txt           its URLs as plain text, one a line
+//	/sitemap_index-2.xml …           more index files, past 50,000 pages
 //	/robots.txt                      the application's, with Sitemap: merged in (middleware only)
 //
 // # Sources

@@ -3,6 +3,7 @@ package sitemap
 import (
 	"encoding/binary"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -26,6 +27,11 @@ type entry struct {
 
 	epoch      uint64      // the Sitemap's epoch when its build started (invalidate.go)
 	refreshing atomic.Bool // a background refresh is running
+
+	// text is the page's plain-text form, made from it on first request
+	// (text.go); textMu makes that happen once.
+	text   atomic.Pointer[entry]
+	textMu sync.Mutex
 }
 
 // newEntry makes a cache entry of gz, the gzip (at level) of XML whose
@@ -62,16 +68,21 @@ const _ uint32 = MaxBytes
 
 // renewed returns a copy of e that is fresh again as of now.
 func (e *entry) renewed(now time.Time) *entry {
-	return &entry{
+	r := &entry{
 		gz: e.gz, size: e.size, lastMod: e.lastMod, built: now, info: e.info, epoch: e.epoch,
 		etagFile: e.etagFile, etagGzip: e.etagGzip, etagPlain: e.etagPlain, gzLen: e.gzLen, pages: e.pages, more: e.more,
 	}
+	r.text.Store(e.text.Load()) // the same bytes, the same text
+	return r
 }
 
 // cost is the bytes e holds in the cache: its gzip file, and an index's
 // other files.
 func (e *entry) cost() int64 {
 	n := int64(len(e.gz))
+	if t := e.text.Load(); t != nil {
+		n += int64(len(t.gz))
+	}
 	for _, f := range e.more {
 		n += int64(len(f.gz))
 	}

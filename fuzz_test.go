@@ -172,6 +172,7 @@ func checkEncode(t *testing.T, a fuzzArgs) []byte {
 	}
 	doc := buf.Bytes()
 	checkDocument(t, doc, a, st.urls)
+	checkTextForm(t, doc, st.urls)
 	return doc
 }
 
@@ -322,5 +323,26 @@ func checkText(t *testing.T, what, got, given string) {
 	t.Helper()
 	if want := sanitized(given); got != want {
 		t.Errorf("%s reads back as %q, want %q", what, got, want)
+	}
+}
+
+// checkTextForm derives the plain-text form of doc as text.go does and
+// checks it has one line per URL written, each a canonical URI: no
+// caption, title or other text can pass for a location.
+func checkTextForm(t *testing.T, doc []byte, urls int) {
+	gz, _, err := compress(1, func(w io.Writer) error { _, err := w.Write(doc); return err })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text bytes.Buffer
+	if err := xmlToText(&text, gz); err != nil {
+		t.Fatalf("text form: %v", err)
+	}
+	lines := strings.Split(strings.TrimSuffix(text.String(), "\n"), "\n")
+	if len(lines) != urls {
+		t.Fatalf("text form has %d lines for %d URLs:\n%s", len(lines), urls, text.String())
+	}
+	for _, l := range lines {
+		checkURI(t, "text line", l, true)
 	}
 }

@@ -16,6 +16,7 @@ var (
 	hdrVary    = []string{"Accept-Encoding"}
 	hdrGzipCT  = []string{"application/gzip"}
 	hdrXMLCT   = []string{"application/xml; charset=utf-8"}
+	hdrTextCT  = []string{"text/plain; charset=utf-8"}
 	hdrAllow   = []string{"GET, HEAD"}
 )
 
@@ -49,6 +50,9 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if e = e.file(int(min(rt.page, math.MaxInt32))); e == nil {
 			err = errNotFound // an index file past the last
 		}
+	}
+	if err == nil && rt.rep == asText {
+		e, err = s.textOf(k, e)
 	}
 	switch {
 	case errors.Is(err, errNotFound):
@@ -98,20 +102,24 @@ func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, r
 	cw := countingWriter{ResponseWriter: w}
 	var content io.ReadSeeker
 	var plain *plainBody
+	ct := hdrXMLCT
+	if rep == asText {
+		ct = hdrTextCT
+	}
 	switch {
 	case rep == asGzipFile:
 		h["Content-Type"] = hdrGzipCT
 		h["Etag"] = e.etagFile
 		content = bytes.NewReader(e.gz)
 	case acceptsGzip(r.Header["Accept-Encoding"]):
-		h["Content-Type"] = hdrXMLCT
+		h["Content-Type"] = ct
 		h["Vary"] = hdrVary
 		h["Content-Encoding"] = hdrGzip
 		h["Etag"] = e.etagGzip
 		cw.length = e.gzLen // ServeContent sends none with a Content-Encoding
 		content = bytes.NewReader(e.gz)
 	default:
-		h["Content-Type"] = hdrXMLCT
+		h["Content-Type"] = ct
 		h["Vary"] = hdrVary
 		h["Etag"] = e.etagPlain
 		plain = getPlainBody(e)

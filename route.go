@@ -24,6 +24,7 @@ type representation uint8
 const (
 	asGzipFile representation = iota // .xml.gz: application/gzip, no Content-Encoding
 	asXML                            // .xml: negotiated, gzip-encoded or plain
+	asText                           // .txt: the page's locations, one a line (text.go), negotiated
 )
 
 // route is what a sitemap path names.
@@ -46,7 +47,7 @@ func (s *Sitemap) owns(path string) bool {
 		return false
 	}
 	return rest == indexFile || strings.HasPrefix(rest, "sitemap_index-") && strings.HasSuffix(rest, ".xml") ||
-		strings.HasPrefix(rest, "sitemap-") && (strings.HasSuffix(rest, ".xml") || strings.HasSuffix(rest, ".xml.gz"))
+		strings.HasPrefix(rest, "sitemap-") && (strings.HasSuffix(rest, ".xml") || strings.HasSuffix(rest, ".xml.gz") || strings.HasSuffix(rest, ".txt"))
 }
 
 // route parses a sitemap path. Only the one canonical name of each file is
@@ -73,12 +74,16 @@ func (s *Sitemap) route(path string) (route, bool) {
 	if !ok {
 		return route{}, false
 	}
-	rep := asGzipFile
-	if name, ok = strings.CutSuffix(name, ".xml.gz"); !ok {
-		if name, ok = strings.CutSuffix(name, ".xml"); !ok {
-			return route{}, false
-		}
-		rep = asXML
+	var rep representation
+	switch {
+	case strings.HasSuffix(name, ".xml.gz"):
+		name, rep = strings.TrimSuffix(name, ".xml.gz"), asGzipFile
+	case strings.HasSuffix(name, ".xml"):
+		name, rep = strings.TrimSuffix(name, ".xml"), asXML
+	case strings.HasSuffix(name, ".txt"):
+		name, rep = strings.TrimSuffix(name, ".txt"), asText
+	default:
+		return route{}, false
 	}
 	secName, num := "", name
 	if i := strings.LastIndexByte(name, '-'); i >= 0 {
