@@ -268,6 +268,19 @@ func (s *Sitemap) buildPage(ctx context.Context, sec *section, n int64, old *ent
 	}
 	spec := sec.spec
 	spec.report = func(loc string, err error) { s.reject(sec, n, loc, err) }
+	var tr *tracker
+	var prevGz []byte
+	if s.onChange != nil {
+		var prev []urlSum
+		if old == nil {
+			old, _ = s.cache.peek(k) // a copy an Invalidate or the index outdated
+		}
+		if old != nil {
+			prev, prevGz = old.sums, old.gz
+		}
+		tr = newTracker(prev, s.clocks.served(k), len(prev))
+		spec.visit = tr.visit
+	}
 	spec.now = now
 	start := time.Now()
 	var st pageStats
@@ -290,6 +303,10 @@ func (s *Sitemap) buildPage(ctx context.Context, sec *section, n int64, old *ent
 	}
 	e := newEntry(gz, sum, s.gzipLevel, at, now)
 	e.info = info
+	if tr != nil {
+		e.sums = tr.sums
+		s.emitChanges(sec, n, tr, prevGz)
+	}
 	s.log.Debug("sitemap: built page", "section", sec.name, "page", n, "urls", st.urls,
 		"rejected", st.rejected, "bytes", st.bytes, "gzip_bytes", len(gz), "duration", dur, "clock", at)
 	return e, nil

@@ -72,6 +72,17 @@ func (c *clocks) built(k pageKey, hash uint64, newest, now time.Time) (at time.T
 	return r.at, !r.at.Equal(prev)
 }
 
+// served returns the clock of the bytes of k built last in this process,
+// or the zero time if there were none.
+func (c *clocks) served(k pageKey) time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r := c.m[k]; r != nil && r.built {
+		return r.served
+	}
+	return time.Time{}
+}
+
 // listed returns the clock to write in the index for page k, which Pages
 // reported as info at now. A page whose Version changed since the last
 // index, and that is not cached (cached reports whether it is), has its

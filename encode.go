@@ -55,6 +55,8 @@ type pageSpec struct {
 	now time.Time
 	// newsAnyAge turns off the two-day bound of news articles.
 	newsAnyAge bool
+	// visit, if set, is shown every <url> element written (changes.go).
+	visit func(entry []byte, lastmod time.Time)
 }
 
 // pageStats describes a page that was written.
@@ -89,7 +91,7 @@ func encodePage(ctx context.Context, src Source, n int64, w io.Writer, spec *pag
 	e := getEncoder()
 	defer putEncoder(e)
 	e.reset(w, kindURLSet, spec.ext, spec.base, spec.maxURLs, spec.maxBytes)
-	e.now, e.newsAnyAge = spec.now, spec.newsAnyAge
+	e.now, e.newsAnyAge, e.visit = spec.now, spec.newsAnyAge, spec.visit
 	i := 0
 	for u, err := range src.URLs(ctx, n) {
 		if err != nil {
@@ -162,6 +164,9 @@ type encoder struct {
 	now        time.Time // for the age of news articles; zero checks none
 	newsAnyAge bool
 	amended    error // set by add when the entry written was corrected
+	// visit, if set, is shown every <url> element as it is written (the
+	// bytes are only read during the call), with its URL's lastmod.
+	visit func(entry []byte, lastmod time.Time)
 }
 
 // reset prepares e for a new document on w, keeping its buffer.
@@ -220,6 +225,9 @@ func (e *encoder) add(u *URL) error {
 		e.buf = e.buf[:mark]
 		return err
 	}
+	if e.visit != nil && e.fits() {
+		e.visit(e.buf[mark:], u.LastMod)
+	}
 	if err := e.commit(mark, u.LastMod); err != nil {
 		e.amended = nil
 		return err
@@ -260,7 +268,7 @@ func (e *encoder) addSitemap(loc string, lastmod time.Time) error {
 // commit accepts the entry built in buf[mark:] if the file stays within
 // its byte limit, and flushes the buffer when it is large.
 func (e *encoder) commit(mark int, lastmod time.Time) error {
-	if e.flushed+int64(len(e.buf))+int64(len(e.trailer())) > e.maxBytes {
+	if !e.fits() {
 		e.buf = e.buf[:mark]
 		e.full = true
 		return ErrPageFull
@@ -273,6 +281,12 @@ func (e *encoder) commit(mark int, lastmod time.Time) error {
 		e.flush()
 	}
 	return e.err
+}
+
+// fits reports whether the document, with what buf holds, stays within its
+// byte limit once closed.
+func (e *encoder) fits() bool {
+	return e.flushed+int64(len(e.buf))+int64(len(e.trailer())) <= e.maxBytes
 }
 
 func (e *encoder) flush() {

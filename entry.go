@@ -24,6 +24,7 @@ type entry struct {
 
 	pages [][]PageInfo // index only: every section's pages, in order
 	more  []*entry     // index only: its files after the first (sitemap_index-2.xml, …)
+	sums  []urlSum     // a page's URLs, hashed, when changes are tracked (changes.go)
 
 	epoch      uint64      // the Sitemap's epoch when its build started (invalidate.go)
 	refreshing atomic.Bool // a background refresh is running
@@ -70,7 +71,7 @@ const _ uint32 = MaxBytes
 func (e *entry) renewed(now time.Time) *entry {
 	r := &entry{
 		gz: e.gz, size: e.size, lastMod: e.lastMod, built: now, info: e.info, epoch: e.epoch,
-		etagFile: e.etagFile, etagGzip: e.etagGzip, etagPlain: e.etagPlain, gzLen: e.gzLen, pages: e.pages, more: e.more,
+		etagFile: e.etagFile, etagGzip: e.etagGzip, etagPlain: e.etagPlain, gzLen: e.gzLen, pages: e.pages, more: e.more, sums: e.sums,
 	}
 	r.text.Store(e.text.Load()) // the same bytes, the same text
 	return r
@@ -79,7 +80,7 @@ func (e *entry) renewed(now time.Time) *entry {
 // cost is the bytes e holds in the cache: its gzip file, and an index's
 // other files.
 func (e *entry) cost() int64 {
-	n := int64(len(e.gz))
+	n := int64(len(e.gz)) + int64(len(e.sums))*16
 	if t := e.text.Load(); t != nil {
 		n += int64(len(t.gz))
 	}

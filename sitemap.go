@@ -72,6 +72,13 @@ type Config struct {
 	// page, fail the whole page (503 or the last good copy) instead of
 	// being skipped and reported.
 	Strict bool
+	// OnChange, if set, is told what each rebuilt page changed: the URLs
+	// added, changed (another lastmod, or any other byte of their entry)
+	// and removed, derived by comparing the page with its previous copy
+	// (see Change), and the URLs named with Notify. It is called from the
+	// build goroutine, after the page is built, and must not block. Setting
+	// it keeps 16 bytes a URL with each cached page.
+	OnChange func(Change)
 	// OnReject, if set, is told about every URL that was not written, with
 	// the reason: an *InvalidURLError or ErrPageFull. It is called from the
 	// build goroutine and must not block.
@@ -156,6 +163,7 @@ type Sitemap struct {
 	timeout    time.Duration
 	retryAfter time.Duration
 	strict     bool
+	onChange   func(Change)
 	listExt    string // the file extension the index lists: ".xml.gz" or ".xml"
 	onReject   func(string, int64, string, error)
 	onNotice   func(string, int64, string, error)
@@ -211,6 +219,7 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 		retryAfter: orDefault(cfg.RetryAfter, defaultRetryAfter),
 		gzipLevel:  orDefault(cfg.GzipLevel, defaultGzipLevel),
 		strict:     cfg.Strict,
+		onChange:   cfg.OnChange,
 		listExt:    ".xml.gz",
 		onReject:   cfg.OnReject,
 		onNotice:   cfg.OnNotice,

@@ -1,13 +1,10 @@
 package sitemap
 
 import (
-	"bufio"
 	"bytes"
-	"errors"
+	"cmp"
 	"fmt"
 	"io"
-
-	"github.com/klauspost/compress/gzip"
 )
 
 // The plain-text form of a page (/sitemap-SECTION-N.txt), which the
@@ -37,42 +34,17 @@ func (s *Sitemap) textOf(k pageKey, e *entry) (*entry, error) {
 }
 
 // xmlToText writes the location of every <url> of gz, a <urlset> this
-// package wrote, one a line. The encoder starts each entry on a line of
-// its own with "<url><loc>" and writes the location, a URI, with only '&'
-// and the apostrophe as entities; nothing else in a document can begin a
-// line with those bytes, since text content has '<' escaped.
+// package wrote, one a line (see eachLoc).
 func xmlToText(w io.Writer, gz []byte) error {
-	zr, err := gzip.NewReader(bytes.NewReader(gz))
-	if err != nil {
-		return err
-	}
-	br := bufio.NewReaderSize(zr, 64<<10)
-	var out []byte
-	lineStart := true
-	for {
-		line, err := br.ReadSlice('\n')
-		if lineStart && bytes.HasPrefix(line, []byte("<url><loc>")) {
-			loc, _, ok := bytes.Cut(line[len("<url><loc>"):], []byte("</loc>"))
-			if !ok {
-				return errors.New("a <loc> longer than a buffer")
-			}
-			out = appendUnescapedLoc(out[:0], loc)
-			out = append(out, '\n')
-			if _, err := w.Write(out); err != nil {
-				return err
-			}
+	var line []byte
+	var werr error
+	err := eachLoc(gz, func(loc []byte) {
+		if werr == nil {
+			line = append(appendUnescapedLoc(line[:0], loc), '\n')
+			_, werr = w.Write(line)
 		}
-		switch {
-		case err == bufio.ErrBufferFull: // a long line: its rest is not a line start
-			lineStart = false
-		case err == io.EOF:
-			return nil
-		case err != nil:
-			return err
-		default:
-			lineStart = true
-		}
-	}
+	})
+	return cmp.Or(werr, err)
 }
 
 // appendUnescapedLoc appends loc with the two entities a location may hold
