@@ -73,8 +73,9 @@ type Config struct {
 	// being skipped and reported.
 	Strict bool
 	// OnReject, if set, is told about every URL that was not written, with
-	// the reason: an *InvalidURLError or ErrPageFull. It is called from the
-	// build goroutine and must not block.
+	// the reason: an *InvalidURLError or ErrPageFull; page is 0 for a URL
+	// of the section's Atom feed. It is called from the build goroutine
+	// and must not block.
 	OnReject func(section string, page int64, loc string, err error)
 	// OnNotice, if set, is told about every URL that was written with a
 	// correction, with what was corrected: ErrSelfLinkAdded, the only one
