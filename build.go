@@ -204,9 +204,12 @@ func (s *Sitemap) build(k pageKey, sec *section, old *entry) (e *entry, err erro
 	// (which may itself say that this page changed) and right before the
 	// Source is read.
 	epoch := s.epoch.Load()
-	if sec == nil {
+	switch {
+	case k.sec < indexSection: // a feed (feed.go), built with a nil sec
+		e, err = s.buildFeed(ctx, k)
+	case sec == nil:
 		e, err = s.buildIndex(ctx)
-	} else {
+	default:
 		e, err = s.buildPage(ctx, sec, k.page, old)
 	}
 	if err != nil {
@@ -325,6 +328,9 @@ func (s *Sitemap) reject(sec *section, n int64, loc string, err error) {
 func (s *Sitemap) describe(k pageKey) string {
 	if k.sec == indexSection {
 		return "sitemap_index.xml"
+	}
+	if k.sec < indexSection {
+		return s.sections[feedSection(k.sec)].feed.name
 	}
 	return s.sections[k.sec].filePfx + strconv.FormatInt(k.page, 10) + ".xml.gz"
 }

@@ -25,6 +25,8 @@
 //	/sitemap-SECTION-N.xml           the same page as XML (gzip-encoded when accepted)
 //	/sitemap-SECTION-N.txt           its URLs as plain text, one a line
 //	/sitemap_index-2.xml …           more index files, past 50,000 pages
+//	/sitemap-SECTION.atom            the section's Atom feed of its newest URLs ([Config.FeedEntries])
+//	/sitemap.atom                    the same, for a single unnamed section
 //	/robots.txt                      the application's, with Sitemap: merged in (middleware only)
 //
 // # Sources
@@ -38,7 +40,9 @@
 // URLs unless [Config.NewsAnyAge]; hreflang alternates must be well-formed
 // BCP 47 tags, each once, and list the page itself: a missing self link is
 // added from [URL.Hreflang] and reported to [Config.OnNotice] (the URL is
-// written). Internationalized hosts are written in punycode.
+// written). Internationalized hosts are written in punycode. A Source that
+// also implements [RecentLister] can have an Atom feed of its most recently
+// changed URLs, cached like a page and named in robots.txt.
 //
 // # Caching
 //
@@ -63,8 +67,8 @@
 // # robots.txt
 //
 // [Sitemap.Handler] answers /robots.txt by calling the application: its
-// robots.txt passes through with "Sitemap: BASE/sitemap_index.xml"
-// appended unless present. If the application has none (404), a minimal
+// robots.txt passes through with "Sitemap: BASE/sitemap_index.xml" (and a
+// Sitemap: line per Atom feed) appended unless present. If the application has none (404), a minimal
 // robots.txt that allows everything and names the sitemap is served.
 //
 // Nothing of a request but its method, path, Accept-Encoding and

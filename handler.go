@@ -17,6 +17,7 @@ var (
 	hdrGzipCT  = []string{"application/gzip"}
 	hdrXMLCT   = []string{"application/xml; charset=utf-8"}
 	hdrTextCT  = []string{"text/plain; charset=utf-8"}
+	hdrAtomCT  = []string{"application/atom+xml; charset=utf-8"}
 	hdrAllow   = []string{"GET, HEAD"}
 )
 
@@ -42,11 +43,14 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	k, sec := indexKey, rt.sec
-	if sec != nil {
+	switch {
+	case rt.rep == asAtom:
+		k, sec = feedKey(sec), nil // a feed is no page: the index does not decide it
+	case sec != nil:
 		k = pageKey{sec: sec.index, page: rt.page}
 	}
 	e, err := s.document(r.Context(), k, sec)
-	if err == nil && sec == nil {
+	if err == nil && rt.sec == nil {
 		if e = e.file(int(min(rt.page, math.MaxInt32))); e == nil {
 			err = errNotFound // an index file past the last
 		}
@@ -103,8 +107,11 @@ func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, r
 	var content io.ReadSeeker
 	var plain *plainBody
 	ct := hdrXMLCT
-	if rep == asText {
+	switch rep {
+	case asText:
 		ct = hdrTextCT
+	case asAtom:
+		ct = hdrAtomCT
 	}
 	switch {
 	case rep == asGzipFile:

@@ -60,6 +60,9 @@ func (s *Sitemap) keep(k pageKey, e *entry) {
 // the cache holds) is ignored. The only error is a section name that is
 // not configured.
 //
+// The section's Atom feed, if it has one, is outdated too: its cached copy
+// is served while it is rebuilt, on its next request.
+//
 // Without Invalidate, changes are found by the TTL: an expired page is
 // rebuilt, or revalidated by its PageInfo.Version.
 func (s *Sitemap) Invalidate(section string, pages ...int64) error {
@@ -74,6 +77,7 @@ func (s *Sitemap) Invalidate(section string, pages ...int64) error {
 	for _, n := range pages {
 		keys = append(keys, pageKey{sec: sec.index, page: n})
 	}
+	s.outdateFeed(sec)
 	s.invalidate(keys)
 	return nil
 }
@@ -83,6 +87,7 @@ func (s *Sitemap) Invalidate(section string, pages ...int64) error {
 func (s *Sitemap) InvalidateAll() {
 	var keys []pageKey
 	for _, sec := range s.sections {
+		s.outdateFeed(sec)
 		for _, n := range s.knownPages(sec) {
 			keys = append(keys, pageKey{sec: sec.index, page: n})
 		}

@@ -423,9 +423,9 @@ type robotsSet struct {
 	rb *robots
 }
 
-// robotsNow returns the robots.txt merger that names every index file:
-// sitemap_index.xml, and sitemap_index-2.xml and on once the index has
-// more than 50,000 pages. The count comes from the cached index, fresh or
+// robotsNow returns the robots.txt merger that names every index file
+// (sitemap_index.xml, and sitemap_index-2.xml and on once the index has
+// more than 50,000 pages), then every Atom feed. The count comes from the cached index, fresh or
 // not; with none cached, the index is built (one build, shared, bounded
 // like any other), and if that fails, the first file alone is named.
 func (s *Sitemap) robotsNow(ctx context.Context) *robots {
@@ -438,9 +438,14 @@ func (s *Sitemap) robotsNow(ctx context.Context) *robots {
 	if cur := s.robots.Load(); cur != nil && cur.n == n {
 		return cur.rb
 	}
-	lines := make([]string, n)
+	lines := make([]string, n, n+len(s.sections))
 	for i := range lines {
 		lines[i] = "Sitemap: " + s.base + indexName(i+1)
+	}
+	for _, sec := range s.sections { // the Atom feeds (feed.go), which engines read as sitemaps
+		if sec.feed != nil {
+			lines = append(lines, "Sitemap: "+sec.feed.loc)
+		}
 	}
 	set := &robotsSet{n: n, rb: newRobots(lines)}
 	s.robots.Store(set)

@@ -25,18 +25,20 @@ const (
 	asGzipFile representation = iota // .xml.gz: application/gzip, no Content-Encoding
 	asXML                            // .xml: negotiated, gzip-encoded or plain
 	asText                           // .txt: the page's locations, one a line (text.go), negotiated
+	asAtom                           // .atom: a section's Atom feed (feed.go), negotiated
 )
 
 // route is what a sitemap path names.
 type route struct {
 	sec  *section // nil for the index
-	page int64    // for the index, its file number: 1 for sitemap_index.xml, n for sitemap_index-n.xml
+	page int64    // for the index, its file number: 1 for sitemap_index.xml, n for sitemap_index-n.xml; 0 for a feed
 	rep  representation
 }
 
 // owns reports whether path is one of the sitemap's file names, valid or
-// not: sitemap_index.xml, or sitemap-*.xml and sitemap-*.xml.gz under the
-// base path. The middleware passes every other path on.
+// not: sitemap_index.xml, or sitemap-*.xml, sitemap-*.xml.gz, sitemap-*.txt,
+// sitemap-*.atom and sitemap.atom under the base path. The middleware
+// passes every other path on.
 func (s *Sitemap) owns(path string) bool {
 	// Most requests are not ours: reject them on one byte first.
 	if len(path) <= len(s.prefix)+len("sitemap") || path[len(s.prefix)] != 's' {
@@ -46,8 +48,9 @@ func (s *Sitemap) owns(path string) bool {
 	if !ok {
 		return false
 	}
-	return rest == indexFile || strings.HasPrefix(rest, "sitemap_index-") && strings.HasSuffix(rest, ".xml") ||
-		strings.HasPrefix(rest, "sitemap-") && (strings.HasSuffix(rest, ".xml") || strings.HasSuffix(rest, ".xml.gz") || strings.HasSuffix(rest, ".txt"))
+	return rest == indexFile || rest == unnamedFeed || strings.HasPrefix(rest, "sitemap_index-") && strings.HasSuffix(rest, ".xml") ||
+		strings.HasPrefix(rest, "sitemap-") && (strings.HasSuffix(rest, ".xml") || strings.HasSuffix(rest, ".xml.gz") ||
+			strings.HasSuffix(rest, ".txt") || strings.HasSuffix(rest, ".atom"))
 }
 
 // route parses a sitemap path. Only the one canonical name of each file is
@@ -59,6 +62,9 @@ func (s *Sitemap) route(path string) (route, bool) {
 	}
 	if rest == indexFile {
 		return route{page: 1, rep: asXML}, true
+	}
+	if rest == unnamedFeed {
+		return s.feedRoute(s.unnamed)
 	}
 	if num, ok := strings.CutPrefix(rest, "sitemap_index-"); ok {
 		// sitemap_index-2.xml and on; the first file has no number.
@@ -82,6 +88,13 @@ func (s *Sitemap) route(path string) (route, bool) {
 		name, rep = strings.TrimSuffix(name, ".xml"), asXML
 	case strings.HasSuffix(name, ".txt"):
 		name, rep = strings.TrimSuffix(name, ".txt"), asText
+	case strings.HasSuffix(name, ".atom"):
+		// sitemap-NAME.atom: a page number never ends a feed's name, so
+		// sitemap-NAME-N.atom (or a named sitemap-.atom) is nobody's.
+		if sec := s.byName[strings.TrimSuffix(name, ".atom")]; sec != nil && sec.name != "" {
+			return s.feedRoute(sec)
+		}
+		return route{}, false
 	default:
 		return route{}, false
 	}
@@ -101,6 +114,17 @@ func (s *Sitemap) route(path string) (route, bool) {
 		return route{}, false
 	}
 	return route{sec: sec, page: n, rep: rep}, true
+}
+
+// unnamedFeed is the feed's name of an unnamed section.
+const unnamedFeed = "sitemap.atom"
+
+// feedRoute routes to the feed of sec, if sec has one.
+func (s *Sitemap) feedRoute(sec *section) (route, bool) {
+	if sec == nil || sec.feed == nil {
+		return route{}, false
+	}
+	return route{sec: sec, rep: asAtom}, true
 }
 
 // parsePage accepts a canonical page number: 1 to math.MaxInt64 in

@@ -80,8 +80,9 @@ type Config struct {
 	// it keeps 16 bytes a URL with each cached page.
 	OnChange func(Change)
 	// OnReject, if set, is told about every URL that was not written, with
-	// the reason: an *InvalidURLError or ErrPageFull. It is called from the
-	// build goroutine and must not block.
+	// the reason: an *InvalidURLError or ErrPageFull; page is 0 for a URL
+	// of the section's Atom feed. It is called from the build goroutine
+	// and must not block.
 	OnReject func(section string, page int64, loc string, err error)
 	// OnNotice, if set, is told about every URL that was written with a
 	// correction, with what was corrected: ErrSelfLinkAdded, the only one
@@ -103,6 +104,17 @@ type Config struct {
 	// article dated more than five minutes after the build time is skipped
 	// and reported: it is not published yet.
 	NewsAnyAge bool
+
+	// FeedEntries turns on the Atom feeds: each section whose Source
+	// implements RecentLister gets one (sitemap-NAME.atom, or sitemap.atom
+	// for an unnamed section) listing its FeedEntries most recently changed
+	// URLs, and robots.txt names it. Zero means no feeds; at most 1,000.
+	// Sections whose Source cannot list recent URLs simply have no feed:
+	// that is not an error, even if no section has one.
+	FeedEntries int
+	// FeedAuthor is the author name of every feed (Atom requires one).
+	// Empty means the host of BaseURL.
+	FeedAuthor string
 }
 
 // Section is one named part of the sitemap tree, such as products,
@@ -140,6 +152,7 @@ const (
 	defaultCacheControl = "public, max-age=900, stale-while-revalidate=3600"
 	maxNewsPageSize     = 1000
 	maxSectionName      = 64
+	maxFeedEntries      = 1000
 )
 
 // ErrConfig is wrapped by every error New returns.
@@ -168,6 +181,7 @@ type Sitemap struct {
 	onReject   func(string, int64, string, error)
 	onNotice   func(string, int64, string, error)
 	newsAnyAge bool
+	feeds      feedConfig // the Atom feeds (feed.go)
 	log        *slog.Logger
 	now        func() time.Time
 
@@ -194,6 +208,7 @@ type section struct {
 	spec     pageSpec
 	filePfx  string // "sitemap-NAME-" or "sitemap-"
 	pageSize int
+	feed     *feed // its Atom feed; nil if it has none
 }
 
 // headers are the fixed response header values, computed once.
@@ -249,6 +264,11 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 		return nil, fmt.Errorf("%w: CacheEntries %d is negative", ErrConfig, cfg.CacheEntries)
 	case s.gzipLevel < gzip.BestSpeed || s.gzipLevel > gzip.BestCompression:
 		return nil, fmt.Errorf("%w: GzipLevel %d is not 1 to 9", ErrConfig, cfg.GzipLevel)
+	case cfg.FeedEntries < 0 || cfg.FeedEntries > maxFeedEntries:
+		return nil, fmt.Errorf("%w: FeedEntries %d is not 0 to %d", ErrConfig, cfg.FeedEntries, maxFeedEntries)
+	}
+	if s.feeds, err = newFeedConfig(base, cfg.FeedEntries, cfg.FeedAuthor); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	if len(sections) == 0 {
 		return nil, fmt.Errorf("%w: no sections", ErrConfig)
@@ -324,6 +344,7 @@ func (s *Sitemap) addSection(i int, sec Section, n int) error {
 	} else {
 		s.unnamed = st
 	}
+	st.feed = s.feeds.feedOf(st, sec.Source)
 	st.spec = pageSpec{base: s.base, maxURLs: size, ext: ext, strict: s.strict, newsAnyAge: s.newsAnyAge,
 		notice: func(page int64, loc string, err error) { s.corrected(st, page, loc, err) }}
 	s.sections = append(s.sections, st)

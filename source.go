@@ -69,6 +69,27 @@ type PageSizer interface {
 	PageSize() int
 }
 
+// RecentLister is implemented by a Source that can list its most recently
+// changed URLs cheaply, such as adapters/sqlsource with one indexed query.
+// With Config.FeedEntries set, each section whose Source implements it has
+// an Atom feed of those URLs (feed.go); other sections have none.
+//
+// The contract:
+//
+//   - Recent(ctx, n) yields at most n URLs, newest first by LastMod, in a
+//     deterministic order for equal LastMods, so that the same data gives
+//     the same bytes. They are the URLs the section's pages list (the same
+//     filter), and they follow the same URL rules: a URL that breaks one,
+//     and a URL without LastMod (an Atom entry needs its updated time), is
+//     skipped and reported like a rejected URL of a page, with page 0.
+//   - Only Loc, LastMod and News (its Title titles the entry) are read;
+//     images, videos and alternates need not be loaded.
+//   - Errors, slice ownership, concurrency and ctx are as for URLs: an
+//     error fails the feed (nothing is cached or served from it).
+type RecentLister interface {
+	Recent(ctx context.Context, n int) iter.Seq2[URL, error]
+}
+
 // SourceFunc is a Source built from two functions, for sources that need
 // no type of their own.
 type SourceFunc struct {

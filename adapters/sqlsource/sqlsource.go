@@ -49,6 +49,20 @@
 // but not its lastmod is not seen until the page is rebuilt for another
 // reason: keep lastmod current, or call Invalidate with PageOf.
 //
+// # Recent URLs
+//
+// With [Config].LastMod set, [Source.Recent] lists the most recently
+// changed rows for a sitemap's Atom feed (sitemap.Config.FeedEntries) with
+// one query, ORDER BY lastmod DESC, key DESC LIMIT n, which needs an index
+// on the lastmod column, ideally with the key, so that the database reads
+// n index entries instead of sorting the table:
+//
+//	CREATE INDEX products_recent ON products (updated_at, id);
+//
+// With a selective Filter, put its columns first, such as
+// (published, updated_at, id) for "published". Without Config.LastMod,
+// Recent yields an error (a feed needs its entries' times).
+//
 // # Extensions
 //
 // Images, hreflang alternates and other per-URL data kept in other tables
@@ -216,11 +230,13 @@ type Source struct {
 	pageQuery     string // the rows of one key range, in key order
 	pageInfoQuery string // count, sum of key offsets[, max(lastmod)] of one key range
 	nextKeyQuery  string // the first listed key from a key on
+	recentQuery   string // the newest rows by lastmod (recent.go); "" without Config.LastMod
 }
 
 var (
-	_ sitemap.Source    = (*Source)(nil)
-	_ sitemap.PageSizer = (*Source)(nil)
+	_ sitemap.Source       = (*Source)(nil)
+	_ sitemap.PageSizer    = (*Source)(nil)
+	_ sitemap.RecentLister = (*Source)(nil)
 )
 
 // PageSize returns the key range of one page (Config.PageSize), which
@@ -329,6 +345,12 @@ func New(db *sql.DB, cfg Config) (*Source, error) {
 	}
 	s.pageInfoQuery = agg + " FROM " + table + inRange
 	s.nextKeyQuery = "SELECT " + key + " FROM " + table + " WHERE " + key + " >= " + lo + where + " ORDER BY " + key + " LIMIT 1"
+	if s.hasLM {
+		// The same rows as the pages (from KeyStart, through the filter),
+		// newest first, ties by key: one scan of an index on (lastmod, key).
+		s.recentQuery = "SELECT " + strings.Join(cols, ", ") + " FROM " + table + " WHERE " + cfg.LastMod + " IS NOT NULL AND " +
+			key + " >= " + lo + where + " ORDER BY " + cfg.LastMod + " DESC, " + key + " DESC LIMIT " + hi
+	}
 	return s, nil
 }
 
