@@ -69,6 +69,7 @@ const (
 type indexNow struct {
 	base, host, key, keyLocation string
 	client                       *http.Client
+	ownTransport                 *http.Transport // the default client's; nil with Config's
 	delay, maxBackoff            time.Duration
 	queueSize                    int
 	log                          *slog.Logger
@@ -146,7 +147,11 @@ func prepareIndexNow(cfg *IndexNow, base string, log *slog.Logger, now func() ti
 		closing:     make(chan struct{}),
 	}
 	if n.client == nil {
+		// A transport of its own, whose idle connections close can end
+		// without touching the application's.
+		n.ownTransport = http.DefaultTransport.(*http.Transport).Clone()
 		n.client = &http.Client{
+			Transport:     n.ownTransport,
 			Timeout:       indexNowClientTimeout,
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		}
@@ -304,6 +309,9 @@ func (n *indexNow) close(ctx context.Context) (sent, dropped int) {
 		<-done
 	}
 	n.cancel()
+	if n.ownTransport != nil {
+		n.ownTransport.CloseIdleConnections()
+	}
 	for _, l := range n.lanes {
 		l.mu.Lock()
 		dropped += len(l.queue)
