@@ -17,8 +17,8 @@ import (
 )
 
 const (
-	testKey  = "a1b2C3d4-e5f6"
-	inBase = "https://example.com/shop/"
+	testKey = "a1b2C3d4-e5f6"
+	inBase  = "https://example.com/shop/"
 )
 
 // endpoint is a local IndexNow endpoint that checks every request against
