@@ -273,7 +273,7 @@ func (s *Sitemap) buildPage(ctx context.Context, sec *section, n int64, old *ent
 	spec.report = func(loc string, err error) { s.reject(sec, n, loc, err) }
 	var tr *tracker
 	var prevGz []byte
-	if s.onChange != nil {
+	if s.tracking() {
 		var prev []urlSum
 		if old == nil {
 			old, _ = s.cache.peek(k) // a copy an Invalidate or the index outdated

@@ -156,8 +156,25 @@ func (s *Sitemap) emitChanges(sec *section, n int64, tr *tracker, prevGz []byte)
 		s.log.Error("sitemap: the previous copy of a page does not decompress; its removed URLs are not reported",
 			"page", s.describe(pageKey{sec.index, n}), "err", err)
 	}
-	c := Change{Section: sec.name, Page: n, Added: tr.added, Changed: tr.changed, Removed: removed}
-	if !c.empty() {
+	s.emit(Change{Section: sec.name, Page: n, Added: tr.added, Changed: tr.changed, Removed: removed})
+}
+
+// emit sends a change to OnChange and to IndexNow, whichever are set. A
+// removed URL goes to IndexNow too: the engines then fetch it and find it
+// gone.
+func (s *Sitemap) emit(c Change) {
+	if c.empty() {
+		return
+	}
+	if s.onChange != nil {
 		s.onChange(c)
 	}
+	if s.indexNow != nil {
+		s.indexNow.push(c.Added...)
+		s.indexNow.push(c.Changed...)
+		s.indexNow.push(c.Removed...)
+	}
 }
+
+// tracking reports whether changes are derived: someone listens.
+func (s *Sitemap) tracking() bool { return s.onChange != nil || s.indexNow != nil }

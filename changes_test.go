@@ -181,3 +181,36 @@ func TestTrackerOrder(t *testing.T) {
 		})
 	}
 }
+
+// TestChangesToIndexNow: what a rebuilt page changed, and what the
+// application names with Notify, reach the IndexNow endpoint and OnChange;
+// a first build sends nothing.
+func TestChangesToIndexNow(t *testing.T) {
+	var ev events
+	ep := newEndpoint(t, &ev, nil)
+	clk := testkit.NewClock(t0)
+	src := &mutableSource{}
+	src.set(URL{Loc: inBase + "a", LastMod: t0.Add(-time.Hour)}, URL{Loc: inBase + "b", LastMod: t0.Add(-time.Hour)})
+	var log changeLog
+	sm := newTestSitemap(t, Config{BaseURL: inBase, Now: clk.Now, OnChange: log.add,
+		IndexNow: &IndexNow{Key: testKey, Endpoints: []string{ep.url()}, Delay: -1}}, Section{Source: src})
+	get(sm, "/shop/sitemap-1.xml")
+	src.set(URL{Loc: inBase + "a", LastMod: t0}, URL{Loc: inBase + "c"}) // a changed, b removed, c added
+	if err := sm.Invalidate("", 1); err != nil {
+		t.Fatal(err)
+	}
+	sm.wg.Wait()
+	sm.Notify(inBase + "elsewhere-on-the-site")
+	want := []string{inBase + "a", inBase + "b", inBase + "c", inBase + "elsewhere-on-the-site"}
+	waitFor(t, func() bool {
+		var got []string
+		for _, post := range ep.got() {
+			got = append(got, post...)
+		}
+		slices.Sort(got)
+		return slices.Equal(got, want)
+	})
+	if got := log.take(); len(got) != 2 || got[1].Page != 0 || got[1].Changed[0] != inBase+"elsewhere-on-the-site" {
+		t.Errorf("OnChange got %+v", got)
+	}
+}

@@ -58,6 +58,12 @@
 // does not list is a 404 without a page read. [Sitemap.Invalidate] says
 // what the application changed.
 //
+// # IndexNow
+//
+// With [Config.IndexNow], [Sitemap.Notify] sends changed URLs to IndexNow
+// endpoints in the background, in batches, retried on 429 and 5xx from a
+// bounded queue, and the Sitemap serves the key file at BASE/KEY.txt.
+//
 // Responses carry a strong ETag (a hash of the XML) and a Last-Modified,
 // the file's content clock: the later of its newest lastmod and the time
 // its bytes last changed, which never moves backwards (see the README's

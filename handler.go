@@ -22,12 +22,16 @@ var (
 )
 
 // ServeHTTP serves the sitemap files (and a minimal robots.txt at
-// /robots.txt, since no application stands behind a bare handler). Any
-// other path is 404. Mount it on a router as it is, without stripping the
+// /robots.txt, since no application stands behind a bare handler), and
+// the IndexNow key file if configured. Any other path is 404. Mount it on a router as it is, without stripping the
 // path prefix: it matches the full request path against the base URL's.
 func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == "/robots.txt" {
 		s.robotsNow(r.Context()).serve(w, r, nil)
+		return
+	}
+	if s.keyFile != nil && r.URL.Path == s.keyFile.path {
+		s.keyFile.serve(w, r)
 		return
 	}
 	h := w.Header()

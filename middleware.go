@@ -8,19 +8,25 @@ import (
 // and passes every other request to next untouched. With chi:
 // r.Use(sm.Handler).
 func (s *Sitemap) Handler(next http.Handler) http.Handler {
-	return &middleware{s: s, next: next, at: len(s.prefix)}
+	m := &middleware{s: s, next: next, at: len(s.prefix), keyLen: -1}
+	if s.keyFile != nil {
+		m.keyLen = len(s.keyFile.path)
+	}
+	return m
 }
 
 type middleware struct {
 	s    *Sitemap
 	next http.Handler
 	at   int // where a sitemap file name starts in a path: after the base path
+	// keyLen is the length of the IndexNow key file's path; -1 without one.
+	keyLen int
 }
 
 func (m *middleware) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Most requests are not ours: one byte and a length tell, before any
 	// call. Sitemap names start with 's' right after the base path.
-	if p := r.URL.Path; len(p) > m.at && p[m.at] == 's' || len(p) == len("/robots.txt") {
+	if p := r.URL.Path; len(p) > m.at && p[m.at] == 's' || len(p) == len("/robots.txt") || len(p) == m.keyLen {
 		m.serve(w, r, p)
 		return
 	}
@@ -29,6 +35,8 @@ func (m *middleware) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (m *middleware) serve(w http.ResponseWriter, r *http.Request, p string) {
 	switch {
+	case m.s.keyFile != nil && p == m.s.keyFile.path:
+		m.s.keyFile.serve(w, r)
 	case p == "/robots.txt":
 		m.s.robotsNow(r.Context()).serve(w, r, m.next)
 	case m.s.owns(p):

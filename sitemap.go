@@ -115,6 +115,13 @@ type Config struct {
 	// FeedAuthor is the author name of every feed (Atom requires one).
 	// Empty means the host of BaseURL.
 	FeedAuthor string
+	// IndexNow, if set, sends the change stream (what rebuilt pages
+	// changed, see Change, and the URLs given to Sitemap.Notify) to the
+	// IndexNow endpoints in the background, and serves its key file at
+	// BASE/KEY.txt (BASE the base URL, with its path). Nil means off: no
+	// key file, and Notify does nothing. See IndexNow for its fields and
+	// their defaults.
+	IndexNow *IndexNow
 }
 
 // Section is one named part of the sitemap tree, such as products,
@@ -199,6 +206,8 @@ type Sitemap struct {
 	closed     bool
 	wg         sync.WaitGroup // background refreshes
 	stats      counters
+	indexNow   *indexNow // the IndexNow sender; nil when off
+	keyFile    *keyFile  // the IndexNow key file; nil when off
 }
 
 type section struct {
@@ -293,6 +302,12 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 	s.maxWaiting = int64(max(orDefault(cfg.MaxWaiting, defaultMaxWaiting), 0))
 	s.clocks, s.failures, s.marks.m = newClocks(), newFailures(), make(map[pageKey]uint64)
 	s.cache = newPageCache(orDefault(cfg.CacheBytes, defaultCacheBytes), orDefault(cfg.CacheEntries, defaultCacheEntries))
+	if cfg.IndexNow != nil { // last: it starts goroutines, which only Close stops
+		if s.indexNow, err = newIndexNow(cfg.IndexNow, base, s.log, s.now); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+		s.keyFile = newKeyFile(s.prefix, cfg.IndexNow.Key)
+	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	return s, nil
 }
@@ -370,13 +385,21 @@ func validSectionName(name string) bool {
 func (s *Sitemap) IndexURL() string { return s.indexLoc }
 
 // Close stops background rebuilds and waits for them to end. Requests
-// after Close are answered from the cache; builds fail with 503.
+// after Close are answered from the cache; builds fail with 503. With
+// IndexNow, Close then sends the URLs still queued, for at most 10
+// seconds, and drops (counts and logs) what is left; URLs notified
+// afterwards are dropped.
 func (s *Sitemap) Close() error {
 	s.mu.Lock()
 	s.closed = true
 	s.mu.Unlock()
 	s.cancel()
 	s.wg.Wait()
+	if s.indexNow != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), indexNowCloseTimeout)
+		s.indexNow.close(ctx)
+		cancel()
+	}
 	return nil
 }
 

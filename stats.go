@@ -32,17 +32,30 @@ type Stats struct {
 	BytesServed     int64         // response body bytes written
 	CachedDocuments int           // documents in the cache now
 	CachedBytes     int64         // their compressed size
+
+	// IndexNow (Config.IndexNow); with several endpoints, a URL counts
+	// once per endpoint.
+	IndexNowSent    int64 // URLs accepted by an endpoint (a 2xx)
+	IndexNowFailed  int64 // batches refused (400, 403, 422, any other non-2xx but 429 and 5xx) and dropped
+	IndexNowRetried int64 // posts that failed (429, 5xx, network) and will be retried
+	IndexNowDropped int64 // URLs dropped: the queue was full, or Close ended before they were sent
+	IndexNowRefused int64 // URLs given to Notify that are not under the base URL
 }
 
 // Stats returns the current counters.
 func (s *Sitemap) Stats() Stats {
 	n, b := s.cache.usage()
 	c := &s.stats
-	return Stats{
+	st := Stats{
 		CacheHits: c.hits.Load(), CacheMisses: c.misses.Load(), CacheStale: c.stale.Load(),
 		Revalidated: c.revalidated.Load(), Builds: c.builds.Load(), BuildErrors: c.buildErrors.Load(),
 		BuildTime: time.Duration(c.buildNanos.Load()), RejectedURLs: c.rejected.Load(), CorrectedURLs: c.corrected.Load(),
 		NotModified: c.notModified.Load(), NotFound: c.notFound.Load(), Unavailable: c.unavailable.Load(),
 		BytesServed: c.bytesServed.Load(), CachedDocuments: n, CachedBytes: b,
 	}
+	if in := s.indexNow; in != nil {
+		st.IndexNowSent, st.IndexNowFailed, st.IndexNowRetried = in.sent.Load(), in.failed.Load(), in.retried.Load()
+		st.IndexNowDropped, st.IndexNowRefused = in.dropped.Load(), in.refused.Load()
+	}
+	return st
 }
