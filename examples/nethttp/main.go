@@ -94,7 +94,7 @@ func newHandler(db *sql.DB, opt demo.Options, log *slog.Logger) (http.Handler, *
 	}
 
 	// Each section's page size comes from its Source.
-	sm, err := sitemap.New(sitemap.Config{BaseURL: opt.Base, Logger: log, FeedEntries: 100},
+	sm, err := sitemap.New(sitemap.Config{BaseURL: opt.Base, Logger: log, FeedEntries: 100, IndexNow: opt.IndexNow()},
 		sitemap.Section{Name: "pages", Source: sitemap.FromSlice(pages, 0)},
 		sitemap.Section{Name: "products", Source: products, Extensions: sitemap.ExtImage | sitemap.ExtAlternates},
 		sitemap.Section{Name: "news", Source: news, Extensions: sitemap.ExtNews},

@@ -7,6 +7,8 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+
+	"github.com/freshmap/sitemap"
 )
 
 // Options are the examples' command-line flags. A Wiring uses Base and
@@ -19,6 +21,20 @@ type Options struct {
 	PageSize int    // -pagesize: products per sitemap file
 	Verbose  bool   // -v: debug logging, one line per sitemap file built
 	Crawl    bool   // -crawl: fetch the whole sitemap once, report, and exit
+
+	IndexNowEndpoint string // -indexnow: an IndexNow endpoint to push changes to; "" for none
+	IndexNowKey      string // -indexnow-key: the key it knows the site by
+}
+
+// IndexNow is the sitemap's IndexNow setting from -indexnow and
+// -indexnow-key: nil (off) unless an endpoint was given. The demo pushes
+// to the endpoint named only, such as a local test server: never to the
+// shared public one by default.
+func (o Options) IndexNow() *sitemap.IndexNow {
+	if o.IndexNowEndpoint == "" {
+		return nil
+	}
+	return &sitemap.IndexNow{Key: o.IndexNowKey, Endpoints: []string{o.IndexNowEndpoint}}
 }
 
 // parseFlags parses the command-line arguments args (without the program
@@ -32,6 +48,8 @@ func parseFlags(args []string) Options {
 	fs.IntVar(&o.Products, "products", 200_000, "number of products in a new catalogue")
 	fs.IntVar(&o.PageSize, "pagesize", 10_000, "products per sitemap file (at most 50000)")
 	fs.BoolVar(&o.Verbose, "v", false, "log at debug level: one line per sitemap file built")
+	fs.StringVar(&o.IndexNowEndpoint, "indexnow", "", "IndexNow endpoint to push changed URLs to, such as http://127.0.0.1:9000/indexnow (default: off)")
+	fs.StringVar(&o.IndexNowKey, "indexnow-key", "freshmap-demo-key", "IndexNow key, served at the base URL as KEY.txt")
 	fs.BoolVar(&o.Crawl, "crawl", false, "serve on a loopback port, fetch robots.txt, the index and every sitemap file once, print figures and exit")
 	fs.Parse(args) // ExitOnError: never returns an error
 	if o.DB == "" {

@@ -1,6 +1,10 @@
 package demo
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/freshmap/sitemap"
+)
 
 func TestBaseFor(t *testing.T) {
 	for addr, want := range map[string]string{
@@ -14,4 +18,21 @@ func TestBaseFor(t *testing.T) {
 			t.Errorf("baseFor(%q) = %q, want %q", addr, got, want)
 		}
 	}
+}
+
+func TestIndexNowFlag(t *testing.T) {
+	if parseFlags(nil).IndexNow() != nil {
+		t.Error("IndexNow is on without -indexnow")
+	}
+	in := parseFlags([]string{"-indexnow", "http://127.0.0.1:9000/indexnow"}).IndexNow()
+	if in == nil || in.Key != "freshmap-demo-key" || len(in.Endpoints) != 1 || in.Endpoints[0] != "http://127.0.0.1:9000/indexnow" {
+		t.Errorf("IndexNow = %+v", in)
+	}
+	// The demo's key is a valid one.
+	sm, err := sitemap.New(sitemap.Config{BaseURL: "http://localhost:8080", IndexNow: in},
+		sitemap.Section{Source: sitemap.FromSlice([]sitemap.URL{{Loc: "http://localhost:8080/"}}, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sm.Close()
 }
