@@ -2,7 +2,6 @@ package sqlsource
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"iter"
@@ -50,61 +49,23 @@ func (s *Source) Recent(ctx context.Context, n int) iter.Seq2[sitemap.URL, error
 		defer rows.Close()
 
 		var (
-			key    int64
-			lm     timeScanner
-			loc    sql.NullString
-			row    = Row{names: s.names}
-			buf    []byte
+			rr     = s.newRowReader(true)
 			images []sitemap.Image
 			alts   []sitemap.Alternate
 		)
-		dest := []any{&key, &lm}
-		if s.loc {
-			dest = append(dest, &loc)
-		}
-		var ntpl int
-		if s.tpl != nil {
-			ntpl = len(s.tpl.cols)
-		}
-		vals := make([]sql.RawBytes, ntpl+len(s.names))
-		row.vals = vals[ntpl:]
-		for i := range vals {
-			dest = append(dest, &vals[i])
-		}
 		for rows.Next() {
 			if err := ctx.Err(); err != nil {
 				fail(err)
 				return
 			}
-			if err := rows.Scan(dest...); err != nil {
+			var u sitemap.URL
+			if err := rr.scan(rows, &u); err != nil {
 				fail(err)
 				return
 			}
-			u := sitemap.URL{LastMod: lm.t}
-			row.Key, row.LastMod = key, lm.t
-			switch {
-			case s.loc:
-				if !loc.Valid {
-					fail(fmt.Errorf("key %d: loc is NULL", key))
-					return
-				}
-				u.Loc = loc.String
-			case s.tpl != nil:
-				if buf, err = s.tpl.expand(buf[:0], vals[:ntpl]); err != nil {
-					fail(fmt.Errorf("key %d: %w", key, err))
-					return
-				}
-				u.Loc = string(buf)
-			default:
-				if u.Loc, err = s.locFunc(&row); err != nil {
-					fail(fmt.Errorf("key %d: %w", key, err))
-					return
-				}
-			}
-			u.Loc = s.base.resolve(u.Loc)
 			if s.annotate != nil {
-				if err := s.annotate(&row, &u); err != nil {
-					fail(fmt.Errorf("key %d: %w", key, err))
+				if err := s.annotate(&rr.row, &u); err != nil {
+					fail(fmt.Errorf("key %d: %w", rr.key, err))
 					return
 				}
 				if s.base.prefix != "" {

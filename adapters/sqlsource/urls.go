@@ -2,7 +2,6 @@ package sqlsource
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"iter"
 
@@ -48,70 +47,26 @@ func (s *Source) URLs(ctx context.Context, n int64) iter.Seq2[sitemap.URL, error
 		defer rows.Close()
 
 		var (
-			key    int64
-			lm     timeScanner
-			loc    sql.NullString
-			row    = Row{names: s.names}
-			vals   []sql.RawBytes // the template's columns, then Columns
-			buf    []byte
+			rr     = s.newRowReader(s.hasLM)
 			u      sitemap.URL // reused: Merges and Annotate take its address, which would move each row's to the heap
 			images []sitemap.Image
 			alts   []sitemap.Alternate
 		)
-		dest := []any{&key}
-		if s.hasLM {
-			dest = append(dest, &lm)
-		}
-		if s.loc {
-			dest = append(dest, &loc)
-		}
-		var ntpl int
-		if s.tpl != nil {
-			ntpl = len(s.tpl.cols)
-		}
-		vals = make([]sql.RawBytes, ntpl+len(s.names))
-		row.vals = vals[ntpl:]
-		for i := range vals {
-			dest = append(dest, &vals[i])
-		}
-
 		for rows.Next() {
 			if err := ctx.Err(); err != nil {
 				fail(err)
 				return
 			}
-			if err := rows.Scan(dest...); err != nil {
+			if err := rr.scan(rows, &u); err != nil {
 				fail(err)
 				return
 			}
-			u = sitemap.URL{LastMod: lm.t}
-			switch {
-			case s.loc:
-				if !loc.Valid {
-					fail(fmt.Errorf("key %d: loc is NULL", key))
-					return
-				}
-				u.Loc = loc.String
-			case s.tpl != nil:
-				if buf, err = s.tpl.expand(buf[:0], vals[:ntpl]); err != nil {
-					fail(fmt.Errorf("key %d: %w", key, err))
-					return
-				}
-				u.Loc = string(buf)
-			default:
-				row.Key, row.LastMod = key, lm.t
-				if u.Loc, err = s.locFunc(&row); err != nil {
-					fail(fmt.Errorf("key %d: %w", key, err))
-					return
-				}
-			}
-			u.Loc = s.base.resolve(u.Loc)
+			key := rr.key
 			for _, merge := range merges {
 				merge(key, &u)
 			}
 			if s.annotate != nil {
-				row.Key, row.LastMod = key, lm.t
-				if err := s.annotate(&row, &u); err != nil {
+				if err := s.annotate(&rr.row, &u); err != nil {
 					fail(fmt.Errorf("key %d: %w", key, err))
 					return
 				}
