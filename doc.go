@@ -28,6 +28,7 @@
 //	/sitemap-SECTION.atom            the section's Atom feed of its newest URLs ([Config.FeedEntries])
 //	/sitemap.atom                    the same, for a single unnamed section
 //	/robots.txt                      the application's, with Sitemap: merged in (middleware only)
+//	/sitemap.xsl                     the stylesheet that shows the files in a browser ([Config.Stylesheet])
 //
 // # Sources
 //

@@ -24,7 +24,8 @@ const (
 
 	xmlHeader  = `<?xml version="1.0" encoding="UTF-8"?>` + "\n"
 	urlsetEnd  = "</urlset>\n"
-	indexStart = xmlHeader + `<sitemapindex xmlns="` + nsSitemap + `">` + "\n"
+	indexRoot  = `<sitemapindex xmlns="` + nsSitemap + `">` + "\n"
+	indexStart = xmlHeader + indexRoot
 	indexEnd   = "</sitemapindex>\n"
 
 	flushAt = 32 << 10 // bytes buffered before a write to the underlying writer
@@ -57,6 +58,9 @@ type pageSpec struct {
 	newsAnyAge bool
 	// visit, if set, is shown every <url> element written (changes.go).
 	visit func(entry []byte, lastmod time.Time)
+	// stylesheet is the <?xml-stylesheet?> line of the page (xsl.go); ""
+	// for none.
+	stylesheet string
 }
 
 // pageStats describes a page that was written.
@@ -90,7 +94,7 @@ func putEncoder(e *encoder) {
 func encodePage(ctx context.Context, src Source, n int64, w io.Writer, spec *pageSpec) (st pageStats, err error) {
 	e := getEncoder()
 	defer putEncoder(e)
-	e.reset(w, kindURLSet, spec.ext, spec.base, spec.maxURLs, spec.maxBytes)
+	e.reset(w, kindURLSet, spec.ext, spec.base, spec.maxURLs, spec.maxBytes, spec.stylesheet)
 	e.now, e.newsAnyAge, e.visit = spec.now, spec.newsAnyAge, spec.visit
 	i := 0
 	for u, err := range src.URLs(ctx, n) {
@@ -169,8 +173,10 @@ type encoder struct {
 	visit func(entry []byte, lastmod time.Time)
 }
 
-// reset prepares e for a new document on w, keeping its buffer.
-func (e *encoder) reset(w io.Writer, kind docKind, ext Extensions, base string, maxURLs int, maxBytes int64) {
+// reset prepares e for a new document on w, keeping its buffer. The
+// document starts with the XML declaration, then stylesheet (a
+// <?xml-stylesheet?> line, or ""), which counts toward maxBytes.
+func (e *encoder) reset(w io.Writer, kind docKind, ext Extensions, base string, maxURLs int, maxBytes int64, stylesheet string) {
 	*e = encoder{w: w, kind: kind, ext: ext.normalize(), base: base, maxURLs: maxURLs, maxBytes: maxBytes, buf: e.buf[:0]}
 	if e.maxURLs <= 0 || e.maxURLs > MaxURLs {
 		e.maxURLs = MaxURLs
@@ -178,9 +184,10 @@ func (e *encoder) reset(w io.Writer, kind docKind, ext Extensions, base string, 
 	if e.maxBytes <= 0 || e.maxBytes > MaxBytes {
 		e.maxBytes = MaxBytes
 	}
+	e.buf = append(append(e.buf, xmlHeader...), stylesheet...)
 	switch kind {
 	case kindURLSet:
-		e.buf = append(e.buf, xmlHeader+`<urlset xmlns="`+nsSitemap+`"`...)
+		e.buf = append(e.buf, `<urlset xmlns="`+nsSitemap+`"`...)
 		if e.ext&ExtImage != 0 {
 			e.buf = append(e.buf, ` xmlns:image="`+nsImage+`"`...)
 		}
@@ -195,7 +202,7 @@ func (e *encoder) reset(w io.Writer, kind docKind, ext Extensions, base string, 
 		}
 		e.buf = append(e.buf, ">\n"...)
 	case kindIndex:
-		e.buf = append(e.buf, indexStart...)
+		e.buf = append(e.buf, indexRoot...)
 	}
 }
 

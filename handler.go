@@ -23,8 +23,9 @@ var (
 
 // ServeHTTP serves the sitemap files (and a minimal robots.txt at
 // /robots.txt, since no application stands behind a bare handler), and
-// the IndexNow key file if configured. Any other path is 404. Mount it on a router as it is, without stripping the
-// path prefix: it matches the full request path against the base URL's.
+// the IndexNow key file and the stylesheet if configured. Any other path
+// is 404. Mount it on a router as it is, without stripping the path
+// prefix: it matches the full request path against the base URL's.
 func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == "/robots.txt" {
 		s.robotsNow(r.Context()).serve(w, r, nil)
@@ -32,6 +33,10 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if s.keyFile != nil && r.URL.Path == s.keyFile.path {
 		s.keyFile.serve(w, r)
+		return
+	}
+	if s.xsl != nil && r.URL.Path == s.xsl.path {
+		s.xsl.serve(w, r, s.headers.cacheControl)
 		return
 	}
 	h := w.Header()

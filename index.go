@@ -98,7 +98,7 @@ func (s *Sitemap) encodeIndexFile(list []indexEntry, file int, now time.Time) (*
 	gz, sum, err := compress(s.gzipLevel, func(w io.Writer) error {
 		e := getEncoder()
 		defer putEncoder(e)
-		e.reset(w, kindIndex, 0, s.base, MaxURLs, MaxBytes)
+		e.reset(w, kindIndex, 0, s.base, MaxURLs, MaxBytes, s.stylesheet)
 		for _, it := range list {
 			loc := s.base + s.sections[it.sec].filePfx + strconv.FormatInt(it.n, 10) + s.listExt
 			err := e.addSitemap(loc, it.at)

@@ -187,7 +187,7 @@ func TestIndexRules(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer
 			var e encoder
-			e.reset(&buf, kindIndex, 0, testBase, 0, 0)
+			e.reset(&buf, kindIndex, 0, testBase, 0, 0, "")
 			if err := e.addSitemap(anchorLoc, time.Time{}); err != nil {
 				t.Fatal(err)
 			}
@@ -213,7 +213,7 @@ func TestIndexRules(t *testing.T) {
 func TestIndexEncoder(t *testing.T) {
 	var buf bytes.Buffer
 	var e encoder
-	e.reset(&buf, kindIndex, 0, testBase, 2, 0)
+	e.reset(&buf, kindIndex, 0, testBase, 2, 0, "")
 	for i, tc := range []struct {
 		loc     string
 		lastmod time.Time

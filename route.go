@@ -37,7 +37,8 @@ type route struct {
 
 // owns reports whether path is one of the sitemap's file names, valid or
 // not: sitemap_index.xml, or sitemap-*.xml, sitemap-*.xml.gz, sitemap-*.txt,
-// sitemap-*.atom and sitemap.atom under the base path. The middleware
+// sitemap-*.atom and sitemap.atom under the base path, and sitemap.xsl
+// with Config.Stylesheet. The middleware
 // passes every other path on.
 func (s *Sitemap) owns(path string) bool {
 	// Most requests are not ours: reject them on one byte first.
@@ -48,7 +49,7 @@ func (s *Sitemap) owns(path string) bool {
 	if !ok {
 		return false
 	}
-	return rest == indexFile || rest == unnamedFeed || strings.HasPrefix(rest, "sitemap_index-") && strings.HasSuffix(rest, ".xml") ||
+	return rest == indexFile || rest == unnamedFeed || s.xsl != nil && rest == xslName || strings.HasPrefix(rest, "sitemap_index-") && strings.HasSuffix(rest, ".xml") ||
 		strings.HasPrefix(rest, "sitemap-") && (strings.HasSuffix(rest, ".xml") || strings.HasSuffix(rest, ".xml.gz") ||
 			strings.HasSuffix(rest, ".txt") || strings.HasSuffix(rest, ".atom"))
 }

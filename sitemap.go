@@ -122,6 +122,13 @@ type Config struct {
 	// key file, and Notify does nothing. See IndexNow for its fields and
 	// their defaults.
 	IndexNow *IndexNow
+	// Stylesheet makes the sitemap readable in a browser: every index and
+	// sitemap file starts with an <?xml-stylesheet?> instruction naming
+	// BASE/sitemap.xsl (BASE the base URL's path, so the same origin), which
+	// is then served, and which a browser applies to show the file as a
+	// table. Crawlers ignore it. Off by default: the files carry no
+	// instruction and sitemap.xsl is the application's.
+	Stylesheet bool
 }
 
 // Section is one named part of the sitemap tree, such as products,
@@ -208,6 +215,8 @@ type Sitemap struct {
 	stats      counters
 	indexNow   *indexNow // the IndexNow sender; nil when off
 	keyFile    *keyFile  // the IndexNow key file; nil when off
+	stylesheet string    // the <?xml-stylesheet?> line of every file; "" when off
+	xsl        *xslFile  // the stylesheet it names (xsl.go); nil when off
 }
 
 type section struct {
@@ -253,6 +262,10 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 	}
 	if cfg.ListXML {
 		s.listExt = ".xml"
+	}
+	if cfg.Stylesheet {
+		s.xsl = newXSLFile(s.prefix)
+		s.stylesheet = s.xsl.instruction
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -361,7 +374,7 @@ func (s *Sitemap) addSection(i int, sec Section, n int) error {
 	}
 	st.feed = s.feeds.feedOf(st, sec.Source)
 	st.spec = pageSpec{base: s.base, maxURLs: size, ext: ext, strict: s.strict, newsAnyAge: s.newsAnyAge,
-		notice: func(page int64, loc string, err error) { s.corrected(st, page, loc, err) }}
+		stylesheet: s.stylesheet, notice: func(page int64, loc string, err error) { s.corrected(st, page, loc, err) }}
 	s.sections = append(s.sections, st)
 	s.byName[sec.Name] = st
 	return nil

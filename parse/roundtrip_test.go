@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -78,4 +79,25 @@ func normal(u sitemap.URL) any {
 		prio = *u.Priority
 	}
 	return []any{u.Loc, ts(u.LastMod), u.LastModDateOnly, u.ChangeFreq, prio, u.Images, videos, news, u.Alternates}
+}
+
+// A file that names a stylesheet (sitemap.Config.Stylesheet) reads back the
+// same: the instruction before the root is not an entry.
+func TestStylesheetInstruction(t *testing.T) {
+	doc := `<?xml version="1.0" encoding="UTF-8"?>
+<?xml-stylesheet type="text/xsl" href="/sitemap.xsl"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+<url><loc>https://example.com/a</loc></url>
+</urlset>
+`
+	got, errs := parseString(doc)
+	if len(errs) > 0 || len(got) != 1 || got[0].Loc != "https://example.com/a" {
+		t.Errorf("got %v, %v", got, errs)
+	}
+	index := strings.Replace(doc, "urlset", "sitemapindex", 2)
+	index = strings.Replace(index, "<url><loc>https://example.com/a</loc></url>", "<sitemap><loc>https://example.com/sitemap-1.xml.gz</loc></sitemap>", 1)
+	sms, errs := collect(Index(strings.NewReader(index), Limits{}))
+	if len(errs) > 0 || len(sms) != 1 {
+		t.Errorf("index: %v, %v", sms, errs)
+	}
 }
