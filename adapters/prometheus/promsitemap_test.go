@@ -125,8 +125,8 @@ sitemap_cache_entries{section="products"} 1
 	// Values that depend on the bytes and the clock: present, and consistent.
 	st := sm.Stats()
 	for name, want := range map[string]float64{
-		`sitemap_served_bytes_total{section="products"}`: float64(st.BytesServed),
-		`sitemap_cache_bytes{section="products"}`:        float64(st.CachedBytes - cachedBytes(sm, "_index")),
+		`sitemap_served_bytes_total{section="products"}`:           float64(st.BytesServed),
+		`sitemap_cache_bytes{section="products"}`:                  float64(st.CachedBytes - cachedBytes(sm, "_index")),
 		`sitemap_build_duration_seconds_count{section="products"}`: 1,
 		`sitemap_build_duration_seconds_count{section="broken"}`:   1,
 	} {
