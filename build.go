@@ -43,17 +43,21 @@ func (p *panicError) Unwrap() error { return errPanic }
 func (s *Sitemap) document(ctx context.Context, k pageKey, sec *section) (*entry, error) {
 	now := s.now()
 	deadline := time.Now().Add(s.timeout)
+	c := s.perSection.of(k)
 	if e, ok := s.cache.get(k); ok {
 		if s.fresh(k, e, now) {
 			s.stats.hits.Add(1)
+			c.hits.Add(1)
 			return e, nil
 		}
 		// Expired, or said to have changed: serve it while it is rebuilt.
 		s.stats.stale.Add(1)
+		c.stale.Add(1)
 		s.refresh(k, sec, e, now)
 		return e, nil
 	}
 	s.stats.misses.Add(1)
+	c.misses.Add(1)
 	if sec != nil {
 		if listed, err := s.listed(ctx, sec, k.page, now, deadline); err != nil || !listed {
 			return nil, cmp.Or(err, errNotFound)
@@ -225,6 +229,7 @@ func (s *Sitemap) build(k pageKey, sec *section, old *entry) (e *entry, err erro
 func (s *Sitemap) failed(k pageKey, old *entry, err error) {
 	s.failures.failed(k, s.now().Add(s.retryAfter))
 	defer s.stats.buildErrors.Add(1) // last: a test that sees it sees the log
+	s.perSection.of(k).buildErrors.Add(1)
 	if s.ctx.Err() != nil && errors.Is(err, context.Canceled) {
 		return
 	}
@@ -270,7 +275,7 @@ func (s *Sitemap) buildPage(ctx context.Context, sec *section, n int64, old *ent
 		}
 	}
 	spec := sec.spec
-	spec.report = func(loc string, err error) { s.reject(sec, n, loc, err) }
+	spec.report = func(loc string, err error) { s.reject(sec, k, loc, err) }
 	var tr *tracker
 	var prevGz []byte
 	if s.tracking() {
@@ -292,14 +297,14 @@ func (s *Sitemap) buildPage(ctx context.Context, sec *section, n int64, old *ent
 		return err
 	})
 	dur := time.Since(start)
-	s.stats.buildNanos.Add(int64(dur))
+	s.timed(k, dur)
 	if errors.Is(err, errEmptyPage) {
 		return nil, errNotFound
 	}
 	if err != nil {
 		return nil, fmt.Errorf("sitemap: building %s: %w", s.describe(k), err)
 	}
-	s.stats.builds.Add(1)
+	s.built(k)
 	at, moved := s.clocks.built(k, sum, st.newest, now)
 	if moved {
 		s.outdate(indexKey) // it lists the page's clock
@@ -315,12 +320,14 @@ func (s *Sitemap) buildPage(ctx context.Context, sec *section, n int64, old *ent
 	return e, nil
 }
 
-// reject reports a URL of page n that was not written.
-func (s *Sitemap) reject(sec *section, n int64, loc string, err error) {
+// reject reports a URL of sec that was not written in the document k (a
+// page, or the section's feed as page 0).
+func (s *Sitemap) reject(sec *section, k pageKey, loc string, err error) {
 	s.stats.rejected.Add(1)
-	s.log.Warn("sitemap: URL skipped", "section", sec.name, "page", n, "loc", quote(loc), "err", err)
+	s.perSection.of(k).reject(err)
+	s.log.Warn("sitemap: URL skipped", "section", sec.name, "page", k.page, "loc", quote(loc), "err", err)
 	if s.onReject != nil {
-		s.onReject(sec.name, n, loc, err)
+		s.onReject(sec.name, k.page, loc, err)
 	}
 }
 

@@ -26,18 +26,25 @@ func (k pageKey) String() string {
 // compressed bytes. Expiry is checked by the caller on read; nothing runs
 // in the background.
 type pageCache struct {
-	mu     sync.Mutex
-	lru    *simplelru.LRU[pageKey, *entry]
-	bytes  int64
-	budget int64
+	mu      sync.Mutex
+	lru     *simplelru.LRU[pageKey, *entry]
+	bytes   int64
+	budget  int64
+	account func(pageKey) *secCounters // where each key's documents and bytes are counted
 }
 
-func newPageCache(budget int64, entries int) *pageCache {
-	c := &pageCache{budget: budget}
+// newPageCache makes a cache of at most entries documents and budget
+// bytes, which counts each key's in account(key).
+func newPageCache(budget int64, entries int, account func(pageKey) *secCounters) *pageCache {
+	c := &pageCache{budget: budget, account: account}
 	if budget < 0 {
 		return c // disabled
 	}
-	c.lru, _ = simplelru.NewLRU(entries, func(_ pageKey, e *entry) { c.bytes -= e.cost() })
+	c.lru, _ = simplelru.NewLRU(entries, func(k pageKey, e *entry) {
+		n := e.cost()
+		c.bytes -= n
+		c.account(k).cached(-1, -n)
+	})
 	return c
 }
 
@@ -70,7 +77,9 @@ func (c *pageCache) add(k pageKey, e *entry) {
 	defer c.mu.Unlock()
 	c.lru.Remove(k)
 	c.lru.Add(k, e)
-	c.bytes += e.cost()
+	n := e.cost()
+	c.bytes += n
+	c.account(k).cached(1, n)
 	for c.bytes > c.budget {
 		c.lru.RemoveOldest()
 	}
@@ -101,6 +110,7 @@ func (c *pageCache) attachText(k pageKey, e, t *entry) {
 		return
 	}
 	c.bytes += int64(len(t.gz))
+	c.account(k).cached(0, int64(len(t.gz)))
 	for c.bytes > c.budget && c.lru.Len() > 0 {
 		c.lru.RemoveOldest()
 	}

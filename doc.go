@@ -58,6 +58,9 @@
 // and is not retried before [Config.RetryAfter]. A page number the index
 // does not list is a 404 without a page read. [Sitemap.Invalidate] says
 // what the application changed.
+// [Sitemap.Stats] and [Sitemap.SectionStats] count hits, misses, builds
+// and their durations, rejected URLs and responses, for metrics (the
+// adapters/prometheus collector, or expvar through adapters/expvar).
 //
 // # IndexNow
 //

@@ -109,7 +109,7 @@ func (s *Sitemap) buildFeed(ctx context.Context, k pageKey) (*entry, error) {
 	start := time.Now()
 	entries, err := s.recent(ctx, sec)
 	if err != nil {
-		s.stats.buildNanos.Add(int64(time.Since(start)))
+		s.timed(k, time.Since(start))
 		return nil, fmt.Errorf("sitemap: building %s: %w", f.name, err)
 	}
 	var body []byte
@@ -152,11 +152,11 @@ func (s *Sitemap) buildFeed(ctx context.Context, k pageKey) (*entry, error) {
 		return err
 	})
 	dur := time.Since(start)
-	s.stats.buildNanos.Add(int64(dur))
+	s.timed(k, dur)
 	if err != nil {
 		return nil, fmt.Errorf("sitemap: building %s: %w", f.name, err)
 	}
-	s.stats.builds.Add(1)
+	s.built(k)
 	s.log.Debug("sitemap: built feed", "section", sec.name, "entries", len(entries), "gzip_bytes", len(gz),
 		"duration", dur, "clock", at)
 	return newEntry(gz, sum, s.gzipLevel, at, now), nil
@@ -183,7 +183,7 @@ func (s *Sitemap) recent(ctx context.Context, sec *section) ([]feedEntry, error)
 		}
 		e, err := s.feedEntry(&u)
 		if err != nil {
-			s.reject(sec, 0, u.Loc, err)
+			s.reject(sec, feedKey(sec), u.Loc, err)
 			if s.strict {
 				return nil, err
 			}

@@ -43,7 +43,7 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h["X-Robots-Tag"] = hdrNoindex
 	rt, ok := s.route(r.URL.Path)
 	if !ok {
-		s.notFound(w)
+		s.notFound(w, &s.perSection.other)
 		return
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -69,7 +69,7 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case errors.Is(err, errNotFound):
-		s.notFound(w)
+		s.notFound(w, s.perSection.of(k))
 		return
 	case err != nil:
 		if r.Context().Err() != nil {
@@ -79,15 +79,17 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// that waited for it only counts.
 		s.log.DebugContext(r.Context(), "sitemap: unavailable", "page", s.describe(k), "err", err)
 		s.stats.unavailable.Add(1)
+		s.perSection.of(k).unavailable.Add(1)
 		h["Retry-After"] = s.headers.retryAfter
 		serveError(w, "sitemap temporarily unavailable", http.StatusServiceUnavailable)
 		return
 	}
-	s.serveEntry(w, r, e, rt.rep)
+	s.serveEntry(w, r, e, rt.rep, s.perSection.of(k))
 }
 
-func (s *Sitemap) notFound(w http.ResponseWriter) {
+func (s *Sitemap) notFound(w http.ResponseWriter, c *secCounters) {
 	s.stats.notFound.Add(1)
+	c.notFound.Add(1)
 	serveError(w, "404 page not found", http.StatusNotFound)
 }
 
@@ -107,7 +109,8 @@ func serveError(w http.ResponseWriter, text string, code int) {
 // answer: conditional requests (304, 412), HEAD and Range. The gzip
 // representations are e's bytes as they are; the plain one is decompressed
 // as it is written (plainBody), and only as far as the response needs.
-func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, rep representation) {
+// The response is counted in c too.
+func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, rep representation, c *secCounters) {
 	h := w.Header()
 	if s.headers.cacheControl != nil {
 		h["Cache-Control"] = s.headers.cacheControl
@@ -156,8 +159,10 @@ func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, r
 	cw.release()
 	if cw.status == http.StatusNotModified {
 		s.stats.notModified.Add(1)
+		c.notModified.Add(1)
 	}
 	s.stats.bytesServed.Add(cw.n)
+	c.bytesServed.Add(cw.n)
 }
 
 // wholeIfMultiRange returns r without its Range header if that asks for

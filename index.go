@@ -32,6 +32,7 @@ type indexEntry struct {
 func (s *Sitemap) buildIndex(ctx context.Context) (*entry, error) {
 	now := s.now()
 	start := time.Now()
+	defer func() { s.timed(indexKey, time.Since(start)) }() // failed or not
 	pages := make([][]PageInfo, len(s.sections))
 	var list []indexEntry
 	var changed []pageKey
@@ -63,7 +64,6 @@ func (s *Sitemap) buildIndex(ctx context.Context) (*entry, error) {
 		}
 	}
 	if len(list) == 0 {
-		s.stats.buildNanos.Add(int64(time.Since(start)))
 		return nil, errNotFound
 	}
 	var files []*entry
@@ -75,8 +75,7 @@ func (s *Sitemap) buildIndex(ctx context.Context) (*entry, error) {
 		files = append(files, e)
 		list = list[n:]
 	}
-	s.stats.buildNanos.Add(int64(time.Since(start)))
-	s.stats.builds.Add(1)
+	s.built(indexKey)
 	for _, k := range changed {
 		s.outdate(k)
 		if old, ok := s.cache.peek(k); ok {

@@ -213,6 +213,7 @@ type Sitemap struct {
 	closed     bool
 	wg         sync.WaitGroup // background refreshes
 	stats      counters
+	perSection *secStats // the counters of each section (sectionstats.go)
 	indexNow   *indexNow // the IndexNow sender; nil when off
 	keyFile    *keyFile  // the IndexNow key file; nil when off
 	stylesheet string    // the <?xml-stylesheet?> line of every file; "" when off
@@ -314,7 +315,8 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 	s.sem = make(chan struct{}, orDefault(cfg.MaxBuilds, defaultMaxBuilds))
 	s.maxWaiting = int64(max(orDefault(cfg.MaxWaiting, defaultMaxWaiting), 0))
 	s.clocks, s.failures, s.marks.m = newClocks(), newFailures(), make(map[pageKey]uint64)
-	s.cache = newPageCache(orDefault(cfg.CacheBytes, defaultCacheBytes), orDefault(cfg.CacheEntries, defaultCacheEntries))
+	s.perSection = newSecStats(s.sections)
+	s.cache = newPageCache(orDefault(cfg.CacheBytes, defaultCacheBytes), orDefault(cfg.CacheEntries, defaultCacheEntries), s.perSection.of)
 	if cfg.IndexNow != nil { // last: it starts goroutines, which only Close stops
 		if s.indexNow, err = newIndexNow(cfg.IndexNow, base, s.log, s.now); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrConfig, err)

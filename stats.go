@@ -14,8 +14,9 @@ type counters struct {
 	unavailable, bytesServed         atomic.Int64
 }
 
-// Stats is a snapshot of a Sitemap's counters since New, for metrics
-// (publish it with expvar.Func or a Prometheus collector).
+// Stats is a snapshot of a Sitemap's counters since New, for metrics.
+// SectionStats has most of them per section; the collector in
+// adapters/prometheus and the expvar.Func in adapters/expvar export both.
 type Stats struct {
 	CacheHits       int64         // requests answered by a fresh cached page
 	CacheMisses     int64         // requests that found no cached page

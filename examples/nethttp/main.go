@@ -1,6 +1,7 @@
 // Command nethttp is a demo shop on net/http's ServeMux with a dynamic
 // sitemap in three sections: its static pages, 200,000 products with
-// images and hreflang alternates, and the news of the last two days.
+// images and hreflang alternates, and the news of the last two days. The
+// sitemap's Prometheus metrics are at /metrics.
 //
 //	go run ./examples/nethttp             # serve on :8080
 //	go run ./examples/nethttp -crawl      # fetch the whole sitemap once and print figures
@@ -19,8 +20,11 @@ import (
 	"strings"
 
 	"github.com/freshmap/sitemap"
+	promsitemap "github.com/freshmap/sitemap/adapters/prometheus"
 	"github.com/freshmap/sitemap/adapters/sqlsource"
 	"github.com/freshmap/sitemap/examples/internal/demo"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // main parses the flags, opens the catalogue, and serves newHandler's
@@ -102,5 +106,8 @@ func newHandler(db *sql.DB, opt demo.Options, log *slog.Logger) (http.Handler, *
 	if err != nil {
 		return nil, nil, err
 	}
+	reg := prometheus.NewRegistry() // the sitemap's metrics at /metrics
+	reg.MustRegister(promsitemap.New(sm))
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	return sm.Handler(mux), sm, nil // serves robots.txt and the sitemap files, and passes the rest to mux
 }

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"io"
+	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/freshmap/sitemap/examples/internal/demotest"
@@ -12,6 +15,23 @@ import (
 func TestSite(t *testing.T) {
 	base, cat := demotest.Serve(t, 2000, 500, newHandler)
 	demotest.Check(t, base, cat.DB, "pages", "products", "news")
+
+	// The crawl shows in the metrics.
+	resp, err := http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /metrics: %d, %v", resp.StatusCode, err)
+	}
+	for _, want := range []string{`sitemap_builds_total{section="products"} 4`, `sitemap_builds_total{section="_index"} 1`,
+		`sitemap_build_duration_seconds_count{section="news"}`, `sitemap_cache_entries{section="pages"} 1`} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("/metrics has no %s", want)
+		}
+	}
 }
 
 // TestMain reports what was not tested for want of a service (xmllint and

@@ -1,0 +1,50 @@
+package expvarsitemap_test
+
+import (
+	"encoding/json"
+	"expvar"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/freshmap/sitemap"
+	expvarsitemap "github.com/freshmap/sitemap/adapters/expvar"
+)
+
+func TestPublish(t *testing.T) {
+	sm, err := sitemap.New(sitemap.Config{BaseURL: "https://example.com"},
+		sitemap.Section{Name: "products", Source: sitemap.FromSlice([]sitemap.URL{
+			{Loc: "https://example.com/a"}, {Loc: "https://elsewhere.example/b"},
+		}, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sm.Close()
+	for _, path := range []string{"/sitemap-products-1.xml.gz", "/sitemap-products-1.xml.gz", "/sitemap-products-2.xml.gz"} {
+		sm.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, path, nil))
+	}
+	expvarsitemap.Publish("sitemap_test", sm)
+
+	var got struct {
+		CacheHits, CacheMisses, NotFound, RejectedURLs int64
+		Sections                                       map[string]struct {
+			CacheHits, CacheMisses, NotFound, Builds int64
+			RejectedURLs                             map[string]int64
+			BuildSeconds                             struct{ Count uint64 }
+		}
+		BuildBuckets []float64
+	}
+	if err := json.Unmarshal([]byte(expvar.Get("sitemap_test").String()), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.CacheHits != 1 || got.CacheMisses != 2 || got.NotFound != 1 || got.RejectedURLs != 1 {
+		t.Errorf("totals %+v", got)
+	}
+	p := got.Sections["products"]
+	if p.CacheHits != 1 || p.CacheMisses != 2 || p.NotFound != 1 || p.Builds != 1 || p.RejectedURLs["loc"] != 1 || p.BuildSeconds.Count != 1 {
+		t.Errorf("section products %+v", p)
+	}
+	if _, ok := got.Sections["_index"]; !ok || len(got.BuildBuckets) != len(sitemap.BuildBuckets()) {
+		t.Errorf("no _index section or no buckets: %+v", got)
+	}
+}

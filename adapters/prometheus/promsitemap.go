@@ -1,0 +1,132 @@
+// Package promsitemap exports the counters of a [sitemap.Sitemap] as
+// Prometheus metrics:
+//
+//	reg := prometheus.NewRegistry()
+//	reg.MustRegister(promsitemap.New(sm))
+//	http.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+//
+// Every metric is read from [sitemap.Sitemap.Stats] and
+// [sitemap.Sitemap.SectionStats] when the registry is scraped; nothing is
+// counted twice, and serving does not wait on Prometheus. Most metrics
+// carry a section label: a section's Name ("" for an unnamed section), or
+// one of the pseudo-sections "_index", "_feed", "_feed:NAME" and "_other"
+// that SectionStats documents. Labels come from the configuration only,
+// never from a request. To export several Sitemaps into one registry, tell
+// them apart with prometheus.WrapRegistererWith and a constant label.
+package promsitemap
+
+import (
+	"strconv"
+
+	"github.com/freshmap/sitemap"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// collector is the prometheus.Collector of one Sitemap.
+type collector struct {
+	sm      *sitemap.Sitemap
+	buckets []float64
+
+	builds, buildErrors, buildSeconds   *prometheus.Desc
+	requests, responses, rejected       *prometheus.Desc
+	servedBytes, cacheBytes, cacheItems *prometheus.Desc
+	revalidated, corrected              *prometheus.Desc
+	indexNowURLs, indexNowFailed        *prometheus.Desc
+	indexNowRetried                     *prometheus.Desc
+}
+
+// New returns a collector of the metrics of sm, to register with a
+// prometheus.Registerer. The metrics, all prefixed sitemap_, are:
+//
+//	builds_total{section}                   documents built successfully
+//	build_errors_total{section}             builds that failed (source error, panic, timeout)
+//	build_duration_seconds{section}         histogram of build durations, failed builds too: 1 ms to 2 min
+//	requests_total{section,result}          requests for a document, by cache result: hit, miss or stale
+//	responses_total{section,code}           responses by status: 304, 404 and 503 (the others are 200s, 206s and 405s)
+//	rejected_urls_total{section,reason}     URLs skipped: the InvalidURLError's Field ("loc", "video.title", …) or "page_full"
+//	served_bytes_total{section}             response body bytes written
+//	cache_bytes{section}                    compressed bytes of the cached documents
+//	cache_entries{section}                  cached documents
+//	revalidations_total                     expired pages renewed without a rebuild (their Version unchanged)
+//	corrected_urls_total                    URLs written with a correction (Config.OnNotice)
+//	indexnow_urls_total{result}             IndexNow URLs: sent, dropped (queue full or closed) or refused (not under the base URL)
+//	indexnow_failed_batches_total           IndexNow batches an endpoint refused, dropped
+//	indexnow_retries_total                  IndexNow posts that failed and will be retried
+//
+// The IndexNow metrics are zero unless Config.IndexNow is set.
+func New(sm *sitemap.Sitemap) prometheus.Collector {
+	sec := []string{"section"}
+	d := func(name, help string, labels ...string) *prometheus.Desc {
+		return prometheus.NewDesc("sitemap_"+name, help, labels, nil)
+	}
+	return &collector{
+		sm:              sm,
+		buckets:         sitemap.BuildBuckets(),
+		builds:          d("builds_total", "Documents built successfully.", sec...),
+		buildErrors:     d("build_errors_total", "Builds that failed: a source error, a panic or a timeout.", sec...),
+		buildSeconds:    d("build_duration_seconds", "How long builds took, failed ones too.", sec...),
+		requests:        d("requests_total", "Requests for a document, by cache result: hit, miss or stale.", "section", "result"),
+		responses:       d("responses_total", "Responses by status code: 304, 404 and 503.", "section", "code"),
+		rejected:        d("rejected_urls_total", "URLs skipped, by the field that broke a rule, or page_full.", "section", "reason"),
+		servedBytes:     d("served_bytes_total", "Response body bytes written.", sec...),
+		cacheBytes:      d("cache_bytes", "Compressed bytes of the cached documents.", sec...),
+		cacheItems:      d("cache_entries", "Documents in the cache.", sec...),
+		revalidated:     d("revalidations_total", "Expired pages renewed without a rebuild."),
+		corrected:       d("corrected_urls_total", "URLs written with a correction."),
+		indexNowURLs:    d("indexnow_urls_total", "IndexNow URLs by result: sent, dropped or refused.", "result"),
+		indexNowFailed:  d("indexnow_failed_batches_total", "IndexNow batches an endpoint refused, dropped."),
+		indexNowRetried: d("indexnow_retries_total", "IndexNow posts that failed and will be retried."),
+	}
+}
+
+// Describe sends the descriptors of every metric.
+func (c *collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{
+		c.builds, c.buildErrors, c.buildSeconds, c.requests, c.responses, c.rejected,
+		c.servedBytes, c.cacheBytes, c.cacheItems, c.revalidated, c.corrected,
+		c.indexNowURLs, c.indexNowFailed, c.indexNowRetried,
+	} {
+		ch <- d
+	}
+}
+
+// Collect sends the current value of every metric.
+func (c *collector) Collect(ch chan<- prometheus.Metric) {
+	counter := func(d *prometheus.Desc, v int64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v), labels...)
+	}
+	gauge := func(d *prometheus.Desc, v int64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, float64(v), labels...)
+	}
+	for _, st := range c.sm.SectionStats() {
+		s := st.Section
+		counter(c.builds, st.Builds, s)
+		counter(c.buildErrors, st.BuildErrors, s)
+		h := st.BuildSeconds
+		buckets := make(map[float64]uint64, len(c.buckets))
+		for i, le := range c.buckets {
+			buckets[le] = h.Buckets[i]
+		}
+		ch <- prometheus.MustNewConstHistogram(c.buildSeconds, h.Count, h.Sum, buckets, s)
+		counter(c.requests, st.CacheHits, s, "hit")
+		counter(c.requests, st.CacheMisses, s, "miss")
+		counter(c.requests, st.CacheStale, s, "stale")
+		for code, n := range map[int]int64{304: st.NotModified, 404: st.NotFound, 503: st.Unavailable} {
+			counter(c.responses, n, s, strconv.Itoa(code))
+		}
+		for reason, n := range st.RejectedURLs {
+			counter(c.rejected, n, s, reason)
+		}
+		counter(c.servedBytes, st.BytesServed, s)
+		gauge(c.cacheBytes, st.CachedBytes, s)
+		gauge(c.cacheItems, int64(st.CachedDocuments), s)
+	}
+	st := c.sm.Stats()
+	counter(c.revalidated, st.Revalidated)
+	counter(c.corrected, st.CorrectedURLs)
+	counter(c.indexNowURLs, st.IndexNowSent, "sent")
+	counter(c.indexNowURLs, st.IndexNowDropped, "dropped")
+	counter(c.indexNowURLs, st.IndexNowRefused, "refused")
+	counter(c.indexNowFailed, st.IndexNowFailed)
+	counter(c.indexNowRetried, st.IndexNowRetried)
+}

@@ -1,0 +1,200 @@
+package promsitemap_test
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/freshmap/sitemap"
+	promsitemap "github.com/freshmap/sitemap/adapters/prometheus"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+)
+
+// failing is a Source of one page whose URLs fail.
+var failing = sitemap.SourceFunc{
+	PagesFunc: func(context.Context) iter.Seq2[sitemap.PageInfo, error] {
+		return func(yield func(sitemap.PageInfo, error) bool) { yield(sitemap.PageInfo{Number: 1}, nil) }
+	},
+	URLsFunc: func(context.Context, int64) iter.Seq2[sitemap.URL, error] {
+		return func(yield func(sitemap.URL, error) bool) { yield(sitemap.URL{}, errors.New("db down")) }
+	},
+}
+
+// served returns a Sitemap of sections "products" (two good URLs, one
+// outside the base URL) and "broken" (a failing Source), after: the
+// products page twice (a miss, a hit), its 304, page 7 of products (404),
+// and the broken page (503).
+func served(t *testing.T) *sitemap.Sitemap {
+	t.Helper()
+	sm, err := sitemap.New(sitemap.Config{BaseURL: "https://example.com"},
+		sitemap.Section{Name: "products", Source: sitemap.FromSlice([]sitemap.URL{
+			{Loc: "https://example.com/a"}, {Loc: "https://elsewhere.example/b"}, {Loc: "https://example.com/c"},
+		}, 0)},
+		sitemap.Section{Name: "broken", Source: failing})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sm.Close() })
+	get := func(path string, wantCode int, hdr ...string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest(http.MethodGet, path, nil)
+		if len(hdr) == 2 {
+			r.Header.Set(hdr[0], hdr[1])
+		}
+		w := httptest.NewRecorder()
+		sm.ServeHTTP(w, r)
+		if w.Code != wantCode {
+			t.Fatalf("%s: status %d, want %d", path, w.Code, wantCode)
+		}
+		return w
+	}
+	first := get("/sitemap-products-1.xml.gz", http.StatusOK)
+	get("/sitemap-products-1.xml.gz", http.StatusOK)
+	get("/sitemap-products-1.xml.gz", http.StatusNotModified, "If-None-Match", first.Header().Get("Etag"))
+	get("/sitemap-products-7.xml.gz", http.StatusNotFound)
+	get("/sitemap-broken-1.xml.gz", http.StatusServiceUnavailable)
+	return sm
+}
+
+func TestCollect(t *testing.T) {
+	sm := served(t)
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(promsitemap.New(sm))
+
+	want := `
+# HELP sitemap_builds_total Documents built successfully.
+# TYPE sitemap_builds_total counter
+sitemap_builds_total{section="_index"} 1
+sitemap_builds_total{section="_other"} 0
+sitemap_builds_total{section="broken"} 0
+sitemap_builds_total{section="products"} 1
+# HELP sitemap_build_errors_total Builds that failed: a source error, a panic or a timeout.
+# TYPE sitemap_build_errors_total counter
+sitemap_build_errors_total{section="_index"} 0
+sitemap_build_errors_total{section="_other"} 0
+sitemap_build_errors_total{section="broken"} 1
+sitemap_build_errors_total{section="products"} 0
+# HELP sitemap_requests_total Requests for a document, by cache result: hit, miss or stale.
+# TYPE sitemap_requests_total counter
+sitemap_requests_total{result="hit",section="_index"} 0
+sitemap_requests_total{result="hit",section="_other"} 0
+sitemap_requests_total{result="hit",section="broken"} 0
+sitemap_requests_total{result="hit",section="products"} 2
+sitemap_requests_total{result="miss",section="_index"} 0
+sitemap_requests_total{result="miss",section="_other"} 0
+sitemap_requests_total{result="miss",section="broken"} 1
+sitemap_requests_total{result="miss",section="products"} 2
+sitemap_requests_total{result="stale",section="_index"} 0
+sitemap_requests_total{result="stale",section="_other"} 0
+sitemap_requests_total{result="stale",section="broken"} 0
+sitemap_requests_total{result="stale",section="products"} 0
+# HELP sitemap_responses_total Responses by status code: 304, 404 and 503.
+# TYPE sitemap_responses_total counter
+sitemap_responses_total{code="304",section="_index"} 0
+sitemap_responses_total{code="304",section="_other"} 0
+sitemap_responses_total{code="304",section="broken"} 0
+sitemap_responses_total{code="304",section="products"} 1
+sitemap_responses_total{code="404",section="_index"} 0
+sitemap_responses_total{code="404",section="_other"} 0
+sitemap_responses_total{code="404",section="broken"} 0
+sitemap_responses_total{code="404",section="products"} 1
+sitemap_responses_total{code="503",section="_index"} 0
+sitemap_responses_total{code="503",section="_other"} 0
+sitemap_responses_total{code="503",section="broken"} 1
+sitemap_responses_total{code="503",section="products"} 0
+# HELP sitemap_rejected_urls_total URLs skipped, by the field that broke a rule, or page_full.
+# TYPE sitemap_rejected_urls_total counter
+sitemap_rejected_urls_total{reason="loc",section="products"} 1
+# HELP sitemap_cache_entries Documents in the cache.
+# TYPE sitemap_cache_entries gauge
+sitemap_cache_entries{section="_index"} 1
+sitemap_cache_entries{section="_other"} 0
+sitemap_cache_entries{section="broken"} 0
+sitemap_cache_entries{section="products"} 1
+`
+	names := []string{"sitemap_builds_total", "sitemap_build_errors_total", "sitemap_requests_total",
+		"sitemap_responses_total", "sitemap_rejected_urls_total", "sitemap_cache_entries"}
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), names...); err != nil {
+		t.Error(err)
+	}
+
+	// Values that depend on the bytes and the clock: present, and consistent.
+	st := sm.Stats()
+	for name, want := range map[string]float64{
+		`sitemap_served_bytes_total{section="products"}`:           float64(st.BytesServed),
+		`sitemap_cache_bytes{section="products"}`:                  float64(st.CachedBytes - cachedBytes(sm, "_index")),
+		`sitemap_build_duration_seconds_count{section="products"}`: 1,
+		`sitemap_build_duration_seconds_count{section="broken"}`:   1,
+	} {
+		if got := value(t, reg, name); got != want || got == 0 {
+			t.Errorf("%s = %v, want %v (not zero)", name, got, want)
+		}
+	}
+	if n := testutil.CollectAndCount(promsitemap.New(sm), "sitemap_build_duration_seconds"); n != 4 {
+		t.Errorf("%d build histograms, want one per section and pseudo-section (4)", n)
+	}
+}
+
+func TestLint(t *testing.T) {
+	problems, err := testutil.CollectAndLint(promsitemap.New(served(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems {
+		t.Errorf("%s: %s", p.Metric, p.Text)
+	}
+}
+
+// TestRegisterTwo registers two Sitemaps' collectors into one registry,
+// told apart by a constant label.
+func TestRegisterTwo(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	for _, site := range []string{"a", "b"} {
+		prometheus.WrapRegistererWith(prometheus.Labels{"site": site}, reg).MustRegister(promsitemap.New(served(t)))
+	}
+	if _, err := reg.Gather(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func cachedBytes(sm *sitemap.Sitemap, section string) int64 {
+	for _, st := range sm.SectionStats() {
+		if st.Section == section {
+			return st.CachedBytes
+		}
+	}
+	return 0
+}
+
+// value returns the value of one sample of reg, named as in the text
+// exposition: name{labels}.
+func value(t *testing.T, reg *prometheus.Registry, sample string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		for _, m := range mf.GetMetric() {
+			var labels []string
+			for _, l := range m.GetLabel() {
+				labels = append(labels, l.GetName()+`="`+l.GetValue()+`"`)
+			}
+			base := mf.GetName() + "{" + strings.Join(labels, ",") + "}"
+			switch {
+			case base == sample && m.GetCounter() != nil:
+				return m.GetCounter().GetValue()
+			case base == sample && m.GetGauge() != nil:
+				return m.GetGauge().GetValue()
+			case m.GetHistogram() != nil && mf.GetName()+"_count{"+strings.Join(labels, ",")+"}" == sample:
+				return float64(m.GetHistogram().GetSampleCount())
+			}
+		}
+	}
+	t.Fatalf("no sample %s", sample)
+	return 0
+}
