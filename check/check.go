@@ -1,0 +1,197 @@
+// Package check holds the rules of the sitemap protocol as a checker: feed
+// it documents (a <urlset> or a <sitemapindex>, plain or gzip) with
+// [Checker.Document], call [Checker.Finish] once every file is in, and read
+// the findings and counts from [Checker.Report]. The sitemap command
+// (cmd/sitemap) fetches the documents and adds the HTTP rules; the rules
+// themselves live here so that tests and the command share them.
+//
+// Every finding names a stable rule (see [Rules]) with its severity. A
+// Checker is safe for concurrent use: documents may be checked at once,
+// and the rules across files (duplicate URLs, hreflang reciprocity) are
+// judged in Finish.
+package check
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/freshmap/sitemap/parse"
+)
+
+// Severity tells whether a finding breaks the protocol (Error) or only
+// weakens the sitemap (Warning).
+type Severity int
+
+// The severities of a finding.
+const (
+	Error Severity = iota
+	Warning
+)
+
+func (s Severity) String() string {
+	if s == Warning {
+		return "warning"
+	}
+	return "error"
+}
+
+// MarshalText writes "error" or "warning".
+func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText reads "error" or "warning".
+func (s *Severity) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "error":
+		*s = Error
+	case "warning":
+		*s = Warning
+	default:
+		return fmt.Errorf("check: unknown severity %q", b)
+	}
+	return nil
+}
+
+// Finding is one broken rule, at a place in one file.
+type Finding struct {
+	Rule     string   `json:"rule"`
+	Severity Severity `json:"severity"`
+	File     string   `json:"file"`
+	Line     int      `json:"line,omitempty"` // 1-based; 0 when the rule concerns the file or the tree
+	Column   int      `json:"column,omitempty"`
+	URL      string   `json:"url,omitempty"` // the entry's loc, when the finding concerns one entry
+	Msg      string   `json:"message"`
+}
+
+// String formats f as "file:line:col: severity: rule: message". Without a
+// position (parse gives one only for values it could not read), the
+// entry's URL, when the message does not name it, follows the rule.
+func (f Finding) String() string {
+	pos := f.File
+	if f.Line > 0 {
+		pos = fmt.Sprintf("%s:%d:%d", f.File, f.Line, f.Column)
+	}
+	msg := f.Msg
+	if f.Line == 0 && f.URL != "" && !strings.Contains(msg, f.URL) {
+		msg = f.URL + ": " + msg
+	}
+	return fmt.Sprintf("%s: %s: %s: %s", pos, f.Severity, f.Rule, msg)
+}
+
+// Kind is the kind of document Document found.
+type Kind int
+
+// The kinds of document.
+const (
+	Unknown Kind = iota // unreadable: not XML, or another root
+	URLSet
+	Index
+)
+
+// Checker accumulates the findings and counts of the files it is given.
+// Its zero value is not ready: use [New].
+type Checker struct {
+	now    func() time.Time
+	limits parse.Limits
+
+	mu       sync.Mutex
+	findings []Finding
+	files    int
+	urls     int
+	tree     tree
+}
+
+// Options configure a Checker. The zero value checks by the protocol's
+// limits with the real clock.
+type Options struct {
+	// Now is the clock that lastmods in the future are judged by. Nil means time.Now.
+	Now func() time.Time
+	// Limits are passed to the parser; the zero value is the protocol's
+	// 50,000 entries and 50 MB per file.
+	Limits parse.Limits
+}
+
+// New returns a Checker with no files yet.
+func New(opt Options) *Checker {
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	return &Checker{now: opt.Now, limits: opt.Limits, tree: newTree()}
+}
+
+// Document checks one file. name is how findings name it (a URL or a path);
+// loc is its absolute http(s) URL, which the locations it lists must lie
+// under, or "" when unknown (a local file), which skips that rule. data is
+// the document, plain or gzip. Document returns the kind of document and,
+// for an index, the locations it lists.
+func (c *Checker) Document(name, loc string, data []byte) (Kind, []string) {
+	f := newFile(c, name, loc)
+	kind, children := f.check(data)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.files++
+	c.urls += f.urls
+	c.findings = append(c.findings, f.findings...)
+	c.tree.merge(f)
+	return kind, children
+}
+
+// Add records a finding that the caller found, such as an HTTP rule.
+func (c *Checker) Add(f Finding) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.findings = append(c.findings, f)
+}
+
+// Finish judges the rules across files. Call it once, after the last Document.
+func (c *Checker) Finish() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.findings = append(c.findings, c.tree.findings()...)
+}
+
+// Report is what a Checker found.
+type Report struct {
+	Files    int            `json:"files"`
+	URLs     int            `json:"urls"`
+	Errors   int            `json:"errors"`
+	Warnings int            `json:"warnings"`
+	ByRule   map[string]int `json:"by_rule"`
+	Findings []Finding      `json:"findings"` // by file, line and column
+}
+
+// Report returns the findings so far, sorted, with their counts.
+func (c *Checker) Report() Report {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r := Report{Files: c.files, URLs: c.urls, ByRule: map[string]int{}, Findings: slices.Clone(c.findings)}
+	slices.SortStableFunc(r.Findings, func(a, b Finding) int {
+		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
+	})
+	for _, f := range r.Findings {
+		if f.Severity == Error {
+			r.Errors++
+		} else {
+			r.Warnings++
+		}
+		r.ByRule[f.Rule]++
+	}
+	if r.Findings == nil {
+		r.Findings = []Finding{}
+	}
+	return r
+}
+
+// JSON returns the report as one indented JSON object.
+func (r Report) JSON() []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(r) // a Report always encodes
+	return b.Bytes()
+}

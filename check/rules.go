@@ -1,0 +1,69 @@
+package check
+
+// Rule is one rule the checker applies: a stable name, its severity and
+// what it asks.
+type Rule struct {
+	Name     string
+	Severity Severity
+	Doc      string
+}
+
+// Rules are every rule, in the order of the README's table. Names are
+// stable identifiers: CI scripts may match on them.
+var Rules = []Rule{
+	{"xml", Error, "the document is well-formed XML (no DOCTYPE, nesting ≤ 32, one text node ≤ 32 KiB); the rest of the file is not read after this error"},
+	{"root", Error, "the root is <urlset> or <sitemapindex> in the namespace http://www.sitemaps.org/schemas/sitemap/0.9"},
+	{"file-entries", Error, "at most 50,000 <url> or <sitemap> entries in one file"},
+	{"file-size", Error, "at most 50 MB (52,428,800 bytes) uncompressed in one file"},
+	{"value", Error, "an element's value has its type (yes/no, integer, decimal…)"},
+	{"loc-missing", Error, "every <url>, <sitemap> and <image:image> has its loc"},
+	{"loc-absolute", Error, "a loc is an absolute http or https URL with a host, no user info"},
+	{"loc-escaped", Error, "a loc is RFC 3986 escaped: no spaces, non-ASCII or <>\"{}|\\^` unencoded, no bad %-escapes"},
+	{"loc-length", Error, "a loc is under 2,048 characters"},
+	{"loc-scope", Error, "a loc has the sitemap's scheme, host and port and lies under its directory (for an index: its files)"},
+	{"loc-duplicate", Warning, "a URL is listed once in the whole tree"},
+	{"lastmod-format", Error, "lastmod is a W3C datetime (YYYY-MM-DD or YYYY-MM-DDThh:mm:ssTZD)"},
+	{"lastmod-future", Error, "lastmod is not more than 5 minutes in the future"},
+	{"lastmod-stamp", Warning, "the lastmods of a file with more than one entry are not all equal (a build time, not the pages')"},
+	{"priority-range", Error, "priority is a decimal from 0.0 to 1.0"},
+	{"changefreq-value", Error, "changefreq is always, hourly, daily, weekly, monthly, yearly or never"},
+	{"image-count", Error, "at most 1,000 <image:image> in one <url>"},
+	{"ext-url", Error, "image, video and hreflang URLs are absolute http(s) URLs"},
+	{"video-required", Error, "a video has thumbnail_loc, title, description and content_loc or player_loc"},
+	{"video-length", Error, "video title ≤ 100 characters, description ≤ 2,048, category ≤ 256, at most 32 tags"},
+	{"video-value", Error, "video duration 1–28,800 s, rating 0.0–5.0, yes/no flags, allow/deny relationships, platforms web/mobile/tv"},
+	{"news-required", Error, "a news entry has publication name, language, publication_date and title"},
+	{"news-value", Error, "news language is ISO 639 (or zh-cn, zh-tw), genres from the list, at most 5 stock tickers EXCHANGE:SYMBOL"},
+	{"news-count", Error, "at most 1,000 news URLs in one file"},
+	{"hreflang-tag", Error, "hreflang is a well-formed BCP 47 tag or x-default"},
+	{"hreflang-duplicate", Error, "no hreflang is listed twice for one URL (case-insensitive)"},
+	{"hreflang-self", Error, "a URL with alternates lists itself among them"},
+	{"hreflang-reciprocal", Error, "if A lists B as an alternate and B is in the tree, B lists A"},
+	{"index-nested", Error, "an index lists sitemaps, never other indexes"},
+	{"fetch", Error, "the file could be fetched or read"},
+	{"robots", Error, "robots.txt names at least one sitemap with an absolute Sitemap: line"},
+	{"http-status", Error, "a GET answers 200"},
+	{"http-content-type", Error, "Content-Type matches the bytes: application/gzip for a gzip file without Content-Encoding, XML (application/xml, text/xml) otherwise"},
+	{"http-etag", Warning, "the response has an ETag"},
+	{"http-last-modified", Warning, "the response has a Last-Modified"},
+	{"http-conditional", Warning, "If-None-Match with the ETag, and If-Modified-Since with the Last-Modified, are answered 304"},
+	{"http-head", Error, "HEAD answers the GET's status with no body"},
+}
+
+var severities = func() map[string]Severity {
+	m := make(map[string]Severity, len(Rules))
+	for _, r := range Rules {
+		m[r.Name] = r.Severity
+	}
+	return m
+}()
+
+// NewFinding returns a finding of the named rule, with that rule's
+// severity, about a whole file.
+func NewFinding(rule, file, msg string) Finding {
+	sev, ok := severities[rule]
+	if !ok {
+		panic("check: unknown rule " + rule)
+	}
+	return Finding{Rule: rule, Severity: sev, File: file, Msg: msg}
+}
