@@ -155,6 +155,13 @@ func (c *Checker) Finish() {
 	c.findings = append(c.findings, c.tree.findings()...)
 }
 
+// Counts returns the files and entries checked so far, cheaply.
+func (c *Checker) Counts() (files, urls int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.files, c.urls
+}
+
 // Report is what a Checker found.
 type Report struct {
 	Files    int            `json:"files"`

@@ -1,0 +1,176 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/freshmap/sitemap"
+	"github.com/freshmap/sitemap/check"
+)
+
+// crawler follows robots.txt → indexes → sitemap files, fetching at most
+// a fixed number at once, and gives each document to the Checker.
+type crawler struct {
+	chk     *check.Checker
+	client  *http.Client
+	timeout time.Duration
+	slots   chan struct{} // one per fetch in flight
+	prog    *progress
+
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	visited map[string]bool
+}
+
+func newCrawler(chk *check.Checker, transport http.RoundTripper, concurrency int, timeout time.Duration, prog *progress) *crawler {
+	return &crawler{
+		chk:     chk,
+		client:  &http.Client{Transport: transport},
+		timeout: timeout,
+		slots:   make(chan struct{}, concurrency),
+		prog:    prog,
+		visited: map[string]bool{},
+	}
+}
+
+// start checks one argument: a site, a robots.txt, a sitemap URL, or a file.
+func (c *crawler) start(arg string) {
+	u, err := url.Parse(arg)
+	if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		c.spawn(arg, func() { c.local(arg, "", false) })
+		return
+	}
+	switch {
+	case u.Path == "" || u.Path == "/":
+		robots := u.ResolveReference(&url.URL{Path: "/robots.txt"}).String()
+		c.spawn(robots, func() { c.robots(robots) })
+	case strings.HasSuffix(u.Path, "/robots.txt"):
+		c.spawn(arg, func() { c.robots(arg) })
+	default:
+		c.spawn(arg, func() { c.remote(arg, false) })
+	}
+}
+
+// spawn runs fn on its own goroutine, once per name.
+func (c *crawler) spawn(name string, fn func()) {
+	c.mu.Lock()
+	seen := c.visited[name]
+	c.visited[name] = true
+	c.mu.Unlock()
+	if seen {
+		return
+	}
+	c.prog.queued()
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		defer c.prog.done(name)
+		fn()
+	}()
+}
+
+// wait returns once every file found has been checked.
+func (c *crawler) wait() {
+	c.wg.Wait()
+	c.prog.end()
+}
+
+// robots follows the Sitemap: lines of a robots.txt.
+func (c *crawler) robots(loc string) {
+	resp, body, err := c.get(loc, nil)
+	if err != nil {
+		c.chk.Add(check.NewFinding("fetch", loc, err.Error()))
+		return
+	}
+	if resp.StatusCode != http.StatusOK {
+		c.chk.Add(check.NewFinding("http-status", loc, "GET answered "+resp.Status))
+		return
+	}
+	n := 0
+	sc := bufio.NewScanner(bytes.NewReader(body))
+	for sc.Scan() {
+		key, val, ok := strings.Cut(sc.Text(), ":")
+		if !ok || !strings.EqualFold(strings.TrimSpace(key), "sitemap") {
+			continue
+		}
+		val = strings.TrimSpace(val)
+		if u, err := url.Parse(val); err != nil || !u.IsAbs() {
+			c.chk.Add(check.NewFinding("robots", loc, fmt.Sprintf("Sitemap: %q is not an absolute URL", val)))
+			continue
+		}
+		n++
+		c.spawn(val, func() { c.remote(val, false) })
+	}
+	if n == 0 {
+		c.chk.Add(check.NewFinding("robots", loc, "no Sitemap: line"))
+	}
+}
+
+// remote checks a sitemap or index at loc, and follows an index. child
+// tells that an index listed it, so that it may not be an index itself.
+func (c *crawler) remote(loc string, child bool) {
+	data, ok := c.fetch(loc)
+	if !ok {
+		return
+	}
+	kind, children := c.chk.Document(loc, loc, data)
+	if kind != check.Index {
+		return
+	}
+	if child {
+		c.chk.Add(check.NewFinding("index-nested", loc, "an index listed this index; its files are not followed"))
+		return
+	}
+	for _, l := range children {
+		c.spawn(l, func() { c.remote(l, true) })
+	}
+}
+
+// local checks a file on disk. loc is its URL when an index listed it; the
+// files an index lists are checked when one of the same name lies beside it.
+func (c *crawler) local(name, loc string, child bool) {
+	data, err := readFile(name)
+	if err != nil {
+		c.chk.Add(check.NewFinding("fetch", name, err.Error()))
+		return
+	}
+	kind, children := c.chk.Document(name, loc, data)
+	if kind != check.Index {
+		return
+	}
+	if child {
+		c.chk.Add(check.NewFinding("index-nested", name, "an index listed this index; its files are not followed"))
+		return
+	}
+	for _, l := range children {
+		u, err := url.Parse(l)
+		if err != nil {
+			continue
+		}
+		p := filepath.Join(filepath.Dir(name), path.Base(u.Path))
+		if _, err := os.Stat(p); err == nil {
+			c.spawn(p, func() { c.local(p, l, true) })
+		}
+	}
+}
+
+// readFile reads at most sitemap.MaxBytes+1 bytes of a file: enough for
+// the checker to tell that it is too large.
+func readFile(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, sitemap.MaxBytes+1))
+}

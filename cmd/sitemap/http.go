@@ -1,0 +1,135 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+
+	"github.com/freshmap/sitemap"
+	"github.com/freshmap/sitemap/check"
+)
+
+// get sends one request within the timeout, holding a fetch slot, and
+// reads the body (at most sitemap.MaxBytes+1 bytes). Content-Encoding is
+// not undone: the checker reads gzip itself, and the bytes are what the
+// Content-Type rules judge.
+func (c *crawler) get(loc string, hdr http.Header) (*http.Response, []byte, error) {
+	return c.do(http.MethodGet, loc, hdr)
+}
+
+func (c *crawler) do(method, loc string, hdr http.Header) (*http.Response, []byte, error) {
+	c.slots <- struct{}{}
+	defer func() { <-c.slots }()
+	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, loc, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	req.Header.Set("Accept-Encoding", "gzip") // set by us, so never undone by the transport
+	for k, v := range hdr {
+		req.Header[k] = v
+	}
+	resp, err := c.client.Do(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, sitemap.MaxBytes+1))
+	return resp, body, err
+}
+
+// fetch GETs a sitemap file, applies the HTTP rules, and returns its
+// bytes, or false when there is nothing to check.
+func (c *crawler) fetch(loc string) ([]byte, bool) {
+	add := func(rule, format string, args ...any) {
+		c.chk.Add(check.NewFinding(rule, loc, fmt.Sprintf(format, args...)))
+	}
+	resp, body, err := c.get(loc, nil)
+	if err != nil {
+		add("fetch", "%v", err)
+		return nil, false
+	}
+	if resp.StatusCode != http.StatusOK {
+		add("http-status", "GET answered %s", resp.Status)
+		return nil, false
+	}
+	if len(body) > sitemap.MaxBytes {
+		add("file-size", "more than %d bytes on the wire", sitemap.MaxBytes)
+		return nil, false
+	}
+	if msg := contentType(resp.Header, body); msg != "" {
+		add("http-content-type", "%s", msg)
+	}
+	etag, modified := resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
+	if etag == "" {
+		add("http-etag", "no ETag")
+	} else {
+		c.conditional(loc, "If-None-Match", etag, add)
+	}
+	if modified == "" {
+		add("http-last-modified", "no Last-Modified")
+	} else {
+		c.conditional(loc, "If-Modified-Since", modified, add)
+	}
+	if etag == "" && modified == "" {
+		add("http-conditional", "no validator, so no conditional request can be answered 304")
+	}
+	c.head(loc, add)
+	return body, true
+}
+
+// conditional sends a GET with one validator and expects 304.
+func (c *crawler) conditional(loc, header, value string, add func(string, string, ...any)) {
+	resp, _, err := c.get(loc, http.Header{header: {value}})
+	if err != nil {
+		add("fetch", "conditional GET: %v", err)
+	} else if resp.StatusCode != http.StatusNotModified {
+		add("http-conditional", "%s: %s answered %s, not 304 Not Modified", header, value, resp.Status)
+	}
+}
+
+// head sends a HEAD and expects 200 with no body.
+func (c *crawler) head(loc string, add func(string, string, ...any)) {
+	resp, body, err := c.do(http.MethodHead, loc, nil)
+	switch {
+	case err != nil:
+		add("fetch", "HEAD: %v", err)
+	case resp.StatusCode != http.StatusOK:
+		add("http-head", "HEAD answered %s, GET 200 OK", resp.Status)
+	case len(body) > 0:
+		add("http-head", "HEAD answered with a body of %d bytes", len(body))
+	}
+}
+
+// contentType judges Content-Type and Content-Encoding against the bytes,
+// and returns what is wrong, or "". A gzip file (.xml.gz) is served as
+// application/gzip with no Content-Encoding; XML as application/xml or
+// text/xml, gzip-encoded or not.
+func contentType(h http.Header, body []byte) string {
+	ct := h.Get("Content-Type")
+	mt, _, _ := mime.ParseMediaType(ct)
+	gz := bytes.HasPrefix(body, []byte{0x1f, 0x8b})
+	switch enc := h.Get("Content-Encoding"); {
+	case enc == "gzip" && !gz:
+		return "Content-Encoding: gzip, but the body is not gzip"
+	case enc == "gzip":
+		if !isXML(mt) {
+			return fmt.Sprintf("Content-Type %q for a gzip-encoded XML body; want application/xml", ct)
+		}
+	case enc != "" && enc != "identity":
+		return fmt.Sprintf("Content-Encoding %q: only gzip is read", enc)
+	case gz:
+		if mt != "application/gzip" && mt != "application/x-gzip" {
+			return fmt.Sprintf("Content-Type %q for a gzip file with no Content-Encoding; want application/gzip", ct)
+		}
+	case !isXML(mt):
+		return fmt.Sprintf("Content-Type %q for an XML body; want application/xml", ct)
+	}
+	return ""
+}
+
+func isXML(mt string) bool { return mt == "application/xml" || mt == "text/xml" }

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/freshmap/sitemap/check"
+)
+
+// progress tells how far the check is: on a terminal one line, rewritten
+// as each file is done; otherwise a plain line per file.
+type progress struct {
+	w   io.Writer
+	tty bool
+	chk *check.Checker
+
+	mu      sync.Mutex
+	pending int
+}
+
+func newProgress(w io.Writer, chk *check.Checker) *progress {
+	tty := false
+	if f, ok := w.(*os.File); ok {
+		if st, err := f.Stat(); err == nil {
+			tty = st.Mode()&os.ModeCharDevice != 0
+		}
+	}
+	return &progress{w: w, tty: tty, chk: chk}
+}
+
+// queued counts one more file to fetch.
+func (p *progress) queued() {
+	p.mu.Lock()
+	p.pending++
+	p.mu.Unlock()
+}
+
+// done reports a file checked (or given up on).
+func (p *progress) done(name string) {
+	files, urls := p.chk.Counts()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.pending--
+	if p.tty {
+		fmt.Fprintf(p.w, "\r\033[K%d files, %d URLs checked, %d to go: %s", files, urls, p.pending, name)
+	} else {
+		fmt.Fprintf(p.w, "checked %s (%d files, %d URLs so far)\n", name, files, urls)
+	}
+}
+
+// end clears the terminal's progress line.
+func (p *progress) end() {
+	if p.tty {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+}
