@@ -133,3 +133,36 @@ func TestUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestTreeRules: an index listing an index, a missing file, a HEAD with a
+// body, a robots.txt with no Sitemap: line, an unreachable file.
+func TestTreeRules(t *testing.T) {
+	srv := server(t, func(base string) http.Handler {
+		index := `<?xml version="1.0" encoding="UTF-8"?>
+<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>` + base + `/inner.xml</loc></sitemap><sitemap><loc>` + base + `/gone.xml</loc></sitemap></sitemapindex>`
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch r.URL.Path {
+			case "/robots.txt":
+				io.WriteString(w, "User-agent: *\n")
+			case "/index.xml", "/inner.xml":
+				w.Header().Set("Content-Type", "application/xml")
+				if r.Method == http.MethodHead {
+					w.WriteHeader(http.StatusMethodNotAllowed)
+				}
+				io.WriteString(w, index)
+			default:
+				http.NotFound(w, r)
+			}
+		})
+	})
+	var out bytes.Buffer
+	code := run([]string{"check", srv.URL + "/", srv.URL + "/index.xml", "http://127.0.0.1:1/sitemap.xml"}, &out, io.Discard, srv.Client().Transport)
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	for _, rule := range []string{"robots", "index-nested", "http-status", "http-head", "fetch"} {
+		if !strings.Contains(out.String(), ": "+rule+": ") {
+			t.Errorf("no %s finding in\n%s", rule, out.String())
+		}
+	}
+}
