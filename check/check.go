@@ -91,6 +91,7 @@ const (
 	Unknown Kind = iota // unreadable: not XML, or another root
 	URLSet
 	Index
+	Feed // an Atom feed or an RSS channel: counted, not judged by the sitemap rules
 )
 
 // Checker accumulates the findings and counts of the files it is given.

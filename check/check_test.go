@@ -225,3 +225,26 @@ func TestRuleTable(t *testing.T) {
 		seen[r.Name] = true
 	}
 }
+
+// TestFeed: an Atom feed or an RSS channel, which robots.txt may name, is
+// recognised and not judged by the sitemap rules.
+func TestFeed(t *testing.T) {
+	for name, doc := range map[string]string{
+		"atom": `<?xml version="1.0" encoding="UTF-8"?>` + "\n" + `<feed xmlns="http://www.w3.org/2005/Atom"><id>https://example.com/f</id></feed>`,
+		"rss":  `<?xml version="1.0"?><rss version="2.0"><channel><title>t</title></channel></rss>`,
+	} {
+		c := check.New(check.Options{})
+		if kind, _ := c.Document(name, "https://example.com/f", []byte(doc)); kind != check.Feed {
+			t.Errorf("%s: kind %v, want Feed", name, kind)
+		}
+		c.Finish()
+		if r := c.Report(); len(r.Findings) != 0 {
+			t.Errorf("%s: findings %v", name, r.Findings)
+		}
+	}
+	// Another root is still an error.
+	c := check.New(check.Options{})
+	if kind, _ := c.Document("x", "https://example.com/x", []byte(`<html/>`)); kind != check.Unknown {
+		t.Errorf("kind %v", kind)
+	}
+}

@@ -48,6 +48,9 @@ func (f *file) check(data []byte) (Kind, []string) {
 	first := true
 	for u, err := range parse.URLs(bytes.NewReader(data), f.limits) {
 		if first && errors.Is(err, parse.ErrRoot) {
+			if isFeed(data) {
+				return Feed, nil
+			}
 			return f.index(data)
 		}
 		first = false

@@ -132,4 +132,10 @@ func contentType(h http.Header, body []byte) string {
 	return ""
 }
 
-func isXML(mt string) bool { return mt == "application/xml" || mt == "text/xml" }
+func isXML(mt string) bool {
+	switch mt {
+	case "application/xml", "text/xml", "application/atom+xml", "application/rss+xml":
+		return true // feeds, which robots.txt may name, are XML too
+	}
+	return false
+}
