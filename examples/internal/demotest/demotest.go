@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freshmap/sitemap/check"
 	"github.com/freshmap/sitemap/examples/internal/demo"
 	"github.com/freshmap/sitemap/internal/testenv"
 	"github.com/freshmap/sitemap/internal/xsdcheck"
@@ -93,11 +94,15 @@ func Check(t *testing.T, base string, db *sql.DB, sections ...string) {
 	}
 
 	before := time.Now()
+	// Every document is also checked with the project's own checker (the
+	// protocol's rules in Go): a fresh clone validates without xmllint.
+	chk := check.New(check.Options{})
 	locs := map[string][]string{} // section → locs
 	var samples []string          // URLs the shop must serve
 	var news []time.Time
 	productImages, productAlternates := 0, 0
 	_, err := demo.Crawl(ctx, http.DefaultClient, base, func(d demo.Doc) error {
+		chk.Document(d.URL, d.URL, d.XML)
 		if d.Index {
 			if validate {
 				xsdcheck.Index(t, d.XML)
@@ -149,6 +154,15 @@ func Check(t *testing.T, base string, db *sql.DB, sections ...string) {
 	after := time.Now()
 	if err != nil {
 		t.Fatal(err)
+	}
+	chk.Finish()
+	if r := chk.Report(); r.Files < 2 || r.URLs == 0 {
+		t.Errorf("the checker saw %d files and %d URLs", r.Files, r.URLs)
+	} else if r.Errors > 0 || r.Warnings > 0 {
+		t.Errorf("the checker found %d errors and %d warnings in the served tree:", r.Errors, r.Warnings)
+		for _, f := range r.Findings {
+			t.Error(f)
+		}
 	}
 
 	if got := slices.Sorted(maps.Keys(locs)); !slices.Equal(got, slices.Sorted(slices.Values(sections))) {

@@ -1,0 +1,96 @@
+package sitemap_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/freshmap/sitemap"
+	"github.com/freshmap/sitemap/check"
+	"github.com/freshmap/sitemap/parse"
+)
+
+// TestServedTreeChecks serves a tree with every extension through the
+// public API and runs the project's own checker (the protocol's rules in
+// Go, no xmllint) over the index and every file, as .xml.gz, .xml and
+// .txt: no error, no warning.
+func TestServedTreeChecks(t *testing.T) {
+	now := time.Date(2025, 6, 2, 12, 0, 0, 0, time.UTC)
+	rating, views := 4.5, int64(1234)
+	var urls []sitemap.URL
+	for i := range 120 {
+		loc := "https://example.com/p/" + string(rune('a'+i%26)) + "?n=" + string(rune('0'+i%10)) + "&i=" + strconv.Itoa(i)
+		u := sitemap.URL{Loc: loc, LastMod: now.Add(-time.Duration(i) * time.Hour), ChangeFreq: sitemap.Weekly, Priority: new(0.5),
+			Images:     []sitemap.Image{{Loc: "https://cdn.example.net/" + strconv.Itoa(i) + ".jpg", Caption: "a <b> & 'c'"}},
+			Alternates: []sitemap.Alternate{{Hreflang: "en", Href: loc}, {Hreflang: "x-default", Href: loc}}}
+		if i%10 == 0 {
+			u.Videos = []sitemap.Video{{ThumbnailLoc: "https://cdn.example.net/t.jpg", Title: "T", Description: "D",
+				ContentLoc: "https://cdn.example.net/v.mp4", Duration: time.Minute, Rating: &rating, ViewCount: &views}}
+		}
+		urls = append(urls, u)
+	}
+	news := []sitemap.URL{{Loc: "https://example.com/news/1", LastMod: now.Add(-time.Hour),
+		News: &sitemap.News{PublicationName: "Daily", Language: "en", PublicationDate: now.Add(-time.Hour), Title: "Fresh", Keywords: []string{"a", "b"}}}}
+	sm, err := sitemap.New(sitemap.Config{BaseURL: "https://example.com", Now: func() time.Time { return now }},
+		sitemap.Section{Name: "products", Source: sitemap.FromSlice(urls, 50)},
+		sitemap.Section{Name: "news", Source: sitemap.FromSlice(news, 1000), Extensions: sitemap.ExtNews})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sm.Close()
+	get := func(path string) []byte {
+		w := httptest.NewRecorder()
+		sm.ServeHTTP(w, httptest.NewRequest(http.MethodGet, path, nil))
+		if w.Code != http.StatusOK {
+			t.Fatalf("GET %s = %d", path, w.Code)
+		}
+		return w.Body.Bytes()
+	}
+	chk := check.New(check.Options{Now: func() time.Time { return now }})
+	index := get("/sitemap_index.xml")
+	chk.Document("https://example.com/sitemap_index.xml", "https://example.com/sitemap_index.xml", index)
+	files := 0
+	for s, err := range parse.Index(bytes.NewReader(index), parse.Limits{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := s.Loc[len("https://example.com"):]
+		gz := get(path)
+		chk.Document(s.Loc, s.Loc, gz)
+		plainPath := path[:len(path)-len(".gz")]
+		plain := get(plainPath)
+		if !bytes.Equal(plain, gunzip(t, gz)) {
+			t.Errorf("%s and %s differ", path, plainPath)
+		}
+		files++
+	}
+	if files != 4 {
+		t.Fatalf("%d files listed, want 4", files)
+	}
+	chk.Finish()
+	r := chk.Report()
+	if r.Files != 5 || r.URLs != 121+files {
+		t.Errorf("checked %d files, %d entries", r.Files, r.URLs)
+	}
+	for _, f := range r.Findings {
+		t.Error(f)
+	}
+}
+
+func gunzip(t *testing.T, b []byte) []byte {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
