@@ -1,7 +1,8 @@
 // Command sitemap checks sitemaps against the protocol's rules, with no
-// xmllint needed.
+// xmllint needed, and exports a served tree to a directory.
 //
 //	sitemap check [-json] [-concurrency N] [-timeout D] URL|FILE…
+//	sitemap export -o DIR [-public URL] [-concurrency N] [-timeout D] URL
 //
 // A URL may name a site (https://example.com/) or its robots.txt, whose
 // Sitemap: lines are followed, or a sitemap or index. An index is followed
@@ -14,6 +15,12 @@
 // Findings are printed as "file:line:col: severity: rule: message", then a
 // summary table; -json prints one JSON object instead. The exit status is 1
 // if any error was found, and 2 on a usage error.
+//
+// Export mirrors the tree of a site (or of one index, given its URL) to
+// DIR, with the package export: every file as served, each index listing
+// its files under -public, each file written atomically, and only files
+// whose ETag changed since the last export fetched and written. The exit
+// status is 1 if the export failed, and 2 on a usage error.
 package main
 
 import (
@@ -31,11 +38,15 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, http.DefaultTransport))
 }
 
-const usage = "usage: sitemap check [-json] [-concurrency N] [-timeout D] URL|FILE…"
+const usage = "usage: sitemap check [-json] [-concurrency N] [-timeout D] URL|FILE…\n" +
+	"       sitemap export -o DIR [-public URL] [-concurrency N] [-timeout D] URL"
 
 // run is the command, with its outputs and transport given so that tests
 // can run it. It returns the exit status.
 func run(args []string, stdout, stderr io.Writer, transport http.RoundTripper) int {
+	if len(args) > 0 && args[0] == "export" {
+		return runExport(args[1:], stdout, stderr, transport)
+	}
 	if len(args) == 0 || args[0] != "check" {
 		fmt.Fprintln(stderr, usage)
 		return 2
