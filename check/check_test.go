@@ -105,6 +105,10 @@ func TestRules(t *testing.T) {
 		{"news-value", []string{urlset(u(loc("a") + strings.Replace(news(""), ">en<", ">English<", 1)))}},
 		{"news-value", []string{urlset(u(loc("a") + strings.Replace(news(""), "</news:title>", "</news:title><news:genres>Gossip</news:genres>", 1)))}},
 		{"news-count", []string{urlset(many(1001, func(i int) string { return u(loc(fmt.Sprint(i)) + news("")) })...)}},
+		{"element-order", []string{urlset(u("<lastmod>2025-01-01</lastmod>" + loc("a")))}},
+		{"element-order", []string{urlset(u(loc("a") + "<priority>0.5</priority><changefreq>daily</changefreq>"))}},
+		{"element-order", []string{urlset(u(loc("a") + "<image:image><image:loc>https://cdn.example.net/i.jpg</image:loc></image:image><priority>0.5</priority>"))}},
+		{"element-order", []string{index2(`<sitemap><lastmod>2025-01-01</lastmod><loc>https://example.com/shop/s1.xml</loc></sitemap>`)}},
 		{"hreflang-tag", []string{urlset(u(loc("en") + alt("en_US", "en")))}},
 		{"hreflang-duplicate", []string{urlset(u(loc("en") + alt("en", "en") + alt("EN", "en2")))}},
 		{"hreflang-self", []string{urlset(u(loc("en") + alt("de", "de")))}},
@@ -212,6 +216,29 @@ func TestGolden(t *testing.T) {
 		if err := json.Unmarshal(r.JSON(), &back); err != nil || back.URLs != r.URLs {
 			t.Errorf("JSON round trip: %v, %+v", err, back)
 		}
+	}
+}
+
+// index2 is an index of the given <sitemap> entries, written as they are.
+func index2(entries string) string {
+	return `<?xml version="1.0" encoding="UTF-8"?>` + "\n" + `<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">` + entries + `</sitemapindex>`
+}
+
+// TestElementOrderPosition: the finding names the line and column of the
+// element out of place.
+func TestElementOrderPosition(t *testing.T) {
+	doc := urlset(u(loc("a")), u("\n<priority>0.5</priority><lastmod>2025-01-01</lastmod>"+loc("b")))
+	c := check.New(check.Options{Now: func() time.Time { return now }})
+	c.Document("sitemap.xml", fileLoc, []byte(doc))
+	c.Finish()
+	var got []check.Finding
+	for _, f := range c.Report().Findings {
+		if f.Rule == "element-order" {
+			got = append(got, f)
+		}
+	}
+	if len(got) != 2 || got[0].Line == 0 || got[0].Line != got[1].Line {
+		t.Errorf("findings %v: want two element-order findings on one line", got)
 	}
 }
 

@@ -60,6 +60,7 @@ func (f *file) check(data []byte) (Kind, []string) {
 		f.url(&u, err)
 	}
 	f.fileRules()
+	f.orderRules(data)
 	return URLSet, nil
 }
 
@@ -84,6 +85,7 @@ func (f *file) index(data []byte) (Kind, []string) {
 		f.lastmod(s.Loc, s.LastMod, line, col)
 	}
 	f.lastmods.judge(f)
+	f.orderRules(data)
 	return Index, children
 }
 
