@@ -68,9 +68,11 @@ type Finding struct {
 	Msg      string   `json:"message"`
 }
 
-// String formats f as "file:line:col: severity: rule: message". Without a
-// position (parse gives one only for values it could not read), the
-// entry's URL, when the message does not name it, follows the rule.
+// String formats f as "file:line:col: severity: rule: message". A finding
+// about one entry has the position of the value the parser could not read,
+// or else of the entry's start tag; without a position (a finding across
+// files), the entry's URL, when the message does not name it, follows the
+// rule.
 func (f Finding) String() string {
 	pos := f.File
 	if f.Line > 0 {

@@ -160,10 +160,10 @@ func TestPositions(t *testing.T) {
 		t.Fatalf("findings %v", r.Findings)
 	}
 	f := r.Findings[0]
-	if f.Line != 0 || f.URL != "https://example.com/shop/b" {
-		t.Errorf("finding %+v, want no line (parse read the value) and the URL", f)
+	if f.Line != 4 || f.Column != 1 || f.URL != "https://example.com/shop/b" {
+		t.Errorf("finding %+v, want the line and column where its <url> starts, and the URL", f)
 	}
-	if got, want := f.String(), "s.xml: error: priority-range: https://example.com/shop/b: priority 2 is not from 0.0 to 1.0"; got != want {
+	if got, want := f.String(), "s.xml:4:1: error: priority-range: priority 2 is not from 0.0 to 1.0"; got != want {
 		t.Errorf("String() = %q, want %q", got, want)
 	}
 	c = check.New(check.Options{Now: func() time.Time { return now }})

@@ -25,10 +25,16 @@ type file struct {
 	alts     map[string][]string // loc → alternate hrefs, only of URLs that have some
 	news     int                 // entries with <news:news>
 	lastmods lastmods
+
+	// Where each <url> or <sitemap> starts (orderRules), so that a finding
+	// about an entry the parser read without error still names its line;
+	// cur is the entry being checked, -1 for none.
+	entryLines, entryCols []int
+	cur                   int
 }
 
 func newFile(c *Checker, name, loc string) *file {
-	f := &file{now: c.now(), limits: c.limits, name: name}
+	f := &file{now: c.now(), limits: c.limits, name: name, cur: -1}
 	if loc != "" {
 		f.scope = newScope(loc)
 	}
@@ -38,6 +44,9 @@ func newFile(c *Checker, name, loc string) *file {
 // add records a finding of rule at a position (0 for the whole file).
 func (f *file) add(rule string, line, col int, url, format string, args ...any) {
 	fd := NewFinding(rule, f.name, fmt.Sprintf(format, args...))
+	if line == 0 && f.cur >= 0 && f.cur < len(f.entryLines) {
+		line, col = f.entryLines[f.cur], f.entryCols[f.cur]
+	}
 	fd.Line, fd.Column, fd.URL = line, col, url
 	f.findings = append(f.findings, fd)
 }
@@ -45,9 +54,12 @@ func (f *file) add(rule string, line, col int, url, format string, args ...any) 
 // check reads data as a <urlset> and, if its root is another, as a
 // <sitemapindex>.
 func (f *file) check(data []byte) (Kind, []string) {
+	f.orderRules(data) // first: it also finds where each entry starts
 	first := true
 	for u, err := range parse.URLs(bytes.NewReader(data), f.limits) {
+		f.cur++
 		if first && errors.Is(err, parse.ErrRoot) {
+			f.cur = -1
 			if isFeed(data) {
 				return Feed, nil
 			}
@@ -59,8 +71,8 @@ func (f *file) check(data []byte) (Kind, []string) {
 		}
 		f.url(&u, err)
 	}
+	f.cur = -1
 	f.fileRules()
-	f.orderRules(data)
 	return URLSet, nil
 }
 
@@ -68,6 +80,7 @@ func (f *file) check(data []byte) (Kind, []string) {
 func (f *file) index(data []byte) (Kind, []string) {
 	var children []string
 	for s, err := range parse.Index(bytes.NewReader(data), f.limits) {
+		f.cur++
 		if err != nil && !f.parseError(err, s.Loc) {
 			if errors.Is(err, parse.ErrRoot) {
 				return Unknown, nil
@@ -84,8 +97,8 @@ func (f *file) index(data []byte) (Kind, []string) {
 		}
 		f.lastmod(s.Loc, s.LastMod, line, col)
 	}
+	f.cur = -1
 	f.lastmods.judge(f)
-	f.orderRules(data)
 	return Index, children
 }
 

@@ -11,8 +11,9 @@ import (
 
 const nsSitemap = "http://www.sitemaps.org/schemas/sitemap/0.9"
 
-// orderRules checks the order of the sitemap elements in each <url> and
-// <sitemap> of data (plain or gzip), which the parser does not: the
+// orderRules records where each <url> and <sitemap> of data (plain or
+// gzip) starts, and checks the order of their sitemap elements, which the
+// parser does not: the
 // schema's sequence is loc, lastmod, changefreq, priority (a <sitemap>:
 // loc, lastmod), each at most once, then the extension elements, of other
 // namespaces. It reads the document a second time, token by token, up to
@@ -44,8 +45,9 @@ func (f *file) orderRules(data []byte) {
 			switch {
 			case depth == 2:
 				entry, rank, other = "", -1, false
-				if t.Name.Local == "url" || t.Name.Local == "sitemap" {
+				if t.Name.Space == nsSitemap && (t.Name.Local == "url" || t.Name.Local == "sitemap") {
 					entry = t.Name.Local
+					f.entryLines, f.entryCols = append(f.entryLines, line), append(f.entryCols, col)
 				}
 			case depth == 3 && entry != "":
 				f.orderChild(entry, t, &rank, &other, line, col)

@@ -120,7 +120,7 @@ func TestLocal(t *testing.T) {
 <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://example.org/a</loc></url></urlset>`)
 	var out bytes.Buffer
 	code := run([]string{"check", dir + "/index.xml"}, &out, io.Discard, nil)
-	if code != 1 || !strings.Contains(out.String(), "s1.xml: error: loc-scope: ") {
+	if code != 1 || !strings.Contains(out.String(), "s1.xml:2:61: error: loc-scope: ") {
 		t.Errorf("exit %d:\n%s", code, out.String())
 	}
 }
