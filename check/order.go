@@ -5,20 +5,67 @@ import (
 	"compress/gzip"
 	"encoding/xml"
 	"io"
+	"strings"
 
 	"github.com/freshmap/sitemap"
 )
 
-const nsSitemap = "http://www.sitemaps.org/schemas/sitemap/0.9"
+const (
+	nsSitemap = "http://www.sitemaps.org/schemas/sitemap/0.9"
+	nsImage   = "http://www.google.com/schemas/sitemap-image/1.1"
+	nsVideo   = "http://www.google.com/schemas/sitemap-video/1.1"
+	nsNews    = "http://www.google.com/schemas/sitemap-news/0.9"
+)
+
+// sequence is the order the schemas give the children of one element:
+// each at most once unless repeatable; others tells that elements of other
+// namespaces may follow them (a <url>'s extensions).
+type sequence struct {
+	ns         string
+	names      []string
+	repeatable map[string]bool
+	others     bool
+}
+
+func (s *sequence) rank(local string) (int, bool) {
+	for i, n := range s.names {
+		if n == local {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+var sequences = map[xml.Name]*sequence{
+	{Space: nsSitemap, Local: "url"}:     {ns: nsSitemap, names: []string{"loc", "lastmod", "changefreq", "priority"}, others: true},
+	{Space: nsSitemap, Local: "sitemap"}: {ns: nsSitemap, names: []string{"loc", "lastmod"}},
+	{Space: nsImage, Local: "image"}:     {ns: nsImage, names: []string{"loc", "caption", "geo_location", "title", "license"}},
+	{Space: nsVideo, Local: "video"}: {ns: nsVideo, names: []string{"thumbnail_loc", "title", "description", "content_loc",
+		"player_loc", "duration", "expiration_date", "rating", "content_segment_loc", "view_count", "publication_date", "tag",
+		"category", "family_friendly", "restriction", "gallery_loc", "price", "requires_subscription", "uploader", "tvshow",
+		"platform", "live", "id"},
+		repeatable: map[string]bool{"content_segment_loc": true, "tag": true, "price": true, "id": true}},
+	{Space: nsNews, Local: "news"}:        {ns: nsNews, names: []string{"publication", "access", "genres", "publication_date", "title", "keywords", "stock_tickers"}},
+	{Space: nsNews, Local: "publication"}: {ns: nsNews, names: []string{"name", "language"}},
+}
+
+// frame is an open element while the order is checked.
+type frame struct {
+	name  xml.Name
+	seq   *sequence // nil: its children are not ordered
+	rank  int       // of the last child of seq's namespace seen
+	other bool      // a child of another namespace was seen
+}
 
 // orderRules records where each <url> and <sitemap> of data (plain or
-// gzip) starts, and checks the order of their sitemap elements, which the
-// parser does not: the
-// schema's sequence is loc, lastmod, changefreq, priority (a <sitemap>:
-// loc, lastmod), each at most once, then the extension elements, of other
-// namespaces. It reads the document a second time, token by token, up to
-// the file size limit; a document the parser found malformed was already
-// reported, so a read error here ends the pass quietly.
+// gzip) starts, and checks the order of the children of the elements the
+// schemas make sequences, which the parser does not: a <url>'s loc,
+// lastmod, changefreq and priority, then its extensions; a <sitemap>'s
+// loc and lastmod; the children of <image:image>, <video:video>,
+// <news:news> and <news:publication>. It reads the document a second time,
+// token by token, up to the file size limit; a document the parser found
+// malformed was already reported, so a read error here ends the pass
+// quietly.
 func (f *file) orderRules(data []byte) {
 	var r io.Reader = bytes.NewReader(data)
 	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
@@ -30,9 +77,7 @@ func (f *file) orderRules(data []byte) {
 	}
 	d := xml.NewDecoder(io.LimitReader(r, sitemap.MaxBytes+1))
 	d.Strict = true
-	depth := 0
-	var entry string // "url" or "sitemap" while inside one, at depth 2
-	rank, other := -1, false
+	var stack []frame
 	for {
 		line, col := d.InputPos()
 		tok, err := d.Token()
@@ -41,48 +86,36 @@ func (f *file) orderRules(data []byte) {
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
-			depth++
-			switch {
-			case depth == 2:
-				entry, rank, other = "", -1, false
-				if t.Name.Space == nsSitemap && (t.Name.Local == "url" || t.Name.Local == "sitemap") {
-					entry = t.Name.Local
-					f.entryLines, f.entryCols = append(f.entryLines, line), append(f.entryCols, col)
-				}
-			case depth == 3 && entry != "":
-				f.orderChild(entry, t, &rank, &other, line, col)
+			if len(stack) == 1 && t.Name.Space == nsSitemap && (t.Name.Local == "url" || t.Name.Local == "sitemap") {
+				f.entryLines, f.entryCols = append(f.entryLines, line), append(f.entryCols, col)
 			}
+			if n := len(stack); n > 0 && stack[n-1].seq != nil {
+				f.orderChild(&stack[n-1], t.Name, line, col)
+			}
+			stack = append(stack, frame{name: t.Name, seq: sequences[t.Name], rank: -1})
 		case xml.EndElement:
-			depth--
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
 		}
 	}
 }
 
-// orderChild judges one child element of an entry, at line:col.
-func (f *file) orderChild(entry string, t xml.StartElement, rank *int, other *bool, line, col int) {
-	if t.Name.Space != nsSitemap {
-		*other = true
+// orderChild judges child, a child element of p that starts at line:col.
+func (f *file) orderChild(p *frame, child xml.Name, line, col int) {
+	s := p.seq
+	if child.Space != s.ns {
+		p.other = true
 		return
 	}
-	order := map[string]int{"loc": 0, "lastmod": 1, "changefreq": 2, "priority": 3}
-	if entry == "sitemap" {
-		order = map[string]int{"loc": 0, "lastmod": 1}
-	}
-	r, known := order[t.Name.Local]
+	r, known := s.rank(child.Local)
 	switch {
 	case !known:
-		return // an unknown sitemap element: the parser's rules skip it
-	case *other:
-		f.add("element-order", line, col, "", "<%s> after an extension element: the sitemap elements of a <%s> come first", t.Name.Local, entry)
-	case r <= *rank:
-		f.add("element-order", line, col, "", "<%s> out of order or repeated in a <%s>: the order is %s", t.Name.Local, entry, orderText(entry))
+		return // an unknown element: the parser's rules skip it
+	case p.other && s.others:
+		f.add("element-order", line, col, "", "<%s> after an extension element: the sitemap elements of a <%s> come first", child.Local, p.name.Local)
+	case r < p.rank || r == p.rank && !s.repeatable[child.Local]:
+		f.add("element-order", line, col, "", "<%s> out of order or repeated in a <%s>: the order is %s", child.Local, p.name.Local, strings.Join(s.names, ", "))
 	}
-	*rank = max(*rank, r)
-}
-
-func orderText(entry string) string {
-	if entry == "sitemap" {
-		return "loc, lastmod"
-	}
-	return "loc, lastmod, changefreq, priority, then extensions"
+	p.rank = max(p.rank, r)
 }

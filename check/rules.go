@@ -15,7 +15,7 @@ var Rules = []Rule{
 	{"root", Error, "the root is <urlset> or <sitemapindex> in the namespace http://www.sitemaps.org/schemas/sitemap/0.9"},
 	{"file-entries", Error, "at most 50,000 <url> or <sitemap> entries in one file"},
 	{"file-size", Error, "at most 50 MB (52,428,800 bytes) uncompressed in one file"},
-	{"element-order", Error, "in a <url>: loc, lastmod, changefreq, priority, each at most once, then the extension elements; in a <sitemap>: loc, lastmod"},
+	{"element-order", Error, "the children of <url> (loc, lastmod, changefreq, priority, then extensions), <sitemap>, <image:image>, <video:video>, <news:news> and <news:publication> come in the schemas' order, each at most once unless the schema repeats it"},
 	{"value", Error, "an element's value has its type (yes/no, integer, decimal…)"},
 	{"loc-missing", Error, "every <url>, <sitemap> and <image:image> has its loc"},
 	{"loc-absolute", Error, "a loc is an absolute http or https URL with a host, no user info"},
