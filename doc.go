@@ -85,6 +85,8 @@
 // conditional headers decides a response: Host and X-Forwarded-* headers
 // never reach a sitemap, a cache key or robots.txt; every absolute URL
 // comes from [Config.BaseURL]. To serve several hosts from one process,
-// make one Sitemap per host and choose among them with a fixed list of the
-// hosts you serve: a request for any other host gets none of them.
+// make one Sitemap per host and hand them to [NewSites]: [Sites.Handler]
+// picks one by the request's Host, from that fixed list only, and passes a
+// request for any other host to the application untouched, so it reaches
+// no Sitemap and no cache.
 package sitemap

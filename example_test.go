@@ -214,3 +214,38 @@ func ExampleFromRange() {
 	// <url><loc>https://example.com/gamma</loc></url>
 	// </urlset>
 }
+
+// Several sites in one process: one Sitemap per host, chosen by the
+// request's host from the listed ones; any other host goes to the app.
+func ExampleNewSites() {
+	var sms []*sitemap.Sitemap
+	for _, base := range []string{"https://a.example", "https://b.example:8443"} {
+		pages := sitemap.FromSlice([]sitemap.URL{{Loc: base + "/"}}, 0)
+		sm, err := sitemap.New(sitemap.Config{BaseURL: base}, sitemap.Section{Source: pages})
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer sm.Close()
+		sms = append(sms, sm)
+	}
+	sites, err := sitemap.NewSites(sms...) // two Sitemaps for one host are an error
+	if err != nil {
+		log.Fatal(err)
+	}
+	app := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "app\n") })
+	h := sites.Handler(app) // http.ListenAndServe(":8080", h)
+
+	for _, host := range []string{"A.example", "b.example:8443", "b.example", "evil.example"} {
+		r := httptest.NewRequest(http.MethodGet, "/robots.txt", nil)
+		r.Host = host // X-Forwarded-Host is never read
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		lines := strings.Split(strings.TrimSpace(w.Body.String()), "\n")
+		fmt.Printf("%s: %s\n", host, lines[len(lines)-1]) // the app's robots.txt is "app"
+	}
+	// Output:
+	// A.example: Sitemap: https://a.example/sitemap_index.xml
+	// b.example:8443: Sitemap: https://b.example:8443/sitemap_index.xml
+	// b.example: app
+	// evil.example: app
+}
