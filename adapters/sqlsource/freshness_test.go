@@ -49,11 +49,18 @@ type freshSite struct {
 	clock fakeClock
 }
 
-func newFreshSite(t *testing.T, d *testDB, wrap func(*sqlsource.Source) sitemap.Source) *freshSite {
+//
+// With summary set, the Source reads a page summary, installed here.
+func newFreshSite(t *testing.T, d *testDB, wrap func(*sqlsource.Source) sitemap.Source, summary ...bool) *freshSite {
 	t.Helper()
 	f := &freshSite{d: d, clock: fakeClock{testkit.NewClock(t0.AddDate(1, 0, 0))}}
 	f.c = d.createCatalogue(t, products(ids(1, 35)...))
-	f.src = newSource(t, d.db, f.c.config(10))
+	cfg := f.c.config(10)
+	cfg.Summary = len(summary) > 0 && summary[0]
+	f.src = newSource(t, d.db, cfg)
+	if cfg.Summary {
+		installSummary(t, f.src)
+	}
 	var src sitemap.Source = f.src
 	if wrap != nil {
 		src = wrap(f.src)

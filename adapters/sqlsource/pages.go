@@ -33,7 +33,13 @@ func (s *Source) bounds(n int64) (lo, hi int64, ok bool) {
 // catalogue of P pages costs about P+2 queries, and the work of each is
 // bounded by its page. (One GROUP BY over the whole table costs two to
 // three times more: the databases sort every row to group them.)
+//
+// With Config.Summary set, it reads the page summary instead, one row per
+// page (see Source.InstallSummary).
 func (s *Source) Pages(ctx context.Context) iter.Seq2[sitemap.PageInfo, error] {
+	if s.sum.on {
+		return s.summaryPages(ctx)
+	}
 	return func(yield func(sitemap.PageInfo, error) bool) {
 		n := int64(1)
 		for {

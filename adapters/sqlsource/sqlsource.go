@@ -206,6 +206,12 @@ type Config struct {
 	// drivers; New fails if it cannot.
 	Dialect Dialect
 
+	// Summary makes Pages read the page summary that
+	// Source.InstallSummary made, one row per page, instead of aggregating
+	// the rows of every page. Table must be a plain table name and Key a
+	// plain column. False means no summary is read.
+	Summary bool
+
 	// Loaders add data from other tables, such as images, to each page's
 	// URLs, with one query per Loader per page. See Images and Alternates.
 	Loaders []Loader
@@ -226,6 +232,7 @@ type Source struct {
 	annotate func(r *Row, u *sitemap.URL) error
 	loaders  []Loader
 	base     baseURL
+	sum      summary // the page summary (summary.go)
 
 	pageQuery     string // the rows of one key range, in key order
 	pageInfoQuery string // count, sum of key offsets[, max(lastmod)] of one key range
@@ -262,6 +269,9 @@ func New(db *sql.DB, cfg Config) (*Source, error) {
 	s := &Source{db: db, dialect: cfg.Dialect, start: cfg.KeyStart, hasLM: cfg.LastMod != "", locFunc: cfg.LocFunc,
 		names: slices.Clone(cfg.Columns), annotate: cfg.Annotate, loaders: slices.Clone(cfg.Loaders)}
 	var err error
+	if s.sum, err = newSummary(cfg); err != nil {
+		return nil, err
+	}
 	if s.base, err = parseBaseURL(cfg.BaseURL); err != nil {
 		return nil, err
 	}

@@ -14,7 +14,18 @@ import (
 // with that later lastmod. The old clock was the page's newest lastmod,
 // so it stayed put for the unpublished row (304 for other bytes) and
 // moved back for the deleted one.
+//
+// With a page summary, the same holds: the summary's change counter makes
+// the index rebuild the page.
 func TestRemovedRowMovesClockForward(t *testing.T) {
+	for _, summary := range []bool{false, true} {
+		t.Run(map[bool]string{false: "aggregate", true: "summary"}[summary], func(t *testing.T) {
+			testRemovedRowMovesClockForward(t, summary)
+		})
+	}
+}
+
+func testRemovedRowMovesClockForward(t *testing.T, summary bool) {
 	for _, tc := range []struct {
 		name, change string
 		gone         int64 // the product no longer listed
@@ -24,7 +35,7 @@ func TestRemovedRowMovesClockForward(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			forEachDB(t, func(t *testing.T, d *testDB) {
-				f := newFreshSite(t, d, nil)
+				f := newFreshSite(t, d, nil, summary)
 				before := f.crawlAll(t)
 				old := before.pages[2]
 				if !hasLoc(old.body, productLoc(tc.gone)) {

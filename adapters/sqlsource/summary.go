@@ -1,0 +1,258 @@
+package sqlsource
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"iter"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/freshmap/sitemap"
+)
+
+// The page summary: a table of one row per page, <table>_sitemap_pages,
+// kept by triggers on the table, so that Pages reads one row per page
+// instead of aggregating every row (see InstallSummary).
+//
+// Each trigger recounts the listed rows of the page a written row is on
+// (and, for an update that moves a row to another page, of the page it
+// left): one range aggregate over the key index, bounded by the page, per
+// row written. That is the price of a summary that evaluates Filter
+// exactly as the pages do, whatever columns it reads.
+
+// plainName is an identifier that can be a trigger's or a table's name
+// prefix: the summary needs a plain table and key column.
+var plainName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// summary holds what InstallSummary needs that New does not keep.
+type summary struct {
+	table, key, filter, lastMod string
+	on                          bool   // Config.Summary: Pages reads the summary table
+	query                       string // the listed pages, in order
+}
+
+// summaryName returns the name of the summary table of table, and the
+// prefix of its triggers and function.
+func summaryName(table string) string { return table + "_sitemap_pages" }
+
+// newSummary checks cfg's table and key for a summary, when cfg asks for one.
+func newSummary(cfg Config) (summary, error) {
+	sm := summary{table: strings.TrimSpace(cfg.Table), key: strings.TrimSpace(cfg.Key),
+		filter: strings.TrimSpace(cfg.Filter), lastMod: strings.TrimSpace(cfg.LastMod), on: cfg.Summary}
+	if sm.filter == "" {
+		sm.filter = "1 = 1"
+	}
+	sm.query = "SELECT page, listed, changes, changed_at FROM " + summaryName(sm.table) + " WHERE listed > 0 ORDER BY page"
+	if sm.on {
+		if err := sm.check(); err != nil {
+			return sm, err
+		}
+	}
+	return sm, nil
+}
+
+func (sm summary) check() error {
+	if !plainName.MatchString(sm.table) || !plainName.MatchString(sm.key) {
+		return fmt.Errorf("sqlsource: a page summary needs a plain table name and key column, not %q and %q", sm.table, sm.key)
+	}
+	return nil
+}
+
+// InstallSummary creates the page summary of the Source's table: a table
+// named after it, <table>_sitemap_pages (page, listed, changes,
+// changed_at), filled from the rows there are, and AFTER INSERT, UPDATE
+// and DELETE triggers on the table that keep it, per page, in step: the
+// count of listed rows (through Config.Filter, from Config.KeyStart), a
+// counter of the writes to the page, and the time of the last one. A
+// Source made with Config.Summary set then lists its pages by reading one
+// summary row per page.
+//
+// Config.Table must be a plain table name and Config.Key a plain column.
+// Changing PageSize, KeyStart or Filter needs RemoveSummary and a new
+// InstallSummary. Each write to the table then also recounts the listed
+// rows of its page, one range aggregate over the key index (see the
+// benchmarks in BENCHMARKS.md): a bulk load is faster without the
+// summary, installed afterwards.
+//
+// On SQLite and PostgreSQL it runs in one transaction. On MariaDB and
+// MySQL, whose DDL commits as it goes, the triggers come first and the
+// fill after, so no write is missed; a failure drops what was made.
+// Installing a summary that exists is an error.
+func (s *Source) InstallSummary(ctx context.Context) error {
+	if err := s.sum.check(); err != nil {
+		return err
+	}
+	stmts := s.summaryDDL()
+	if s.dialect == MySQL {
+		for _, q := range stmts {
+			if _, err := s.db.ExecContext(ctx, q); err != nil {
+				if !strings.HasPrefix(q, "CREATE TABLE") { // don't drop a summary that was there
+					s.RemoveSummary(context.WithoutCancel(ctx))
+				}
+				return fmt.Errorf("sqlsource: install summary: %w", err)
+			}
+		}
+		return nil
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("sqlsource: install summary: %w", err)
+	}
+	defer tx.Rollback()
+	for _, q := range stmts {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("sqlsource: install summary: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("sqlsource: install summary: %w", err)
+	}
+	return nil
+}
+
+// RemoveSummary drops the summary table and triggers that InstallSummary
+// made, if there are any. A Source with Config.Summary set fails its
+// Pages until a summary is installed again.
+func (s *Source) RemoveSummary(ctx context.Context) error {
+	if err := s.sum.check(); err != nil {
+		return err
+	}
+	name := summaryName(s.sum.table)
+	var stmts []string
+	switch s.dialect {
+	case Postgres:
+		stmts = []string{"DROP TRIGGER IF EXISTS " + name + "_sync ON " + s.sum.table,
+			"DROP FUNCTION IF EXISTS " + name + "_sync()"}
+	default:
+		for _, t := range []string{"_ins", "_del", "_upd", "_upd_old"} {
+			stmts = append(stmts, "DROP TRIGGER IF EXISTS "+name+t)
+		}
+	}
+	stmts = append(stmts, "DROP TABLE IF EXISTS "+name)
+	for _, q := range stmts {
+		if _, err := s.db.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("sqlsource: remove summary: %w", err)
+		}
+	}
+	return nil
+}
+
+// summaryDDL returns the statements that install the summary, in order:
+// the table, the triggers, then the fill.
+func (s *Source) summaryDDL() []string {
+	name, t, key := summaryName(s.sum.table), s.sum.table, s.sum.key
+	start, size := strconv.FormatInt(s.start, 10), strconv.FormatInt(s.size, 10)
+	// idx(k) is the page index (page number - 1) of key k, for k >= start.
+	idx := func(k string) string {
+		if s.dialect == MySQL {
+			return "((" + k + " - (" + start + ")) DIV " + size + ")"
+		}
+		return "((" + k + " - (" + start + ")) / " + size + ")"
+	}
+	changedType, now := "", "strftime('%Y-%m-%d %H:%M:%S', 'now')"
+	pageType := "INTEGER"
+	switch s.dialect {
+	case Postgres:
+		changedType, now, pageType = " TIMESTAMPTZ", "now()", "BIGINT"
+	case MySQL:
+		changedType, now, pageType = " DATETIME", "UTC_TIMESTAMP()", "BIGINT"
+	}
+	// sync(i) brings the summary row of page index i up to date: first the
+	// upsert, which locks the row, so that concurrent writers to one page
+	// take turns, then the recount, which sees the rows they committed.
+	sync := func(i string) string {
+		lo := "(" + start + ") + " + i + " * " + size
+		ins := "INSERT INTO " + name + " (page, listed, changes, changed_at) VALUES (" + i + " + 1, 0, 1, " + now + ")"
+		switch s.dialect {
+		case MySQL:
+			ins += " ON DUPLICATE KEY UPDATE changes = changes + 1, changed_at = VALUES(changed_at)"
+		default:
+			ins += " ON CONFLICT (page) DO UPDATE SET changes = " + name + ".changes + 1, changed_at = excluded.changed_at"
+		}
+		count := "SELECT COUNT(*) FROM " + t + " WHERE " + key + " >= " + lo + " AND " + key + " <= " + lo + " + " +
+			strconv.FormatInt(s.size-1, 10) + " AND (" + s.sum.filter + ")"
+		return ins + ";\n UPDATE " + name + " SET listed = (" + count + ") WHERE page = " + i + " + 1;\n"
+	}
+	lastMod := "NULL"
+	if s.sum.lastMod != "" {
+		lastMod = "MAX(" + s.sum.lastMod + ")"
+	}
+	stmts := []string{"CREATE TABLE " + name + " (page " + pageType + " PRIMARY KEY, listed BIGINT NOT NULL, changes BIGINT NOT NULL, changed_at" + changedType + ")"}
+	nk, ok := "NEW."+key, "OLD."+key
+	moved := ok + " >= " + start + " AND (" + nk + " < " + start + " OR " + idx(ok) + " <> " + idx(nk) + ")"
+	switch s.dialect {
+	case SQLite:
+		stmts = append(stmts,
+			"CREATE TRIGGER "+name+"_ins AFTER INSERT ON "+t+" WHEN "+nk+" >= "+start+" BEGIN\n "+sync(idx(nk))+"END",
+			"CREATE TRIGGER "+name+"_del AFTER DELETE ON "+t+" WHEN "+ok+" >= "+start+" BEGIN\n "+sync(idx(ok))+"END",
+			"CREATE TRIGGER "+name+"_upd_old AFTER UPDATE ON "+t+" WHEN "+moved+" BEGIN\n "+sync(idx(ok))+"END",
+			"CREATE TRIGGER "+name+"_upd AFTER UPDATE ON "+t+" WHEN "+nk+" >= "+start+" BEGIN\n "+sync(idx(nk))+"END")
+	case MySQL:
+		stmts = append(stmts,
+			"CREATE TRIGGER "+name+"_ins AFTER INSERT ON "+t+" FOR EACH ROW BEGIN\n IF "+nk+" >= "+start+" THEN\n "+sync(idx(nk))+" END IF;\nEND",
+			"CREATE TRIGGER "+name+"_del AFTER DELETE ON "+t+" FOR EACH ROW BEGIN\n IF "+ok+" >= "+start+" THEN\n "+sync(idx(ok))+" END IF;\nEND",
+			"CREATE TRIGGER "+name+"_upd AFTER UPDATE ON "+t+" FOR EACH ROW BEGIN\n IF "+moved+" THEN\n "+sync(idx(ok))+" END IF;\n IF "+
+				nk+" >= "+start+" THEN\n "+sync(idx(nk))+" END IF;\nEND")
+	case Postgres:
+		// One function for the three events; sm_old and sm_new are the page
+		// indexes of the row before and after, NULL where there is none.
+		stmts = append(stmts,
+			"CREATE FUNCTION "+name+"_sync() RETURNS trigger LANGUAGE plpgsql AS $sqlsource$\n"+
+				"DECLARE sm_old bigint; sm_new bigint;\nBEGIN\n"+
+				" IF TG_OP <> 'INSERT' THEN IF "+ok+" >= "+start+" THEN sm_old := "+idx(ok)+"; END IF; END IF;\n"+
+				" IF TG_OP <> 'DELETE' THEN IF "+nk+" >= "+start+" THEN sm_new := "+idx(nk)+"; END IF; END IF;\n"+
+				" IF sm_old IS NOT NULL AND sm_old IS DISTINCT FROM sm_new THEN\n "+sync("sm_old")+" END IF;\n"+
+				" IF sm_new IS NOT NULL THEN\n "+sync("sm_new")+" END IF;\n"+
+				" RETURN NULL;\nEND\n$sqlsource$",
+			"CREATE TRIGGER "+name+"_sync AFTER INSERT OR UPDATE OR DELETE ON "+t+" FOR EACH ROW EXECUTE FUNCTION "+name+"_sync()")
+	}
+	// The fill, after the triggers: on MySQL a write between the two finds
+	// its row and the fill adds to it (the counts are recounts, so the
+	// later one wins). The time is the page's newest lastmod, as Pages
+	// reports without a summary, so installing moves no clock.
+	fill := "INSERT INTO " + name + " (page, listed, changes, changed_at) SELECT " + idx(key) + " + 1, COUNT(*), 0, " + lastMod +
+		" FROM " + t + " WHERE " + key + " >= " + start + " AND (" + s.sum.filter + ") GROUP BY " + idx(key) + " + 1"
+	if s.dialect == MySQL {
+		fill += " ON DUPLICATE KEY UPDATE listed = VALUES(listed)"
+	}
+	return append(stmts, fill)
+}
+
+// summaryPages lists the pages from the summary table: one row per page.
+// A page's LastMod is the time it last changed, or, before any write
+// since InstallSummary, its newest lastmod then; its Version is its count
+// of listed rows and of writes, so every write to a page makes the
+// Sitemap rebuild it, and a write that changes its bytes (a delete, an
+// update out of the filter) moves its clock forward.
+func (s *Source) summaryPages(ctx context.Context) iter.Seq2[sitemap.PageInfo, error] {
+	return func(yield func(sitemap.PageInfo, error) bool) {
+		rows, err := s.db.QueryContext(ctx, s.sum.query)
+		if err != nil {
+			yield(sitemap.PageInfo{}, fmt.Errorf("sqlsource: pages: summary: %w", err))
+			return
+		}
+		defer rows.Close()
+		var page, listed, changes int64
+		var at timeScanner
+		for rows.Next() {
+			if err := rows.Scan(&page, &listed, &changes, &at); err != nil {
+				yield(sitemap.PageInfo{}, fmt.Errorf("sqlsource: pages: summary: %w", err))
+				return
+			}
+			v := make([]byte, 0, 24)
+			v = append(v, 's')
+			v = strconv.AppendInt(v, listed, 10)
+			v = append(v, '.')
+			v = strconv.AppendInt(v, changes, 10)
+			if !yield(sitemap.PageInfo{Number: page, LastMod: at.t, Version: string(v)}, nil) {
+				return
+			}
+		}
+		if err := rows.Err(); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			yield(sitemap.PageInfo{}, fmt.Errorf("sqlsource: pages: summary: %w", err))
+		}
+	}
+}
