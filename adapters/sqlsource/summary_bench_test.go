@@ -1,0 +1,108 @@
+package sqlsource_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/freshmap/sitemap/adapters/sqlsource"
+)
+
+// summarySource returns a Source over bt's table that reads a page summary,
+// installed here and removed when b ends.
+func (bt *benchTable) summarySource(b *testing.B) *sqlsource.Source {
+	src, err := sqlsource.New(bt.db, sqlsource.Config{
+		Table:       bt.table,
+		Key:         "id",
+		LocTemplate: "https://shop.example.com/p/{slug}",
+		LastMod:     "updated_at",
+		Filter:      "published",
+		Summary:     true,
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
+	installSummary(b, src)
+	b.Logf("installed the summary in %v", time.Since(start).Round(time.Millisecond))
+	return src
+}
+
+// BenchmarkPagesSummary lists the pages of a big table from its page
+// summary: one row per page, beside BenchmarkSQLPages.
+func BenchmarkPagesSummary(b *testing.B) {
+	tables := newBenchTables(b, benchRows(b))
+	for _, name := range []string{"sqlite", "postgres"} {
+		b.Run(name, func(b *testing.B) {
+			bt := tables.get(b, name)
+			src := bt.summarySource(b)
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				n := int64(0)
+				for _, err := range src.Pages(ctx) {
+					if err != nil {
+						b.Fatal(err)
+					}
+					n++
+				}
+				if n != bt.pages {
+					b.Fatalf("%d pages, want %d", n, bt.pages)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkWrite runs one-row INSERT, UPDATE and DELETE statements, each
+// its own transaction, on a big table without triggers, then with the
+// page summary's. Each writes rows of its own: inserts past the last key,
+// updates from a quarter of the keys on, deletes from the first key (plain)
+// or from half of them (summary).
+func BenchmarkWrite(b *testing.B) {
+	tables := newBenchTables(b, benchRows(b))
+	for _, name := range []string{"sqlite", "postgres"} {
+		b.Run(name, func(b *testing.B) {
+			bt := tables.get(b, name)
+			rows := tables.rows
+			d := sqlsource.Dialect(name)
+			ins := d.Rebind("INSERT INTO " + bt.table + " (id, slug, updated_at, published) VALUES (?, ?, ?, ?)")
+			upd := d.Rebind("UPDATE " + bt.table + " SET slug = ?, updated_at = ? WHERE id = ?")
+			del := d.Rebind("DELETE FROM " + bt.table + " WHERE id = ?")
+			when := any(time.Now())
+			if name == "sqlite" {
+				when = time.Now().UTC().Format("2006-01-02 15:04:05")
+			}
+			next := map[string]int64{"insert": rows, "update": rows / 4, "delete": 0}
+			for _, mode := range []string{"plain", "summary"} {
+				if mode == "summary" {
+					bt.summarySource(b)
+					next["delete"] = rows / 2
+				}
+				b.Run(mode, func(b *testing.B) {
+					for _, op := range []string{"insert", "update", "delete"} {
+						b.Run(op, func(b *testing.B) {
+							ctx := context.Background()
+							for b.Loop() {
+								k := next[op]
+								next[op]++
+								var err error
+								switch op {
+								case "insert":
+									_, err = bt.db.ExecContext(ctx, ins, k, "new", when, true)
+								case "update":
+									_, err = bt.db.ExecContext(ctx, upd, "changed", when, k)
+								case "delete":
+									_, err = bt.db.ExecContext(ctx, del, k)
+								}
+								if err != nil {
+									b.Fatal(err)
+								}
+							}
+						})
+					}
+				})
+			}
+		})
+	}
+}
