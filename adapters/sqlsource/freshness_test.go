@@ -49,7 +49,7 @@ type freshSite struct {
 	clock fakeClock
 }
 
-//
+// newFreshSite makes a freshSite on d, its Source wrapped by wrap if set.
 // With summary set, the Source reads a page summary, installed here.
 func newFreshSite(t *testing.T, d *testDB, wrap func(*sqlsource.Source) sitemap.Source, summary ...bool) *freshSite {
 	t.Helper()
