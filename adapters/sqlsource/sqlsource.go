@@ -49,6 +49,28 @@
 // but not its lastmod is not seen until the page is rebuilt for another
 // reason: keep lastmod current, or call Invalidate with PageOf.
 //
+// # Page summary
+//
+// Pages costs one aggregate per page, which adds up at millions of rows
+// (about 1.5 s at 10,000,000). [Source.InstallSummary] has the database
+// keep a summary instead: a table <table>_sitemap_pages with, per page,
+// the count of listed rows, a counter of writes and the time of the last
+// one, kept by AFTER INSERT, UPDATE and DELETE triggers on the table.
+// A Source made with [Config].Summary set then lists its pages by reading
+// one summary row per page:
+//
+//	cfg.Summary = true
+//	src, err := sqlsource.New(db, cfg)
+//	...
+//	err = src.InstallSummary(ctx) // once, as a migration; RemoveSummary undoes it
+//
+// A page's lastmod in the index is then the time of the last write to the
+// page (its newest lastmod until the first write), and every write changes
+// its Version, so the Sitemap rebuilds the page and a delete moves its
+// clock forward. The price is paid on writes: each recounts the listed
+// rows of its page (see BENCHMARKS.md), so load data in bulk before
+// installing the summary, or remove it for the load.
+//
 // # Recent URLs
 //
 // With [Config].LastMod set, [Source.Recent] lists the most recently

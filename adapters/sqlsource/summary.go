@@ -77,6 +77,17 @@ func (sm summary) check() error {
 // benchmarks in BENCHMARKS.md): a bulk load is faster without the
 // summary, installed afterwards.
 //
+// Every write counts as a change of its page, even one that changes no
+// URL (a row outside the filter, a column the sitemap does not read): the
+// page is rebuilt and its lastmod in the index moves to the write's time.
+//
+// Concurrent writers to one page take turns on its summary row: the
+// trigger first bumps the row (which locks it), then recounts. On
+// PostgreSQL at READ COMMITTED the recount is a new statement, which sees
+// what the writer before committed; on MariaDB the recount runs inside an
+// UPDATE, which InnoDB reads with locks, so also the latest rows. (This is
+// how it is meant to work; the tests do not write concurrently.)
+//
 // On SQLite and PostgreSQL it runs in one transaction. On MariaDB and
 // MySQL, whose DDL commits as it goes, the triggers come first and the
 // fill after, so no write is missed; a failure drops what was made.
