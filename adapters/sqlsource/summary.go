@@ -2,8 +2,6 @@ package sqlsource
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"iter"
 	"regexp"
@@ -262,7 +260,7 @@ func (s *Source) summaryPages(ctx context.Context) iter.Seq2[sitemap.PageInfo, e
 				return
 			}
 		}
-		if err := rows.Err(); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		if err := rows.Err(); err != nil {
 			yield(sitemap.PageInfo{}, fmt.Errorf("sqlsource: pages: summary: %w", err))
 		}
 	}
