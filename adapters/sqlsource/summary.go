@@ -82,9 +82,15 @@ func (sm summary) check() error {
 // Concurrent writers to one page take turns on its summary row: the
 // trigger first bumps the row (which locks it), then recounts. On
 // PostgreSQL at READ COMMITTED the recount is a new statement, which sees
-// what the writer before committed; on MariaDB the recount runs inside an
-// UPDATE, which InnoDB reads with locks, so also the latest rows. (This is
-// how it is meant to work; the tests do not write concurrently.)
+// what the writer before committed. On MariaDB the bump runs in a BEFORE
+// trigger and the recount is a consistent read, whose snapshot is taken
+// there, after the writer before committed, for a single-statement write
+// or one at READ COMMITTED; in a REPEATABLE READ transaction that read
+// before it wrote, the recount may miss rows others committed to the page
+// since. TestSummaryConcurrentWriters checks single-row writes from
+// several connections on the three databases. A transaction that writes
+// to several pages may deadlock with another that writes to them in
+// another order, as with any row locks.
 //
 // On SQLite and PostgreSQL it runs in one transaction. On MariaDB and
 // MySQL, whose DDL commits as it goes, the triggers come first and the
@@ -136,7 +142,7 @@ func (s *Source) RemoveSummary(ctx context.Context) error {
 		stmts = []string{"DROP TRIGGER IF EXISTS " + name + "_sync ON " + s.sum.table,
 			"DROP FUNCTION IF EXISTS " + name + "_sync()"}
 	default:
-		for _, t := range []string{"_ins", "_del", "_upd", "_upd_old"} {
+		for _, t := range []string{"_ins", "_del", "_upd", "_upd_old", "_ins_lock", "_del_lock", "_upd_lock"} {
 			stmts = append(stmts, "DROP TRIGGER IF EXISTS "+name+t)
 		}
 	}
@@ -169,22 +175,27 @@ func (s *Source) summaryDDL() []string {
 	case MySQL:
 		changedType, now, pageType = " DATETIME", "UTC_TIMESTAMP()", "BIGINT"
 	}
-	// sync(i) brings the summary row of page index i up to date: first the
-	// upsert, which locks the row, so that concurrent writers to one page
-	// take turns, then the recount, which sees the rows they committed.
-	sync := func(i string) string {
-		lo := "(" + start + ") + " + i + " * " + size
+	// bump(i) counts a write to page index i, with an upsert, which locks
+	// its summary row, so that concurrent writers to one page take turns;
+	// recount(i) then sets its count of listed rows, in a statement that
+	// sees the rows the writer before committed; sync(i) is the two.
+	bump := func(i string) string {
 		ins := "INSERT INTO " + name + " (page, listed, changes, changed_at) VALUES (" + i + " + 1, 0, 1, " + now + ")"
-		switch s.dialect {
-		case MySQL:
-			ins += " ON DUPLICATE KEY UPDATE changes = changes + 1, changed_at = VALUES(changed_at)"
-		default:
-			ins += " ON CONFLICT (page) DO UPDATE SET changes = " + name + ".changes + 1, changed_at = excluded.changed_at"
+		if s.dialect == MySQL {
+			return ins + " ON DUPLICATE KEY UPDATE changes = changes + 1, changed_at = VALUES(changed_at);\n"
 		}
+		return ins + " ON CONFLICT (page) DO UPDATE SET changes = " + name + ".changes + 1, changed_at = excluded.changed_at;\n"
+	}
+	recount := func(i string) string {
+		lo := "(" + start + ") + " + i + " * " + size
 		count := "SELECT COUNT(*) FROM " + t + " WHERE " + key + " >= " + lo + " AND " + key + " <= " + lo + " + " +
 			strconv.FormatInt(s.size-1, 10) + " AND (" + s.sum.filter + ")"
-		return ins + ";\n UPDATE " + name + " SET listed = (" + count + ") WHERE page = " + i + " + 1;\n"
+		if s.dialect == MySQL { // a plain SELECT is read without locks (see below)
+			return " SELECT (" + count + ") INTO sm_n;\n UPDATE " + name + " SET listed = sm_n WHERE page = " + i + " + 1;\n"
+		}
+		return " UPDATE " + name + " SET listed = (" + count + ") WHERE page = " + i + " + 1;\n"
 	}
+	sync := func(i string) string { return bump(i) + recount(i) }
 	lastMod := "NULL"
 	if s.sum.lastMod != "" {
 		lastMod = "MAX(" + s.sum.lastMod + ")"
@@ -200,11 +211,25 @@ func (s *Source) summaryDDL() []string {
 			"CREATE TRIGGER "+name+"_upd_old AFTER UPDATE ON "+t+" WHEN "+moved+" BEGIN\n "+sync(idx(ok))+"END",
 			"CREATE TRIGGER "+name+"_upd AFTER UPDATE ON "+t+" WHEN "+nk+" >= "+start+" BEGIN\n "+sync(idx(nk))+"END")
 	case MySQL:
+		// The bumps run BEFORE the write and the recounts AFTER it, with a
+		// plain SELECT … INTO: a consistent read, without locks (a recount
+		// inside the UPDATE would take shared locks on the page's rows, and
+		// two writers to a page would deadlock, each holding its own row).
+		// An autocommit write takes its snapshot at that SELECT, after its
+		// turn on the summary row came, so it sees the writer before.
+		when := func(cond, body string) string { return " IF " + cond + " THEN\n " + body + " END IF;\n" }
+		isNew, isOld := nk+" >= "+start, ok+" >= "+start
+		trigger := func(suffix, timing, event, body string) string {
+			return "CREATE TRIGGER " + name + suffix + " " + timing + " " + event + " ON " + t + " FOR EACH ROW BEGIN\n" +
+				" DECLARE sm_n BIGINT;\n" + body + "END"
+		}
 		stmts = append(stmts,
-			"CREATE TRIGGER "+name+"_ins AFTER INSERT ON "+t+" FOR EACH ROW BEGIN\n IF "+nk+" >= "+start+" THEN\n "+sync(idx(nk))+" END IF;\nEND",
-			"CREATE TRIGGER "+name+"_del AFTER DELETE ON "+t+" FOR EACH ROW BEGIN\n IF "+ok+" >= "+start+" THEN\n "+sync(idx(ok))+" END IF;\nEND",
-			"CREATE TRIGGER "+name+"_upd AFTER UPDATE ON "+t+" FOR EACH ROW BEGIN\n IF "+moved+" THEN\n "+sync(idx(ok))+" END IF;\n IF "+
-				nk+" >= "+start+" THEN\n "+sync(idx(nk))+" END IF;\nEND")
+			trigger("_ins_lock", "BEFORE", "INSERT", when(isNew, bump(idx(nk)))),
+			trigger("_ins", "AFTER", "INSERT", when(isNew, recount(idx(nk)))),
+			trigger("_del_lock", "BEFORE", "DELETE", when(isOld, bump(idx(ok)))),
+			trigger("_del", "AFTER", "DELETE", when(isOld, recount(idx(ok)))),
+			trigger("_upd_lock", "BEFORE", "UPDATE", when(moved, bump(idx(ok)))+when(isNew, bump(idx(nk)))),
+			trigger("_upd", "AFTER", "UPDATE", when(moved, recount(idx(ok)))+when(isNew, recount(idx(nk)))))
 	case Postgres:
 		// One function for the three events; sm_old and sm_new are the page
 		// indexes of the row before and after, NULL where there is none.

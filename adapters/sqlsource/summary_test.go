@@ -166,3 +166,45 @@ func TestSummaryErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryConcurrentWriters inserts and deletes rows of one page from
+// several connections at once: the summary must end with the aggregate's
+// count.
+func TestSummaryConcurrentWriters(t *testing.T) {
+	forEachDB(t, func(t *testing.T, d *testDB) {
+		c := d.createCatalogue(t, products(ids(1, 20)...))
+		cfg := c.config(1000)
+		cfg.KeyStart = 1
+		cfg.Summary = true
+		sum := newSource(t, d.db, cfg)
+		installSummary(t, sum)
+		ins := d.dialect.Rebind("INSERT INTO " + c.products + " (id, slug, updated_at, published, noindex) VALUES (?, ?, ?, ?, ?)")
+		del := d.dialect.Rebind("DELETE FROM " + c.products + " WHERE id = ?")
+		const writers, each = 4, 40
+		errs := make(chan error, writers)
+		for w := range writers {
+			go func() {
+				var err error
+				for i := range each {
+					id := int64(100 + w*each + i)
+					if _, err = d.db.Exec(ins, id, "x", c.timeArg(t0), i%3 != 0, false); err != nil {
+						break
+					}
+					if i%4 == 0 {
+						if _, err = d.db.Exec(del, id); err != nil {
+							break
+						}
+					}
+				}
+				errs <- err
+			}()
+		}
+		for range writers {
+			if err := <-errs; err != nil {
+				t.Errorf("write: %v", err)
+			}
+		}
+		agg := newSource(t, d.db, func() sqlsource.Config { cfg.Summary = false; return cfg }())
+		checkSummary(t, "after concurrent writes", agg, sum)
+	})
+}
