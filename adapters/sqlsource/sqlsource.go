@@ -395,9 +395,20 @@ func boolInt(b bool) int {
 
 // Check runs the page query over an empty key range, which makes the
 // database check the table, the columns and the filter. Call it at start-up
-// to find a typo before a crawler does.
+// to find a typo before a crawler does. With Config.Summary set, it also
+// reads the page summary, which must have been installed.
 func (s *Source) Check(ctx context.Context) error {
-	rows, err := s.db.QueryContext(ctx, s.pageQuery, 1, 0)
+	if err := s.check(ctx, s.pageQuery, 1, 0); err != nil {
+		return err
+	}
+	if s.sum.on {
+		return s.check(ctx, s.sum.checkQuery)
+	}
+	return nil
+}
+
+func (s *Source) check(ctx context.Context, query string, args ...any) error {
+	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return fmt.Errorf("sqlsource: check: %w", err)
 	}

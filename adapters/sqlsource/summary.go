@@ -30,6 +30,7 @@ type summary struct {
 	table, key, filter, lastMod string
 	on                          bool   // Config.Summary: Pages reads the summary table
 	query                       string // the listed pages, in order
+	checkQuery                  string // reads no row, for Check
 }
 
 // summaryName returns the name of the summary table of table, and the
@@ -44,6 +45,7 @@ func newSummary(cfg Config) (summary, error) {
 		sm.filter = "1 = 1"
 	}
 	sm.query = "SELECT page, listed, changes, changed_at FROM " + summaryName(sm.table) + " WHERE listed > 0 ORDER BY page"
+	sm.checkQuery = "SELECT page, listed, changes, changed_at FROM " + summaryName(sm.table) + " WHERE page < 0"
 	if sm.on {
 		if err := sm.check(); err != nil {
 			return sm, err

@@ -77,6 +77,9 @@ func TestSummary(t *testing.T) {
 		sum := newSource(t, d.db, cfg)
 		installSummary(t, sum)
 
+		if err := sum.Check(context.Background()); err != nil {
+			t.Errorf("Check: %v", err)
+		}
 		pages := checkSummary(t, "installed", agg, sum)
 		want, lastMods := model(ps, 10, 0, false)
 		for n := range want {
@@ -126,6 +129,9 @@ func TestSummary(t *testing.T) {
 		}
 		if _, err := readPages(context.Background(), sum); err == nil || !strings.HasPrefix(err.Error(), "sqlsource: pages: summary") {
 			t.Errorf("Pages after RemoveSummary: %v, want an error", err)
+		}
+		if err := sum.Check(context.Background()); err == nil || !strings.HasPrefix(err.Error(), "sqlsource: check") {
+			t.Errorf("Check after RemoveSummary: %v, want an error", err)
 		}
 		d.exec(t, "DELETE FROM "+c.products+" WHERE id = 1") // no trigger left to fail
 		if _, err := readPages(context.Background(), agg); err != nil {
