@@ -19,7 +19,13 @@ import (
 // (and, for an update that moves a row to another page, of the page it
 // left): one range aggregate over the key index, bounded by the page, per
 // row written. That is the price of a summary that evaluates Filter
-// exactly as the pages do, whatever columns it reads.
+// exactly as the pages do, whatever columns it reads, and that mends
+// itself: each write sets its page's count from the rows. Triggers that
+// add and subtract one (a point lookup of the row through the filter,
+// BEFORE a delete and AFTER an insert) would cost microseconds, but a
+// count they got wrong once would stay wrong: SQLite's INSERT OR REPLACE
+// deletes without delete triggers, and a PostgreSQL BEFORE trigger of the
+// application's may cancel a write that ours has counted. Not done.
 
 // plainName is an identifier that can be a trigger's or a table's name
 // prefix: the summary needs a plain table and key column.
@@ -97,7 +103,8 @@ func (sm summary) check() error {
 // On SQLite and PostgreSQL it runs in one transaction. On MariaDB and
 // MySQL, whose DDL commits as it goes, the triggers come first and the
 // fill after, so no write is missed; a failure drops what was made.
-// Installing a summary that exists is an error.
+// Installing a summary that exists is an error. TRUNCATE fires no row
+// triggers: after one, remove and install the summary again.
 func (s *Source) InstallSummary(ctx context.Context) error {
 	if err := s.sum.check(); err != nil {
 		return err
