@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"strings"
+
+	"github.com/freshmap/sitemap/internal/langtag"
 )
 
 // ErrSelfLinkAdded is reported (to Config.OnNotice, and logged at info) for
@@ -66,7 +68,7 @@ func (e *encoder) appendAlternates(b []byte, u *URL, loc []byte) ([]byte, error)
 // checkHreflang checks the hreflang h of a link that follows the links
 // before.
 func checkHreflang(u *URL, h string, before []Alternate) error {
-	if !isLanguageTag(h) {
+	if !langtag.Valid(h) {
 		return invalid(u, "xhtml:link.hreflang", errLanguageTag)
 	}
 	for i := range before {

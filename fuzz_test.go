@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/freshmap/sitemap/internal/langtag"
 	"github.com/freshmap/sitemap/internal/xsdcheck"
 )
 
@@ -214,7 +215,7 @@ func checkDocument(t *testing.T, doc []byte, a fuzzArgs, urls int) {
 				case "video:player_loc@autoplay", "video:gallery_loc@title":
 					checkText(t, attr, at.Value, a.Text)
 				case "xhtml:link@hreflang":
-					if !isLanguageTag(at.Value) || langs[strings.ToLower(at.Value)] {
+					if !langtag.Valid(at.Value) || langs[strings.ToLower(at.Value)] {
 						t.Errorf("hreflang %q written (again)", at.Value)
 					}
 					langs[strings.ToLower(at.Value)] = true

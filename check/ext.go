@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/freshmap/sitemap"
+	"github.com/freshmap/sitemap/internal/langtag"
 )
 
 // Limits of the image, video and news extensions.
@@ -143,11 +144,13 @@ func isNewsLanguage(s string) bool {
 	if s == "zh-cn" || s == "zh-tw" {
 		return true
 	}
-	return len(s) >= 2 && len(s) <= 3 && isAlpha(s) && strings.ToLower(s) == s
+	return len(s) >= 2 && len(s) <= 3 && strings.Trim(s, "abcdefghijklmnopqrstuvwxyz") == ""
 }
 
 // isWord accepts ASCII letters and digits, at least one.
-func isWord(s string) bool { return s != "" && isAlnum(s) }
+func isWord(s string) bool {
+	return s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") == ""
+}
 
 // alternates checks the hreflang links of u and keeps them for the
 // reciprocity rule.
@@ -158,7 +161,7 @@ func (f *file) alternates(u *sitemap.URL, line, col int) {
 	self := false
 	hrefs := make([]string, 0, len(u.Alternates))
 	for i, a := range u.Alternates {
-		if !isLanguageTag(a.Hreflang) {
+		if !langtag.Valid(a.Hreflang) {
 			f.add("hreflang-tag", line, col, u.Loc, "hreflang %q is not a well-formed BCP 47 tag", a.Hreflang)
 		}
 		for _, b := range u.Alternates[:i] {

@@ -1,8 +1,11 @@
-package sitemap
+// Package langtag checks the syntax of BCP 47 language tags, as hreflang
+// takes them: the encoder (which refuses a malformed one) and the checker
+// (which reports it) share it.
+package langtag
 
 import "strings"
 
-// isLanguageTag reports whether s is a well-formed BCP 47 language tag
+// Valid reports whether s is a well-formed BCP 47 language tag
 // (RFC 5646, section 2.1, compared without regard to case), such as "en",
 // "de-AT", "zh-Hant-TW", "es-419" or "sr-Latn", or "x-default", the
 // hreflang of the fallback page (a private-use tag). It checks the syntax
@@ -18,7 +21,7 @@ import "strings"
 //	variant    = 5*8alphanum / (DIGIT 3alphanum)
 //	extension  = singleton 1*("-" (2*8alphanum)), singleton any alphanum but x
 //	privateuse = "x" 1*("-" (1*8alphanum))
-func isLanguageTag(s string) bool {
+func Valid(s string) bool {
 	if len(s) == 0 || len(s) > 255 {
 		return false
 	}
@@ -130,4 +133,12 @@ func isAlnum(s string) bool {
 		}
 	}
 	return true
+}
+
+// lower lower-cases an ASCII letter.
+func lower(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
