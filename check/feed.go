@@ -17,13 +17,9 @@ const nsAtom = "http://www.w3.org/2005/Atom"
 // isFeed reports whether data (plain or gzip) is an Atom feed or an RSS
 // channel, by its root element. It reads only up to the root.
 func isFeed(data []byte) bool {
-	var r io.Reader = bytes.NewReader(data)
-	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
-		zr, err := gzip.NewReader(r)
-		if err != nil {
-			return false
-		}
-		r = zr
+	r, err := plain(data)
+	if err != nil {
+		return false
 	}
 	d := xml.NewDecoder(io.LimitReader(r, 64<<10))
 	for {
@@ -35,4 +31,13 @@ func isFeed(data []byte) bool {
 			return se.Name.Space == nsAtom && se.Name.Local == "feed" || se.Name.Space == "" && se.Name.Local == "rss"
 		}
 	}
+}
+
+// plain returns a reader of the document in data, decompressed if it is a
+// gzip file (by its magic bytes), as parse reads it.
+func plain(data []byte) (io.Reader, error) {
+	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
+		return gzip.NewReader(bytes.NewReader(data))
+	}
+	return bytes.NewReader(data), nil
 }

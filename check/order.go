@@ -1,8 +1,6 @@
 package check
 
 import (
-	"bytes"
-	"compress/gzip"
 	"encoding/xml"
 	"io"
 	"strings"
@@ -67,13 +65,9 @@ type frame struct {
 // malformed was already reported, so a read error here ends the pass
 // quietly.
 func (f *file) orderRules(data []byte) {
-	var r io.Reader = bytes.NewReader(data)
-	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
-		zr, err := gzip.NewReader(r)
-		if err != nil {
-			return
-		}
-		r = zr
+	r, err := plain(data)
+	if err != nil {
+		return
 	}
 	d := xml.NewDecoder(io.LimitReader(r, sitemap.MaxBytes+1))
 	d.Strict = true
