@@ -50,7 +50,13 @@ func (s *Sitemap) document(ctx context.Context, k pageKey, sec *section) (*entry
 			c.hits.Add(1)
 			return e, nil
 		}
-		// Expired, or said to have changed: serve it while it is rebuilt.
+		// Expired, or said to have changed: another replica may have
+		// stored a newer copy; if not, serve it while it is rebuilt.
+		if s.shared != nil {
+			if rec := s.fromStore(k, e); rec != nil {
+				return rec, nil
+			}
+		}
 		s.stats.stale.Add(1)
 		c.stale.Add(1)
 		s.refresh(k, sec, e, now)
@@ -186,6 +192,19 @@ func (s *Sitemap) build(k pageKey, sec *section, old *entry) (e *entry, err erro
 			s.failed(k, old, err)
 		}
 	}()
+	if s.shared != nil {
+		// The fleet's copy, if current; or the fleet lock, held until
+		// the new copy is stored; or a wait for another replica's build.
+		var got *entry
+		var unlock func()
+		if got, old, unlock, err = s.fromFleet(ctx, k, old); got != nil || err != nil {
+			if err != nil {
+				err = fmt.Errorf("sitemap: waiting for another replica to build %s: %w", s.describe(k), err)
+			}
+			return got, err
+		}
+		defer unlock()
+	}
 	if sec != nil && old != nil && old.info.Version != "" && !s.outdated(k, old) {
 		// Revalidation compares the page's Version with a fresh index:
 		// get one first, before holding a build slot.
@@ -208,6 +227,10 @@ func (s *Sitemap) build(k pageKey, sec *section, old *entry) (e *entry, err erro
 	// (which may itself say that this page changed) and right before the
 	// Source is read.
 	epoch := s.epoch.Load()
+	var gen int64
+	if s.shared != nil {
+		gen = s.shared.gen.Load()
+	}
 	switch {
 	case k.sec < indexSection: // a feed (feed.go), built with a nil sec
 		e, err = s.buildFeed(ctx, k)
@@ -219,8 +242,11 @@ func (s *Sitemap) build(k pageKey, sec *section, old *entry) (e *entry, err erro
 	if err != nil {
 		return nil, err
 	}
-	e.epoch = epoch
+	e.epoch, e.gen = epoch, gen
 	s.keep(k, e)
+	if s.shared != nil && !s.outdated(k, e) {
+		s.share(ctx, k, e)
+	}
 	return e, nil
 }
 

@@ -142,3 +142,42 @@ func later(a, b time.Time) time.Time {
 	}
 	return a
 }
+
+// state returns the clock of k as it is now, to store with a copy of k.
+func (c *clocks) state(k pageKey) fileClock {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r := c.m[k]; r != nil {
+		return *r
+	}
+	return fileClock{}
+}
+
+// seed merges x, the clock of k as another replica (or an earlier
+// process) stored it, into this one's: the clock takes the later of the
+// two, and the bytes last built are those of the later build. So the
+// clock never moves back, whichever replica builds next.
+func (c *clocks) seed(k pageKey, x fileClock) {
+	if x.at.IsZero() {
+		return // nothing known
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r := c.m[k]
+	if r == nil {
+		r = &fileClock{}
+		*r = x
+		c.m[k] = r
+		return
+	}
+	if x.built && (!r.built || x.served.After(r.served)) {
+		r.served, r.hash, r.built = x.served, x.hash, true
+		if x.version != "" {
+			r.version = x.version
+		}
+	}
+	if r.version == "" {
+		r.version = x.version
+	}
+	r.at = later(r.at, x.at)
+}

@@ -16,6 +16,8 @@ type entry struct {
 	lastMod time.Time // the content clock: Last-Modified (clock.go)
 	built   time.Time // when it was built or last revalidated (Config.Now)
 	info    PageInfo  // the page's PageInfo as last known before the build
+	hash    uint64    // the xxhash of the XML, which the ETags name
+	level   int       // the gzip level of gz, which the gzip ETags name
 
 	// ETag header values, one per representation, precomputed.
 	etagFile, etagGzip, etagPlain []string
@@ -26,8 +28,11 @@ type entry struct {
 	more  []*entry     // index only: its files after the first (sitemap_index-2.xml, …)
 	sums  []urlSum     // a page's URLs, hashed, when changes are tracked (changes.go)
 
-	epoch      uint64      // the Sitemap's epoch when its build started (invalidate.go)
-	refreshing atomic.Bool // a background refresh is running
+	epoch      uint64        // the Sitemap's epoch when its build started (invalidate.go)
+	gen        int64         // the store's generation when its build started (fleet.go)
+	clock      fileClock     // with a Store: the file's clock when it was built (record.go)
+	pageClocks [][]fileClock // index only, with a Store: each page's clock, as pages
+	refreshing atomic.Bool   // a background refresh is running
 
 	// text is the page's plain-text form, made from it on first request
 	// (text.go); textMu makes that happen once.
@@ -43,7 +48,7 @@ func newEntry(gz []byte, hash uint64, level int, lastMod, built time.Time) *entr
 	tag := strconv.FormatUint(hash, 16)
 	lv := strconv.Itoa(level)
 	return &entry{
-		gz: gz, size: gzipSize(gz), lastMod: lastMod, built: built,
+		gz: gz, size: gzipSize(gz), lastMod: lastMod, built: built, hash: hash, level: level,
 		etagPlain: []string{`"` + tag + `"`},
 		etagGzip:  []string{`"` + tag + `-gzip` + lv + `"`},
 		etagFile:  []string{`"` + tag + `-gzfile` + lv + `"`},
@@ -70,7 +75,8 @@ const _ uint32 = MaxBytes
 // renewed returns a copy of e that is fresh again as of now.
 func (e *entry) renewed(now time.Time) *entry {
 	r := &entry{
-		gz: e.gz, size: e.size, lastMod: e.lastMod, built: now, info: e.info, epoch: e.epoch,
+		gz: e.gz, size: e.size, lastMod: e.lastMod, built: now, info: e.info, hash: e.hash, level: e.level,
+		epoch: e.epoch, gen: e.gen, clock: e.clock, pageClocks: e.pageClocks,
 		etagFile: e.etagFile, etagGzip: e.etagGzip, etagPlain: e.etagPlain, gzLen: e.gzLen, pages: e.pages, more: e.more, sums: e.sums,
 	}
 	r.text.Store(e.text.Load()) // the same bytes, the same text

@@ -76,8 +76,10 @@ func (s *Sitemap) buildIndex(ctx context.Context) (*entry, error) {
 		list = list[n:]
 	}
 	s.built(indexKey)
+	if len(changed) > 0 {
+		s.outdate(changed...)
+	}
 	for _, k := range changed {
-		s.outdate(k)
 		if old, ok := s.cache.peek(k); ok {
 			s.refresh(k, s.sections[k.sec], old, now)
 		}

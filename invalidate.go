@@ -27,14 +27,27 @@ func (s *Sitemap) outdated(k pageKey, e *entry) bool {
 	return ok && e.epoch < mark
 }
 
-// outdate marks k as changed: copies built before now are outdated, and a
-// build running now will not be shared with requests that come after.
-func (s *Sitemap) outdate(k pageKey) {
+// outdate marks keys as changed: copies built before now are outdated,
+// and a build running now will not be shared with requests that come
+// after. With a Store, every replica is told (fleet.go).
+func (s *Sitemap) outdate(keys ...pageKey) {
+	s.outdateHere(keys...)
+	if s.shared != nil {
+		s.tellChanged(keys)
+	}
+}
+
+// outdateHere marks keys as changed in this replica only.
+func (s *Sitemap) outdateHere(keys ...pageKey) {
 	epoch := s.epoch.Add(1)
 	s.marks.mu.Lock()
-	s.marks.m[k] = epoch
+	for _, k := range keys {
+		s.marks.m[k] = epoch
+	}
 	s.marks.mu.Unlock()
-	s.group.Forget(k.String())
+	for _, k := range keys {
+		s.group.Forget(k.String())
+	}
 }
 
 // keep caches e, the new copy of k, unless k was said to have changed
@@ -117,26 +130,29 @@ func (s *Sitemap) knownPages(sec *section) []int64 {
 func (s *Sitemap) invalidate(keys []pageKey) {
 	now := s.now()
 	idx, _ := s.cache.peek(indexKey)
-	var rebuild []pageKey
+	var rebuild, listed []pageKey
 	seen := make(map[pageKey]bool, len(keys))
 	for _, k := range keys {
 		if seen[k] {
 			continue
 		}
 		seen[k] = true
-		_, cached := s.cache.peek(k)
-		if !cached && (idx == nil || !idx.lists(k)) {
-			continue // no such page, as far as anyone knows
-		}
-		s.outdate(k)
-		s.failures.forget(k)
-		if cached {
+		if _, cached := s.cache.peek(k); cached {
 			rebuild = append(rebuild, k)
-		} else {
-			s.clocks.invalidated(k, now)
-		}
+		} else if idx != nil && idx.lists(k) {
+			listed = append(listed, k)
+		} // else no such page, as far as anyone knows
 	}
-	s.outdate(indexKey)
+	s.outdate(append(append(append([]pageKey(nil), rebuild...), listed...), indexKey)...)
+	for _, k := range listed {
+		s.clocks.invalidated(k, now)
+	}
+	for _, k := range rebuild {
+		s.failures.forget(k)
+	}
+	for _, k := range listed {
+		s.failures.forget(k)
+	}
 	s.failures.forget(indexKey)
 	s.background(func() {
 		var wg sync.WaitGroup

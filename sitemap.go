@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/klauspost/compress/gzip"
 	"golang.org/x/sync/singleflight"
 )
@@ -122,6 +123,13 @@ type Config struct {
 	// key file, and Notify does nothing. See IndexNow for its fields and
 	// their defaults.
 	IndexNow *IndexNow
+	// Store, if set, is a cache shared with the site's other replicas,
+	// such as adapters/redisstore (see Store): each document is built once
+	// for all of them, every replica answers from the stored copy with the
+	// same validators and clock, and Invalidate reaches every replica. The
+	// replicas must have the same BaseURL, sections and TTL. Nil means
+	// each replica builds and caches on its own.
+	Store Store
 	// Stylesheet makes the sitemap readable in a browser: every index and
 	// sitemap file starts with an <?xml-stylesheet?> instruction naming
 	// BASE/sitemap.xsl (BASE the base URL's path, so the same origin), which
@@ -218,6 +226,8 @@ type Sitemap struct {
 	keyFile    *keyFile  // the IndexNow key file; nil when off
 	stylesheet string    // the <?xml-stylesheet?> line of every file; "" when off
 	xsl        *xslFile  // the stylesheet it names (xsl.go); nil when off
+	shared     *shared   // the Store (shared.go); nil when off
+	layout     string    // names the sections, in order, in the index's store key
 }
 
 type section struct {
@@ -324,7 +334,24 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 		s.keyFile = newKeyFile(s.prefix, cfg.IndexNow.Key)
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	if cfg.Store != nil {
+		s.shared = newShared(cfg.Store, base, s.log)
+		s.layout = layoutOf(s.sections)
+		broken := s.subscribe() // before the first request; follow retries if the store did not answer
+		s.background(func() { s.follow(broken) })
+	}
 	return s, nil
+}
+
+// layoutOf names the sections of an index, in order: the xxhash of their
+// names, in hexadecimal.
+func layoutOf(sections []*section) string {
+	h := xxhash.New()
+	for _, sec := range sections {
+		h.WriteString(sec.name)
+		h.WriteString("\x00")
+	}
+	return strconv.FormatUint(h.Sum64(), 16)
 }
 
 func orDefault[T int | int64 | time.Duration](v, def T) T {

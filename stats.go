@@ -41,6 +41,12 @@ type Stats struct {
 	IndexNowRetried int64 // posts that failed (429, 5xx, network) and will be retried
 	IndexNowDropped int64 // URLs dropped: the queue was full, or Close ended before they were sent
 	IndexNowRefused int64 // URLs given to Notify that are not under the base URL
+
+	// The Store (Config.Store).
+	StoreHits   int64 // documents taken from the store instead of built here
+	StoreWaits  int64 // builds that waited for another replica's
+	StoreErrors int64 // store calls that failed, and values that did not decode
+	StoreDown   bool  // the store is not being called now (breaker.go): this replica serves alone
 }
 
 // Stats returns the current counters.
@@ -57,6 +63,10 @@ func (s *Sitemap) Stats() Stats {
 	if in := s.indexNow; in != nil {
 		st.IndexNowSent, st.IndexNowFailed, st.IndexNowRetried = in.sent.Load(), in.failed.Load(), in.retried.Load()
 		st.IndexNowDropped, st.IndexNowRefused = in.dropped.Load(), in.refused.Load()
+	}
+	if sh := s.shared; sh != nil {
+		st.StoreHits, st.StoreWaits, st.StoreErrors = sh.hits.Load(), sh.waits.Load(), sh.errs.Load()
+		st.StoreDown = sh.br.isOpen()
 	}
 	return st
 }

@@ -1,0 +1,178 @@
+package sitemap
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// The fleet: the replicas of a site that share a Store (store.go,
+// shared.go). A document is built by one replica at a time, whichever
+// takes its lock in the store; the copy it stores serves every replica,
+// with the clock it was built under. What changed is told to every
+// replica through the store's channel: a change raises the store's
+// generation, and a stored copy whose build started at an earlier
+// generation than the document's last change is not current. Whatever
+// the store does, a replica goes on alone: a failed or refused call
+// (breaker.go) means build here, as without a Store.
+
+// fleetWaitMax is the longest pause between two looks at the store while
+// another replica builds a document.
+const fleetWaitMax = 100 * time.Millisecond
+
+// storeName is the key of document k in the store. An index depends on
+// every section, so replicas whose sections differ (a rolling deploy that
+// adds one) keep their indexes apart.
+func (s *Sitemap) storeName(k pageKey) string {
+	if k == indexKey {
+		return indexFile + "@" + s.layout
+	}
+	return s.describe(k)
+}
+
+// fromFleet is the first step of a build of k with a Store. It returns
+// the stored copy if that is current and fresh, waiting while another
+// replica builds it; or the lock to build k here, with the stored copy as
+// the stale one to replace if it is newer than old. unlock is never nil.
+// With the store off, it returns a no-op unlock: build here.
+func (s *Sitemap) fromFleet(ctx context.Context, k pageKey, old *entry) (got, stale *entry, unlock func(), err error) {
+	sh, name := s.shared, s.storeName(k)
+	noop := func() {}
+	for delay, waited := time.Millisecond, false; ; delay = min(2*delay, fleetWaitMax) {
+		epoch := s.epoch.Load()
+		rec, err := sh.get(ctx, name)
+		if err != nil {
+			return nil, old, noop, nil
+		}
+		if rec != nil {
+			if s.storeFresh(k, rec, old) {
+				return s.adopt(k, rec, epoch), nil, noop, nil
+			}
+			s.seedClocks(k, rec)
+			if old == nil || rec.built.After(old.built) {
+				old = rec
+			}
+		}
+		unlock, err := sh.lock(ctx, name)
+		switch {
+		case err == nil:
+			// A build may have ended between the look and the lock.
+			epoch = s.epoch.Load()
+			if rec, err := sh.get(ctx, name); err == nil && rec != nil && s.storeFresh(k, rec, old) {
+				unlock()
+				return s.adopt(k, rec, epoch), nil, noop, nil
+			}
+			return nil, old, unlock, nil
+		case !errors.Is(err, ErrLocked):
+			return nil, old, noop, nil
+		}
+		if !waited {
+			waited = true
+			sh.waits.Add(1)
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, nil, noop, ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// storeFresh reports whether rec, a stored copy of k, may be served as it
+// is: built less than TTL ago, after the last change said of k, and not
+// older than local, this replica's copy (if any).
+func (s *Sitemap) storeFresh(k pageKey, rec, local *entry) bool {
+	return s.now().Before(rec.built.Add(s.ttl)) && s.shared.current(k, rec.gen) &&
+		(local == nil || !rec.built.Before(local.built) || rec.hash == local.hash)
+}
+
+// adopt caches rec, a current stored copy of k, read when the epoch was
+// epoch, and takes its clocks.
+func (s *Sitemap) adopt(k pageKey, rec *entry, epoch uint64) *entry {
+	s.seedClocks(k, rec)
+	rec.epoch = epoch
+	s.keep(k, rec)
+	s.shared.hits.Add(1)
+	return rec
+}
+
+// seedClocks merges the clocks a stored copy of k knew into this
+// replica's: for an index, those of its files and of every page it lists.
+func (s *Sitemap) seedClocks(k pageKey, rec *entry) {
+	if k != indexKey {
+		s.clocks.seed(k, rec.clock)
+		return
+	}
+	for i := 1; i <= rec.files(); i++ {
+		s.clocks.seed(indexFileKey(i), rec.file(i).clock)
+	}
+	for sec, ps := range rec.pages {
+		if sec >= len(s.sections) || sec >= len(rec.pageClocks) {
+			break
+		}
+		for j, p := range ps {
+			s.clocks.seed(pageKey{sec: sec, page: p.Number}, rec.pageClocks[sec][j])
+		}
+	}
+}
+
+// share stores e, the copy of k just built here, with its clocks, and
+// tells the other replicas.
+func (s *Sitemap) share(ctx context.Context, k pageKey, e *entry) {
+	e.clock = s.clocks.state(k)
+	if k == indexKey {
+		for i := 2; i <= e.files(); i++ {
+			e.file(i).clock = s.clocks.state(indexFileKey(i))
+		}
+		e.pageClocks = make([][]fileClock, len(e.pages))
+		for sec, ps := range e.pages {
+			e.pageClocks[sec] = make([]fileClock, len(ps))
+			for j, p := range ps {
+				e.pageClocks[sec][j] = s.clocks.state(pageKey{sec: sec, page: p.Number})
+			}
+		}
+	}
+	if s.shared.set(ctx, s.storeName(k), e) == nil {
+		s.shared.publish(ctx, &message{kind: msgBuilt, hash: e.hash, names: []string{s.describe(k)}})
+	}
+}
+
+// fromStore looks in the store for a newer copy of k than e, the stale
+// or outdated one this replica holds, before e is served: the copy
+// another replica has just built. Requests for k share one look.
+func (s *Sitemap) fromStore(k pageKey, e *entry) *entry {
+	v, _, _ := s.group.Do("store:"+k.String(), func() (any, error) {
+		epoch := s.epoch.Load()
+		rec, err := s.shared.get(s.ctx, s.storeName(k))
+		if err != nil || rec == nil || rec.hash == e.hash && !rec.built.After(e.built) || !s.storeFresh(k, rec, e) {
+			return (*entry)(nil), nil
+		}
+		return s.adopt(k, rec, epoch), nil
+	})
+	return v.(*entry)
+}
+
+// tellChanged tells every replica that keys changed. Until the store
+// knows, no stored copy of them is current here; if it cannot be told
+// now, it is told when it answers again (follow).
+func (s *Sitemap) tellChanged(keys []pageKey) {
+	sh := s.shared
+	sh.hold(keys)
+	gen, err := sh.incr(s.ctx)
+	if err != nil {
+		sh.addPending(keys)
+		return
+	}
+	sh.seen(gen)
+	names := make([]string, len(keys))
+	for i, k := range keys {
+		names[i] = s.describe(k)
+	}
+	if sh.publish(s.ctx, &message{kind: msgChanged, gen: gen, names: names}) != nil {
+		sh.addPending(keys)
+		return
+	}
+	sh.release(keys, gen)
+}

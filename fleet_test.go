@@ -1,0 +1,269 @@
+package sitemap
+
+import (
+	"bytes"
+	"context"
+	"iter"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/freshmap/sitemap/internal/testkit"
+)
+
+// revSource is a fakeSource whose URLs carry a revision that a test may
+// change at any time: every page's bytes change with it.
+type revSource struct {
+	*fakeSource
+	rev atomic.Int64
+}
+
+func (r *revSource) URLs(ctx context.Context, page int64) iter.Seq2[URL, error] {
+	rev := r.rev.Load()
+	return func(yield func(URL, error) bool) {
+		for u, err := range r.fakeSource.URLs(ctx, page) {
+			if err == nil && rev > 0 {
+				u.Loc += "&rev=" + strconv.FormatInt(rev, 10)
+			}
+			if !yield(u, err) {
+				return
+			}
+		}
+	}
+}
+
+// replicas makes n Sitemaps of src that share st, each with its own cache.
+func replicas(t testing.TB, st Store, n int, src Source, cfg Config) []*Sitemap {
+	t.Helper()
+	cfg.Store = st
+	sms := make([]*Sitemap, n)
+	for i := range sms {
+		sms[i] = newTestSitemap(t, cfg, Section{Source: src, PageSize: 50})
+	}
+	return sms
+}
+
+// fleetPaths are the files of a 250-URL source in pages of 50.
+var fleetPaths = []string{"/sitemap_index.xml", "/sitemap-1.xml.gz", "/sitemap-2.xml.gz", "/sitemap-3.xml.gz", "/sitemap-4.xml.gz", "/sitemap-5.xml.gz"}
+
+func TestFleetCrawlReadsEachPageOnce(t *testing.T) {
+	src := newFake(250, 50)
+	sms := replicas(t, newMemStore(), 3, src, Config{})
+	for _, p := range fleetPaths {
+		for i, sm := range sms {
+			if w := get(sm, p); w.Code != http.StatusOK {
+				t.Fatalf("replica %d %s: %d", i, p, w.Code)
+			}
+		}
+	}
+	if got := src.urlsCalls.Load(); got != 5 {
+		t.Errorf("page reads = %d, want 5 (each page once for the three replicas)", got)
+	}
+	if got := src.pageCalls.Load(); got != 1 {
+		t.Errorf("Pages calls = %d, want 1", got)
+	}
+	var hits int64
+	for _, sm := range sms {
+		hits += sm.Stats().StoreHits
+	}
+	if hits != 12 { // the index and 5 pages, taken by two replicas each
+		t.Errorf("StoreHits = %d, want 12", hits)
+	}
+}
+
+func TestFleetColdBurstOneRead(t *testing.T) {
+	src := newFake(250, 50)
+	src.onURL = func(ctx context.Context, page, i int64) error {
+		if i%50 == 0 {
+			time.Sleep(50 * time.Millisecond) // let the burst pile up
+		}
+		return nil
+	}
+	sms := replicas(t, newMemStore(), 3, src, Config{})
+	var wg sync.WaitGroup
+	codes := make([]int, 90)
+	for i := range codes {
+		wg.Go(func() { codes[i] = get(sms[i%3], "/sitemap-3.xml.gz").Code })
+	}
+	wg.Wait()
+	for i, c := range codes {
+		if c != http.StatusOK {
+			t.Fatalf("request %d: %d", i, c)
+		}
+	}
+	if got := src.urlsCalls.Load(); got != 1 {
+		t.Errorf("page reads = %d, want 1", got)
+	}
+}
+
+func TestFleetFreshReplicaAnswersFromStore(t *testing.T) {
+	src := newFake(250, 50)
+	st := newMemStore()
+	a := replicas(t, st, 1, src, Config{})[0]
+	first := map[string]http.Header{}
+	bodies := map[string][]byte{}
+	for _, p := range fleetPaths {
+		w := get(a, p)
+		first[p], bodies[p] = w.Header(), w.Body.Bytes()
+	}
+	reads, pages := src.urlsCalls.Load(), src.pageCalls.Load()
+	d := replicas(t, st, 1, src, Config{})[0] // a new process: empty cache, no clocks
+	for _, p := range fleetPaths {
+		if w := get(d, p, "If-None-Match", first[p].Get("Etag")); w.Code != http.StatusNotModified {
+			t.Errorf("%s If-None-Match: %d, want 304", p, w.Code)
+		}
+	}
+	e := replicas(t, st, 1, src, Config{})[0]
+	for _, p := range fleetPaths {
+		if w := get(e, p, "If-Modified-Since", first[p].Get("Last-Modified")); w.Code != http.StatusNotModified {
+			t.Errorf("%s If-Modified-Since: %d, want 304", p, w.Code)
+		}
+		w := get(e, p)
+		if w.Code != http.StatusOK || !bytes.Equal(w.Body.Bytes(), bodies[p]) {
+			t.Errorf("%s: %d, body differs from the first replica's", p, w.Code)
+		}
+		for _, h := range []string{"Etag", "Last-Modified", "Content-Length"} {
+			if w.Header().Get(h) != first[p].Get(h) {
+				t.Errorf("%s %s = %q, first replica sent %q", p, h, w.Header().Get(h), first[p].Get(h))
+			}
+		}
+	}
+	if src.urlsCalls.Load() != reads || src.pageCalls.Load() != pages {
+		t.Errorf("the new replicas read the Source: %d page reads, %d Pages calls after", src.urlsCalls.Load()-reads, src.pageCalls.Load()-pages)
+	}
+}
+
+func TestFleetInvalidateReachesAll(t *testing.T) {
+	src := &revSource{fakeSource: newFake(250, 50)}
+	sms := replicas(t, newMemStore(), 3, src, Config{})
+	before := map[int]http.Header{}
+	for i, sm := range sms {
+		get(sm, "/sitemap_index.xml")
+		before[i] = get(sm, "/sitemap-2.xml.gz").Header()
+	}
+	src.rev.Add(1)
+	if err := sms[0].Invalidate("", 2); err != nil {
+		t.Fatal(err)
+	}
+	old := before[0].Get("Etag")
+	waitFor(t, func() bool { return get(sms[0], "/sitemap-2.xml.gz").Header().Get("Etag") != old })
+	for i, sm := range sms {
+		w := get(sm, "/sitemap-2.xml.gz")
+		if w.Header().Get("Etag") == old || !bytes.Contains(gunzipT(t, w.Body.Bytes()), []byte("rev=1")) {
+			t.Errorf("replica %d still serves the old bytes after the rebuild", i)
+		}
+		was, _ := http.ParseTime(before[i].Get("Last-Modified"))
+		now, _ := http.ParseTime(w.Header().Get("Last-Modified"))
+		if !now.After(was) {
+			t.Errorf("replica %d: Last-Modified %v, not after %v", i, now, was)
+		}
+	}
+	if got := src.urlsCalls.Load(); got != 2 {
+		t.Errorf("page reads = %d, want 2 (the first build, and one rebuild for all)", got)
+	}
+}
+
+func TestFleetStoreDownAndBack(t *testing.T) {
+	src := newFake(250, 50)
+	st := newMemStore()
+	var logs testkit.SyncBuffer
+	log := slog.New(slog.NewTextHandler(&logs, nil))
+	sms := replicas(t, st, 2, src, Config{Logger: log})
+	get(sms[0], "/sitemap_index.xml")
+	get(sms[0], "/sitemap-1.xml.gz")
+	st.setDown(true)
+	for i, sm := range sms {
+		for _, p := range fleetPaths[:4] {
+			if w := get(sm, p); w.Code != http.StatusOK {
+				t.Fatalf("replica %d %s with the store down: %d", i, p, w.Code)
+			}
+		}
+		if !sm.Stats().StoreDown {
+			t.Errorf("replica %d: StoreDown false with the store down", i)
+		}
+	}
+	st.setDown(false)
+	for _, sm := range sms {
+		waitFor(t, func() bool { get(sm, "/sitemap-5.xml.gz"); return !sm.Stats().StoreDown })
+	}
+	reads := src.urlsCalls.Load()
+	for _, sm := range sms {
+		get(sm, "/sitemap-4.xml.gz")
+	}
+	if got := src.urlsCalls.Load() - reads; got != 1 {
+		t.Errorf("after the store came back, page 4 was read %d times, want once", got)
+	}
+	if n := bytes.Count([]byte(logs.String()), []byte("store unavailable")); n != 2 {
+		t.Errorf("%d lines say the store is unavailable, want one per replica:\n%s", n, logs.String())
+	}
+}
+
+func TestFleetLockHolderDies(t *testing.T) {
+	st := newMemStore()
+	stuck := newFake(250, 50)
+	release := make(chan struct{})
+	started := make(chan struct{}, 1)
+	stuck.onURL = func(ctx context.Context, page, i int64) error {
+		if page == 3 {
+			select {
+			case started <- struct{}{}:
+			default:
+			}
+			<-release
+		}
+		return nil
+	}
+	defer close(release)
+	a := replicas(t, st, 1, stuck, Config{})[0]
+	healthy := newFake(250, 50)
+	b := replicas(t, st, 1, healthy, Config{})[0]
+	get(a, "/sitemap_index.xml")
+	go get(a, "/sitemap-3.xml.gz")
+	<-started // a holds the lock of page 3, and will never finish
+	done := make(chan int)
+	go func() { done <- get(b, "/sitemap-3.xml.gz").Code }()
+	waitFor(t, func() bool { return b.Stats().StoreWaits == 1 })
+	select {
+	case c := <-done:
+		t.Fatalf("b answered %d while a held the lock", c)
+	case <-time.After(100 * time.Millisecond):
+	}
+	st.expire() // a's process stopped renewing: its lock expires
+	if c := <-done; c != http.StatusOK {
+		t.Fatalf("b after the lock expired: %d", c)
+	}
+	if healthy.urlsCalls.Load() != 1 {
+		t.Errorf("b read page 3 %d times, want 1", healthy.urlsCalls.Load())
+	}
+}
+
+func TestFleetGarbageIsAMiss(t *testing.T) {
+	src := newFake(250, 50)
+	st := newMemStore()
+	a := replicas(t, st, 1, src, Config{})[0]
+	for _, p := range fleetPaths {
+		get(a, p)
+	}
+	st.corrupt(func(b []byte) []byte { b[len(b)/2] ^= 1; return b })
+	var logs testkit.SyncBuffer
+	d := replicas(t, st, 1, src, Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))})[0]
+	for _, p := range fleetPaths {
+		if w := get(d, p); w.Code != http.StatusOK {
+			t.Fatalf("%s: %d", p, w.Code)
+		}
+	}
+	if got := src.urlsCalls.Load(); got != 10 {
+		t.Errorf("page reads = %d, want 10: a value that does not decode is a miss", got)
+	}
+	if n := bytes.Count([]byte(logs.String()), []byte("does not decode")); n != 1 {
+		t.Errorf("%d log lines about garbage, want 1", n)
+	}
+	if d.Stats().StoreErrors == 0 {
+		t.Error("StoreErrors = 0")
+	}
+}
+

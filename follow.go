@@ -1,0 +1,120 @@
+package sitemap
+
+import (
+	"time"
+)
+
+// follow keeps this replica subscribed to what the others say (fleet.go)
+// until Close. After a break, it cannot know what it missed: every copy
+// it holds is looked up in the store again before it is served. Once a
+// second, it tells the others the changes it could not tell while the
+// store was off.
+func (s *Sitemap) follow(broken <-chan struct{}) {
+	sh := s.shared
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for delay := breakerMin; ; delay = min(2*delay, breakerMax) {
+		for broken != nil {
+			select {
+			case <-s.ctx.Done():
+				return
+			case <-broken:
+				broken = nil
+				s.log.Debug("sitemap: store subscription broken; subscribing again")
+			case <-tick.C:
+				if p := sh.takePending(); len(p) > 0 {
+					s.tellChanged(p)
+				}
+			}
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-s.ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		if broken = s.subscribe(); broken != nil {
+			delay = breakerMin
+			s.resync()
+		}
+	}
+}
+
+// subscribe subscribes to the store's channel, and learns the store's
+// generation; it returns nil if the store did not answer.
+func (s *Sitemap) subscribe() <-chan struct{} {
+	sh := s.shared
+	var broken <-chan struct{}
+	err := sh.call(s.ctx, func() (err error) {
+		broken, err = sh.st.Subscribe(s.ctx, sh.channel, s.onMessage)
+		return err
+	})
+	if err != nil {
+		return nil
+	}
+	if gen, err := sh.incr(s.ctx); err == nil {
+		sh.seen(gen)
+	}
+	return broken
+}
+
+// resync outdates every cached copy, as changes may have been missed:
+// each is looked up in the store again before it is served.
+func (s *Sitemap) resync() {
+	s.outdateHere(s.cache.keys()...)
+}
+
+// onMessage applies what another replica said.
+func (s *Sitemap) onMessage(b []byte) {
+	sh := s.shared
+	m, err := decodeMessage(b)
+	if err != nil {
+		if !sh.garbage.Swap(true) {
+			s.log.Warn("sitemap: a store message does not decode; ignored (logged once)")
+		}
+		return
+	}
+	if m.from == sh.id {
+		return
+	}
+	sh.seen(m.gen)
+	now := s.now()
+	for _, name := range m.names {
+		k, ok := s.keyOf(name)
+		if !ok {
+			continue // a document this replica does not have
+		}
+		cur, cached := s.cache.peek(k)
+		switch m.kind {
+		case msgChanged:
+			sh.mark(k, m.gen)
+			s.outdateHere(k)
+			s.failures.forget(k)
+			if !cached && k.sec > indexSection {
+				s.clocks.invalidated(k, now)
+			}
+		case msgBuilt:
+			if cached && cur.hash != m.hash {
+				s.outdateHere(k)
+			}
+		}
+	}
+}
+
+// keyOf returns the key of the document named name (as describe names
+// it), if this Sitemap has it.
+func (s *Sitemap) keyOf(name string) (pageKey, bool) {
+	rt, ok := s.route(s.prefix + name)
+	switch {
+	case !ok:
+		return pageKey{}, false
+	case rt.rep == asAtom:
+		return feedKey(rt.sec), true
+	case rt.sec == nil && rt.page == 1:
+		return indexKey, true
+	case rt.sec != nil && rt.rep == asGzipFile:
+		return pageKey{sec: rt.sec.index, page: rt.page}, true
+	}
+	return pageKey{}, false
+}

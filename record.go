@@ -1,0 +1,262 @@
+package sitemap
+
+import (
+	"encoding/binary"
+	"errors"
+	"time"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// The record of a document in a Store: everything a replica needs to
+// serve it and to answer conditional requests without building it (the
+// gzip bytes, the validators' hash, the content clock, when it was built,
+// its PageInfo and the store generation its build started at), and what
+// the next build needs to keep the clock going forward (the clock's
+// state; for an index, every page's) and to derive changes (the URL
+// sums). It ends in the xxhash of what precedes it: a value that was cut,
+// or is not a record at all, does not decode, and is a miss.
+
+// recordMagic starts every record; its last byte is the format version.
+const recordMagic = "SMR\x01"
+
+// errRecord is the error of decodeRecord for a value that is not a
+// record of this version.
+var errRecord = errors.New("sitemap: store value is not a valid record")
+
+// encodeRecord returns the record of e.
+func encodeRecord(e *entry) []byte {
+	n := len(recordMagic) + len(e.gz) + 16*len(e.sums) + 128
+	for _, f := range e.more {
+		n += len(f.gz) + 64
+	}
+	for _, ps := range e.pages {
+		n += 48 * len(ps)
+	}
+	b := make([]byte, 0, n)
+	b = append(b, recordMagic...)
+	b = appendFile(b, e)
+	b = binary.AppendVarint(b, e.gen)
+	b = binary.AppendVarint(b, e.info.Number)
+	b = appendTime(b, e.info.LastMod)
+	b = appendString(b, e.info.Version)
+	b = binary.AppendUvarint(b, uint64(len(e.sums)))
+	for _, s := range e.sums {
+		b = binary.LittleEndian.AppendUint64(b, s.loc)
+		b = binary.LittleEndian.AppendUint64(b, s.entry)
+	}
+	b = binary.AppendUvarint(b, uint64(len(e.pages)))
+	for i, ps := range e.pages {
+		b = binary.AppendUvarint(b, uint64(len(ps)))
+		for j, p := range ps {
+			b = binary.AppendVarint(b, p.Number)
+			b = appendTime(b, p.LastMod)
+			b = appendString(b, p.Version)
+			b = appendClock(b, e.pageClocks[i][j])
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(len(e.more)))
+	for _, f := range e.more {
+		b = appendFile(b, f)
+	}
+	return binary.LittleEndian.AppendUint64(b, xxhash.Sum64(b))
+}
+
+// appendFile appends what every file of a record has: its bytes,
+// validators and clocks.
+func appendFile(b []byte, e *entry) []byte {
+	b = binary.LittleEndian.AppendUint64(b, e.hash)
+	b = append(b, byte(e.level))
+	b = appendTime(b, e.lastMod)
+	b = appendTime(b, e.built)
+	b = appendClock(b, e.clock)
+	b = binary.AppendUvarint(b, uint64(len(e.gz)))
+	return append(b, e.gz...)
+}
+
+func appendClock(b []byte, c fileClock) []byte {
+	b = appendTime(b, c.at)
+	b = appendTime(b, c.served)
+	b = binary.LittleEndian.AppendUint64(b, c.hash)
+	if c.built {
+		b = append(b, 1)
+	} else {
+		b = append(b, 0)
+	}
+	return appendString(b, c.version)
+}
+
+// appendTime appends t to the nanosecond, or a zero time as one byte.
+func appendTime(b []byte, t time.Time) []byte {
+	if t.IsZero() {
+		return append(b, 0)
+	}
+	b = append(b, 1)
+	b = binary.AppendVarint(b, t.Unix())
+	return binary.AppendUvarint(b, uint64(t.Nanosecond()))
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+// decodeRecord returns the entry a record holds. The entry shares no
+// memory with b except its gzip bytes, which it references.
+func decodeRecord(b []byte) (*entry, error) {
+	if len(b) < len(recordMagic)+8 || string(b[:len(recordMagic)]) != recordMagic {
+		return nil, errRecord
+	}
+	body := b[:len(b)-8]
+	if xxhash.Sum64(body) != binary.LittleEndian.Uint64(b[len(b)-8:]) {
+		return nil, errRecord
+	}
+	d := &decoder{b: body[len(recordMagic):]}
+	e := d.file()
+	e.gen = d.varint()
+	e.info.Number = d.varint()
+	e.info.LastMod = d.time()
+	e.info.Version = d.string()
+	if n := d.count(16); n > 0 {
+		e.sums = make([]urlSum, n)
+		for i := range e.sums {
+			e.sums[i] = urlSum{loc: d.uint64(), entry: d.uint64()}
+		}
+	}
+	if n := d.count(1); n > 0 {
+		e.pages = make([][]PageInfo, n)
+		e.pageClocks = make([][]fileClock, n)
+		for i := range e.pages {
+			m := d.count(8)
+			e.pages[i] = make([]PageInfo, m)
+			e.pageClocks[i] = make([]fileClock, m)
+			for j := range e.pages[i] {
+				e.pages[i][j] = PageInfo{Number: d.varint(), LastMod: d.time(), Version: d.string()}
+				e.pageClocks[i][j] = d.clock()
+			}
+		}
+	}
+	if n := d.count(12); n > 0 {
+		e.more = make([]*entry, n)
+		for i := range e.more {
+			e.more[i] = d.file()
+		}
+	}
+	if d.err != nil || len(d.b) != 0 {
+		return nil, errRecord
+	}
+	return e, nil
+}
+
+// decoder reads a record; the first error sticks, and every read after
+// it returns zero values.
+type decoder struct {
+	b   []byte
+	err error
+}
+
+func (d *decoder) fail() { d.err, d.b = errRecord, nil }
+
+func (d *decoder) uvarint() uint64 {
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.fail()
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) varint() int64 {
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.fail()
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) bytes(n uint64) []byte {
+	if n > uint64(len(d.b)) {
+		d.fail()
+		return nil
+	}
+	v := d.b[:n:n]
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) byte() byte {
+	if v := d.bytes(1); v != nil {
+		return v[0]
+	}
+	return 0
+}
+
+func (d *decoder) uint64() uint64 {
+	if v := d.bytes(8); v != nil {
+		return binary.LittleEndian.Uint64(v)
+	}
+	return 0
+}
+
+func (d *decoder) string() string { return string(d.bytes(d.uvarint())) }
+
+// count reads a number of items of at least size bytes each, refusing
+// one the remaining bytes cannot hold, so garbage cannot make a huge
+// allocation.
+func (d *decoder) count(size int) int {
+	n := d.uvarint()
+	if n > uint64(len(d.b)/size) {
+		d.fail()
+		return 0
+	}
+	return int(n)
+}
+
+func (d *decoder) time() time.Time {
+	switch d.byte() {
+	case 0:
+		return time.Time{}
+	case 1:
+		sec, nsec := d.varint(), d.uvarint()
+		if nsec >= 1e9 {
+			d.fail()
+			return time.Time{}
+		}
+		return time.Unix(sec, int64(nsec)).UTC()
+	}
+	d.fail()
+	return time.Time{}
+}
+
+func (d *decoder) clock() fileClock {
+	c := fileClock{at: d.time(), served: d.time(), hash: d.uint64()}
+	switch d.byte() {
+	case 0:
+	case 1:
+		c.built = true
+	default:
+		d.fail()
+	}
+	c.version = d.string()
+	return c
+}
+
+// file reads what appendFile wrote, and makes the entry: its ETags and
+// lengths derive from its hash, level and bytes, as a build makes them.
+func (d *decoder) file() *entry {
+	hash, level := d.uint64(), int(d.byte())
+	lastMod, built, clock := d.time(), d.time(), d.clock()
+	gz := d.bytes(d.uvarint())
+	if level < 1 || level > 9 || len(gz) < 18 {
+		d.fail()
+	}
+	if d.err != nil {
+		return &entry{}
+	}
+	e := newEntry(gz, hash, level, lastMod, built)
+	e.clock = clock
+	return e
+}

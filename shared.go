@@ -1,0 +1,224 @@
+package sitemap
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"log/slog"
+	"math"
+	"sync"
+	"sync/atomic"
+)
+
+// shared is a Sitemap's view of its Store: the names of its keys, the
+// breaker every call goes through, and what this replica knows of the
+// store's generations (fleet.go).
+type shared struct {
+	st      Store
+	ns      string // "{BASE}:", before every key; the braces are a Redis Cluster hash tag
+	channel string
+	id      uint64 // names this Sitemap's own messages
+	br      *breaker
+	log     *slog.Logger
+
+	gen     atomic.Int64 // the highest store generation known here
+	mu      sync.Mutex
+	marks   map[pageKey]int64 // per document: the generation it was last said to have changed at
+	pending []pageKey         // said to have changed while the store was off: not yet told to the others
+
+	hits, waits, errs atomic.Int64
+	garbage           atomic.Bool // a value that did not decode was logged
+}
+
+// errStoreOff is the error of a call the breaker refused.
+var errStoreOff = errors.New("sitemap: store unavailable")
+
+func newShared(st Store, base string, log *slog.Logger) *shared {
+	var id [8]byte
+	rand.Read(id[:])
+	ns := "{" + base + "}:"
+	return &shared{st: st, ns: ns, channel: ns + "changes", id: binary.LittleEndian.Uint64(id[:]),
+		br: newBreaker(log), log: log, marks: make(map[pageKey]int64)}
+}
+
+// call runs f through the breaker. A call that fails because ctx ended
+// (the client left, or the build timed out) is not the store's failure.
+func (sh *shared) call(ctx context.Context, f func() error) error {
+	ok, probe := sh.br.allow()
+	if !ok {
+		return errStoreOff
+	}
+	err := f()
+	switch {
+	case err == nil, errors.Is(err, ErrLocked):
+		sh.br.done(probe, nil)
+	case ctx.Err() != nil:
+		sh.br.done(probe, nil)
+		return ctx.Err()
+	default:
+		sh.errs.Add(1)
+		sh.br.done(probe, err)
+	}
+	return err
+}
+
+// get returns the stored copy of the document name, nil if there is none
+// or it does not decode.
+func (sh *shared) get(ctx context.Context, name string) (*entry, error) {
+	var vs [][]byte
+	err := sh.call(ctx, func() (err error) {
+		vs, err = sh.st.Get(ctx, sh.ns+name)
+		return err
+	})
+	if err != nil || len(vs) != 1 || vs[0] == nil {
+		return nil, err
+	}
+	e, err := decodeRecord(vs[0])
+	if err != nil {
+		sh.errs.Add(1)
+		if !sh.garbage.Swap(true) {
+			sh.log.Warn("sitemap: a store value does not decode; treated as missing (logged once)", "key", sh.ns+name)
+		}
+		return nil, nil
+	}
+	return e, nil
+}
+
+// set stores e as the copy of the document name.
+func (sh *shared) set(ctx context.Context, name string, e *entry) error {
+	b := encodeRecord(e)
+	return sh.call(ctx, func() error { return sh.st.Set(ctx, sh.ns+name, b) })
+}
+
+// lock takes the build lock of the document name.
+func (sh *shared) lock(ctx context.Context, name string) (unlock func(), err error) {
+	err = sh.call(ctx, func() (err error) {
+		unlock, err = sh.st.Lock(ctx, sh.ns+"lock:"+name)
+		return err
+	})
+	return unlock, err
+}
+
+// Messages on the channel: what changed, so every replica learns it
+// before its next request. They name documents by file name (as the
+// keys do), so replicas that differ in the order of their sections, as
+// in a rolling deploy that adds one, still understand each other.
+const (
+	msgChanged byte = 1 // said to have changed at gen: outdate them
+	msgBuilt   byte = 2 // a new copy, whose hash is hash, is in the store
+)
+
+type message struct {
+	kind  byte
+	from  uint64
+	gen   int64
+	hash  uint64
+	names []string
+}
+
+func (m *message) encode() []byte {
+	b := []byte{m.kind}
+	b = binary.LittleEndian.AppendUint64(b, m.from)
+	b = binary.AppendVarint(b, m.gen)
+	b = binary.LittleEndian.AppendUint64(b, m.hash)
+	b = binary.AppendUvarint(b, uint64(len(m.names)))
+	for _, n := range m.names {
+		b = appendString(b, n)
+	}
+	return b
+}
+
+func decodeMessage(b []byte) (*message, error) {
+	if len(b) == 0 {
+		return nil, errRecord
+	}
+	d := &decoder{b: b[1:]}
+	m := &message{kind: b[0], from: d.uint64(), gen: d.varint(), hash: d.uint64()}
+	m.names = make([]string, d.count(1))
+	for i := range m.names {
+		m.names[i] = d.string()
+	}
+	if d.err != nil || len(d.b) != 0 || m.kind != msgChanged && m.kind != msgBuilt {
+		return nil, errRecord
+	}
+	return m, nil
+}
+
+func (sh *shared) publish(ctx context.Context, m *message) error {
+	m.from = sh.id
+	b := m.encode()
+	return sh.call(ctx, func() error { return sh.st.Publish(ctx, sh.channel, b) })
+}
+
+// mark records that k changed at generation gen.
+func (sh *shared) mark(k pageKey, gen int64) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if gen > sh.marks[k] {
+		sh.marks[k] = gen
+	}
+}
+
+// current reports whether a copy of k whose build started at generation
+// gen was built after every change said of k.
+func (sh *shared) current(k pageKey, gen int64) bool {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	return gen >= sh.marks[k]
+}
+
+// hold makes no stored copy of keys current until release: they are
+// being said to have changed.
+func (sh *shared) hold(keys []pageKey) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	for _, k := range keys {
+		sh.marks[k] = math.MaxInt64
+	}
+}
+
+// release records that keys changed at generation gen, now that the
+// other replicas were told.
+func (sh *shared) release(keys []pageKey, gen int64) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	for _, k := range keys {
+		sh.marks[k] = gen
+	}
+}
+
+// addPending keeps keys, held, to tell the others when the store answers.
+func (sh *shared) addPending(keys []pageKey) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	sh.pending = append(sh.pending, keys...)
+}
+
+// takePending returns the keys addPending kept, and forgets them.
+func (sh *shared) takePending() []pageKey {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	p := sh.pending
+	sh.pending = nil
+	return p
+}
+
+// incr raises the store's generation and returns it.
+func (sh *shared) incr(ctx context.Context) (gen int64, err error) {
+	err = sh.call(ctx, func() (err error) {
+		gen, err = sh.st.Incr(ctx, sh.ns+"gen")
+		return err
+	})
+	return gen, err
+}
+
+// seen raises the highest generation known here to gen.
+func (sh *shared) seen(gen int64) {
+	for {
+		cur := sh.gen.Load()
+		if gen <= cur || sh.gen.CompareAndSwap(cur, gen) {
+			return
+		}
+	}
+}
