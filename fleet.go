@@ -35,32 +35,41 @@ func (s *Sitemap) storeName(k pageKey) string {
 // replica builds it; or the lock to build k here, with the stored copy as
 // the stale one to replace if it is newer than old. unlock is never nil.
 // With the store off, it returns a no-op unlock: build here.
+//
+// While another replica holds the lock, only the lock is tried again
+// (a small call), with growing pauses: the copy is read once the lock is
+// free, so a wait costs no more than one read of it.
 func (s *Sitemap) fromFleet(ctx context.Context, k pageKey, old *entry) (got, stale *entry, unlock func(), err error) {
 	sh, name := s.shared, s.storeName(k)
 	noop := func() {}
-	for delay, waited := time.Millisecond, false; ; delay = min(2*delay, fleetWaitMax) {
+	look := func() (*entry, bool) {
 		epoch := s.epoch.Load()
 		rec, err := sh.get(ctx, name)
-		if err != nil {
-			return nil, old, noop, nil
+		switch {
+		case err != nil:
+			return nil, false
+		case rec == nil:
+			return nil, true
+		case s.storeFresh(k, rec, old):
+			return s.adopt(k, rec, epoch), true
 		}
-		if rec != nil {
-			if s.storeFresh(k, rec, old) {
-				return s.adopt(k, rec, epoch), nil, noop, nil
-			}
-			s.seedClocks(k, rec)
-			if old == nil || rec.built.After(old.built) {
-				old = rec
-			}
+		s.seedClocks(k, rec)
+		if old == nil || rec.built.After(old.built) {
+			old = rec
 		}
+		return nil, true
+	}
+	if rec, ok := look(); rec != nil || !ok {
+		return rec, nil, noop, nil
+	}
+	for delay, waited := time.Millisecond, false; ; delay = min(2*delay, fleetWaitMax) {
 		unlock, err := sh.lock(ctx, name)
 		switch {
 		case err == nil:
-			// A build may have ended between the look and the lock.
-			epoch = s.epoch.Load()
-			if rec, err := sh.get(ctx, name); err == nil && rec != nil && s.storeFresh(k, rec, old) {
+			// The lock is free: its last holder may have stored the copy.
+			if rec, _ := look(); rec != nil {
 				unlock()
-				return s.adopt(k, rec, epoch), nil, noop, nil
+				return rec, nil, noop, nil
 			}
 			return nil, old, unlock, nil
 		case !errors.Is(err, ErrLocked):
@@ -134,6 +143,9 @@ func (s *Sitemap) share(ctx context.Context, k pageKey, e *entry) {
 			}
 		}
 	}
+	if k.sec >= 0 { // a page: its clock, for the index, whoever builds it
+		s.shared.setClock(ctx, s.storeName(k), e.clock)
+	}
 	if s.shared.set(ctx, s.storeName(k), e) == nil {
 		s.shared.publish(ctx, &message{kind: msgBuilt, hash: e.hash, names: []string{s.describe(k)}})
 	}
@@ -176,3 +188,34 @@ func (s *Sitemap) tellChanged(keys []pageKey) {
 	}
 	sh.release(keys, gen)
 }
+
+// clocksFromStore merges into this replica's clocks those that the
+// builds of pages (by any replica) stored, for every page of pages, so
+// that the index lists the clock of the bytes each page serves.
+func (s *Sitemap) clocksFromStore(ctx context.Context, pages [][]PageInfo) {
+	var keys []pageKey
+	var names []string
+	flush := func() bool {
+		cs, err := s.shared.getClocks(ctx, names)
+		for i, c := range cs {
+			s.clocks.seed(keys[i], c)
+		}
+		keys, names = keys[:0], names[:0]
+		return err == nil
+	}
+	for sec, ps := range pages {
+		for _, p := range ps {
+			k := pageKey{sec: sec, page: p.Number}
+			keys, names = append(keys, k), append(names, s.storeName(k))
+			if len(names) == clockBatch && !flush() {
+				return
+			}
+		}
+	}
+	if len(names) > 0 {
+		flush()
+	}
+}
+
+// clockBatch is how many clocks one store call reads.
+const clockBatch = 1000

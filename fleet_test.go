@@ -267,3 +267,40 @@ func TestFleetGarbageIsAMiss(t *testing.T) {
 	}
 }
 
+// TestFleetIndexListsOtherReplicasClocks: a page rebuilt on one replica
+// moves its clock; the index, rebuilt on another, lists that clock, and
+// every replica serves the page under it.
+func TestFleetIndexListsOtherReplicasClocks(t *testing.T) {
+	src := &revSource{fakeSource: newFake(250, 50)}
+	clock := testkit.NewClock(time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC))
+	sms := replicas(t, newMemStore(), 3, src, Config{Now: clock.Now, TTL: time.Minute})
+	a, b, c := sms[0], sms[1], sms[2]
+	for _, p := range fleetPaths {
+		for _, sm := range sms {
+			get(sm, p)
+		}
+	}
+	was := get(a, "/sitemap-2.xml.gz").Header().Get("Last-Modified")
+	src.rev.Add(1)
+	clock.Add(2 * time.Minute) // everything is stale now
+	builds := b.Stats().Builds
+	get(b, "/sitemap-2.xml.gz") // stale: served, and rebuilt by b
+	waitFor(t, func() bool { return b.Stats().Builds > builds })
+	builds = c.Stats().Builds
+	get(c, "/sitemap_index.xml") // stale: served, and rebuilt by c
+	waitFor(t, func() bool { return c.Stats().Builds > builds })
+	lm := get(b, "/sitemap-2.xml.gz").Header().Get("Last-Modified")
+	if lm == was {
+		t.Fatalf("page 2's Last-Modified did not move: %s", lm)
+	}
+	at, _ := http.ParseTime(lm)
+	want := []byte("sitemap-2.xml.gz</loc><lastmod>" + at.UTC().Format(time.RFC3339))
+	for i, sm := range sms {
+		if got := get(sm, "/sitemap-2.xml.gz").Header().Get("Last-Modified"); got != lm {
+			t.Errorf("replica %d serves page 2 with Last-Modified %s, b with %s", i, got, lm)
+		}
+		if idx := get(sm, "/sitemap_index.xml").Body.Bytes(); !bytes.Contains(idx, want) {
+			t.Errorf("replica %d's index does not list page 2 at %s:\n%s", i, lm, idx)
+		}
+	}
+}

@@ -51,6 +51,16 @@ func (s *Sitemap) buildIndex(ctx context.Context) (*entry, error) {
 				info.LastMod = time.Time{}
 			}
 			pages[i] = append(pages[i], info)
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("sitemap: building the index: %w", err)
+		}
+	}
+	if s.shared != nil {
+		s.clocksFromStore(ctx, pages) // the clocks of pages other replicas built
+	}
+	for i, ps := range pages {
+		for _, info := range ps {
 			k := pageKey{sec: i, page: info.Number}
 			_, cached := s.cache.peek(k)
 			at, moved := s.clocks.listed(k, info, now, cached)
@@ -58,9 +68,6 @@ func (s *Sitemap) buildIndex(ctx context.Context) (*entry, error) {
 				changed = append(changed, k)
 			}
 			list = append(list, indexEntry{sec: i, n: info.Number, at: at})
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("sitemap: building the index: %w", err)
 		}
 	}
 	if len(list) == 0 {

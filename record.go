@@ -86,6 +86,29 @@ func appendClock(b []byte, c fileClock) []byte {
 	return appendString(b, c.version)
 }
 
+// clockMagic starts the stored clock of a page.
+const clockMagic = "SMK\x01"
+
+// encodeClock returns the stored form of a page's clock.
+func encodeClock(c fileClock) []byte {
+	b := appendClock(append(make([]byte, 0, 64), clockMagic...), c)
+	return binary.LittleEndian.AppendUint64(b, xxhash.Sum64(b))
+}
+
+// decodeClock returns the clock encodeClock stored.
+func decodeClock(b []byte) (fileClock, error) {
+	if len(b) < len(clockMagic)+8 || string(b[:len(clockMagic)]) != clockMagic ||
+		xxhash.Sum64(b[:len(b)-8]) != binary.LittleEndian.Uint64(b[len(b)-8:]) {
+		return fileClock{}, errRecord
+	}
+	d := &decoder{b: b[len(clockMagic) : len(b)-8]}
+	c := d.clock()
+	if d.err != nil || len(d.b) != 0 {
+		return fileClock{}, errRecord
+	}
+	return c, nil
+}
+
 // appendTime appends t to the nanosecond, or a zero time as one byte.
 func appendTime(b []byte, t time.Time) []byte {
 	if t.IsZero() {

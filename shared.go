@@ -1,6 +1,7 @@
 package sitemap
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/binary"
@@ -89,6 +90,37 @@ func (sh *shared) get(ctx context.Context, name string) (*entry, error) {
 func (sh *shared) set(ctx context.Context, name string, e *entry) error {
 	b := encodeRecord(e)
 	return sh.call(ctx, func() error { return sh.st.Set(ctx, sh.ns+name, b) })
+}
+
+// setClock stores the clock of the page name, apart from its copy: an
+// index build reads every page's.
+func (sh *shared) setClock(ctx context.Context, name string, c fileClock) error {
+	b := encodeClock(c)
+	return sh.call(ctx, func() error { return sh.st.Set(ctx, sh.ns+"clock:"+name, b) })
+}
+
+// getClocks returns the stored clocks of the pages names, a zero clock
+// for one that has none or does not decode.
+func (sh *shared) getClocks(ctx context.Context, names []string) ([]fileClock, error) {
+	keys := make([]string, len(names))
+	for i, n := range names {
+		keys[i] = sh.ns + "clock:" + n
+	}
+	var vs [][]byte
+	err := sh.call(ctx, func() (err error) {
+		vs, err = sh.st.Get(ctx, keys...)
+		return err
+	})
+	if err != nil || len(vs) != len(names) {
+		return nil, cmp.Or(err, errRecord)
+	}
+	cs := make([]fileClock, len(vs))
+	for i, v := range vs {
+		if v != nil {
+			cs[i], _ = decodeClock(v)
+		}
+	}
+	return cs, nil
 }
 
 // lock takes the build lock of the document name.
