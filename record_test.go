@@ -1,0 +1,109 @@
+package sitemap
+
+import (
+	"bytes"
+	"errors"
+	"reflect"
+	"testing"
+	"time"
+)
+
+// recordEntry builds an index entry of three files with two sections,
+// and a page entry with sums, through the Sitemap, so every field a
+// record keeps is set as a build sets it.
+func recordEntries(t *testing.T) (page, index *entry) {
+	t.Helper()
+	st := newMemStore()
+	sm := newTestSitemap(t, Config{Store: st, OnChange: func(Change) {}},
+		Section{Name: "a", Source: newFake(250, 50)}, Section{Name: "b", Source: newFake(100, 50)})
+	get(sm, "/sitemap-a-2.xml.gz")
+	page, _ = sm.cache.peek(pageKey{sec: 0, page: 2})
+	index, _ = sm.cache.peek(indexKey)
+	if page == nil || index == nil || len(page.sums) == 0 || len(index.pageClocks) != 2 {
+		t.Fatalf("no entries to encode: %v %v", page, index)
+	}
+	index.more = []*entry{page, page} // an index of three files, as past 50,000 pages
+	return page, index
+}
+
+func TestRecordRoundTrip(t *testing.T) {
+	page, index := recordEntries(t)
+	for name, e := range map[string]*entry{"page": page, "index": index} {
+		got, err := decodeRecord(encodeRecord(e))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		same := func(field string, a, b any) {
+			if !reflect.DeepEqual(a, b) {
+				t.Errorf("%s %s: decoded %v, want %v", name, field, a, b)
+			}
+		}
+		same("gz", got.gz, e.gz)
+		same("hash", got.hash, e.hash)
+		same("level", got.level, e.level)
+		same("lastMod", got.lastMod.UnixNano(), e.lastMod.UnixNano())
+		same("built", got.built.UnixNano(), e.built.UnixNano())
+		same("etags", [][]string{got.etagFile, got.etagGzip, got.etagPlain, got.gzLen}, [][]string{e.etagFile, e.etagGzip, e.etagPlain, e.gzLen})
+		same("size", got.size, e.size)
+		same("gen", got.gen, e.gen)
+		same("info", got.info.Version+got.info.LastMod.String(), e.info.Version+e.info.LastMod.String())
+		same("sums", got.sums, e.sums)
+		same("clock", clockString(got.clock), clockString(e.clock))
+		same("files", got.files(), e.files())
+		for i := 2; i <= e.files(); i++ {
+			same("file gz", got.file(i).gz, e.file(i).gz)
+		}
+		same("pages", len(got.pages), len(e.pages))
+		for s := range e.pages {
+			for j := range e.pages[s] {
+				same("page", got.pages[s][j].Number, e.pages[s][j].Number)
+				same("page clock", clockString(got.pageClocks[s][j]), clockString(e.pageClocks[s][j]))
+			}
+		}
+	}
+}
+
+func clockString(c fileClock) string {
+	return c.at.UTC().String() + c.served.UTC().String() + string(rune(c.hash%1000)) + c.version + map[bool]string{true: "b"}[c.built]
+}
+
+// TestRecordGarbage: a record cut anywhere, or with any byte changed,
+// or something else altogether, does not decode.
+func TestRecordGarbage(t *testing.T) {
+	_, index := recordEntries(t)
+	b := encodeRecord(index)
+	for n := range len(b) {
+		if _, err := decodeRecord(b[:n]); !errors.Is(err, errRecord) {
+			t.Fatalf("cut at %d of %d: %v", n, len(b), err)
+		}
+	}
+	for i := 0; i < len(b); i += 1 + len(b)/2000 {
+		c := bytes.Clone(b)
+		c[i] ^= 0x20
+		if _, err := decodeRecord(c); !errors.Is(err, errRecord) {
+			t.Fatalf("byte %d changed: %v", i, err)
+		}
+	}
+	for _, v := range []string{"", "OK", "1", recordMagic, "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"} {
+		if _, err := decodeRecord([]byte(v)); !errors.Is(err, errRecord) {
+			t.Errorf("%q: %v", v, err)
+		}
+	}
+	c := fileClock{at: time.Unix(1e9, 0).UTC(), served: time.Unix(1e9, 0).UTC(), hash: 7, built: true, version: "v"}
+	k := encodeClock(c)
+	if got, err := decodeClock(k); err != nil || clockString(got) != clockString(c) {
+		t.Errorf("clock round trip: %v %v", got, err)
+	}
+	for n := range len(k) {
+		if _, err := decodeClock(k[:n]); err == nil {
+			t.Fatalf("clock cut at %d decodes", n)
+		}
+	}
+	if _, err := decodeMessage([]byte{9, 1, 2}); err == nil {
+		t.Error("a message of an unknown kind decodes")
+	}
+	m := &message{kind: msgChanged, from: 3, gen: 4, hash: 5, names: []string{"sitemap-a-1.xml.gz", "sitemap_index.xml"}}
+	if got, err := decodeMessage(m.encode()); err != nil || !reflect.DeepEqual(got, m) {
+		t.Errorf("message round trip: %+v %v", got, err)
+	}
+}
