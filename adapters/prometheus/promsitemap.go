@@ -33,6 +33,7 @@ type collector struct {
 	revalidated, corrected              *prometheus.Desc
 	indexNowURLs, indexNowFailed        *prometheus.Desc
 	indexNowRetried                     *prometheus.Desc
+	store, storeErrors, storeDown       *prometheus.Desc
 }
 
 // New returns a collector of the metrics of sm, to register with a
@@ -52,8 +53,12 @@ type collector struct {
 //	indexnow_urls_total{result}             IndexNow URLs: sent, dropped (queue full or closed) or refused (not under the base URL)
 //	indexnow_failed_batches_total           IndexNow batches an endpoint refused, dropped
 //	indexnow_retries_total                  IndexNow posts that failed and will be retried
+//	store_documents_total{result}           with a Store: documents taken from it (hit), and builds that waited for another replica's (wait)
+//	store_errors_total                      store calls that failed, and stored values that did not decode
+//	store_down                              1 while the store is not called (the replica serves alone), else 0
 //
-// The IndexNow metrics are zero unless Config.IndexNow is set.
+// The IndexNow metrics are zero unless Config.IndexNow is set, and the
+// store metrics unless Config.Store is.
 func New(sm *sitemap.Sitemap) prometheus.Collector {
 	sec := []string{"section"}
 	d := func(name, help string, labels ...string) *prometheus.Desc {
@@ -76,6 +81,9 @@ func New(sm *sitemap.Sitemap) prometheus.Collector {
 		indexNowURLs:    d("indexnow_urls_total", "IndexNow URLs by result: sent, dropped or refused.", "result"),
 		indexNowFailed:  d("indexnow_failed_batches_total", "IndexNow batches an endpoint refused, dropped."),
 		indexNowRetried: d("indexnow_retries_total", "IndexNow posts that failed and will be retried."),
+		store:           d("store_documents_total", "Documents taken from the shared store (hit), and builds that waited for another replica's (wait).", "result"),
+		storeErrors:     d("store_errors_total", "Shared store calls that failed, and stored values that did not decode."),
+		storeDown:       d("store_down", "1 while the shared store is not called and the replica serves alone."),
 	}
 }
 
@@ -84,7 +92,7 @@ func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{
 		c.builds, c.buildErrors, c.buildSeconds, c.requests, c.responses, c.rejected,
 		c.servedBytes, c.cacheBytes, c.cacheItems, c.revalidated, c.corrected,
-		c.indexNowURLs, c.indexNowFailed, c.indexNowRetried,
+		c.indexNowURLs, c.indexNowFailed, c.indexNowRetried, c.store, c.storeErrors, c.storeDown,
 	} {
 		ch <- d
 	}
@@ -129,4 +137,12 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	counter(c.indexNowURLs, st.IndexNowRefused, "refused")
 	counter(c.indexNowFailed, st.IndexNowFailed)
 	counter(c.indexNowRetried, st.IndexNowRetried)
+	counter(c.store, st.StoreHits, "hit")
+	counter(c.store, st.StoreWaits, "wait")
+	counter(c.storeErrors, st.StoreErrors)
+	down := int64(0)
+	if st.StoreDown {
+		down = 1
+	}
+	gauge(c.storeDown, down)
 }

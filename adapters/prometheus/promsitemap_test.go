@@ -198,3 +198,48 @@ func value(t *testing.T, reg *prometheus.Registry, sample string) float64 {
 	t.Fatalf("no sample %s", sample)
 	return 0
 }
+
+// downStore is a Store that never answers.
+type downStore struct{}
+
+var errDown = errors.New("store down")
+
+func (downStore) Get(context.Context, ...string) ([][]byte, error) { return nil, errDown }
+func (downStore) Set(context.Context, string, []byte) error        { return errDown }
+func (downStore) Lock(context.Context, string) (func(), error)     { return nil, errDown }
+func (downStore) Incr(context.Context, string) (int64, error)      { return 0, errDown }
+func (downStore) Publish(context.Context, string, []byte) error    { return errDown }
+func (downStore) Subscribe(context.Context, string, func([]byte)) (<-chan struct{}, error) {
+	return nil, errDown
+}
+
+func TestStoreMetrics(t *testing.T) {
+	sm, err := sitemap.New(sitemap.Config{BaseURL: "https://example.com", Store: downStore{}},
+		sitemap.Section{Source: sitemap.FromSlice([]sitemap.URL{{Loc: "https://example.com/a"}}, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sm.Close()
+	w := httptest.NewRecorder()
+	sm.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/sitemap-1.xml.gz", nil))
+	if w.Code != http.StatusOK {
+		t.Fatalf("with the store down: %d, want 200 (built here)", w.Code)
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(promsitemap.New(sm))
+	want := `
+# HELP sitemap_store_down 1 while the shared store is not called and the replica serves alone.
+# TYPE sitemap_store_down gauge
+sitemap_store_down 1
+# HELP sitemap_store_documents_total Documents taken from the shared store (hit), and builds that waited for another replica's (wait).
+# TYPE sitemap_store_documents_total counter
+sitemap_store_documents_total{result="hit"} 0
+sitemap_store_documents_total{result="wait"} 0
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "sitemap_store_down", "sitemap_store_documents_total"); err != nil {
+		t.Error(err)
+	}
+	if got := value(t, reg, "sitemap_store_errors_total{}"); got < 1 {
+		t.Errorf("sitemap_store_errors_total = %v, want at least 1", got)
+	}
+}
