@@ -46,6 +46,11 @@ func (s *Sitemap) document(ctx context.Context, k pageKey, sec *section) (*entry
 	c := s.perSection.of(k)
 	if e, ok := s.cache.get(k); ok {
 		if s.fresh(k, e, now) {
+			if s.shared != nil && s.shared.unsynced(e) {
+				if rec := s.fromStore(k, e); rec != nil {
+					return rec, nil
+				}
+			}
 			s.stats.hits.Add(1)
 			c.hits.Add(1)
 			return e, nil
@@ -243,6 +248,9 @@ func (s *Sitemap) build(k pageKey, sec *section, old *entry) (e *entry, err erro
 		return nil, err
 	}
 	e.epoch, e.gen = epoch, gen
+	if s.shared != nil {
+		e.synced.Store(s.shared.breaks.Load())
+	}
 	s.keep(k, e)
 	if s.shared != nil && !s.outdated(k, e) {
 		s.share(ctx, k, e)

@@ -33,6 +33,7 @@ type entry struct {
 	clock      fileClock     // with a Store: the file's clock when it was built (record.go)
 	pageClocks [][]fileClock // index only, with a Store: each page's clock, as pages
 	refreshing atomic.Bool   // a background refresh is running
+	synced     atomic.Int64  // with a Store: the follow break after which it was made or checked (follow.go)
 
 	// text is the page's plain-text form, made from it on first request
 	// (text.go); textMu makes that happen once.

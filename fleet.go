@@ -102,6 +102,7 @@ func (s *Sitemap) storeFresh(k pageKey, rec, local *entry) bool {
 func (s *Sitemap) adopt(k pageKey, rec *entry, epoch uint64) *entry {
 	s.seedClocks(k, rec)
 	rec.epoch = epoch
+	rec.synced.Store(s.shared.breaks.Load())
 	s.keep(k, rec)
 	s.shared.hits.Add(1)
 	return rec
@@ -151,12 +152,15 @@ func (s *Sitemap) share(ctx context.Context, k pageKey, e *entry) {
 	}
 }
 
-// fromStore looks in the store for a newer copy of k than e, the stale
-// or outdated one this replica holds, before e is served: the copy
-// another replica has just built. Requests for k share one look.
+// fromStore looks in the store for a newer copy of k than e, the copy
+// this replica holds, before e is served: one another replica has just
+// built. It is called for a stale or outdated copy, and once for a fresh
+// one made before the subscription last broke. Requests for k share one
+// look.
 func (s *Sitemap) fromStore(k pageKey, e *entry) *entry {
 	v, _, _ := s.group.Do("store:"+k.String(), func() (any, error) {
 		epoch := s.epoch.Load()
+		defer e.synced.Store(s.shared.breaks.Load())
 		rec, err := s.shared.get(s.ctx, s.storeName(k))
 		if err != nil || rec == nil || rec.hash == e.hash && !rec.built.After(e.built) || !s.storeFresh(k, rec, e) {
 			return (*entry)(nil), nil

@@ -304,3 +304,29 @@ func TestFleetIndexListsOtherReplicasClocks(t *testing.T) {
 		}
 	}
 }
+
+// TestFleetMissedMessages: a replica whose subscription broke while
+// another rebuilt a page looks the page up in the store once it is back,
+// and serves the new copy.
+func TestFleetMissedMessages(t *testing.T) {
+	src := &revSource{fakeSource: newFake(250, 50)}
+	st := newMemStore()
+	sms := replicas(t, st, 2, src, Config{})
+	a, b := sms[0], sms[1]
+	for _, sm := range sms {
+		get(sm, "/sitemap_index.xml")
+		get(sm, "/sitemap-2.xml.gz")
+	}
+	old := get(b, "/sitemap-2.xml.gz").Header().Get("Etag")
+	st.breakSubs() // b hears nothing of what follows
+	src.rev.Add(1)
+	a.Invalidate("", 2)
+	waitFor(t, func() bool { return get(a, "/sitemap-2.xml.gz").Header().Get("Etag") != old })
+	waitFor(t, func() bool { return st.subscribers() == 2 }) // both subscribed again
+	if got := get(b, "/sitemap-2.xml.gz").Header().Get("Etag"); got == old {
+		t.Error("b still serves its copy from before the break, after subscribing again")
+	}
+	if got := src.urlsCalls.Load(); got != 2 {
+		t.Errorf("page reads = %d, want 2", got)
+	}
+}

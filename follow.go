@@ -5,10 +5,10 @@ import (
 )
 
 // follow keeps this replica subscribed to what the others say (fleet.go)
-// until Close. After a break, it cannot know what it missed: every copy
-// it holds is looked up in the store again before it is served. Once a
-// second, it tells the others the changes it could not tell while the
-// store was off.
+// until Close. After a break, it cannot know what it missed: each copy it
+// holds is looked up in the store once more, on its next request, and
+// replaced if the store has a newer one (resync). Once a second, it tells
+// the others the changes it could not tell while the store was off.
 func (s *Sitemap) follow(broken <-chan struct{}) {
 	sh := s.shared
 	tick := time.NewTicker(time.Second)
@@ -20,6 +20,7 @@ func (s *Sitemap) follow(broken <-chan struct{}) {
 				return
 			case <-broken:
 				broken = nil
+				s.resync() // what is cached now may miss what is said from now on
 				s.log.Debug("sitemap: store subscription broken; subscribing again")
 			case <-tick.C:
 				if p := sh.takePending(); len(p) > 0 {
@@ -36,7 +37,7 @@ func (s *Sitemap) follow(broken <-chan struct{}) {
 		}
 		if broken = s.subscribe(); broken != nil {
 			delay = breakerMin
-			s.resync()
+			s.resync() // and what was cached during the break
 		}
 	}
 }
@@ -59,10 +60,17 @@ func (s *Sitemap) subscribe() <-chan struct{} {
 	return broken
 }
 
-// resync outdates every cached copy, as changes may have been missed:
-// each is looked up in the store again before it is served.
+// resync makes every copy cached so far be looked up in the store once
+// more before it is served (build.go), as a newer one may have been built
+// elsewhere while this replica could not hear of it.
 func (s *Sitemap) resync() {
-	s.outdateHere(s.cache.keys()...)
+	s.shared.breaks.Add(1)
+}
+
+// unsynced reports whether e, a cached copy, was made before the last
+// break and not yet looked up in the store since.
+func (sh *shared) unsynced(e *entry) bool {
+	return e.synced.Load() < sh.breaks.Load()
 }
 
 // onMessage applies what another replica said.

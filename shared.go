@@ -28,6 +28,7 @@ type shared struct {
 	marks   map[pageKey]int64 // per document: the generation it was last said to have changed at
 	pending []pageKey         // said to have changed while the store was off: not yet told to the others
 
+	breaks            atomic.Int64 // subscriptions that broke: copies made before may have missed a change
 	hits, waits, errs atomic.Int64
 	garbage           atomic.Bool // a value that did not decode was logged
 }

@@ -49,15 +49,31 @@ func (m *memStore) check() error {
 func (m *memStore) setDown(down bool) {
 	m.down.Store(down)
 	if down {
-		m.mu.Lock()
-		for _, subs := range m.subs {
-			for _, s := range subs {
-				s.breakOff()
-			}
-		}
-		m.subs = map[string][]*memSub{}
-		m.mu.Unlock()
+		m.breakSubs()
 	}
+}
+
+// breakSubs breaks every subscription, the store staying up.
+func (m *memStore) breakSubs() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, subs := range m.subs {
+		for _, s := range subs {
+			s.breakOff()
+		}
+	}
+	m.subs = map[string][]*memSub{}
+}
+
+// subscribers returns the number of subscriptions to channels.
+func (m *memStore) subscribers() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for _, subs := range m.subs {
+		n += len(subs)
+	}
+	return n
 }
 
 func (m *memStore) Get(ctx context.Context, keys ...string) ([][]byte, error) {
