@@ -252,8 +252,13 @@ func (s *Sitemap) build(k pageKey, sec *section, old *entry) (e *entry, err erro
 		e.synced.Store(s.shared.breaks.Load())
 	}
 	s.keep(k, e)
-	if s.shared != nil && !s.outdated(k, e) {
-		s.share(ctx, k, e)
+	if s.shared != nil {
+		if !s.outdated(k, e) {
+			s.share(ctx, k, e)
+		}
+		if e.moved {
+			s.tellChanged([]pageKey{indexKey})
+		}
 	}
 	return e, nil
 }
@@ -340,10 +345,13 @@ func (s *Sitemap) buildPage(ctx context.Context, sec *section, n int64, old *ent
 	}
 	s.built(k)
 	at, moved := s.clocks.built(k, sum, st.newest, now)
-	if moved {
-		s.outdate(indexKey) // it lists the page's clock
-	}
 	e := newEntry(gz, sum, s.gzipLevel, at, now)
+	if moved {
+		// The index lists the page's clock. Other replicas are told once
+		// the clock is stored (build), so that theirs can list it.
+		s.outdateHere(indexKey)
+		e.moved = true
+	}
 	e.info = info
 	if tr != nil {
 		e.sums = tr.sums

@@ -31,6 +31,7 @@ type entry struct {
 	epoch      uint64        // the Sitemap's epoch when its build started (invalidate.go)
 	gen        int64         // the store's generation when its build started (fleet.go)
 	clock      fileClock     // with a Store: the file's clock when it was built (record.go)
+	moved      bool          // a page: its build moved its clock, so the index is out of date
 	pageClocks [][]fileClock // index only, with a Store: each page's clock, as pages
 	refreshing atomic.Bool   // a background refresh is running
 	synced     atomic.Int64  // with a Store: the follow break after which it was made or checked (follow.go)
