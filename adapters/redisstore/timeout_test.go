@@ -1,0 +1,96 @@
+package redisstore_test
+
+import (
+	"context"
+	"io"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/freshmap/sitemap/adapters/redisstore"
+	"github.com/freshmap/sitemap/internal/tcpproxy"
+)
+
+// checkCallsFail fails t unless every method of st returns an error, and
+// soon: within 5 Timeouts, a loose bound.
+func checkCallsFail(t *testing.T, st *redisstore.Store) {
+	t.Helper()
+	ctx := context.Background()
+	for name, call := range map[string]func() error{
+		"Get":  func() error { _, err := st.Get(ctx, "a", "b"); return err },
+		"Set":  func() error { return st.Set(ctx, "a", []byte("x")) },
+		"Incr": func() error { _, err := st.Incr(ctx, "n"); return err },
+		"Lock": func() error {
+			unlock, err := st.Lock(ctx, "l")
+			if err == nil {
+				unlock()
+			}
+			return err
+		},
+		"Publish":   func() error { return st.Publish(ctx, "ch", []byte("x")) },
+		"Subscribe": func() error { _, err := st.Subscribe(ctx, "ch", func([]byte) {}); return err },
+	} {
+		start := time.Now()
+		err := call()
+		if d := time.Since(start); d > 5*timeout {
+			t.Errorf("%s took %v, Timeout is %v", name, d, timeout)
+		}
+		if err == nil {
+			t.Errorf("%s did not fail", name)
+		}
+	}
+}
+
+// TestCallsFailWhenCut cuts the Store off from Redis, after a call that
+// leaves a connection in the client's pool.
+func TestCallsFailWhenCut(t *testing.T) {
+	_, prefix := redisClient(t)
+	p := tcpproxy.New(t, redisAddr(t))
+	st := newStore(t, dial(t, p.Addr()), redisstore.Options{Prefix: prefix, LockTTL: lockTTL, Timeout: timeout})
+	if err := st.Set(context.Background(), "a", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	p.Cut()
+	checkCallsFail(t, st)
+	checkCallsFail(t, st) // with no connection left in the pool
+	waitRunning(t, 0)
+}
+
+// TestCallsTimeOutWhenRedisHangs points the Store at a server that
+// accepts connections and never answers, where only Timeout, with the
+// client's ContextTimeoutEnabled, ends a call. It needs no Redis.
+func TestCallsTimeOutWhenRedisHangs(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var conns []net.Conn
+	wg.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+			wg.Go(func() { io.Copy(io.Discard, c) })
+		}
+	})
+	defer func() {
+		ln.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+		wg.Wait()
+	}()
+
+	st := newStore(t, dial(t, ln.Addr().String()), redisstore.Options{LockTTL: lockTTL, Timeout: timeout})
+	checkCallsFail(t, st)
+	waitRunning(t, 0)
+}
