@@ -282,7 +282,7 @@ func TestFleetIndexListsOtherReplicasClocks(t *testing.T) {
 	}
 	was := get(a, "/sitemap-2.xml.gz").Header().Get("Last-Modified")
 	src.rev.Add(1)
-	clock.Add(2 * time.Minute) // everything is stale now
+	clock.Add(2 * time.Minute)                                 // everything is stale now
 	oldTag := get(b, "/sitemap-2.xml.gz").Header().Get("Etag") // stale: served, and rebuilt by b
 	waitFor(t, func() bool { return get(b, "/sitemap-2.xml.gz").Header().Get("Etag") != oldTag })
 	builds := c.Stats().Builds

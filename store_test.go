@@ -179,13 +179,6 @@ func (m *memStore) Subscribe(ctx context.Context, channel string, f func([]byte)
 	return s.broken, nil
 }
 
-// keys returns the number of values stored.
-func (m *memStore) size() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return len(m.vals)
-}
-
 // corrupt replaces every stored value by what f makes of it.
 func (m *memStore) corrupt(f func([]byte) []byte) {
 	m.mu.Lock()
