@@ -89,4 +89,11 @@
 // picks one by the request's Host, from that fixed list only, and passes a
 // request for any other host to the application untouched, so it reaches
 // no Sitemap and no cache.
+//
+// Replicas of a site behind a load balancer share a [Store]
+// ([Config.Store]; adapters/redisstore keeps it in Redis): each file is
+// built once for all of them, under a lock in the store, and served by
+// every replica from the stored copy with the same ETag, Last-Modified
+// and index <lastmod>; [Sitemap.Invalidate] on one reaches all. When the
+// store fails, each replica serves alone until it answers again.
 package sitemap
