@@ -74,8 +74,8 @@ func (s *Sitemap) document(ctx context.Context, k pageKey, sec *section) (*entry
 			return nil, cmp.Or(err, errNotFound)
 		}
 	}
-	if s.failures.recent(k, now) {
-		return nil, errBackoff
+	if s.failures.recent(k, now) && s.shared == nil {
+		return nil, errBackoff // with a Store, build looks there first
 	}
 	return s.wait(ctx, k, deadline, func() (any, error) { return s.build(k, sec, nil) })
 }
@@ -93,7 +93,7 @@ func (s *Sitemap) listed(ctx context.Context, sec *section, n int64, now, deadli
 	idx, ok := s.cache.peek(indexKey)
 	if !ok || !s.fresh(indexKey, idx, now) {
 		var err error
-		if s.failures.recent(indexKey, now) {
+		if s.failures.recent(indexKey, now) && s.shared == nil {
 			err = errBackoff
 		} else {
 			var fresh *entry
@@ -177,11 +177,19 @@ func (s *Sitemap) build(k pageKey, sec *section, old *entry) (e *entry, err erro
 	if cur, ok := s.cache.peek(k); ok && cur != old && s.fresh(k, cur, s.now()) {
 		return cur, nil
 	}
-	if s.failures.recent(k, s.now()) {
-		return nil, errBackoff
-	}
 	ctx, cancel := context.WithTimeout(s.ctx, s.timeout)
 	defer cancel()
+	if s.failures.recent(k, s.now()) {
+		// Not built here again for RetryAfter; another replica may have
+		// built it since.
+		if s.shared != nil {
+			if rec, _, _ := s.look(ctx, k, old); rec != nil {
+				s.failures.forget(k)
+				return rec, nil
+			}
+		}
+		return nil, errBackoff
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			e, err = nil, &panicError{value: p, stack: debug.Stack()}

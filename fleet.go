@@ -42,32 +42,17 @@ func (s *Sitemap) storeName(k pageKey) string {
 func (s *Sitemap) fromFleet(ctx context.Context, k pageKey, old *entry) (got, stale *entry, unlock func(), err error) {
 	sh, name := s.shared, s.storeName(k)
 	noop := func() {}
-	look := func() (*entry, bool) {
-		epoch := s.epoch.Load()
-		rec, err := sh.get(ctx, name)
-		switch {
-		case err != nil:
-			return nil, false
-		case rec == nil:
-			return nil, true
-		case s.storeFresh(k, rec, old):
-			return s.adopt(k, rec, epoch), true
-		}
-		s.seedClocks(k, rec)
-		if old == nil || rec.built.After(old.built) {
-			old = rec
-		}
-		return nil, true
-	}
-	if rec, ok := look(); rec != nil || !ok {
-		return rec, nil, noop, nil
+	rec, old, ok := s.look(ctx, k, old)
+	if rec != nil || !ok {
+		return rec, old, noop, nil
 	}
 	for delay, waited := time.Millisecond, false; ; delay = min(2*delay, fleetWaitMax) {
 		unlock, err := sh.lock(ctx, name)
 		switch {
 		case err == nil:
 			// The lock is free: its last holder may have stored the copy.
-			if rec, _ := look(); rec != nil {
+			var rec *entry
+			if rec, old, _ = s.look(ctx, k, old); rec != nil {
 				unlock()
 				return rec, nil, noop, nil
 			}
@@ -87,6 +72,28 @@ func (s *Sitemap) fromFleet(ctx context.Context, k pageKey, old *entry) (got, st
 		case <-t.C:
 		}
 	}
+}
+
+// look reads the stored copy of k. It returns the copy, adopted, if it
+// is current and fresh; otherwise the stale copy to replace: the stored
+// one if it is newer than old, else old. ok is false if the store did not
+// answer.
+func (s *Sitemap) look(ctx context.Context, k pageKey, old *entry) (got, stale *entry, ok bool) {
+	epoch := s.epoch.Load()
+	rec, err := s.shared.get(ctx, s.storeName(k))
+	switch {
+	case err != nil:
+		return nil, old, false
+	case rec == nil:
+		return nil, old, true
+	case s.storeFresh(k, rec, old):
+		return s.adopt(k, rec, epoch), nil, true
+	}
+	s.seedClocks(k, rec)
+	if old == nil || rec.built.After(old.built) {
+		old = rec
+	}
+	return nil, old, true
 }
 
 // storeFresh reports whether rec, a stored copy of k, may be served as it

@@ -3,6 +3,7 @@ package sitemap
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"iter"
 	"log/slog"
 	"net/http"
@@ -327,5 +328,49 @@ func TestFleetMissedMessages(t *testing.T) {
 	}
 	if got := src.urlsCalls.Load(); got != 2 {
 		t.Errorf("page reads = %d, want 2", got)
+	}
+}
+
+// TestFleetBackoffLooksInStore: a replica whose build of a page failed
+// does not build it again for RetryAfter, but takes the copy another
+// replica built meanwhile instead of answering 503.
+func TestFleetBackoffLooksInStore(t *testing.T) {
+	st := newMemStore()
+	failing := newFake(250, 50)
+	failing.onURL = func(ctx context.Context, page, i int64) error { return fmt.Errorf("db down") }
+	a := replicas(t, st, 1, failing, Config{})[0]
+	b := replicas(t, st, 1, newFake(250, 50), Config{})[0]
+	get(a, "/sitemap_index.xml")
+	if w := get(a, "/sitemap-2.xml.gz"); w.Code != http.StatusServiceUnavailable {
+		t.Fatalf("a's failed build: %d, want 503", w.Code)
+	}
+	if w := get(b, "/sitemap-2.xml.gz"); w.Code != http.StatusOK {
+		t.Fatalf("b: %d", w.Code)
+	}
+	if w := get(a, "/sitemap-2.xml.gz"); w.Code != http.StatusOK {
+		t.Errorf("a within RetryAfter, with b's copy stored: %d, want 200", w.Code)
+	}
+	if got := failing.urlsCalls.Load(); got != 1 {
+		t.Errorf("a read its Source %d times, want 1", got)
+	}
+}
+
+// TestFleetSitesApart: two sites on one store share nothing: each reads
+// its own Source, and serves its own bytes.
+func TestFleetSitesApart(t *testing.T) {
+	st := newMemStore()
+	srcA := newFake(250, 50)
+	a := newTestSitemap(t, Config{BaseURL: "https://example.com", Store: st}, Section{Source: srcA})
+	b := newTestSitemap(t, Config{BaseURL: "https://example.com/shop", Store: st}, Section{Source: listSource(URL{Loc: "https://example.com/shop/x"})})
+	for _, p := range []string{"/sitemap_index.xml", "/sitemap-1.xml.gz"} {
+		get(a, p)
+	}
+	for _, p := range []string{"/shop/sitemap_index.xml", "/shop/sitemap-1.xml.gz"} {
+		if w := get(b, p); w.Code != http.StatusOK || bytes.Contains(w.Body.Bytes(), []byte("example.com/p/")) {
+			t.Errorf("%s: %d, or a's URLs", p, w.Code)
+		}
+	}
+	if a.Stats().StoreHits != 0 || b.Stats().StoreHits != 0 {
+		t.Errorf("store hits %d and %d across two sites, want none", a.Stats().StoreHits, b.Stats().StoreHits)
 	}
 }
