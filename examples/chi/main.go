@@ -7,6 +7,12 @@
 //	go run ./examples/chi -crawl      # fetch the whole sitemap once and print figures
 //	go run ./examples/chi -h          # the other flags
 //
+// Replicas share their cache through Redis when they have the same -redis
+// and the same base URL (by default, http://localhost and the -addr port):
+//
+//	go run ./examples/chi -redis 127.0.0.1:6379                                          # the first, on :8080
+//	go run ./examples/chi -redis 127.0.0.1:6379 -addr :8081 -base http://localhost:8080  # a second replica sharing its cache
+//
 // newRouter is the whole wiring. The rest lives in examples/internal/demo:
 // the flags, the SQLite catalogue (built in the user's cache directory on
 // first run, then reused), the shop's page handlers, the server and the
@@ -28,15 +34,16 @@ import (
 	"github.com/freshmap/sitemap/examples/internal/demo"
 )
 
-// main parses the flags, opens the catalogue, and serves newRouter's
-// router on -addr until Ctrl-C.
+// main parses the flags, opens the catalogue (and with -redis the Store),
+// and serves newRouter's router on -addr until Ctrl-C.
 func main() { demo.Main(newRouter) }
 
 // newRouter returns the shop's router, with the sitemap middleware among
 // its middlewares, and the sitemap, which the caller closes. Every URL
-// starts with opt.Base. chi wants the middlewares before the routes, so
+// starts with opt.Base; store is nil, or with -redis the cache that the
+// replicas share. chi wants the middlewares before the routes, so
 // the sitemap comes first and the routes last.
-func newRouter(db *sql.DB, opt demo.Options, log *slog.Logger) (http.Handler, *sitemap.Sitemap, error) {
+func newRouter(db *sql.DB, store sitemap.Store, opt demo.Options, log *slog.Logger) (http.Handler, *sitemap.Sitemap, error) {
 	r := chi.NewRouter()
 
 	// Static pages: the router's GET routes without parameters (/, /news,
@@ -88,8 +95,9 @@ func newRouter(db *sql.DB, opt demo.Options, log *slog.Logger) (http.Handler, *s
 		return nil, nil, err
 	}
 
-	// Each section's page size comes from its Source.
-	sm, err := sitemap.New(sitemap.Config{BaseURL: opt.Base, Logger: log},
+	// Each section's page size comes from its Source. With a Store, each
+	// document is built by one replica and served by all of them.
+	sm, err := sitemap.New(sitemap.Config{BaseURL: opt.Base, Logger: log, Store: store},
 		sitemap.Section{Name: "pages", Source: pages},
 		sitemap.Section{Name: "products", Source: products, Extensions: sitemap.ExtImage | sitemap.ExtAlternates},
 	)

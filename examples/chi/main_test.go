@@ -14,6 +14,15 @@ func TestSite(t *testing.T) {
 	demotest.Check(t, base, cat.DB, "pages", "products")
 }
 
-// TestMain reports what was not tested for want of a service (xmllint and
-// the schemas here), or fails under SITEMAP_REQUIRE_SERVICES=1.
+// TestFleet serves a catalogue of 2,000 products, 500 a sitemap file,
+// through the example's own wiring as two replicas sharing Redis (-redis)
+// under one base URL, and crawls the first, then the second: the second
+// builds nothing and serves the first's copies.
+func TestFleet(t *testing.T) {
+	base, fleet := demotest.Fleet(t, 2000, 500, newRouter)
+	demotest.CrawlFleet(t, base, fleet)
+}
+
+// TestMain reports what was not tested for want of a service (xmllint, the
+// schemas and Redis here), or fails under SITEMAP_REQUIRE_SERVICES=1.
 func TestMain(m *testing.M) { testenv.Main(m) }

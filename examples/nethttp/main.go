@@ -7,6 +7,12 @@
 //	go run ./examples/nethttp -crawl      # fetch the whole sitemap once and print figures
 //	go run ./examples/nethttp -h          # the other flags
 //
+// Replicas share their cache through Redis when they have the same -redis
+// and the same base URL (by default, http://localhost and the -addr port):
+//
+//	go run ./examples/nethttp -redis 127.0.0.1:6379                                          # the first, on :8080
+//	go run ./examples/nethttp -redis 127.0.0.1:6379 -addr :8081 -base http://localhost:8080  # a second replica sharing its cache
+//
 // newHandler is the whole wiring. The rest lives in examples/internal/demo:
 // the flags, the SQLite catalogue (built in the user's cache directory on
 // first run, then reused), the shop's page handlers, the server and the
@@ -27,13 +33,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
-// main parses the flags, opens the catalogue, and serves newHandler's
-// handler on -addr until Ctrl-C.
+// main parses the flags, opens the catalogue (and with -redis the Store),
+// and serves newHandler's handler on -addr until Ctrl-C.
 func main() { demo.Main(newHandler) }
 
 // newHandler returns the shop wrapped in the sitemap middleware, and the
-// sitemap, which the caller closes. Every URL starts with opt.Base.
-func newHandler(db *sql.DB, opt demo.Options, log *slog.Logger) (http.Handler, *sitemap.Sitemap, error) {
+// sitemap, which the caller closes. Every URL starts with opt.Base. store
+// is nil, or with -redis the cache that the replicas share.
+func newHandler(db *sql.DB, store sitemap.Store, opt demo.Options, log *slog.Logger) (http.Handler, *sitemap.Sitemap, error) {
 	app := demo.NewApp(db, opt.Base, log)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", app.Home)
@@ -97,8 +104,9 @@ func newHandler(db *sql.DB, opt demo.Options, log *slog.Logger) (http.Handler, *
 		return nil, nil, err
 	}
 
-	// Each section's page size comes from its Source.
-	sm, err := sitemap.New(sitemap.Config{BaseURL: opt.Base, Logger: log, FeedEntries: 100, IndexNow: opt.IndexNow()},
+	// Each section's page size comes from its Source. With a Store, each
+	// document is built by one replica and served by all of them.
+	sm, err := sitemap.New(sitemap.Config{BaseURL: opt.Base, Logger: log, FeedEntries: 100, IndexNow: opt.IndexNow(), Store: store},
 		sitemap.Section{Name: "pages", Source: sitemap.FromSlice(pages, 0)},
 		sitemap.Section{Name: "products", Source: products, Extensions: sitemap.ExtImage | sitemap.ExtAlternates},
 		sitemap.Section{Name: "news", Source: news, Extensions: sitemap.ExtNews},

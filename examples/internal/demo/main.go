@@ -14,15 +14,18 @@ import (
 
 // Wiring is what an example program is about, and what a user copies: the
 // shop's routes on the catalogue db, its sitemap's sections and the
-// sitemap middleware, for a site whose URLs start with opt.Base. It returns
-// the handler to serve and the sitemap, which the caller closes.
-type Wiring func(db *sql.DB, opt Options, log *slog.Logger) (http.Handler, *sitemap.Sitemap, error)
+// sitemap middleware, for a site whose URLs start with opt.Base. store is
+// the sitemap's Config.Store: nil, or with -redis the cache that the
+// replicas share (see Options.Store). It returns the handler to serve and
+// the sitemap, which the caller closes, before it closes db and store.
+type Wiring func(db *sql.DB, store sitemap.Store, opt Options, log *slog.Logger) (http.Handler, *sitemap.Sitemap, error)
 
 // Main runs an example program around wire: it parses the flags, opens the
-// catalogue (building it on first run), calls wire, and serves the handler
-// on -addr, as http.ListenAndServe would, until Ctrl-C; with -crawl it
-// instead serves on a loopback port, crawls the whole sitemap once and
-// prints figures. On an error it prints it and exits with status 1.
+// catalogue (building it on first run) and, with -redis, the Store, calls
+// wire, and serves the handler on -addr, as http.ListenAndServe would,
+// until Ctrl-C; with -crawl it instead serves on a loopback port, crawls
+// the whole sitemap once and prints figures. On an error it prints it and
+// exits with status 1.
 func Main(wire Wiring) {
 	if err := run(context.Background(), os.Args[1:], os.Stdout, wire); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -45,7 +48,15 @@ func run(ctx context.Context, args []string, out io.Writer, wire Wiring) error {
 		return err
 	}
 	defer cat.Close()
-	h, sm, err := wire(cat.DB, opt, log)
+	store, closeStore, err := opt.Store()
+	if err != nil {
+		return err
+	}
+	defer closeStore() // after sm.Close, deferred below
+	if store != nil {
+		log.Info("sharing the sitemap cache through Redis at " + opt.Redis)
+	}
+	h, sm, err := wire(cat.DB, store, opt, log)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"log/slog"
+	"net"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -17,12 +18,12 @@ import (
 
 // homeOnly is the smallest Wiring: the home page and robots.txt, and a
 // sitemap that lists the home page.
-func homeOnly(db *sql.DB, opt Options, log *slog.Logger) (http.Handler, *sitemap.Sitemap, error) {
+func homeOnly(db *sql.DB, store sitemap.Store, opt Options, log *slog.Logger) (http.Handler, *sitemap.Sitemap, error) {
 	app := NewApp(db, opt.Base, log)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", app.Home)
 	mux.HandleFunc("GET /robots.txt", app.Robots)
-	sm, err := sitemap.New(sitemap.Config{BaseURL: opt.Base, Logger: log},
+	sm, err := sitemap.New(sitemap.Config{BaseURL: opt.Base, Logger: log, Store: store},
 		sitemap.Section{Source: sitemap.FromSlice([]sitemap.URL{{Loc: opt.Base + "/"}}, 0)})
 	if err != nil {
 		return nil, nil, err
@@ -32,9 +33,9 @@ func homeOnly(db *sql.DB, opt Options, log *slog.Logger) (http.Handler, *sitemap
 
 func TestRunCrawl(t *testing.T) {
 	var base string
-	wire := func(db *sql.DB, opt Options, log *slog.Logger) (http.Handler, *sitemap.Sitemap, error) {
+	wire := func(db *sql.DB, store sitemap.Store, opt Options, log *slog.Logger) (http.Handler, *sitemap.Sitemap, error) {
 		base = opt.Base
-		return homeOnly(db, opt, log)
+		return homeOnly(db, store, opt, log)
 	}
 	var out bytes.Buffer
 	args := []string{"-crawl", "-products", "50", "-db", filepath.Join(t.TempDir(), "catalogue.db")}
@@ -69,5 +70,36 @@ func TestRunServe(t *testing.T) {
 	}
 	if want := "the sitemap index (1 files)"; !strings.Contains(out.String(), want) {
 		t.Errorf("output:\n%s\nwant %q", out.String(), want)
+	}
+}
+
+// TestRunRedisDown crawls a demo whose -redis names a port where no Redis
+// listens: the sitemap serves alone, and the demo does not stop.
+func TestRunRedisDown(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	var sm *sitemap.Sitemap
+	wire := func(db *sql.DB, store sitemap.Store, opt Options, log *slog.Logger) (http.Handler, *sitemap.Sitemap, error) {
+		if store == nil {
+			t.Error("with -redis the Wiring got no Store")
+		}
+		h, s, err := homeOnly(db, store, opt, log)
+		sm = s
+		return h, s, err
+	}
+	var out bytes.Buffer
+	args := []string{"-crawl", "-redis", addr, "-products", "50", "-db", filepath.Join(t.TempDir(), "catalogue.db")}
+	if err := run(t.Context(), args, &out, wire); err != nil {
+		t.Fatal(err)
+	}
+	if want := "crawl: robots.txt, the index and 1 sitemap files with 1 URLs in "; !strings.HasPrefix(out.String(), want) {
+		t.Errorf("output:\n%s\nwant it to start with %q", out.String(), want)
+	}
+	if st := sm.Stats(); st.Builds != 2 || st.StoreErrors == 0 {
+		t.Errorf("built %d documents with %d store errors; want the index and its file built here, and the errors counted", st.Builds, st.StoreErrors)
 	}
 }

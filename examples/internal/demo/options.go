@@ -8,11 +8,14 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/freshmap/sitemap"
+	"github.com/freshmap/sitemap/adapters/redisstore"
 )
 
-// Options are the examples' command-line flags. A Wiring uses Base and
-// PageSize.
+// Options are the examples' command-line flags. A Wiring uses Base,
+// PageSize and IndexNow; Main opens the Store.
 type Options struct {
 	Addr     string // -addr: where to listen
 	Base     string // -base: the site's base URL, the start of every URL in the sitemap
@@ -21,6 +24,7 @@ type Options struct {
 	PageSize int    // -pagesize: products per sitemap file
 	Verbose  bool   // -v: debug logging, one line per sitemap file built
 	Crawl    bool   // -crawl: fetch the whole sitemap once, report, and exit
+	Redis    string // -redis: the Redis address of a cache shared by replicas; "" for none
 
 	IndexNowEndpoint string // -indexnow: an IndexNow endpoint to push changes to; "" for none
 	IndexNowKey      string // -indexnow-key: the key it knows the site by
@@ -37,6 +41,28 @@ func (o Options) IndexNow() *sitemap.IndexNow {
 	return &sitemap.IndexNow{Key: o.IndexNowKey, Endpoints: []string{o.IndexNowEndpoint}}
 }
 
+// Store returns the sitemap's Store from -redis, and a function that
+// closes it, to call after the Sitemap is closed. Without -redis the
+// Store is nil: each replica caches alone. With it, it is a
+// redisstore.Store on a new client of that Redis. Redis is not contacted
+// here: while it is down or unreachable, the Sitemap serves alone, from
+// its own cache and Source.
+func (o Options) Store() (sitemap.Store, func(), error) {
+	if o.Redis == "" {
+		return nil, func() {}, nil
+	}
+	client := redis.NewClient(&redis.Options{
+		Addr:                  o.Redis,
+		ContextTimeoutEnabled: true, // so that the Store's timeout bounds every call
+	})
+	rs, err := redisstore.New(client, redisstore.Options{})
+	if err != nil {
+		client.Close()
+		return nil, nil, err
+	}
+	return rs, func() { client.Close() }, nil
+}
+
 // parseFlags parses the command-line arguments args (without the program
 // name). A bad flag or -h exits the program, as the flag package does.
 func parseFlags(args []string) Options {
@@ -50,6 +76,7 @@ func parseFlags(args []string) Options {
 	fs.BoolVar(&o.Verbose, "v", false, "log at debug level: one line per sitemap file built")
 	fs.StringVar(&o.IndexNowEndpoint, "indexnow", "", "IndexNow endpoint to push changed URLs to, such as http://127.0.0.1:9000/indexnow (default: off)")
 	fs.StringVar(&o.IndexNowKey, "indexnow-key", "freshmap-demo-key", "IndexNow key, served at the base URL as KEY.txt")
+	fs.StringVar(&o.Redis, "redis", "", "Redis address, such as 127.0.0.1:6379, for a cache shared by several replicas of the demo (default: off)")
 	fs.BoolVar(&o.Crawl, "crawl", false, "serve on a loopback port, fetch robots.txt, the index and every sitemap file once, print figures and exit")
 	fs.Parse(args) // ExitOnError: never returns an error
 	if o.DB == "" {

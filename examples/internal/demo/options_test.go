@@ -36,3 +36,17 @@ func TestIndexNowFlag(t *testing.T) {
 	}
 	sm.Close()
 }
+
+func TestRedisFlag(t *testing.T) {
+	st, closeStore, err := parseFlags(nil).Store()
+	if st != nil || err != nil {
+		t.Errorf("without -redis: Store = %v, %v; want nil", st, err)
+	}
+	closeStore()
+	o := parseFlags([]string{"-redis", "127.0.0.1:6379"})
+	st, closeStore, err = o.Store()
+	if o.Redis != "127.0.0.1:6379" || st == nil || err != nil {
+		t.Fatalf("with -redis: Redis %q, Store = %v, %v", o.Redis, st, err)
+	}
+	closeStore()
+}

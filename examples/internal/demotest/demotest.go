@@ -27,7 +27,7 @@ import (
 
 // Serve builds a catalogue of n products in a temporary directory and
 // serves it through an example's wire with pageSize products per sitemap
-// file. It returns the server's base URL and the catalogue; both are
+// file, without a Store. It returns the server's base URL and the catalogue; both are
 // closed when the test ends.
 func Serve(t *testing.T, n, pageSize int, wire demo.Wiring) (string, *demo.Catalogue) {
 	t.Helper()
@@ -38,7 +38,7 @@ func Serve(t *testing.T, n, pageSize int, wire demo.Wiring) (string, *demo.Catal
 	t.Cleanup(func() { cat.Close() })
 	srv := httptest.NewUnstartedServer(nil)
 	base := "http://" + srv.Listener.Addr().String()
-	h, sm, err := wire(cat.DB, demo.Options{Base: base, PageSize: pageSize}, nil)
+	h, sm, err := wire(cat.DB, nil, demo.Options{Base: base, PageSize: pageSize}, nil)
 	if err != nil {
 		srv.Close()
 		t.Fatal(err)
