@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -372,5 +373,52 @@ func TestFleetSitesApart(t *testing.T) {
 	}
 	if a.Stats().StoreHits != 0 || b.Stats().StoreHits != 0 {
 		t.Errorf("store hits %d and %d across two sites, want none", a.Stats().StoreHits, b.Stats().StoreHits)
+	}
+}
+
+// TestFleetClockOutlivesCopy: when the store has lost a page's copy
+// (Redis evicted it) but kept its clock, and the stored index predates the
+// page's last build, a new replica that rebuilds changed bytes still gives
+// them a later Last-Modified than the one served before.
+func TestFleetClockOutlivesCopy(t *testing.T) {
+	src := &revSource{fakeSource: newFake(250, 50)}
+	st := newMemStore()
+	clock := testkit.NewClock(time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC))
+	a := replicas(t, st, 1, src, Config{Now: clock.Now})[0]
+	get(a, "/sitemap_index.xml")
+	was := get(a, "/sitemap-3.xml.gz").Header().Get("Last-Modified")
+	stored := func(suffix string) string {
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		for k := range st.vals {
+			if strings.HasSuffix(k, suffix) {
+				return k
+			}
+		}
+		t.Fatalf("no stored %s", suffix)
+		return ""
+	}
+	indexKey, pageKey := stored("}:sitemap_index.xml@"+a.layout), stored("}:sitemap-3.xml.gz")
+	st.mu.Lock()
+	oldIndex := st.vals[indexKey]
+	st.mu.Unlock()
+	src.rev.Add(1)
+	clock.Add(time.Minute)
+	a.Invalidate("", 3) // a rebuilds page 3 under a later clock, then the index
+	waitFor(t, func() bool { return get(a, "/sitemap-3.xml.gz").Header().Get("Last-Modified") != was })
+	was = get(a, "/sitemap-3.xml.gz").Header().Get("Last-Modified")
+	waitFor(t, func() bool { st.mu.Lock(); defer st.mu.Unlock(); return !bytes.Equal(st.vals[indexKey], oldIndex) })
+	st.mu.Lock()
+	st.vals[indexKey] = oldIndex // as if the index had not been rebuilt yet
+	delete(st.vals, pageKey)     // and Redis had evicted the page; its clock stays
+	st.mu.Unlock()
+	src.rev.Add(1)
+	clock.Add(time.Minute)
+	b := replicas(t, st, 1, src, Config{Now: clock.Now})[0] // a new process, with no clock of its own
+	now := get(b, "/sitemap-3.xml.gz").Header().Get("Last-Modified")
+	w, _ := http.ParseTime(was)
+	n, _ := http.ParseTime(now)
+	if !n.After(w) {
+		t.Errorf("changed bytes served with Last-Modified %s, not after the %s served before", now, was)
 	}
 }
