@@ -141,6 +141,15 @@ func TestFleetFreshReplicaAnswersFromStore(t *testing.T) {
 
 func TestFleetInvalidateReachesAll(t *testing.T) {
 	src := &revSource{fakeSource: newFake(250, 50)}
+	// A page read takes a few milliseconds, as from a database: the
+	// other replicas hear of the Invalidate (on their own goroutines)
+	// before its rebuild ends, as they do of Redis's.
+	src.onURL = func(ctx context.Context, page, i int64) error {
+		if i%50 == 0 {
+			time.Sleep(5 * time.Millisecond)
+		}
+		return nil
+	}
 	sms := replicas(t, newMemStore(), 3, src, Config{})
 	before := map[int]http.Header{}
 	for i, sm := range sms {

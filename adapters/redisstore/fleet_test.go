@@ -171,6 +171,9 @@ func TestFleetFreshReplica(t *testing.T) {
 
 func TestFleetInvalidate(t *testing.T) {
 	src := newCatalogue(500)
+	// A page read takes a few milliseconds, as from a database, so the
+	// other replicas hear of the Invalidate before its rebuild ends.
+	src.block = func(context.Context, int64) { time.Sleep(5 * time.Millisecond) }
 	sms, _ := fleet(t, src)
 	for _, p := range files(500) {
 		for _, sm := range sms {
