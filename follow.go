@@ -28,12 +28,20 @@ func (s *Sitemap) follow(broken <-chan struct{}) {
 				}
 			}
 		}
-		t := time.NewTimer(delay)
-		select {
-		case <-s.ctx.Done():
-			t.Stop()
-			return
-		case <-t.C:
+		// Wait delay, or less once the store answers other calls (the
+		// breaker closed): a replica that shares copies again must hear
+		// of changes again.
+		for waited := time.Duration(0); waited < delay; waited += breakerMin {
+			t := time.NewTimer(breakerMin)
+			select {
+			case <-s.ctx.Done():
+				t.Stop()
+				return
+			case <-t.C:
+			}
+			if !sh.br.isOpen() {
+				break
+			}
 		}
 		if broken = s.subscribe(); broken != nil {
 			delay = breakerMin
