@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"iter"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -182,4 +183,73 @@ func pageMemory(b *testing.B, c redis.UniversalClient, prefix string) (record, c
 	}
 	b.Logf("%s: %d bytes, MEMORY USAGE %d; %s: %d bytes, MEMORY USAGE %d", recordKey, recordLen, record, clockKey, clockLen, clock)
 	return record, clock
+}
+
+// BenchmarkIndexShared builds the index of a 3,000,000,000-URL catalogue
+// (60,000 pages of 50,000, two index files) from a FromRange Source,
+// whose Pages is arithmetic: what is measured is the Sitemap's own work.
+// Each iteration is a new Sitemap (a new process) asking for
+// sitemap_index.xml:
+//
+//   - alone: no Store; the index is built.
+//   - build: a Store holding nothing for the site; the index is built,
+//     with the clocks of its 60,000 pages read from Redis (1,000 a call),
+//     and its record (every page's PageInfo and clock) stored.
+//   - adopt: a Store holding the index; the new Sitemap takes it from
+//     Redis, as a replica that did not build it does.
+func BenchmarkIndexShared(b *testing.B) {
+	c, prefix := redisClient(b)
+	src := sitemap.FromRange(func(context.Context) (int64, error) { return 3_000_000_000, nil },
+		func(context.Context, int64, int64) iter.Seq2[sitemap.URL, error] {
+			return func(func(sitemap.URL, error) bool) { b.Error("a URL was read") }
+		}, 0)
+	r := httptest.NewRequest(http.MethodGet, "https://example.com/sitemap_index.xml", nil)
+	r.Header.Set("Accept-Encoding", "gzip")
+	serve := func(b *testing.B, st sitemap.Store) sitemap.Stats {
+		sm, err := sitemap.New(sitemap.Config{BaseURL: "https://example.com", Store: st}, sitemap.Section{Source: src})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer sm.Close()
+		w := &discard{h: http.Header{}}
+		sm.ServeHTTP(w, r)
+		if w.code != 0 && w.code != http.StatusOK {
+			b.Fatal(w.code)
+		}
+		return sm.Stats()
+	}
+	b.Run("alone", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			serve(b, nil)
+		}
+	})
+	b.Run("build", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			st := newStore(b, c, redisstore.Options{Prefix: prefix + "build" + randomHex() + ":"})
+			if s := serve(b, st); s.Builds != 1 || s.StoreErrors != 0 {
+				b.Fatalf("%d builds, %d store errors; want 1 and 0", s.Builds, s.StoreErrors)
+			}
+		}
+	})
+	b.Run("adopt", func(b *testing.B) {
+		st := newStore(b, c, redisstore.Options{Prefix: prefix + "adopt:"})
+		serve(b, st)
+		keys, err := c.Keys(context.Background(), prefix+"adopt:*sitemap_index.xml@*").Result()
+		if err != nil || len(keys) != 1 {
+			b.Fatalf("the index record: %v %v", keys, err)
+		}
+		n, err := c.MemoryUsage(context.Background(), keys[0]).Result()
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			if s := serve(b, st); s.Builds != 0 || s.StoreHits != 1 {
+				b.Fatalf("%d builds, %d store hits; want 0 and 1", s.Builds, s.StoreHits)
+			}
+		}
+		b.ReportMetric(float64(n), "redis-bytes/index") // after the loop, which resets metrics
+	})
 }
