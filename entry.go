@@ -34,6 +34,7 @@ type entry struct {
 	moved      bool          // a page: its build moved its clock, so the index is out of date
 	pageClocks [][]fileClock // index only, with a Store: each page's clock, as pages
 	refreshing atomic.Bool   // a background refresh is running
+	looked     atomic.Int64  // with a Store: when a look for a newer copy last found none, in Unix ns (fleet.go)
 	synced     atomic.Int64  // with a Store: the follow break after which it was made or checked (follow.go)
 
 	// text is the page's plain-text form, made from it on first request

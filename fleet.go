@@ -16,6 +16,12 @@ import (
 // the store does, a replica goes on alone: a failed or refused call
 // (breaker.go) means build here, as without a Store.
 
+// lookEvery is how often a stale copy may be looked up in the store while
+// no message says that a newer one is there: a page whose rebuild takes a
+// while costs the store at most one read of its copy a second, however
+// many requests it gets.
+const lookEvery = time.Second
+
 // fleetWaitMax is the longest pause between two looks at the store while
 // another replica builds a document.
 const fleetWaitMax = 100 * time.Millisecond
@@ -173,11 +179,15 @@ func (s *Sitemap) share(ctx context.Context, k pageKey, e *entry) {
 // one made before the subscription last broke. Requests for k share one
 // look.
 func (s *Sitemap) fromStore(k pageKey, e *entry) *entry {
+	if !s.shared.unsynced(e) && time.Now().UnixNano()-e.looked.Load() < int64(lookEvery) {
+		return nil // looked just now; a message that a new copy is stored resets this (follow.go)
+	}
 	v, _, _ := s.group.Do("store:"+k.String(), func() (any, error) {
 		epoch := s.epoch.Load()
 		defer e.synced.Store(s.shared.breaks.Load())
 		rec, err := s.shared.get(s.ctx, s.storeName(k))
 		if err != nil || rec == nil || rec.hash == e.hash && !rec.built.After(e.built) || !s.storeFresh(k, rec, e) {
+			e.looked.Store(time.Now().UnixNano())
 			return (*entry)(nil), nil
 		}
 		return s.adopt(k, rec, epoch), nil

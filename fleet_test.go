@@ -431,3 +431,43 @@ func TestFleetClockOutlivesCopy(t *testing.T) {
 		t.Errorf("changed bytes served with Last-Modified %s, not after the %s served before", now, was)
 	}
 }
+
+// TestFleetStaleLooksBounded: while another replica takes long to
+// rebuild a page, a replica serving its stale copy reads the stored copy
+// at most once a second, however many requests come; the message that
+// the new copy is stored makes the next request take it.
+func TestFleetStaleLooksBounded(t *testing.T) {
+	src := &revSource{fakeSource: newFake(250, 50)}
+	st := newMemStore()
+	sms := replicas(t, st, 2, src, Config{})
+	a, b := sms[0], sms[1]
+	for _, sm := range sms {
+		get(sm, "/sitemap_index.xml")
+		get(sm, "/sitemap-2.xml.gz")
+	}
+	old := get(b, "/sitemap-2.xml.gz").Header().Get("Etag")
+	// Someone holds the page's lock: its rebuild is under way elsewhere.
+	unlock, err := st.Lock(t.Context(), a.shared.ns+"lock:sitemap-2.xml.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.rev.Add(1)
+	a.Invalidate("", 2)
+	waitFor(t, func() bool { return a.Stats().StoreWaits == 1 }) // a waits for the lock
+	gets := st.gets.Load()
+	for range 100 {
+		if w := get(b, "/sitemap-2.xml.gz"); w.Code != http.StatusOK || w.Header().Get("Etag") != old {
+			t.Fatalf("b during the rebuild: %d, or not its stale copy", w.Code)
+		}
+	}
+	if n := st.gets.Load() - gets; n > 3 {
+		t.Errorf("100 requests for a stale page read the store %d times, want at most 3 (one look, one refresh)", n)
+	}
+	unlock() // the other holder is done, without a copy: a builds
+	waitFor(t, func() bool { return get(a, "/sitemap-2.xml.gz").Header().Get("Etag") != old })
+	start := time.Now()
+	waitFor(t, func() bool { return get(b, "/sitemap-2.xml.gz").Header().Get("Etag") != old })
+	if d := time.Since(start); d > lookEvery/2 {
+		t.Errorf("b took %v to serve the new copy: the message that it was stored did not end the pause between looks", d)
+	}
+}

@@ -102,6 +102,9 @@ func (s *Sitemap) onMessage(b []byte) {
 			continue // a document this replica does not have
 		}
 		cur, cached := s.cache.peek(k)
+		if cached {
+			cur.looked.Store(0) // the store has news of k: look there on the next request
+		}
 		switch m.kind {
 		case msgChanged:
 			sh.mark(k, m.gen)

@@ -20,6 +20,7 @@ type memStore struct {
 	token    int
 	down     atomic.Bool
 	calls    atomic.Int64
+	gets     atomic.Int64 // Get calls, which read whole copies
 }
 
 type memSub struct {
@@ -77,6 +78,7 @@ func (m *memStore) subscribers() int {
 }
 
 func (m *memStore) Get(ctx context.Context, keys ...string) ([][]byte, error) {
+	m.gets.Add(1)
 	if err := m.check(); err != nil {
 		return nil, err
 	}
