@@ -30,9 +30,7 @@ type entry struct {
 
 	epoch      uint64        // the Sitemap's epoch when its build started (invalidate.go)
 	gen        int64         // the store's generation when its build started (fleet.go)
-	clock      fileClock     // with a Store: the file's clock when it was built (record.go)
 	moved      bool          // a page: its build moved its clock, so the index is out of date
-	pageClocks [][]fileClock // index only, with a Store: each page's clock, as pages
 	refreshing atomic.Bool   // a background refresh is running
 	looked     atomic.Int64  // with a Store: when a look for a newer copy last found none, in Unix ns (fleet.go)
 	synced     atomic.Int64  // with a Store: the follow break after which it was made or checked (follow.go)
@@ -79,7 +77,7 @@ const _ uint32 = MaxBytes
 func (e *entry) renewed(now time.Time) *entry {
 	r := &entry{
 		gz: e.gz, size: e.size, lastMod: e.lastMod, built: now, info: e.info, hash: e.hash, level: e.level,
-		epoch: e.epoch, gen: e.gen, clock: e.clock, pageClocks: e.pageClocks,
+		epoch: e.epoch, gen: e.gen,
 		etagFile: e.etagFile, etagGzip: e.etagGzip, etagPlain: e.etagPlain, gzLen: e.gzLen, pages: e.pages, more: e.more, sums: e.sums,
 	}
 	r.text.Store(e.text.Load()) // the same bytes, the same text

@@ -88,24 +88,26 @@ func (s *Sitemap) fromFleet(ctx context.Context, k pageKey, old *entry) (got, st
 	}
 }
 
-// look reads the stored copy of k. It returns the copy, adopted, if it
-// is current and fresh; otherwise the stale copy to replace: the stored
-// one if it is newer than old, else old. ok is false if the store did not
-// answer.
+// look reads the stored copy of k, and merges the clocks it carries into
+// this replica's. It returns the copy, adopted, if it is current and
+// fresh; otherwise the stale copy to replace: the stored one if it is
+// newer than old, else old. ok is false if the store did not answer.
 func (s *Sitemap) look(ctx context.Context, k pageKey, old *entry) (got, stale *entry, ok bool) {
 	epoch := s.epoch.Load()
-	rec, err := s.shared.get(ctx, s.storeName(k))
-	switch {
-	case err != nil:
+	rec, clocks, err := s.shared.get(ctx, k, s.storeName(k))
+	if err != nil {
 		return nil, old, false
+	}
+	for _, kc := range clocks {
+		s.clocks.seed(kc.k, kc.c)
+	}
+	switch {
 	case rec == nil:
 		return nil, old, true
 	case s.storeFresh(k, rec, old):
 		return s.adopt(k, rec, epoch), nil, true
-	}
-	s.seedClocks(k, rec)
-	if old == nil || rec.built.After(old.built) {
-		old = rec
+	case old == nil || rec.built.After(old.built):
+		return nil, rec, true
 	}
 	return nil, old, true
 }
@@ -119,9 +121,8 @@ func (s *Sitemap) storeFresh(k pageKey, rec, local *entry) bool {
 }
 
 // adopt caches rec, a current stored copy of k, read when the epoch was
-// epoch, and takes its clocks.
+// epoch.
 func (s *Sitemap) adopt(k pageKey, rec *entry, epoch uint64) *entry {
-	s.seedClocks(k, rec)
 	rec.epoch = epoch
 	rec.synced.Store(s.shared.breaks.Load())
 	s.keep(k, rec)
@@ -129,46 +130,14 @@ func (s *Sitemap) adopt(k pageKey, rec *entry, epoch uint64) *entry {
 	return rec
 }
 
-// seedClocks merges the clocks a stored copy of k knew into this
-// replica's: for an index, those of its files and of every page it lists.
-func (s *Sitemap) seedClocks(k pageKey, rec *entry) {
-	if k != indexKey {
-		s.clocks.seed(k, rec.clock)
-		return
-	}
-	for i := 1; i <= rec.files(); i++ {
-		s.clocks.seed(indexFileKey(i), rec.file(i).clock)
-	}
-	for sec, ps := range rec.pages {
-		if sec >= len(s.sections) || sec >= len(rec.pageClocks) {
-			break
-		}
-		for j, p := range ps {
-			s.clocks.seed(pageKey{sec: sec, page: p.Number}, rec.pageClocks[sec][j])
-		}
-	}
-}
-
 // share stores e, the copy of k just built here, with its clocks, and
 // tells the other replicas.
 func (s *Sitemap) share(ctx context.Context, k pageKey, e *entry) {
-	e.clock = s.clocks.state(k)
-	if k == indexKey {
-		for i := 2; i <= e.files(); i++ {
-			e.file(i).clock = s.clocks.state(indexFileKey(i))
-		}
-		e.pageClocks = make([][]fileClock, len(e.pages))
-		for sec, ps := range e.pages {
-			e.pageClocks[sec] = make([]fileClock, len(ps))
-			for j, p := range ps {
-				e.pageClocks[sec][j] = s.clocks.state(pageKey{sec: sec, page: p.Number})
-			}
-		}
-	}
+	name := s.storeName(k)
 	if k.sec >= 0 { // a page: its clock, for the index, whoever builds it
-		s.shared.setClock(ctx, s.storeName(k), e.clock)
+		s.shared.setClock(ctx, name, s.clocks.state(k))
 	}
-	if s.shared.set(ctx, s.storeName(k), e) == nil {
+	if s.shared.set(ctx, k, name, e, s.clocks.state) == nil {
 		s.shared.publish(ctx, &message{kind: msgBuilt, hash: e.hash, names: []string{s.describe(k)}})
 	}
 }
@@ -183,14 +152,12 @@ func (s *Sitemap) fromStore(k pageKey, e *entry) *entry {
 		return nil // looked just now; a message that a new copy is stored resets this (follow.go)
 	}
 	v, _, _ := s.group.Do("store:"+k.String(), func() (any, error) {
-		epoch := s.epoch.Load()
 		defer e.synced.Store(s.shared.breaks.Load())
-		rec, err := s.shared.get(s.ctx, s.storeName(k))
-		if err != nil || rec == nil || rec.hash == e.hash && !rec.built.After(e.built) || !s.storeFresh(k, rec, e) {
+		rec, _, _ := s.look(s.ctx, k, e)
+		if rec == nil {
 			e.looked.Store(time.Now().UnixNano())
-			return (*entry)(nil), nil
 		}
-		return s.adopt(k, rec, epoch), nil
+		return rec, nil
 	})
 	return v.(*entry)
 }

@@ -143,17 +143,15 @@ func (s *Sitemap) invalidate(keys []pageKey) {
 			listed = append(listed, k)
 		} // else no such page, as far as anyone knows
 	}
-	s.outdate(append(append(append([]pageKey(nil), rebuild...), listed...), indexKey)...)
+	changed := make([]pageKey, 0, len(rebuild)+len(listed)+1)
+	changed = append(append(append(changed, rebuild...), listed...), indexKey)
+	s.outdate(changed...)
 	for _, k := range listed {
 		s.clocks.invalidated(k, now)
 	}
-	for _, k := range rebuild {
+	for _, k := range changed {
 		s.failures.forget(k)
 	}
-	for _, k := range listed {
-		s.failures.forget(k)
-	}
-	s.failures.forget(indexKey)
 	s.background(func() {
 		var wg sync.WaitGroup
 		work := make(chan pageKey)

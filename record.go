@@ -25,8 +25,16 @@ const recordMagic = "SMR\x01"
 // record of this version.
 var errRecord = errors.New("sitemap: store value is not a valid record")
 
-// encodeRecord returns the record of e.
-func encodeRecord(e *entry) []byte {
+// keyClock is the clock of one file, as a record carries it.
+type keyClock struct {
+	k pageKey
+	c fileClock
+}
+
+// encodeRecord returns the record of e, the copy of k, with the clocks
+// clock gives: k's, and for an index those of its other files and of every
+// page it lists.
+func encodeRecord(k pageKey, e *entry, clock func(pageKey) fileClock) []byte {
 	n := len(recordMagic) + len(e.gz) + 16*len(e.sums) + 128
 	for _, f := range e.more {
 		n += len(f.gz) + 64
@@ -36,7 +44,7 @@ func encodeRecord(e *entry) []byte {
 	}
 	b := make([]byte, 0, n)
 	b = append(b, recordMagic...)
-	b = appendFile(b, e)
+	b = appendFile(b, e, clock(k))
 	b = binary.AppendVarint(b, e.gen)
 	b = binary.AppendVarint(b, e.info.Number)
 	b = appendTime(b, e.info.LastMod)
@@ -49,28 +57,28 @@ func encodeRecord(e *entry) []byte {
 	b = binary.AppendUvarint(b, uint64(len(e.pages)))
 	for i, ps := range e.pages {
 		b = binary.AppendUvarint(b, uint64(len(ps)))
-		for j, p := range ps {
+		for _, p := range ps {
 			b = binary.AppendVarint(b, p.Number)
 			b = appendTime(b, p.LastMod)
 			b = appendString(b, p.Version)
-			b = appendClock(b, e.pageClocks[i][j])
+			b = appendClock(b, clock(pageKey{sec: i, page: p.Number}))
 		}
 	}
 	b = binary.AppendUvarint(b, uint64(len(e.more)))
-	for _, f := range e.more {
-		b = appendFile(b, f)
+	for i, f := range e.more {
+		b = appendFile(b, f, clock(indexFileKey(i+2)))
 	}
 	return binary.LittleEndian.AppendUint64(b, xxhash.Sum64(b))
 }
 
 // appendFile appends what every file of a record has: its bytes,
-// validators and clocks.
-func appendFile(b []byte, e *entry) []byte {
+// validators and clock.
+func appendFile(b []byte, e *entry, c fileClock) []byte {
 	b = binary.LittleEndian.AppendUint64(b, e.hash)
 	b = append(b, byte(e.level))
 	b = appendTime(b, e.lastMod)
 	b = appendTime(b, e.built)
-	b = appendClock(b, e.clock)
+	b = appendClock(b, c)
 	b = binary.AppendUvarint(b, uint64(len(e.gz)))
 	return append(b, e.gz...)
 }
@@ -125,21 +133,23 @@ func appendString(b []byte, s string) []byte {
 	return append(b, s...)
 }
 
-// decodeRecord returns the entry a record holds. The entry shares no
-// memory with b: its gzip bytes are copied, so that a cached copy does not
-// keep the whole record alive (with change tracking, the URL sums make it
-// several times the gzip size), and starts on an aligned address, which
-// makes serving it several times faster (BENCHMARKS.md, "Shared store").
-func decodeRecord(b []byte) (*entry, error) {
+// decodeRecord returns the entry a record of k holds, and the clocks it
+// carries. The entry shares no memory with b: its gzip bytes are copied,
+// so that a cached copy does not keep the whole record alive (with change
+// tracking, the URL sums make it several times the gzip size), and start
+// on an aligned address, which makes serving it several times faster
+// (BENCHMARKS.md, "Shared store").
+func decodeRecord(k pageKey, b []byte) (*entry, []keyClock, error) {
 	if len(b) < len(recordMagic)+8 || string(b[:len(recordMagic)]) != recordMagic {
-		return nil, errRecord
+		return nil, nil, errRecord
 	}
 	body := b[:len(b)-8]
 	if xxhash.Sum64(body) != binary.LittleEndian.Uint64(b[len(b)-8:]) {
-		return nil, errRecord
+		return nil, nil, errRecord
 	}
 	d := &decoder{b: body[len(recordMagic):]}
-	e := d.file()
+	e, c := d.file()
+	clocks := []keyClock{{k, c}}
 	e.gen = d.varint()
 	e.info.Number = d.varint()
 	e.info.LastMod = d.time()
@@ -152,27 +162,26 @@ func decodeRecord(b []byte) (*entry, error) {
 	}
 	if n := d.count(1); n > 0 {
 		e.pages = make([][]PageInfo, n)
-		e.pageClocks = make([][]fileClock, n)
 		for i := range e.pages {
-			m := d.count(8)
-			e.pages[i] = make([]PageInfo, m)
-			e.pageClocks[i] = make([]fileClock, m)
+			e.pages[i] = make([]PageInfo, d.count(8))
 			for j := range e.pages[i] {
-				e.pages[i][j] = PageInfo{Number: d.varint(), LastMod: d.time(), Version: d.string()}
-				e.pageClocks[i][j] = d.clock()
+				p := PageInfo{Number: d.varint(), LastMod: d.time(), Version: d.string()}
+				e.pages[i][j] = p
+				clocks = append(clocks, keyClock{pageKey{sec: i, page: p.Number}, d.clock()})
 			}
 		}
 	}
 	if n := d.count(12); n > 0 {
 		e.more = make([]*entry, n)
 		for i := range e.more {
-			e.more[i] = d.file()
+			e.more[i], c = d.file()
+			clocks = append(clocks, keyClock{indexFileKey(i + 2), c})
 		}
 	}
 	if d.err != nil || len(d.b) != 0 {
-		return nil, errRecord
+		return nil, nil, errRecord
 	}
-	return e, nil
+	return e, clocks, nil
 }
 
 // decoder reads a record; the first error sticks, and every read after
@@ -271,9 +280,10 @@ func (d *decoder) clock() fileClock {
 	return c
 }
 
-// file reads what appendFile wrote, and makes the entry: its ETags and
-// lengths derive from its hash, level and bytes, as a build makes them.
-func (d *decoder) file() *entry {
+// file reads what appendFile wrote, and makes the entry (its ETags and
+// lengths derive from its hash, level and bytes, as a build makes them)
+// and returns it with its clock.
+func (d *decoder) file() (*entry, fileClock) {
 	hash, level := d.uint64(), int(d.byte())
 	lastMod, built, clock := d.time(), d.time(), d.clock()
 	gz := d.bytes(d.uvarint())
@@ -281,9 +291,7 @@ func (d *decoder) file() *entry {
 		d.fail()
 	}
 	if d.err != nil {
-		return &entry{}
+		return &entry{}, fileClock{}
 	}
-	e := newEntry(bytes.Clone(gz), hash, level, lastMod, built)
-	e.clock = clock
-	return e
+	return newEntry(bytes.Clone(gz), hash, level, lastMod, built), clock
 }

@@ -14,7 +14,7 @@ import (
 // recordEntry builds an index entry of three files with two sections,
 // and a page entry with sums, through the Sitemap, so every field a
 // record keeps is set as a build sets it.
-func recordEntries(t *testing.T) (page, index *entry) {
+func recordEntries(t *testing.T) (page, index *entry, clock func(pageKey) fileClock) {
 	t.Helper()
 	st := newMemStore()
 	sm := newTestSitemap(t, Config{Store: st, OnChange: func(Change) {}},
@@ -22,17 +22,21 @@ func recordEntries(t *testing.T) (page, index *entry) {
 	get(sm, "/sitemap-a-2.xml.gz")
 	page, _ = sm.cache.peek(pageKey{sec: 0, page: 2})
 	index, _ = sm.cache.peek(indexKey)
-	if page == nil || index == nil || len(page.sums) == 0 || len(index.pageClocks) != 2 {
+	if page == nil || index == nil || len(page.sums) == 0 || len(index.pages) != 2 {
 		t.Fatalf("no entries to encode: %v %v", page, index)
 	}
 	index.more = []*entry{page, page} // an index of three files, as past 50,000 pages
-	return page, index
+	return page, index, sm.clocks.state
 }
 
 func TestRecordRoundTrip(t *testing.T) {
-	page, index := recordEntries(t)
+	page, index, clock := recordEntries(t)
 	for name, e := range map[string]*entry{"page": page, "index": index} {
-		got, err := decodeRecord(encodeRecord(e))
+		k := pageKey{sec: 0, page: 2}
+		if e == index {
+			k = indexKey
+		}
+		got, clocks, err := decodeRecord(k, encodeRecord(k, e, clock))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -51,7 +55,13 @@ func TestRecordRoundTrip(t *testing.T) {
 		same("gen", got.gen, e.gen)
 		same("info", got.info.Version+got.info.LastMod.String(), e.info.Version+e.info.LastMod.String())
 		same("sums", got.sums, e.sums)
-		same("clock", clockString(got.clock), clockString(e.clock))
+		same("clock", clocks[0].k, k)
+		same("clocks", len(clocks), 1+len(e.more)+pagesOf(e))
+		for _, kc := range clocks {
+			if clockString(kc.c) != clockString(clock(kc.k)) {
+				t.Errorf("%s: clock of %v decoded as %s, want %s", name, kc.k, clockString(kc.c), clockString(clock(kc.k)))
+			}
+		}
 		same("files", got.files(), e.files())
 		for i := 2; i <= e.files(); i++ {
 			same("file gz", got.file(i).gz, e.file(i).gz)
@@ -60,10 +70,18 @@ func TestRecordRoundTrip(t *testing.T) {
 		for s := range e.pages {
 			for j := range e.pages[s] {
 				same("page", got.pages[s][j].Number, e.pages[s][j].Number)
-				same("page clock", clockString(got.pageClocks[s][j]), clockString(e.pageClocks[s][j]))
 			}
 		}
 	}
+}
+
+// pagesOf is the number of pages an index entry lists.
+func pagesOf(e *entry) int {
+	n := 0
+	for _, ps := range e.pages {
+		n += len(ps)
+	}
+	return n
 }
 
 func clockString(c fileClock) string {
@@ -73,22 +91,22 @@ func clockString(c fileClock) string {
 // TestRecordGarbage: a record cut anywhere, or with any byte changed,
 // or something else altogether, does not decode.
 func TestRecordGarbage(t *testing.T) {
-	_, index := recordEntries(t)
-	b := encodeRecord(index)
+	_, index, clock := recordEntries(t)
+	b := encodeRecord(indexKey, index, clock)
 	for n := range len(b) {
-		if _, err := decodeRecord(b[:n]); !errors.Is(err, errRecord) {
+		if _, _, err := decodeRecord(indexKey, b[:n]); !errors.Is(err, errRecord) {
 			t.Fatalf("cut at %d of %d: %v", n, len(b), err)
 		}
 	}
 	for i := 0; i < len(b); i += 1 + len(b)/2000 {
 		c := bytes.Clone(b)
 		c[i] ^= 0x20
-		if _, err := decodeRecord(c); !errors.Is(err, errRecord) {
+		if _, _, err := decodeRecord(indexKey, c); !errors.Is(err, errRecord) {
 			t.Fatalf("byte %d changed: %v", i, err)
 		}
 	}
 	for _, v := range []string{"", "OK", "1", recordMagic, "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"} {
-		if _, err := decodeRecord([]byte(v)); !errors.Is(err, errRecord) {
+		if _, _, err := decodeRecord(indexKey, []byte(v)); !errors.Is(err, errRecord) {
 			t.Errorf("%q: %v", v, err)
 		}
 	}
@@ -135,17 +153,27 @@ func FuzzRecord(f *testing.F) {
 			body := b[:len(b)-8]
 			binary.LittleEndian.PutUint64(b[len(b)-8:], xxhash.Sum64(body))
 		}
-		e, err := decodeRecord(b)
+		e, clocks, err := decodeRecord(indexKey, b)
 		if err != nil {
 			return
 		}
-		once := encodeRecord(e)
-		again, err := decodeRecord(once)
+		once := encodeRecord(indexKey, e, clockOf(clocks))
+		again, clocks, err := decodeRecord(indexKey, once)
 		if err != nil {
 			t.Fatalf("a decoded record, encoded, does not decode: %v", err)
 		}
-		if twice := encodeRecord(again); !bytes.Equal(twice, once) {
+		if twice := encodeRecord(indexKey, again, clockOf(clocks)); !bytes.Equal(twice, once) {
 			t.Fatalf("a record changed through an encoding: %d bytes, then %d", len(once), len(twice))
 		}
 	})
+}
+
+// clockOf returns the clock function of the clocks a record carried (the
+// last one of a key, which the encoding writes for every mention of it).
+func clockOf(clocks []keyClock) func(pageKey) fileClock {
+	m := make(map[pageKey]fileClock, len(clocks))
+	for _, kc := range clocks {
+		m[kc.k] = kc.c
+	}
+	return func(k pageKey) fileClock { return m[k] }
 }

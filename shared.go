@@ -65,31 +65,32 @@ func (sh *shared) call(ctx context.Context, f func() error) error {
 	return err
 }
 
-// get returns the stored copy of the document name, nil if there is none
-// or it does not decode.
-func (sh *shared) get(ctx context.Context, name string) (*entry, error) {
+// get returns the stored copy of the document k, named name, and the
+// clocks it carries; nil if there is none or it does not decode.
+func (sh *shared) get(ctx context.Context, k pageKey, name string) (*entry, []keyClock, error) {
 	var vs [][]byte
 	err := sh.call(ctx, func() (err error) {
 		vs, err = sh.st.Get(ctx, sh.ns+name)
 		return err
 	})
 	if err != nil || len(vs) != 1 || vs[0] == nil {
-		return nil, err
+		return nil, nil, err
 	}
-	e, err := decodeRecord(vs[0])
+	e, clocks, err := decodeRecord(k, vs[0])
 	if err != nil {
 		sh.errs.Add(1)
 		if !sh.garbage.Swap(true) {
 			sh.log.Warn("sitemap: a store value does not decode; treated as missing (logged once)", "key", sh.ns+name)
 		}
-		return nil, nil
+		return nil, nil, nil
 	}
-	return e, nil
+	return e, clocks, nil
 }
 
-// set stores e as the copy of the document name.
-func (sh *shared) set(ctx context.Context, name string, e *entry) error {
-	b := encodeRecord(e)
+// set stores e as the copy of the document k, named name, with the clocks
+// clock gives (encodeRecord).
+func (sh *shared) set(ctx context.Context, k pageKey, name string, e *entry, clock func(pageKey) fileClock) error {
+	b := encodeRecord(k, e, clock)
 	return sh.call(ctx, func() error { return sh.st.Set(ctx, sh.ns+name, b) })
 }
 
