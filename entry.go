@@ -28,12 +28,12 @@ type entry struct {
 	more  []*entry     // index only: its files after the first (sitemap_index-2.xml, …)
 	sums  []urlSum     // a page's URLs, hashed, when changes are tracked (changes.go)
 
-	epoch      uint64        // the Sitemap's epoch when its build started (invalidate.go)
-	gen        int64         // the store's generation when its build started (fleet.go)
-	moved      bool          // a page: its build moved its clock, so the index is out of date
-	refreshing atomic.Bool   // a background refresh is running
-	looked     atomic.Int64  // with a Store: when a look for a newer copy last found none, in Unix ns (fleet.go)
-	synced     atomic.Int64  // with a Store: the follow break after which it was made or checked (follow.go)
+	epoch      uint64       // the Sitemap's epoch when its build started (invalidate.go)
+	gen        int64        // the store's generation when its build started (fleet.go)
+	moved      bool         // a page: its build moved its clock, so the index is out of date
+	refreshing atomic.Bool  // a background refresh is running
+	looked     atomic.Int64 // with a Store: when a look for a newer copy last found none, in Unix ns (fleet.go)
+	synced     atomic.Int64 // with a Store: the follow break after which it was made or checked (follow.go)
 
 	// text is the page's plain-text form, made from it on first request
 	// (text.go); textMu makes that happen once.
