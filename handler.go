@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 )
 
 var (
@@ -103,6 +104,26 @@ func serveError(w http.ResponseWriter, text string, code int) {
 		delete(h, k)
 	}
 	http.Error(w, text, code) // also drops Content-Length
+}
+
+// serveFixed answers a GET or HEAD of a small file served as it is, such
+// as the IndexNow key file or the stylesheet: body with the Content-Type
+// ct, its strong ETag (304 through http.ServeContent) and cacheControl,
+// if any. Any other method gets 405.
+func serveFixed(w http.ResponseWriter, r *http.Request, body string, ct, etag, cacheControl []string) {
+	h := w.Header()
+	h["X-Robots-Tag"] = hdrNoindex
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		h["Allow"] = hdrAllow
+		serveError(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	if cacheControl != nil {
+		h["Cache-Control"] = cacheControl
+	}
+	h["Content-Type"] = ct
+	h["Etag"] = etag
+	http.ServeContent(w, r, "", time.Time{}, strings.NewReader(body))
 }
 
 // serveEntry sets the representation's headers and lets http.ServeContent

@@ -3,8 +3,6 @@ package sitemap
 import (
 	"net/http"
 	"strconv"
-	"strings"
-	"time"
 )
 
 // keyFile is the IndexNow key file, BASE/KEY.txt, whose content is the key:
@@ -23,17 +21,7 @@ func newKeyFile(prefix, key string) *keyFile {
 	}
 }
 
-// serve answers a GET or HEAD with the key as text/plain, with a strong
-// ETag (304 through http.ServeContent), and any other method with 405.
+// serve answers with the key as text/plain (serveFixed).
 func (k *keyFile) serve(w http.ResponseWriter, r *http.Request) {
-	h := w.Header()
-	h["X-Robots-Tag"] = hdrNoindex
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		h["Allow"] = hdrAllow
-		serveError(w, "method not allowed", http.StatusMethodNotAllowed)
-		return
-	}
-	h["Content-Type"] = hdrTextCT
-	h["Etag"] = k.etag
-	http.ServeContent(w, r, "", time.Time{}, strings.NewReader(k.body))
+	serveFixed(w, r, k.body, hdrTextCT, k.etag, nil)
 }

@@ -4,8 +4,6 @@ import (
 	_ "embed"
 	"net/http"
 	"strconv"
-	"strings"
-	"time"
 )
 
 // The stylesheet that shows a sitemap in a browser (Config.Stylesheet):
@@ -41,21 +39,8 @@ func newXSLFile(prefix string) *xslFile {
 	}
 }
 
-// serve answers a GET or HEAD with the stylesheet, with a strong ETag (304
-// through http.ServeContent) and the sitemap's Cache-Control, and any
-// other method with 405.
+// serve answers with the stylesheet and the sitemap's Cache-Control
+// (serveFixed).
 func (x *xslFile) serve(w http.ResponseWriter, r *http.Request, cacheControl []string) {
-	h := w.Header()
-	h["X-Robots-Tag"] = hdrNoindex
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		h["Allow"] = hdrAllow
-		serveError(w, "method not allowed", http.StatusMethodNotAllowed)
-		return
-	}
-	if cacheControl != nil {
-		h["Cache-Control"] = cacheControl
-	}
-	h["Content-Type"] = hdrXSLCT
-	h["Etag"] = x.etag
-	http.ServeContent(w, r, "", time.Time{}, strings.NewReader(xslBody))
+	serveFixed(w, r, xslBody, hdrXSLCT, x.etag, cacheControl)
 }
