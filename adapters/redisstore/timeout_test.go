@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"net"
-	"sync"
 	"testing"
 	"time"
 
@@ -61,36 +60,8 @@ func TestCallsFailWhenCut(t *testing.T) {
 // accepts connections and never answers, where only Timeout, with the
 // client's ContextTimeoutEnabled, ends a call. It needs no Redis.
 func TestCallsTimeOutWhenRedisHangs(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var conns []net.Conn
-	wg.Go(func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-			wg.Go(func() { io.Copy(io.Discard, c) })
-		}
-	})
-	defer func() {
-		ln.Close()
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
-		wg.Wait()
-	}()
-
-	st := newStore(t, dial(t, ln.Addr().String()), redisstore.Options{LockTTL: lockTTL, Timeout: timeout})
+	addr := tcpproxy.Server(t, func(c net.Conn) { io.Copy(io.Discard, c) }) // reads, never answers
+	st := newStore(t, dial(t, addr), redisstore.Options{LockTTL: lockTTL, Timeout: timeout})
 	checkCallsFail(t, st)
 	waitRunning(t, 0)
 }

@@ -126,3 +126,43 @@ func (p *Proxy) forward(client net.Conn) {
 	p.untrack(server)
 	<-done
 }
+
+// Server is a plain TCP server for tests, the other end of a proxy: it
+// listens on a free port of 127.0.0.1 and runs handle on each connection
+// it accepts, until t ends, when it closes the listener and every
+// connection and waits for the handlers. It returns its address.
+func Server(t testing.TB, handle func(net.Conn)) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("tcpproxy: %v", err)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var conns []net.Conn
+	wg.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+			wg.Go(func() {
+				defer c.Close()
+				handle(c)
+			})
+		}
+	})
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+		wg.Wait()
+	})
+	return ln.Addr().String()
+}
