@@ -2,10 +2,9 @@ package sitemap
 
 import (
 	"time"
-)
 
-// maxImages is the most images one URL may carry.
-const maxImages = 1000
+	"github.com/freshmap/sitemap/internal/limits"
+)
 
 // appendURL builds one <url> element, checking every rule as it goes.
 func (e *encoder) appendURL(b []byte, u *URL) ([]byte, error) {
@@ -89,7 +88,7 @@ func (e *encoder) appendImages(b []byte, u *URL) ([]byte, error) {
 	if e.ext&ExtImage == 0 {
 		return b, invalid(u, "image", errUndeclared)
 	}
-	if len(u.Images) > maxImages {
+	if len(u.Images) > limits.Images {
 		return b, invalid(u, "image", errTooMany)
 	}
 	var err error

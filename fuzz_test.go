@@ -15,6 +15,8 @@ import (
 
 	"github.com/freshmap/sitemap/internal/langtag"
 	"github.com/freshmap/sitemap/internal/xsdcheck"
+
+	"github.com/freshmap/sitemap/internal/limits"
 )
 
 // fuzzArgs are the values FuzzEncode varies. Text goes into the free-text
@@ -245,12 +247,12 @@ func checkDocument(t *testing.T, doc []byte, a fuzzArgs, urls int) {
 				checkText(t, name, v, a.Text)
 			case "video:title":
 				checkText(t, name, v, a.VideoTitle)
-				if utf8.RuneCountInString(v) > maxVideoTitle {
+				if utf8.RuneCountInString(v) > limits.VideoTitle {
 					t.Errorf("video title of %d characters written", utf8.RuneCountInString(v))
 				}
 			case "video:description":
 				checkText(t, name, v, a.Description)
-				if utf8.RuneCountInString(v) > maxVideoDesc {
+				if utf8.RuneCountInString(v) > limits.VideoDesc {
 					t.Errorf("video description of %d characters written", utf8.RuneCountInString(v))
 				}
 			case "news:name":

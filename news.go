@@ -4,10 +4,9 @@ import (
 	"errors"
 	"strings"
 	"time"
-)
 
-// maxStockTickers is the most stock tickers one news entry may carry.
-const maxStockTickers = 5
+	"github.com/freshmap/sitemap/internal/limits"
+)
 
 // A news sitemap holds only articles published in the last two days. An
 // article dated a little after the build time is accepted, for the clocks
@@ -47,7 +46,7 @@ func (e *encoder) appendNews(b []byte, u *URL, n *News) ([]byte, error) {
 		return b, invalid(u, "news.publication_date", errNewsTooOld)
 	case strings.TrimSpace(n.Title) == "":
 		return b, invalid(u, "news.title", errRequired)
-	case len(n.StockTickers) > maxStockTickers:
+	case len(n.StockTickers) > limits.StockTickers:
 		return b, invalid(u, "news.stock_tickers", errTooMany)
 	}
 	for _, g := range n.Genres {

@@ -6,15 +6,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-)
 
-// Limits of the video extension.
-const (
-	maxVideoTags  = 32
-	maxVideoTitle = 100  // characters
-	maxVideoDesc  = 2048 // characters
-	maxCategory   = 256  // characters
-	maxDuration   = 28800
+	"github.com/freshmap/sitemap/internal/limits"
 )
 
 // appendVideo writes a <video:video> element after checking its required
@@ -28,23 +21,23 @@ func (e *encoder) appendVideo(b []byte, u *URL, v *Video) ([]byte, error) {
 		return b, invalid(u, "video.thumbnail_loc", errRequired)
 	case strings.TrimSpace(v.Title) == "":
 		return b, invalid(u, "video.title", errRequired)
-	case runeCount(v.Title) > maxVideoTitle:
+	case runeCount(v.Title) > limits.VideoTitle:
 		return b, invalid(u, "video.title", errLength)
 	case strings.TrimSpace(v.Description) == "":
 		return b, invalid(u, "video.description", errRequired)
-	case runeCount(v.Description) > maxVideoDesc:
+	case runeCount(v.Description) > limits.VideoDesc:
 		return b, invalid(u, "video.description", errLength)
 	case v.ContentLoc == "" && v.PlayerLoc == "":
 		return b, invalid(u, "video.content_loc", errNeedsPlayer)
-	case v.Duration != 0 && (v.Duration < time.Second || v.Duration > maxDuration*time.Second):
+	case v.Duration != 0 && (v.Duration < time.Second || v.Duration > limits.VideoDuration):
 		return b, invalid(u, "video.duration", errRange)
 	case v.Rating != nil && !(*v.Rating >= 0 && *v.Rating <= 5):
 		return b, invalid(u, "video.rating", errRange)
 	case v.ViewCount != nil && *v.ViewCount < 0:
 		return b, invalid(u, "video.view_count", errRange)
-	case len(v.Tags) > maxVideoTags:
+	case len(v.Tags) > limits.VideoTags:
 		return b, invalid(u, "video.tag", errTooMany)
-	case runeCount(v.Category) > maxCategory:
+	case runeCount(v.Category) > limits.VideoCategory:
 		return b, invalid(u, "video.category", errLength)
 	case v.UploaderInfo != "" && v.Uploader == "":
 		return b, invalid(u, "video.uploader", errRequired)

@@ -7,23 +7,14 @@ import (
 
 	"github.com/freshmap/sitemap"
 	"github.com/freshmap/sitemap/internal/langtag"
-)
 
-// Limits of the image, video and news extensions.
-const (
-	maxImages       = 1000
-	maxVideoTitle   = 100  // characters
-	maxVideoDesc    = 2048 // characters
-	maxCategory     = 256  // characters
-	maxVideoTags    = 32
-	maxDuration     = 28800 * time.Second
-	maxStockTickers = 5
+	"github.com/freshmap/sitemap/internal/limits"
 )
 
 // images checks the <image:image> elements of u.
 func (f *file) images(u *sitemap.URL, line, col int) {
-	if len(u.Images) > maxImages {
-		f.add("image-count", line, col, u.Loc, "%d images; at most %d in one <url>", len(u.Images), maxImages)
+	if len(u.Images) > limits.Images {
+		f.add("image-count", line, col, u.Loc, "%d images; at most %d in one <url>", len(u.Images), limits.Images)
 	}
 	for _, img := range u.Images {
 		if img.Loc != "" {
@@ -51,13 +42,13 @@ func (f *file) video(u *sitemap.URL, v *sitemap.Video, line, col int) {
 		name string
 		val  string
 		max  int
-	}{{"video:title", v.Title, maxVideoTitle}, {"video:description", v.Description, maxVideoDesc}, {"video:category", v.Category, maxCategory}} {
+	}{{"video:title", v.Title, limits.VideoTitle}, {"video:description", v.Description, limits.VideoDesc}, {"video:category", v.Category, limits.VideoCategory}} {
 		if n := utf8.RuneCountInString(l.val); n > l.max {
 			f.add("video-length", line, col, u.Loc, "%s has %d characters; at most %d", l.name, n, l.max)
 		}
 	}
-	if len(v.Tags) > maxVideoTags {
-		f.add("video-length", line, col, u.Loc, "%d video:tag; at most %d", len(v.Tags), maxVideoTags)
+	if len(v.Tags) > limits.VideoTags {
+		f.add("video-length", line, col, u.Loc, "%d video:tag; at most %d", len(v.Tags), limits.VideoTags)
 	}
 	for _, l := range []struct{ name, val string }{
 		{"video:thumbnail_loc", v.ThumbnailLoc}, {"video:content_loc", v.ContentLoc}, {"video:player_loc", v.PlayerLoc},
@@ -73,7 +64,7 @@ func (f *file) video(u *sitemap.URL, v *sitemap.Video, line, col int) {
 // videoValues checks the ranges and enumerations of a video.
 func (f *file) videoValues(u *sitemap.URL, v *sitemap.Video, line, col int) {
 	bad := func(format string, args ...any) { f.add("video-value", line, col, u.Loc, format, args...) }
-	if v.Duration != 0 && (v.Duration < time.Second || v.Duration > maxDuration) {
+	if v.Duration != 0 && (v.Duration < time.Second || v.Duration > limits.VideoDuration) {
 		bad("video:duration %d s is not from 1 to 28,800", int64(v.Duration/time.Second))
 	}
 	if v.Rating != nil && !(*v.Rating >= 0 && *v.Rating <= 5) {
@@ -128,8 +119,8 @@ func (f *file) newsRules(u *sitemap.URL, line, col int) {
 			f.add("news-value", line, col, u.Loc, "news:genres %q is not PressRelease, Satire, Blog, OpEd, Opinion or UserGenerated", g)
 		}
 	}
-	if len(n.StockTickers) > maxStockTickers {
-		f.add("news-value", line, col, u.Loc, "%d news:stock_tickers; at most %d", len(n.StockTickers), maxStockTickers)
+	if len(n.StockTickers) > limits.StockTickers {
+		f.add("news-value", line, col, u.Loc, "%d news:stock_tickers; at most %d", len(n.StockTickers), limits.StockTickers)
 	}
 	for _, t := range n.StockTickers {
 		if ex, sym, ok := strings.Cut(t, ":"); !ok || !isWord(ex) || !isWord(sym) {

@@ -9,6 +9,8 @@ import (
 	"sort"
 
 	"github.com/freshmap/sitemap"
+
+	"github.com/freshmap/sitemap/internal/limits"
 )
 
 // A Loader reads the data that a page's URLs keep in other tables, such as
@@ -52,9 +54,6 @@ func (p *Page) Query(ctx context.Context, query string) (*sql.Rows, error) {
 	return p.DB.QueryContext(ctx, p.Dialect.rebind(query, "::bigint"), p.Lo, p.Hi)
 }
 
-// maxImages is the protocol's limit of images per URL; Images drops the rest.
-const maxImages = 1000
-
 // Images returns a Loader that reads a page's images with query, which
 // selects the URL's key and the image's loc, then optionally its caption,
 // geo location, title and license, in that order (NULL reads as ""), and
@@ -84,7 +83,7 @@ func Images(query string) Loader {
 		}
 		return func(key int64, u *sitemap.URL) {
 			if imgs := rows.get(key); imgs != nil {
-				n := min(len(imgs), maxImages)
+				n := min(len(imgs), limits.Images) // the protocol's limit; Images drops the rest
 				u.Images = imgs[:n:n]
 			}
 		}, nil
