@@ -74,9 +74,6 @@ func (s *Sitemap) document(ctx context.Context, k pageKey, sec *section) (*entry
 			return nil, cmp.Or(err, errNotFound)
 		}
 	}
-	if s.failures.recent(k, now) && s.shared == nil {
-		return nil, errBackoff // with a Store, build looks there first
-	}
 	return s.wait(ctx, k, deadline, func() (any, error) { return s.build(k, sec, nil) })
 }
 
@@ -92,15 +89,9 @@ func (s *Sitemap) fresh(k pageKey, e *entry, now time.Time) bool {
 func (s *Sitemap) listed(ctx context.Context, sec *section, n int64, now, deadline time.Time) (bool, error) {
 	idx, ok := s.cache.peek(indexKey)
 	if !ok || !s.fresh(indexKey, idx, now) {
-		var err error
-		if s.failures.recent(indexKey, now) && s.shared == nil {
-			err = errBackoff
-		} else {
-			var fresh *entry
-			fresh, err = s.wait(ctx, indexKey, deadline, func() (any, error) { return s.build(indexKey, nil, idx) })
-			if err == nil {
-				idx, ok = fresh, true
-			}
+		fresh, err := s.wait(ctx, indexKey, deadline, func() (any, error) { return s.build(indexKey, nil, idx) })
+		if err == nil {
+			idx, ok = fresh, true
 		}
 		switch {
 		case errors.Is(err, errNotFound):
