@@ -62,14 +62,6 @@ func (s *Sitemap) fromFleet(ctx context.Context, k pageKey, old *entry) (got, st
 				unlock()
 				return rec, nil, noop, nil
 			}
-			if k.sec >= 0 {
-				// The page's clock outlives its copy, which Redis may
-				// have evicted: the new bytes must not get an older clock
-				// than the ones served before.
-				if cs, err := sh.getClocks(ctx, []string{name}); err == nil {
-					s.clocks.seed(k, cs[0])
-				}
-			}
 			return nil, old, unlock, nil
 		case !errors.Is(err, ErrLocked):
 			return nil, old, noop, nil

@@ -66,25 +66,40 @@ func (sh *shared) call(ctx context.Context, f func() error) error {
 }
 
 // get returns the stored copy of the document k, named name, and the
-// clocks it carries; nil if there is none or it does not decode.
+// clocks it carries; nil if there is none or it does not decode. For a
+// page, the clocks include the one stored apart (setClock), which
+// outlives an evicted copy.
 func (sh *shared) get(ctx context.Context, k pageKey, name string) (*entry, []keyClock, error) {
+	keys := []string{sh.ns + name}
+	if k.sec >= 0 {
+		keys = append(keys, sh.ns+"clock:"+name)
+	}
 	var vs [][]byte
 	err := sh.call(ctx, func() (err error) {
-		vs, err = sh.st.Get(ctx, sh.ns+name)
+		vs, err = sh.st.Get(ctx, keys...)
 		return err
 	})
-	if err != nil || len(vs) != 1 || vs[0] == nil {
-		return nil, nil, err
+	if err != nil || len(vs) != len(keys) {
+		return nil, nil, cmp.Or(err, errRecord)
 	}
-	e, clocks, err := decodeRecord(k, vs[0])
+	var clocks []keyClock
+	if len(vs) == 2 && vs[1] != nil {
+		if c, err := decodeClock(vs[1]); err == nil {
+			clocks = append(clocks, keyClock{k, c})
+		}
+	}
+	if vs[0] == nil {
+		return nil, clocks, nil
+	}
+	e, carried, err := decodeRecord(k, vs[0])
 	if err != nil {
 		sh.errs.Add(1)
 		if !sh.garbage.Swap(true) {
 			sh.log.Warn("sitemap: a store value does not decode; treated as missing (logged once)", "key", sh.ns+name)
 		}
-		return nil, nil, nil
+		return nil, clocks, nil
 	}
-	return e, clocks, nil
+	return e, append(clocks, carried...), nil
 }
 
 // set stores e as the copy of the document k, named name, with the clocks
