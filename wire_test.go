@@ -1,0 +1,580 @@
+package sitemap
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"iter"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The golden tests of the Store's wire format: the bytes of a stored
+// record, a stored clock and each message, and the names of the keys and
+// the channel. Replicas of two versions share one Store during a rolling
+// deploy, so these must not change unless the format's version changes
+// (recordMagic, clockMagic) and the deploy is planned for it. Each golden
+// value is a hex literal; a mismatch prints the bytes now produced.
+
+// Fixed gzip files (stored blocks, as compress writes data this small):
+// the XML they hold is in the comments. The record does not look inside
+// them, but they are valid, so that the entries are like built ones.
+const (
+	// "<urlset><url><loc>https://example.com/shop/p/1</loc></url></urlset>\n"
+	wireGzPage = "1f8b080000096e8800ff004400bbff3c75726c7365743e3c75726c3e3c6c6f633e68747470733a2f2f6578616d706c652e636f6d2f73686f702f702f313c2f6c6f633e3c2f75726c3e3c2f75726c7365743e0a03009264bc3a44000000"
+	// "<sitemapindex><sitemap><loc>https://example.com/shop/sitemap-1.xml.gz</loc></sitemap></sitemapindex>\n"
+	wireGzIndex1 = "1f8b080000096e8800ff0065009aff3c736974656d6170696e6465783e3c736974656d61703e3c6c6f633e68747470733a2f2f6578616d706c652e636f6d2f73686f702f736974656d61702d312e786d6c2e677a3c2f6c6f633e3c2f736974656d61703e3c2f736974656d6170696e6465783e0a03003a545a1c65000000"
+	// "<sitemapindex><sitemap><loc>https://example.com/shop/sitemap-2.xml.gz</loc></sitemap></sitemapindex>\n"
+	wireGzIndex2 = "1f8b080000096e8800ff0065009aff3c736974656d6170696e6465783e3c736974656d61703e3c6c6f633e68747470733a2f2f6578616d706c652e636f6d2f73686f702f736974656d61702d322e786d6c2e677a3c2f6c6f633e3c2f736974656d61703e3c2f736974656d6170696e6465783e0a0300b2e4e63665000000"
+)
+
+// wireHex decodes a golden hex literal.
+func wireHex(t *testing.T, s string) []byte {
+	t.Helper()
+	b, err := hex.DecodeString(s)
+	if err != nil {
+		t.Fatalf("bad golden hex: %v", err)
+	}
+	return b
+}
+
+// wireGolden fails t if got is not the golden value want (hex).
+func wireGolden(t *testing.T, what string, got []byte, want string) {
+	t.Helper()
+	if g := hex.EncodeToString(got); g != want {
+		t.Errorf("%s: the wire bytes changed; replicas of the old and new version would not understand each other\n got: %s\nwant: %s", what, g, want)
+	}
+}
+
+// wireSameClock fails t if clock got is not want.
+func wireSameClock(t *testing.T, what string, got, want fileClock) {
+	t.Helper()
+	if !got.at.Equal(want.at) || !got.served.Equal(want.served) || got.hash != want.hash ||
+		got.built != want.built || got.version != want.version {
+		t.Errorf("%s: decoded clock %+v, want %+v", what, got, want)
+	}
+}
+
+// wireSameInfo fails t if PageInfo got is not want.
+func wireSameInfo(t *testing.T, what string, got, want PageInfo) {
+	t.Helper()
+	if got.Number != want.Number || !got.LastMod.Equal(want.LastMod) || got.Version != want.Version {
+		t.Errorf("%s: decoded %+v, want %+v", what, got, want)
+	}
+}
+
+// wireSameFile fails t if the file got (its bytes, validators and times)
+// is not want.
+func wireSameFile(t *testing.T, what string, got, want *entry) {
+	t.Helper()
+	if !bytes.Equal(got.gz, want.gz) {
+		t.Errorf("%s: decoded gz %x, want %x", what, got.gz, want.gz)
+	}
+	if got.hash != want.hash || got.level != want.level || got.size != want.size {
+		t.Errorf("%s: decoded hash %x level %d size %d, want %x %d %d", what, got.hash, got.level, got.size, want.hash, want.level, want.size)
+	}
+	if !got.lastMod.Equal(want.lastMod) || !got.built.Equal(want.built) {
+		t.Errorf("%s: decoded lastMod %v built %v, want %v %v", what, got.lastMod, got.built, want.lastMod, want.built)
+	}
+	if !slices.Equal(got.etagFile, want.etagFile) || !slices.Equal(got.gzLen, want.gzLen) {
+		t.Errorf("%s: decoded etag %v length %v, want %v %v", what, got.etagFile, got.gzLen, want.etagFile, want.gzLen)
+	}
+}
+
+// wireSameClocks fails t if the clocks a record carried are not want, in
+// order.
+func wireSameClocks(t *testing.T, got, want []keyClock) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("decoded %d clocks, want %d: %+v", len(got), len(want), got)
+	}
+	for i := range want {
+		if got[i].k != want[i].k {
+			t.Errorf("clock %d: decoded key %v, want %v", i, got[i].k, want[i].k)
+		}
+		wireSameClock(t, "clock of "+want[i].k.String(), got[i].c, want[i].c)
+	}
+}
+
+// wireClockFunc returns the clock function of a record's encoding: the
+// clock of each key of clocks, and a failure for any other.
+func wireClockFunc(t *testing.T, clocks []keyClock) func(pageKey) fileClock {
+	return func(k pageKey) fileClock {
+		for _, kc := range clocks {
+			if kc.k == k {
+				return kc.c
+			}
+		}
+		t.Errorf("encodeRecord asked for the clock of %v, which the record should not carry", k)
+		return fileClock{}
+	}
+}
+
+// The fixed times of the records: whole seconds, as clocks are, and one
+// with nanoseconds, as a built time is.
+var (
+	wireT1 = time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+	wireT2 = time.Date(2024, 5, 1, 12, 3, 4, 567_890_123, time.UTC)
+	wireT3 = time.Date(2024, 4, 30, 8, 0, 0, 0, time.UTC)
+	wireT4 = time.Date(2024, 5, 1, 11, 59, 59, 0, time.UTC)
+)
+
+// wirePageEntry is a page's entry, every field a record keeps set, but
+// sums.
+func wirePageEntry(t *testing.T) *entry {
+	e := newEntry(wireHex(t, wireGzPage), 0xbec8920c7645895a, 6, wireT1, wireT2)
+	e.info = PageInfo{Number: 3, LastMod: wireT3, Version: "v17"}
+	e.gen = 12
+	return e
+}
+
+// TestWireRecordPage pins the stored record of a page, with and without
+// the URL sums of change tracking. These bytes are the Store's wire
+// format, shared by old and new replicas during a deploy: they must not
+// change.
+func TestWireRecordPage(t *testing.T) {
+	k := pageKey{sec: 0, page: 3}
+	clock := fileClock{at: wireT1, served: wireT4, hash: 0xbec8920c7645895a, built: true, version: "v17"}
+	clocks := []keyClock{{k, clock}}
+	for _, tc := range []struct {
+		name   string
+		sums   []urlSum
+		golden string
+	}{
+		{"without sums", nil, "534d52015a8945760c92c8be060180bb91e30c0001f0bd91e30ccba1e58e020180bb91e30c0001feba91e30c005a8945760c92c8be01037631375d1f8b080000096e8800ff004400bbff3c75726c7365743e3c75726c3e3c6c6f633e68747470733a2f2f6578616d706c652e636f6d2f73686f702f702f313c2f6c6f633e3c2f75726c3e3c2f75726c7365743e0a03009264bc3a44000000180601809485e30c00037631370000005090981138a5fbcc"},
+		{"with sums", []urlSum{{loc: 0x0123456789abcdef, entry: 0xfedcba9876543210}, {loc: 1, entry: 2}}, "534d52015a8945760c92c8be060180bb91e30c0001f0bd91e30ccba1e58e020180bb91e30c0001feba91e30c005a8945760c92c8be01037631375d1f8b080000096e8800ff004400bbff3c75726c7365743e3c75726c3e3c6c6f633e68747470733a2f2f6578616d706c652e636f6d2f73686f702f702f313c2f6c6f633e3c2f75726c3e3c2f75726c7365743e0a03009264bc3a44000000180601809485e30c000376313702efcdab89674523011032547698badcfe010000000000000002000000000000000000d9fcf5b79176f4db"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := wirePageEntry(t)
+			e.sums = tc.sums
+			b := encodeRecord(k, e, wireClockFunc(t, clocks))
+			wireGolden(t, "page record", b, tc.golden)
+			got, gotClocks, err := decodeRecord(k, wireHex(t, tc.golden))
+			if err != nil {
+				t.Fatalf("the golden record does not decode: %v", err)
+			}
+			wireSameFile(t, "page", got, e)
+			wireSameInfo(t, "info", got.info, e.info)
+			if got.gen != e.gen {
+				t.Errorf("decoded gen %d, want %d", got.gen, e.gen)
+			}
+			if !slices.Equal(got.sums, e.sums) {
+				t.Errorf("decoded sums %x, want %x", got.sums, e.sums)
+			}
+			if got.pages != nil || got.more != nil {
+				t.Errorf("a page decoded with pages %v, more %v", got.pages, got.more)
+			}
+			wireSameClocks(t, gotClocks, clocks)
+		})
+	}
+}
+
+// TestWireRecordIndex pins the stored record of an index of two files
+// listing two sections' pages, which carries the clock of each file and
+// of every page it lists. These bytes are the Store's wire format, shared
+// by old and new replicas during a deploy: they must not change.
+func TestWireRecordIndex(t *testing.T) {
+	const golden = "534d5201653bf2957309066a090180bb91e30c0001f0bd91e30ccba1e58e020180bb91e30c000180bb91e30c00653bf2957309066a01007e1f8b080000096e8800ff0065009aff3c736974656d6170696e6465783e3c736974656d61703e3c6c6f633e68747470733a2f2f6578616d706c652e636f6d2f73686f702f736974656d61702d312e786d6c2e677a3c2f6c6f633e3c2f736974656d61703e3c2f736974656d6170696e6465783e0a03003a545a1c650000000e0000000002020201809485e30c0002613101809485e30c0001809485e30c0011110000000000000102613104000001f0bd91e30ccba1e58e020000000000000000000000010a01feba91e30c0000000000000000000000000000017bbf65b29cb01e130901feba91e30c0001f0bd91e30ccba1e58e0201feba91e30c0001feba91e30c007bbf65b29cb01e1301007e1f8b080000096e8800ff0065009aff3c736974656d6170696e6465783e3c736974656d61703e3c6c6f633e68747470733a2f2f6578616d706c652e636f6d2f73686f702f736974656d61702d322e786d6c2e677a3c2f6c6f633e3c2f736974656d61703e3c2f736974656d6170696e6465783e0a0300b2e4e6366500000015eeb83e82960f2b"
+	e := newEntry(wireHex(t, wireGzIndex1), 0x6a06097395f23b65, 9, wireT1, wireT2)
+	e.gen = 7
+	e.pages = [][]PageInfo{
+		{{Number: 1, LastMod: wireT3, Version: "a1"}, {Number: 2}},
+		{{Number: 5, LastMod: wireT4, Version: ""}},
+	}
+	e.more = []*entry{newEntry(wireHex(t, wireGzIndex2), 0x131eb09cb265bf7b, 9, wireT4, wireT2)}
+	// In the order the record carries them: the first file, the pages,
+	// the other files.
+	clocks := []keyClock{
+		{indexKey, fileClock{at: wireT1, served: wireT1, hash: 0x6a06097395f23b65, built: true}},
+		{pageKey{sec: 0, page: 1}, fileClock{at: wireT3, served: wireT3, hash: 0x1111, built: true, version: "a1"}},
+		{pageKey{sec: 0, page: 2}, fileClock{at: wireT2}},
+		{pageKey{sec: 1, page: 5}, fileClock{}},
+		{indexFileKey(2), fileClock{at: wireT4, served: wireT4, hash: 0x131eb09cb265bf7b, built: true}},
+	}
+	b := encodeRecord(indexKey, e, wireClockFunc(t, clocks))
+	wireGolden(t, "index record", b, golden)
+	got, gotClocks, err := decodeRecord(indexKey, wireHex(t, golden))
+	if err != nil {
+		t.Fatalf("the golden record does not decode: %v", err)
+	}
+	wireSameFile(t, "index file 1", got, e)
+	wireSameInfo(t, "info", got.info, e.info)
+	if got.gen != e.gen || got.sums != nil {
+		t.Errorf("decoded gen %d sums %v, want %d and none", got.gen, got.sums, e.gen)
+	}
+	if len(got.pages) != len(e.pages) {
+		t.Fatalf("decoded %d sections, want %d", len(got.pages), len(e.pages))
+	}
+	for i := range e.pages {
+		if len(got.pages[i]) != len(e.pages[i]) {
+			t.Fatalf("section %d: decoded %d pages, want %d", i, len(got.pages[i]), len(e.pages[i]))
+		}
+		for j := range e.pages[i] {
+			wireSameInfo(t, "page", got.pages[i][j], e.pages[i][j])
+		}
+	}
+	if len(got.more) != 1 {
+		t.Fatalf("decoded %d more files, want 1", len(got.more))
+	}
+	wireSameFile(t, "index file 2", got.more[0], e.more[0])
+	wireSameClocks(t, gotClocks, clocks)
+}
+
+// TestWireClock pins the clock of a page as it is stored apart from its
+// copy ("clock:" keys), with every field set and zero. These bytes are
+// the Store's wire format, shared by old and new replicas during a
+// deploy: they must not change.
+func TestWireClock(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		c      fileClock
+		golden string
+	}{
+		{"full", fileClock{at: wireT1, served: wireT2, hash: 0x0123456789abcdef, built: true, version: "rows=42;max=2024-05-01"}, "534d4b010180bb91e30c0001f0bd91e30ccba1e58e02efcdab89674523010116726f77733d34323b6d61783d323032342d30352d3031cdd6ccc21bdd4ef8"},
+		{"zero", fileClock{}, "534d4b01000000000000000000000000dc8dfd2204fa1a65"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wireGolden(t, "clock", encodeClock(tc.c), tc.golden)
+			got, err := decodeClock(wireHex(t, tc.golden))
+			if err != nil {
+				t.Fatalf("the golden clock does not decode: %v", err)
+			}
+			wireSameClock(t, "clock", got, tc.c)
+		})
+	}
+}
+
+// TestWireMessages pins each kind of message on the channel. These bytes
+// are the Store's wire format, shared by old and new replicas during a
+// deploy: they must not change.
+func TestWireMessages(t *testing.T) {
+	const from = 0x0807060504030201
+	for _, tc := range []struct {
+		name   string
+		m      message
+		golden string
+	}{
+		{"changed", message{kind: msgChanged, from: from, gen: 42, names: []string{"sitemap-products-3.xml.gz", "sitemap_index.xml"}}, "0101020304050607085400000000000000000219736974656d61702d70726f64756374732d332e786d6c2e677a11736974656d61705f696e6465782e786d6c"},
+		{"built", message{kind: msgBuilt, from: from, hash: 0xbec8920c7645895a, names: []string{"sitemap-products-1.xml.gz"}}, "020102030405060708005a8945760c92c8be0119736974656d61702d70726f64756374732d312e786d6c2e677a"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if msgChanged != 1 || msgBuilt != 2 {
+				t.Fatalf("message kinds changed: msgChanged %d, msgBuilt %d; want 1 and 2", msgChanged, msgBuilt)
+			}
+			wireGolden(t, "message", tc.m.encode(), tc.golden)
+			got, err := decodeMessage(wireHex(t, tc.golden))
+			if err != nil {
+				t.Fatalf("the golden message does not decode: %v", err)
+			}
+			if got.kind != tc.m.kind || got.from != tc.m.from || got.gen != tc.m.gen || got.hash != tc.m.hash ||
+				!slices.Equal(got.names, tc.m.names) {
+				t.Errorf("decoded %+v, want %+v", got, tc.m)
+			}
+		})
+	}
+}
+
+// wireStore is an in-memory Store that records every call: the operation
+// and the key or channel it names.
+type wireStore struct {
+	mu       sync.Mutex
+	vals     map[string][]byte
+	counters map[string]int64
+	locks    map[string]bool
+	ops      map[string]bool // "op key"
+	msgs     [][]byte        // published, in order
+}
+
+func newWireStore() *wireStore {
+	return &wireStore{vals: map[string][]byte{}, counters: map[string]int64{}, locks: map[string]bool{}, ops: map[string]bool{}}
+}
+
+func (s *wireStore) op(op, key string) { s.ops[op+" "+key] = true }
+
+func (s *wireStore) Get(_ context.Context, keys ...string) ([][]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	vs := make([][]byte, len(keys))
+	for i, k := range keys {
+		s.op("get", k)
+		vs[i] = s.vals[k]
+	}
+	return vs, nil
+}
+
+func (s *wireStore) Set(_ context.Context, key string, value []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.op("set", key)
+	s.vals[key] = bytes.Clone(value)
+	return nil
+}
+
+func (s *wireStore) Lock(_ context.Context, key string) (func(), error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.op("lock", key)
+	if s.locks[key] {
+		return nil, ErrLocked
+	}
+	s.locks[key] = true
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.op("unlock", key)
+		delete(s.locks, key)
+	}, nil
+}
+
+func (s *wireStore) Incr(_ context.Context, key string) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.op("incr", key)
+	s.counters[key]++
+	return s.counters[key], nil
+}
+
+func (s *wireStore) Publish(_ context.Context, channel string, msg []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.op("publish", channel)
+	s.msgs = append(s.msgs, bytes.Clone(msg))
+	return nil
+}
+
+// Subscribe records the subscription; messages are not delivered (one
+// replica ignores its own).
+func (s *wireStore) Subscribe(_ context.Context, channel string, _ func([]byte)) (<-chan struct{}, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.op("subscribe", channel)
+	return make(chan struct{}), nil
+}
+
+// calls returns the recorded calls, sorted, and what each published
+// message said ("kind name…"), sorted. Every stored value must decode.
+func (s *wireStore) calls(t *testing.T) (ops, msgs []string) {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for op := range s.ops {
+		ops = append(ops, op)
+	}
+	slices.Sort(ops)
+	for _, b := range s.msgs {
+		m, err := decodeMessage(b)
+		if err != nil {
+			t.Errorf("a published message does not decode: %v", err)
+			continue
+		}
+		kind := map[byte]string{msgChanged: "changed", msgBuilt: "built"}[m.kind]
+		msgs = append(msgs, kind+" "+strings.Join(m.names, " "))
+	}
+	slices.Sort(msgs)
+	for k, v := range s.vals {
+		var err error
+		if strings.Contains(k, "}:clock:") {
+			_, err = decodeClock(v)
+		} else {
+			_, _, err = decodeRecord(indexKey, v)
+		}
+		if err != nil {
+			t.Errorf("the value stored at %q does not decode: %v", k, err)
+		}
+	}
+	return ops, msgs
+}
+
+// wireRecent is a Source that lists its recent URLs, so that its section
+// has an Atom feed.
+type wireRecent struct {
+	Source
+	urls []URL
+}
+
+func (r wireRecent) Recent(_ context.Context, n int) iter.Seq2[URL, error] {
+	return func(yield func(URL, error) bool) {
+		for _, u := range r.urls[:min(n, len(r.urls))] {
+			if !yield(u, nil) {
+				return
+			}
+		}
+	}
+}
+
+// wireServe requests each path of sm, which must answer 200.
+func wireServe(t *testing.T, sm *Sitemap, paths ...string) {
+	t.Helper()
+	for _, p := range paths {
+		rec := httptest.NewRecorder()
+		sm.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "https://example.com"+p, nil))
+		if rec.Code != http.StatusOK {
+			t.Fatalf("GET %s: %d %s", p, rec.Code, rec.Body)
+		}
+	}
+}
+
+// TestWireKeys pins the names of the keys and the channel a Sitemap uses
+// in its Store, as the Store sees them while documents are served, and
+// the names messages give documents. These names are the Store's wire
+// format, shared by old and new replicas during a deploy: they must not
+// change. (A replica that names a key otherwise does not see the others'
+// copies, clocks, locks or messages.)
+func TestWireKeys(t *testing.T) {
+	now := func() time.Time { return wireT1 }
+	var urls []URL
+	for i := 1; i <= 5; i++ {
+		urls = append(urls, URL{Loc: "https://example.com/shop/p/" + string(rune('0'+i)), LastMod: wireT3.Add(time.Duration(i) * time.Hour)})
+	}
+	recent := slices.Clone(urls)
+	slices.Reverse(recent) // newest first
+	products := wireRecent{Source: FromSlice(urls, 2), urls: recent}
+
+	// check serves paths of sm and compares what st saw: every call with
+	// the key or channel it named, and every message published, each
+	// sorted (the order of calls is not the wire format).
+	check := func(t *testing.T, sm *Sitemap, st *wireStore, paths []string, wantOps, wantMsgs []string) {
+		t.Helper()
+		wireServe(t, sm, paths...)
+		ops, msgs := st.calls(t)
+		if !slices.Equal(ops, wantOps) {
+			t.Errorf("the store saw the calls\n\t%s\nwant\n\t%s", strings.Join(ops, "\n\t"), strings.Join(wantOps, "\n\t"))
+		}
+		if !slices.Equal(msgs, wantMsgs) {
+			t.Errorf("the messages published\n\t%s\nwant\n\t%s", strings.Join(msgs, "\n\t"), strings.Join(wantMsgs, "\n\t"))
+		}
+	}
+	// names compares names the Sitemap makes with the literal ones.
+	names := func(t *testing.T, got, want []string) {
+		t.Helper()
+		if !slices.Equal(got, want) {
+			t.Errorf("names %q, want %q", got, want)
+		}
+	}
+
+	t.Run("named sections", func(t *testing.T) {
+		st := newWireStore()
+		sm, err := New(Config{BaseURL: "https://example.com/shop", Store: st, Now: now, FeedEntries: 10},
+			Section{Name: "products", Source: products, PageSize: 2},
+			Section{Name: "news", Source: FromSlice([]URL{{Loc: "https://example.com/shop/n/1", LastMod: wireT4,
+				News: &News{PublicationName: "Shop", Language: "en", PublicationDate: wireT4, Title: "One"}}}, 1000), Extensions: ExtNews})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sm.Close()
+		// The names as the Sitemap makes them (the layout names the
+		// sections in the index's key: the xxhash of "products\x00news\x00").
+		names(t, []string{
+			layoutOf(sm.sections),
+			sm.storeName(indexKey),
+			sm.storeName(pageKey{sec: 0, page: 3}),
+			sm.storeName(pageKey{sec: 1, page: 1}),
+			sm.storeName(feedKey(sm.sections[0])),
+			sm.shared.ns,
+			sm.shared.channel,
+		}, []string{
+			"a022896365adeb7d",
+			"sitemap_index.xml@a022896365adeb7d",
+			"sitemap-products-3.xml.gz",
+			"sitemap-news-1.xml.gz",
+			"sitemap-products.atom",
+			"{https://example.com/shop/}:",
+			"{https://example.com/shop/}:changes",
+		})
+		// What the Store sees: the index (its key names the layout; the
+		// pages' clocks are read for it), two pages (each with its clock
+		// apart) and a feed; the generation at subscription.
+		check(t, sm, st, []string{"/shop/sitemap_index.xml", "/shop/sitemap-products-1.xml.gz", "/shop/sitemap-products-3.xml.gz", "/shop/sitemap-products.atom"},
+			[]string{
+				"get {https://example.com/shop/}:clock:sitemap-news-1.xml.gz",
+				"get {https://example.com/shop/}:clock:sitemap-products-1.xml.gz",
+				"get {https://example.com/shop/}:clock:sitemap-products-2.xml.gz",
+				"get {https://example.com/shop/}:clock:sitemap-products-3.xml.gz",
+				"get {https://example.com/shop/}:sitemap-products-1.xml.gz",
+				"get {https://example.com/shop/}:sitemap-products-3.xml.gz",
+				"get {https://example.com/shop/}:sitemap-products.atom",
+				"get {https://example.com/shop/}:sitemap_index.xml@a022896365adeb7d",
+				"incr {https://example.com/shop/}:gen",
+				"lock {https://example.com/shop/}:lock:sitemap-products-1.xml.gz",
+				"lock {https://example.com/shop/}:lock:sitemap-products-3.xml.gz",
+				"lock {https://example.com/shop/}:lock:sitemap-products.atom",
+				"lock {https://example.com/shop/}:lock:sitemap_index.xml@a022896365adeb7d",
+				"publish {https://example.com/shop/}:changes",
+				"set {https://example.com/shop/}:clock:sitemap-products-1.xml.gz",
+				"set {https://example.com/shop/}:clock:sitemap-products-3.xml.gz",
+				"set {https://example.com/shop/}:sitemap-products-1.xml.gz",
+				"set {https://example.com/shop/}:sitemap-products-3.xml.gz",
+				"set {https://example.com/shop/}:sitemap-products.atom",
+				"set {https://example.com/shop/}:sitemap_index.xml@a022896365adeb7d",
+				"subscribe {https://example.com/shop/}:changes",
+				"unlock {https://example.com/shop/}:lock:sitemap-products-1.xml.gz",
+				"unlock {https://example.com/shop/}:lock:sitemap-products-3.xml.gz",
+				"unlock {https://example.com/shop/}:lock:sitemap-products.atom",
+				"unlock {https://example.com/shop/}:lock:sitemap_index.xml@a022896365adeb7d",
+			},
+			// Messages name the index without its layout.
+			[]string{
+				"built sitemap-products-1.xml.gz",
+				"built sitemap-products-3.xml.gz",
+				"built sitemap-products.atom",
+				"built sitemap_index.xml",
+			})
+	})
+
+	t.Run("unnamed section", func(t *testing.T) {
+		st := newWireStore()
+		sm, err := New(Config{BaseURL: "https://example.com", Store: st, Now: now, FeedEntries: 10},
+			Section{Source: products, PageSize: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sm.Close()
+		names(t, []string{
+			layoutOf(sm.sections),
+			sm.storeName(indexKey),
+			sm.storeName(pageKey{sec: 0, page: 3}),
+			sm.storeName(feedKey(sm.sections[0])),
+			sm.shared.ns,
+			sm.shared.channel,
+		}, []string{
+			"e934a84adb052768", // the xxhash of "\x00"
+			"sitemap_index.xml@e934a84adb052768",
+			"sitemap-3.xml.gz",
+			"sitemap.atom",
+			"{https://example.com/}:",
+			"{https://example.com/}:changes",
+		})
+		check(t, sm, st, []string{"/sitemap_index.xml", "/sitemap-2.xml.gz", "/sitemap.atom"},
+			[]string{
+				"get {https://example.com/}:clock:sitemap-1.xml.gz",
+				"get {https://example.com/}:clock:sitemap-2.xml.gz",
+				"get {https://example.com/}:clock:sitemap-3.xml.gz",
+				"get {https://example.com/}:sitemap-2.xml.gz",
+				"get {https://example.com/}:sitemap.atom",
+				"get {https://example.com/}:sitemap_index.xml@e934a84adb052768",
+				"incr {https://example.com/}:gen",
+				"lock {https://example.com/}:lock:sitemap-2.xml.gz",
+				"lock {https://example.com/}:lock:sitemap.atom",
+				"lock {https://example.com/}:lock:sitemap_index.xml@e934a84adb052768",
+				"publish {https://example.com/}:changes",
+				"set {https://example.com/}:clock:sitemap-2.xml.gz",
+				"set {https://example.com/}:sitemap-2.xml.gz",
+				"set {https://example.com/}:sitemap.atom",
+				"set {https://example.com/}:sitemap_index.xml@e934a84adb052768",
+				"subscribe {https://example.com/}:changes",
+				"unlock {https://example.com/}:lock:sitemap-2.xml.gz",
+				"unlock {https://example.com/}:lock:sitemap.atom",
+				"unlock {https://example.com/}:lock:sitemap_index.xml@e934a84adb052768",
+			},
+			[]string{
+				"built sitemap-2.xml.gz",
+				"built sitemap.atom",
+				"built sitemap_index.xml",
+			})
+	})
+}
