@@ -178,7 +178,7 @@ func TestStaleWhileRevalidate(t *testing.T) {
 		}
 	}
 	close(release)
-	sm.wg.Wait()
+	sm.docs.wg.Wait()
 	if got := src.urlsCalls.Load(); got != 2 {
 		t.Errorf("source read %d times, want 2 (one refresh)", got)
 	}
@@ -206,7 +206,7 @@ func TestStaleIfError(t *testing.T) {
 	}
 	clk.Add(2 * time.Minute)
 	w := get(sm, "/sitemap-1.xml.gz")
-	sm.wg.Wait()
+	sm.docs.wg.Wait()
 	if w.Code != 200 || !bytes.Equal(w.Body.Bytes(), good.Body.Bytes()) {
 		t.Fatalf("stale copy not served: %d", w.Code)
 	}
@@ -221,7 +221,7 @@ func TestStaleIfError(t *testing.T) {
 			t.Fatalf("conditional request on the last good copy = %d", w.Code)
 		}
 	}
-	sm.wg.Wait()
+	sm.docs.wg.Wait()
 	if got := src.urlsCalls.Load(); got != 2 {
 		t.Errorf("source read %d times, want 2", got)
 	}
@@ -230,11 +230,11 @@ func TestStaleIfError(t *testing.T) {
 	src.onURL = nil
 	clk.Add(61 * time.Second)
 	get(sm, "/sitemap-1.xml.gz")
-	sm.wg.Wait()
+	sm.docs.wg.Wait()
 	if got := src.urlsCalls.Load(); got != 3 {
 		t.Errorf("source read %d times, want 3", got)
 	}
-	if e, _ := sm.cache.peek(pageKey{0, 1}); !clk.Now().Before(e.built.Add(time.Minute)) {
+	if e, _ := cachedEntry(sm, pageKey(0, 1)); !clk.Now().Before(e.built.Add(time.Minute)) {
 		t.Error("page not fresh after a successful refresh")
 	}
 }
@@ -250,19 +250,19 @@ func TestRevalidateWithoutRebuild(t *testing.T) {
 
 	clk.Add(2 * time.Minute)
 	get(sm, "/sitemap_index.xml") // stale index: refreshed in the background
-	sm.wg.Wait()
+	sm.docs.wg.Wait()
 	if src.pageCalls.Load() != 2 {
 		t.Fatalf("index not refreshed: %d Pages calls", src.pageCalls.Load())
 	}
 	get(sm, "/sitemap-1.xml.gz") // stale page, same Version: renewed without a read
-	sm.wg.Wait()
+	sm.docs.wg.Wait()
 	if got := src.urlsCalls.Load(); got != 2 {
 		t.Errorf("source read %d times, want 2: an unchanged page was rebuilt", got)
 	}
 	if sm.Stats().Revalidated != 1 {
 		t.Errorf("Revalidated = %d", sm.Stats().Revalidated)
 	}
-	if e, _ := sm.cache.peek(pageKey{0, 1}); !clk.Now().Before(e.built.Add(time.Minute)) {
+	if e, _ := cachedEntry(sm, pageKey(0, 1)); !clk.Now().Before(e.built.Add(time.Minute)) {
 		t.Error("revalidated page is not fresh")
 	}
 
@@ -270,7 +270,7 @@ func TestRevalidateWithoutRebuild(t *testing.T) {
 	// first, then the page without reading it.
 	clk.Add(2 * time.Minute)
 	get(sm, "/sitemap-2.xml.gz")
-	sm.wg.Wait()
+	sm.docs.wg.Wait()
 	if got, pages := src.urlsCalls.Load(), src.pageCalls.Load(); got != 2 || pages != 3 {
 		t.Errorf("source read %d times (want 2), Pages %d times (want 3)", got, pages)
 	}
@@ -280,12 +280,12 @@ func TestRevalidateWithoutRebuild(t *testing.T) {
 	src.version = "v2"
 	clk.Add(2 * time.Minute)
 	get(sm, "/sitemap_index.xml")
-	sm.wg.Wait()
+	sm.docs.wg.Wait()
 	if got := src.urlsCalls.Load(); got != 4 {
 		t.Errorf("source read %d times, want 4: the changed pages were not rebuilt", got)
 	}
 	get(sm, "/sitemap-2.xml.gz")
-	sm.wg.Wait()
+	sm.docs.wg.Wait()
 	if got := src.urlsCalls.Load(); got != 4 {
 		t.Errorf("source read %d times, want 4: a rebuilt page was read again", got)
 	}
@@ -356,7 +356,7 @@ func TestCloseStopsRefreshes(t *testing.T) {
 	if w := get(sm, "/sitemap-1.xml.gz"); w.Code != 200 {
 		t.Errorf("after Close, the cached copy = %d", w.Code)
 	}
-	sm.wg.Wait() // no refresh was started after Close
+	sm.docs.wg.Wait() // no refresh was started after Close
 }
 
 func TestRejectedURLs(t *testing.T) {

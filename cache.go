@@ -1,25 +1,20 @@
 package sitemap
 
 import (
-	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hashicorp/golang-lru/v2/simplelru"
 )
 
-// pageKey names a cached document: page n of section sec, or the index
-// (sec == indexSection). It is comparable and needs no allocation.
-type pageKey struct {
-	sec  int
-	page int64
-}
-
-const indexSection = -1
-
-var indexKey = pageKey{sec: indexSection}
-
-func (k pageKey) String() string {
-	return strconv.Itoa(k.sec) + "/" + strconv.FormatInt(k.page, 10)
+// slot is the cache's record of one cached copy: the copy, and what is
+// coordinated about it while it is cached. The copy itself never changes.
+type slot struct {
+	e          *entry
+	refreshing atomic.Bool  // a background refresh is running
+	looked     atomic.Int64 // with a Store: when a look for a newer copy last found none, in Unix ns (fleet.go)
+	synced     atomic.Int64 // with a Store: the tier's breaks when it was cached or last looked up (fleet.go)
+	superseded atomic.Bool  // with a Store: another replica stored other bytes; serve it only while they are fetched
 }
 
 // pageCache is an LRU of built documents bounded by entry count and by
@@ -27,28 +22,28 @@ func (k pageKey) String() string {
 // in the background.
 type pageCache struct {
 	mu      sync.Mutex
-	lru     *simplelru.LRU[pageKey, *entry]
+	lru     *simplelru.LRU[docKey, *slot]
 	bytes   int64
 	budget  int64
-	account func(pageKey) *secCounters // where each key's documents and bytes are counted
+	account func(docKey) *secCounters // where each key's documents and bytes are counted
 }
 
 // newPageCache makes a cache of at most entries documents and budget
 // bytes, which counts each key's in account(key).
-func newPageCache(budget int64, entries int, account func(pageKey) *secCounters) *pageCache {
+func newPageCache(budget int64, entries int, account func(docKey) *secCounters) *pageCache {
 	c := &pageCache{budget: budget, account: account}
 	if budget < 0 {
 		return c // disabled
 	}
-	c.lru, _ = simplelru.NewLRU(entries, func(k pageKey, e *entry) {
-		n := e.cost()
+	c.lru, _ = simplelru.NewLRU(entries, func(k docKey, sl *slot) {
+		n := sl.e.cost()
 		c.bytes -= n
 		c.account(k).cached(-1, -n)
 	})
 	return c
 }
 
-func (c *pageCache) get(k pageKey) (*entry, bool) {
+func (c *pageCache) get(k docKey) (*slot, bool) {
 	if c.lru == nil {
 		return nil, false
 	}
@@ -57,8 +52,8 @@ func (c *pageCache) get(k pageKey) (*entry, bool) {
 	return c.lru.Get(k)
 }
 
-// peek returns an entry without marking it used.
-func (c *pageCache) peek(k pageKey) (*entry, bool) {
+// peek returns a slot without marking it used.
+func (c *pageCache) peek(k docKey) (*slot, bool) {
 	if c.lru == nil {
 		return nil, false
 	}
@@ -67,16 +62,19 @@ func (c *pageCache) peek(k pageKey) (*entry, bool) {
 	return c.lru.Peek(k)
 }
 
-// add caches e under k, evicting the least recently used entries until the
-// byte budget holds. An entry larger than the whole budget is not cached.
-func (c *pageCache) add(k pageKey, e *entry) {
+// add caches e under k, in a new slot whose synced is synced, evicting
+// the least recently used entries until the byte budget holds. An entry
+// larger than the whole budget is not cached.
+func (c *pageCache) add(k docKey, e *entry, synced int64) {
 	if c.lru == nil || e.cost() > c.budget {
 		return
 	}
+	sl := &slot{e: e}
+	sl.synced.Store(synced)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.lru.Remove(k)
-	c.lru.Add(k, e)
+	c.lru.Add(k, sl)
 	n := e.cost()
 	c.bytes += n
 	c.account(k).cached(1, n)
@@ -85,7 +83,7 @@ func (c *pageCache) add(k pageKey, e *entry) {
 	}
 }
 
-func (c *pageCache) remove(k pageKey) {
+func (c *pageCache) remove(k docKey) {
 	if c.lru == nil {
 		return
 	}
@@ -98,7 +96,7 @@ func (c *pageCache) remove(k pageKey) {
 // bytes in the budget if e is cached under k (evicting as needed). Both
 // happen under the cache's lock, so an eviction counts e with or without
 // its text, never half.
-func (c *pageCache) attachText(k pageKey, e, t *entry) {
+func (c *pageCache) attachText(k docKey, e, t *entry) {
 	if c.lru == nil {
 		e.text.Store(t)
 		return
@@ -106,7 +104,7 @@ func (c *pageCache) attachText(k pageKey, e, t *entry) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e.text.Store(t)
-	if cur, ok := c.lru.Peek(k); !ok || cur != e {
+	if cur, ok := c.lru.Peek(k); !ok || cur.e != e {
 		return
 	}
 	c.bytes += int64(len(t.gz))
@@ -117,7 +115,7 @@ func (c *pageCache) attachText(k pageKey, e, t *entry) {
 }
 
 // keys returns the keys of the cached entries.
-func (c *pageCache) keys() []pageKey {
+func (c *pageCache) keys() []docKey {
 	if c.lru == nil {
 		return nil
 	}

@@ -1,13 +1,10 @@
 package sitemap
 
 import (
-	"bufio"
 	"bytes"
-	"io"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
-	"github.com/klauspost/compress/gzip"
 )
 
 // Change is what one rebuilt page changed, as the library derives it: the
@@ -115,66 +112,3 @@ func (t *tracker) removed(oldGz []byte) ([]string, error) {
 	})
 	return out, err
 }
-
-// eachLoc calls f with the location, as written, of every <url> of gz, a
-// <urlset> this package wrote (see xmlToText for why a line that starts
-// with "<url><loc>" is one).
-func eachLoc(gz []byte, f func(loc []byte)) error {
-	zr, err := gzip.NewReader(bytes.NewReader(gz))
-	if err != nil {
-		return err
-	}
-	br := bufio.NewReaderSize(zr, 64<<10)
-	lineStart := true
-	for {
-		line, err := br.ReadSlice('\n')
-		if lineStart && bytes.HasPrefix(line, []byte("<url><loc>")) {
-			loc, _, ok := bytes.Cut(line[len("<url><loc>"):], []byte("</loc>"))
-			if !ok {
-				return io.ErrUnexpectedEOF
-			}
-			f(loc)
-		}
-		switch {
-		case err == bufio.ErrBufferFull:
-			lineStart = false
-		case err == io.EOF:
-			return nil
-		case err != nil:
-			return err
-		default:
-			lineStart = true
-		}
-	}
-}
-
-// emitChanges tells OnChange what page n of sec changed, as tr saw it
-// built; prevGz is the previous copy, read only for removed URLs.
-func (s *Sitemap) emitChanges(sec *section, n int64, tr *tracker, prevGz []byte) {
-	removed, err := tr.removed(prevGz)
-	if err != nil { // cannot happen: we compressed it
-		s.log.Error("sitemap: the previous copy of a page does not decompress; its removed URLs are not reported",
-			"page", s.describe(pageKey{sec.index, n}), "err", err)
-	}
-	s.emit(Change{Section: sec.name, Page: n, Added: tr.added, Changed: tr.changed, Removed: removed})
-}
-
-// emit sends a change to OnChange and to IndexNow, whichever are set. A
-// removed URL goes to IndexNow too: the engines then fetch it and find it
-// gone.
-func (s *Sitemap) emit(c Change) {
-	if c.empty() {
-		return
-	}
-	if s.onChange != nil {
-		s.onChange(c)
-	}
-	if s.indexNow != nil {
-		s.indexNow.push(c.Added...)
-		s.indexNow.push(c.Changed...)
-		s.indexNow.push(c.Removed...)
-	}
-}
-
-// tracking reports whether changes are derived: someone listens.
-func (s *Sitemap) tracking() bool { return s.onChange != nil || s.indexNow != nil }

@@ -40,8 +40,8 @@ func BenchmarkRebuild(b *testing.B) {
 					b.Fatal(err)
 				}
 				defer sm.Close()
-				k, sec := pageKey{0, 1}, sm.sections[0]
-				old, err := sm.build(k, sec, nil)
+				k := pageKey(0, 1)
+				old, err := sm.docs.load(k, nil)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -49,7 +49,7 @@ func BenchmarkRebuild(b *testing.B) {
 				b.SetBytes(int64(len(doc)))
 				for b.Loop() {
 					round++
-					e, err := sm.buildPage(b.Context(), sec, 1, old)
+					e, _, err := sm.docs.builders[docPage].build(b.Context(), &job{key: k, old: old, current: true, prev: old})
 					if err != nil {
 						b.Fatal(err)
 					}

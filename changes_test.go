@@ -54,7 +54,7 @@ func TestChangesFromPreviousCopy(t *testing.T) {
 	if err := sm.Invalidate("p", 1); err != nil {
 		t.Fatal(err)
 	}
-	sm.wg.Wait()
+	sm.docs.wg.Wait()
 	if got := log.take(); got != nil {
 		t.Fatalf("an unchanged rebuild reported %+v", got)
 	}
@@ -69,14 +69,14 @@ func TestChangesFromPreviousCopy(t *testing.T) {
 	if err := sm.Invalidate("p", 1); err != nil {
 		t.Fatal(err)
 	}
-	sm.wg.Wait()
+	sm.docs.wg.Wait()
 	got := log.take()
 	want := Change{Section: "p", Page: 1, Added: []string{"https://example.com/e"},
 		Changed: []string{"https://example.com/a?x=1&y=2", "https://example.com/c"}, Removed: []string{"https://example.com/b"}}
 	if len(got) != 1 || !sameChange(got[0], want) {
 		t.Errorf("changes %+v, want %+v", got, want)
 	}
-	if e, _ := sm.cache.peek(pageKey{0, 1}); e == nil || len(e.sums) != 4 || e.cost() != int64(len(e.gz))+4*16 {
+	if e, _ := cachedEntry(sm, pageKey(0, 1)); e == nil || len(e.sums) != 4 || e.cost() != int64(len(e.gz))+4*16 {
 		t.Error("the page's URL hashes are not kept, or not counted")
 	}
 }
@@ -199,7 +199,7 @@ func TestChangesToIndexNow(t *testing.T) {
 	if err := sm.Invalidate("", 1); err != nil {
 		t.Fatal(err)
 	}
-	sm.wg.Wait()
+	sm.docs.wg.Wait()
 	sm.Notify(inBase + "elsewhere-on-the-site")
 	want := []string{inBase + "a", inBase + "b", inBase + "c", inBase + "elsewhere-on-the-site"}
 	waitFor(t, func() bool {

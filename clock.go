@@ -28,7 +28,7 @@ import (
 // a clock.
 type clocks struct {
 	mu sync.Mutex
-	m  map[pageKey]*fileClock
+	m  map[docKey]*fileClock
 }
 
 // fileClock is the clock of one file.
@@ -40,7 +40,7 @@ type fileClock struct {
 	version string    // PageInfo.Version as the index last saw it
 }
 
-func newClocks() *clocks { return &clocks{m: make(map[pageKey]*fileClock)} }
+func newClocks() *clocks { return &clocks{m: make(map[docKey]*fileClock)} }
 
 // second truncates t to the resolution of an HTTP date, in UTC.
 func second(t time.Time) time.Time { return t.UTC().Truncate(time.Second) }
@@ -49,7 +49,7 @@ func second(t time.Time) time.Time { return t.UTC().Truncate(time.Second) }
 // newest URL lastmod is newest (zero if none), at now, and returns the
 // clock of those bytes and whether the build moved the clock (so an index
 // that lists it is out of date).
-func (c *clocks) built(k pageKey, hash uint64, newest, now time.Time) (at time.Time, moved bool) {
+func (c *clocks) built(k docKey, hash uint64, newest, now time.Time) (at time.Time, moved bool) {
 	newest, now = second(newest), second(now)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -74,7 +74,7 @@ func (c *clocks) built(k pageKey, hash uint64, newest, now time.Time) (at time.T
 
 // served returns the clock of the bytes of k built last in this process,
 // or the zero time if there were none.
-func (c *clocks) served(k pageKey) time.Time {
+func (c *clocks) served(k docKey) time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if r := c.m[k]; r != nil && r.built {
@@ -89,7 +89,7 @@ func (c *clocks) served(k pageKey) time.Time {
 // clock moved forward at once: its next build serves the new bytes under
 // it. A cached page keeps the clock of the bytes it serves until it is
 // rebuilt; changed tells the caller to start that rebuild.
-func (c *clocks) listed(k pageKey, info PageInfo, now time.Time, cached bool) (at time.Time, changed bool) {
+func (c *clocks) listed(k docKey, info PageInfo, now time.Time, cached bool) (at time.Time, changed bool) {
 	lastMod, now := second(info.LastMod), second(now)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -116,7 +116,7 @@ func (c *clocks) listed(k pageKey, info PageInfo, now time.Time, cached bool) (a
 
 // invalidated moves the clock of k forward, as the application said its
 // content changed (see advance).
-func (c *clocks) invalidated(k pageKey, now time.Time) {
+func (c *clocks) invalidated(k docKey, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if r := c.m[k]; r != nil {
@@ -144,7 +144,7 @@ func later(a, b time.Time) time.Time {
 }
 
 // state returns the clock of k as it is now, to store with a copy of k.
-func (c *clocks) state(k pageKey) fileClock {
+func (c *clocks) state(k docKey) fileClock {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if r := c.m[k]; r != nil {
@@ -157,7 +157,7 @@ func (c *clocks) state(k pageKey) fileClock {
 // process) stored it, into this one's: the clock takes the later of the
 // two, and the bytes last built are those of the later build. So the
 // clock never moves back, whichever replica builds next.
-func (c *clocks) seed(k pageKey, x fileClock) {
+func (c *clocks) seed(k docKey, x fileClock) {
 	if x.at.IsZero() {
 		return // nothing known
 	}

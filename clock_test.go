@@ -18,7 +18,7 @@ var t0 = time.Date(2025, 5, 1, 12, 0, 0, 0, time.UTC)
 
 func TestClockFirstBuild(t *testing.T) {
 	c := newClocks()
-	k1, k2 := pageKey{0, 1}, pageKey{0, 2}
+	k1, k2 := pageKey(0, 1), pageKey(0, 2)
 	// No history: the newest lastmod, so a restart does not make every
 	// file look new; without lastmods, the build time (to the second).
 	if at, moved := c.built(k1, 1, t0.Add(-time.Hour), t0); !at.Equal(t0.Add(-time.Hour)) || moved {
@@ -31,7 +31,7 @@ func TestClockFirstBuild(t *testing.T) {
 
 func TestClockMovesWithTheBytes(t *testing.T) {
 	c := newClocks()
-	k := pageKey{0, 1}
+	k := pageKey(0, 1)
 	at0, _ := c.built(k, 1, t0.Add(-time.Hour), t0)
 
 	// The same bytes an hour later: the clock stays.
@@ -58,7 +58,7 @@ func TestClockMovesWithTheBytes(t *testing.T) {
 
 func TestClockListedByIndex(t *testing.T) {
 	c := newClocks()
-	k := pageKey{0, 1}
+	k := pageKey(0, 1)
 	// The index lists a page never built: its lastmod, or the index's
 	// build time; the page's first build keeps that clock.
 	if at, changed := c.listed(k, PageInfo{Number: 1, Version: "v1"}, t0, false); !at.Equal(t0) || changed {
@@ -93,7 +93,7 @@ func TestClockListedByIndex(t *testing.T) {
 
 func TestClockInvalidated(t *testing.T) {
 	c := newClocks()
-	k := pageKey{0, 1}
+	k := pageKey(0, 1)
 	c.invalidated(k, t0) // unknown: nothing to move
 	at0, _ := c.built(k, 1, time.Time{}, t0)
 	c.invalidated(k, t0.Add(time.Minute))
@@ -109,7 +109,7 @@ func TestClockInvalidated(t *testing.T) {
 func TestClockNeverBackwards(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	c := newClocks()
-	k := pageKey{0, 1}
+	k := pageKey(0, 1)
 	now := t0
 	var last time.Time
 	var lastHash uint64
@@ -195,7 +195,7 @@ func TestDeletionNot304(t *testing.T) {
 	clk.Add(2 * time.Minute)
 	get(sm, "/sitemap_index.xml") // stale: refreshed in the background
 	get(sm, "/sitemap-1.xml.gz")  // likewise
-	sm.wg.Wait()
+	sm.docs.wg.Wait()
 
 	w = get(sm, "/sitemap-1.xml.gz", "If-Modified-Since", lm0)
 	if w.Code != http.StatusOK {
@@ -211,7 +211,7 @@ func TestDeletionNot304(t *testing.T) {
 	// The index was marked out of date by the page's new clock: its next
 	// request serves it stale and refreshes it.
 	get(sm, "/sitemap_index.xml")
-	sm.wg.Wait()
+	sm.docs.wg.Wait()
 	idx1 := get(sm, "/sitemap_index.xml").Body.String()
 	if want := "<lastmod>" + lm1.Format("2006-01-02T15:04:05Z") + "</lastmod>"; !strings.Contains(idx1, want) || idx1 == idx0 {
 		t.Errorf("index after the deletion:\n%s\nwant %s", idx1, want)

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/freshmap/sitemap/internal/gzpipe"
 )
 
 const (
@@ -83,7 +85,7 @@ func BenchmarkEncodeGzip(b *testing.B) {
 			b.SetBytes(int64(len(doc)))
 			for b.Loop() {
 				buf.Reset()
-				z := newGzipPipe(&buf, benchLevel, nil)
+				z := gzpipe.New(&buf, benchLevel, nil)
 				if _, err := encodePage(context.Background(), src, 1, z, &spec); err != nil {
 					b.Fatal(err)
 				}
@@ -106,14 +108,14 @@ func BenchmarkGzipBaseline(b *testing.B) {
 			b.SetBytes(int64(len(doc)))
 			for b.Loop() {
 				buf.Reset()
-				z := getGzip(&buf, benchLevel)
+				z := gzpipe.Get(&buf, benchLevel)
 				if _, err := z.Write(doc); err != nil {
 					b.Fatal(err)
 				}
 				if err := z.Close(); err != nil {
 					b.Fatal(err)
 				}
-				putGzip(z, benchLevel)
+				gzpipe.Put(z, benchLevel)
 			}
 		})
 	}

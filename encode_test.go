@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freshmap/sitemap/internal/gzpipe"
 	"github.com/freshmap/sitemap/internal/xsdcheck"
 	"github.com/klauspost/compress/gzip"
 )
@@ -368,7 +369,7 @@ func TestEncodePageAllocs(t *testing.T) {
 			var w io.Writer = io.Discard
 			var z *gzip.Writer
 			if gz {
-				z = getGzip(io.Discard, gzip.DefaultCompression)
+				z = gzpipe.Get(io.Discard, gzip.DefaultCompression)
 				w = z
 			}
 			if _, err := encodePage(context.Background(), src, 1, w, &spec); err != nil {
@@ -376,7 +377,7 @@ func TestEncodePageAllocs(t *testing.T) {
 			}
 			if gz {
 				z.Close()
-				putGzip(z, gzip.DefaultCompression)
+				gzpipe.Put(z, gzip.DefaultCompression)
 			}
 		})
 	}

@@ -8,8 +8,9 @@ import (
 	"time"
 )
 
-// entry is one built document, kept gzip-compressed. It is immutable once
-// cached, except for refreshing.
+// entry is one built document, kept gzip-compressed. It never changes
+// once made, but for text, the memo of its plain-text form (text.go).
+// What is coordinated about a cached copy is in its slot (cache.go).
 type entry struct {
 	gz      []byte    // the gzip file of the XML
 	size    int64     // the XML's length, so a plain HEAD or 304 need not decompress
@@ -28,12 +29,8 @@ type entry struct {
 	more  []*entry     // index only: its files after the first (sitemap_index-2.xml, …)
 	sums  []urlSum     // a page's URLs, hashed, when changes are tracked (changes.go)
 
-	epoch      uint64       // the Sitemap's epoch when its build started (invalidate.go)
-	gen        int64        // the store's generation when its build started (fleet.go)
-	moved      bool         // a page: its build moved its clock, so the index is out of date
-	refreshing atomic.Bool  // a background refresh is running
-	looked     atomic.Int64 // with a Store: when a look for a newer copy last found none, in Unix ns (fleet.go)
-	synced     atomic.Int64 // with a Store: the follow break after which it was made or checked (follow.go)
+	stamp stamp // the ledger when it was made: current until a change after it (ledger.go)
+	gen   int64 // the store generation when its build started, as its record carries it (record.go)
 
 	// text is the page's plain-text form, made from it on first request
 	// (text.go); textMu makes that happen once.
@@ -77,7 +74,7 @@ const _ uint32 = MaxBytes
 func (e *entry) renewed(now time.Time) *entry {
 	r := &entry{
 		gz: e.gz, size: e.size, lastMod: e.lastMod, built: now, info: e.info, hash: e.hash, level: e.level,
-		epoch: e.epoch, gen: e.gen,
+		stamp: e.stamp, gen: e.gen,
 		etagFile: e.etagFile, etagGzip: e.etagGzip, etagPlain: e.etagPlain, gzLen: e.gzLen, pages: e.pages, more: e.more, sums: e.sums,
 	}
 	r.text.Store(e.text.Load()) // the same bytes, the same text
@@ -112,9 +109,9 @@ func (e *entry) file(n int) *entry {
 func (e *entry) files() int { return 1 + len(e.more) }
 
 // lists reports whether an index entry lists page k.
-func (e *entry) lists(k pageKey) bool {
+func (e *entry) lists(k docKey) bool {
 	_, ok := e.page(k.sec, k.page)
-	return ok
+	return ok && k.kind == docPage
 }
 
 // page finds page n of section sec in an index entry.

@@ -13,8 +13,8 @@ func TestEntrySize(t *testing.T) {
 	sm := newTestSitemap(t, Config{}, Section{Name: "p", Source: newFake(25, 10), PageSize: 10})
 	get(sm, "/sitemap_index.xml")
 	get(sm, "/sitemap-p-3.xml.gz")
-	for _, k := range []pageKey{indexKey, {sec: 0, page: 3}} {
-		e, ok := sm.cache.peek(k)
+	for _, k := range []docKey{indexKey, pageKey(0, 3)} {
+		e, ok := cachedEntry(sm, k)
 		if !ok {
 			t.Fatalf("%v not cached", k)
 		}

@@ -2,6 +2,7 @@ package sitemap
 
 import (
 	"errors"
+	"fmt"
 	"unicode/utf8"
 )
 
@@ -58,3 +59,28 @@ var (
 func invalid(u *URL, field string, err error) error {
 	return &InvalidURLError{Loc: u.Loc, Field: field, Err: err}
 }
+
+// The errors of a load (documents.go), which crawlers never see: each
+// becomes a status, and is logged.
+var (
+	// errNotFound means the document does not exist (404).
+	errNotFound = errors.New("no such page")
+	// errPanic wraps a panic of a Source.
+	errPanic = errors.New("source panicked")
+	// errBackoff means the document's last build failed less than
+	// RetryAfter ago, and there is no copy to serve (503).
+	errBackoff = errors.New("the last build failed; not retried yet")
+	// errBusy means Config.MaxWaiting requests already wait for builds (503).
+	errBusy = errors.New("too many requests waiting for builds")
+	// errWaitTimeout means a build took longer than BuildTimeout (503).
+	errWaitTimeout = errors.New("build timeout")
+)
+
+// panicError is a panic of a Source, with the stack where it happened.
+type panicError struct {
+	value any
+	stack []byte
+}
+
+func (p *panicError) Error() string { return fmt.Sprintf("%v: %v", errPanic, p.value) }
+func (p *panicError) Unwrap() error { return errPanic }

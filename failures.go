@@ -15,25 +15,25 @@ import (
 // ever built, so the set is small; it is bounded all the same.
 type failures struct {
 	mu  sync.Mutex
-	lru *simplelru.LRU[pageKey, time.Time] // until when k is not rebuilt
+	lru *simplelru.LRU[docKey, time.Time] // until when k is not rebuilt
 }
 
 const maxFailures = 4096
 
 func newFailures() *failures {
-	lru, _ := simplelru.NewLRU[pageKey, time.Time](maxFailures, nil)
+	lru, _ := simplelru.NewLRU[docKey, time.Time](maxFailures, nil)
 	return &failures{lru: lru}
 }
 
 // failed records that k failed at now: no new build before until.
-func (f *failures) failed(k pageKey, until time.Time) {
+func (f *failures) failed(k docKey, until time.Time) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.lru.Add(k, until)
 }
 
 // recent reports whether k failed and may not be rebuilt yet at now.
-func (f *failures) recent(k pageKey, now time.Time) bool {
+func (f *failures) recent(k docKey, now time.Time) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	until, ok := f.lru.Peek(k)
@@ -46,7 +46,7 @@ func (f *failures) recent(k pageKey, now time.Time) bool {
 
 // forget clears the failure of k: a build succeeded, or the application
 // said k changed.
-func (f *failures) forget(k pageKey) {
+func (f *failures) forget(k docKey) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.lru.Remove(k)

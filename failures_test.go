@@ -72,7 +72,7 @@ func TestBuildFailures(t *testing.T) {
 			if got := src.urlsCalls.Load(); got != 2 {
 				t.Errorf("source read %d times, want 2: a failure must not be cached, nor retried before RetryAfter", got)
 			}
-			if _, ok := sm.cache.peek(pageKey{0, 1}); ok {
+			if _, ok := cachedEntry(sm, pageKey(0, 1)); ok {
 				t.Error("a failed page was cached")
 			}
 			if n := strings.Count(logs.String(), "build failed"); n != 2 {

@@ -59,16 +59,15 @@ type feed struct {
 }
 
 // newFeedConfig checks and completes the feed settings of a Config.
-func newFeedConfig(base string, entries int, author string) (feedConfig, error) {
+func newFeedConfig(base baseURL, entries int, author string) (feedConfig, error) {
 	author = strings.TrimSpace(author)
 	if author == "" {
-		host := base[strings.Index(base, "://")+len("://"):]
-		author = host[:strings.IndexByte(host, '/')]
+		author = base.host
 	}
 	if strings.ContainsAny(author, "\r\n") {
-		return feedConfig{}, errors.New("sitemap: FeedAuthor has a line break")
+		return feedConfig{}, errors.New("FeedAuthor has a line break")
 	}
-	return feedConfig{entries: entries, author: string(appendEscaped(nil, author)), base: base}, nil
+	return feedConfig{entries: entries, author: string(appendEscaped(nil, author)), base: base.url}, nil
 }
 
 // feedOf returns the feed of sec, whose Source is src, or nil if feeds are
@@ -86,14 +85,6 @@ func (c feedConfig) feedOf(sec *section, src Source) *feed {
 	return f
 }
 
-// feedSection is the pageKey.sec of the feed of section i: -2 - i, below
-// indexSection, so that a feed never shares a key with a page or the
-// index. It is its own inverse: feedSection(feedSection(i)) == i.
-func feedSection(i int) int { return -2 - i }
-
-// feedKey is the cache key of the feed of sec.
-func feedKey(sec *section) pageKey { return pageKey{sec: feedSection(sec.index)} }
-
 // feedEntry is one entry of a feed, its values ready to write.
 type feedEntry struct {
 	updated time.Time // UTC, to the second
@@ -101,16 +92,24 @@ type feedEntry struct {
 	title   string    // the news title, or "" for the loc
 }
 
-// buildFeed builds the feed k from one Recent call.
-func (s *Sitemap) buildFeed(ctx context.Context, k pageKey) (*entry, error) {
-	sec := s.sections[feedSection(k.sec)]
+// feedBuilder builds the Atom feeds, each from one Recent call.
+type feedBuilder struct {
+	site   *site
+	clocks *clocks
+	rep    *reporter
+	now    func() time.Time
+}
+
+func (b *feedBuilder) build(ctx context.Context, j *job) (*entry, effects, error) {
+	k := j.key
+	sec := b.site.sections[k.sec]
 	f := sec.feed
-	now := s.now()
+	now := b.now()
 	start := time.Now()
-	entries, err := s.recent(ctx, sec)
+	entries, err := b.recent(ctx, sec)
 	if err != nil {
-		s.timed(k, time.Since(start))
-		return nil, fmt.Errorf("sitemap: building %s: %w", f.name, err)
+		b.rep.timed(k, time.Since(start))
+		return nil, effects{}, err
 	}
 	var body []byte
 	for _, e := range entries {
@@ -134,15 +133,15 @@ func (s *Sitemap) buildFeed(ctx context.Context, k pageKey) (*entry, error) {
 	}
 	// The clock follows the entries: the header holds it, so it cannot be
 	// part of what the clock looks at.
-	at, _ := s.clocks.built(k, xxhash.Sum64(body), newest, now)
-	gz, sum, err := compress(s.gzipLevel, func(w io.Writer) error {
-		b := make([]byte, 0, len(feedStart)+512)
-		b = append(b, feedStart...)
-		b = append(b, "<id>"+f.loc+"</id>\n<title>"+f.title+"</title>\n<updated>"...)
-		b = appendW3CTime(b, at, false)
-		b = append(b, "</updated>\n"+`<link rel="self" type="application/atom+xml" href="`+f.loc+`"/>`+"\n"+
-			"<author><name>"+s.feeds.author+"</name></author>\n"...)
-		if _, err := w.Write(b); err != nil {
+	at, _ := b.clocks.built(k, xxhash.Sum64(body), newest, now)
+	gz, sum, err := compress(b.site.gzipLevel, func(w io.Writer) error {
+		h := make([]byte, 0, len(feedStart)+512)
+		h = append(h, feedStart...)
+		h = append(h, "<id>"+f.loc+"</id>\n<title>"+f.title+"</title>\n<updated>"...)
+		h = appendW3CTime(h, at, false)
+		h = append(h, "</updated>\n"+`<link rel="self" type="application/atom+xml" href="`+f.loc+`"/>`+"\n"+
+			"<author><name>"+b.site.feeds.author+"</name></author>\n"...)
+		if _, err := w.Write(h); err != nil {
 			return err
 		}
 		if _, err := w.Write(body); err != nil {
@@ -152,28 +151,29 @@ func (s *Sitemap) buildFeed(ctx context.Context, k pageKey) (*entry, error) {
 		return err
 	})
 	dur := time.Since(start)
-	s.timed(k, dur)
+	b.rep.timed(k, dur)
 	if err != nil {
-		return nil, fmt.Errorf("sitemap: building %s: %w", f.name, err)
+		return nil, effects{}, err
 	}
-	s.built(k)
-	s.log.Debug("sitemap: built feed", "section", sec.name, "entries", len(entries), "gzip_bytes", len(gz),
+	b.rep.built(k)
+	b.rep.log.Debug("sitemap: built feed", "section", sec.name, "entries", len(entries), "gzip_bytes", len(gz),
 		"duration", dur, "clock", at)
-	return newEntry(gz, sum, s.gzipLevel, at, now), nil
+	return newEntry(gz, sum, b.site.gzipLevel, at, now), effects{}, nil
 }
 
 // recent reads the entries of the feed of sec: at most FeedEntries URLs
 // from one Recent call, each checked by the location rules, newest first,
 // each URL once. A URL that breaks a rule, or has no LastMod, is reported
 // (page 0) and skipped, or fails the feed under Strict.
-func (s *Sitemap) recent(ctx context.Context, sec *section) ([]feedEntry, error) {
+func (b *feedBuilder) recent(ctx context.Context, sec *section) ([]feedEntry, error) {
 	var entries []feedEntry
 	read := 0
-	for u, err := range sec.feed.src.Recent(ctx, s.feeds.entries) {
+	max := b.site.feeds.entries
+	for u, err := range sec.feed.src.Recent(ctx, max) {
 		if err != nil {
 			return nil, fmt.Errorf("reading recent URLs: %w", err)
 		}
-		if read++; read > s.feeds.entries {
+		if read++; read > max {
 			break // the Source yields more than it was asked for
 		}
 		if read%ctxCheckEvery == 0 {
@@ -181,10 +181,10 @@ func (s *Sitemap) recent(ctx context.Context, sec *section) ([]feedEntry, error)
 				return nil, err
 			}
 		}
-		e, err := s.feedEntry(&u)
+		e, err := newFeedEntry(&u, b.site.base.url)
 		if err != nil {
-			s.reject(sec, feedKey(sec), u.Loc, err)
-			if s.strict {
+			b.rep.rejected(sec, feedKey(sec.index), u.Loc, err)
+			if b.site.strict {
 				return nil, err
 			}
 			continue
@@ -205,15 +205,16 @@ func (s *Sitemap) recent(ctx context.Context, sec *section) ([]feedEntry, error)
 	}), nil
 }
 
-// feedEntry checks u and makes its entry.
-func (s *Sitemap) feedEntry(u *URL) (feedEntry, error) {
+// newFeedEntry checks u, a URL of the site whose base URL is base, and
+// makes its entry.
+func newFeedEntry(u *URL, base string) (feedEntry, error) {
 	switch {
 	case u.LastMod.IsZero():
 		return feedEntry{}, invalid(u, "lastmod", errRequired)
 	case !validYear(u.LastMod):
 		return feedEntry{}, invalid(u, "lastmod", errYear)
 	}
-	loc, err := appendPageURI(nil, u.Loc, s.base, true)
+	loc, err := appendPageURI(nil, u.Loc, base, true)
 	if err != nil {
 		return feedEntry{}, invalid(u, "loc", err)
 	}
@@ -222,16 +223,4 @@ func (s *Sitemap) feedEntry(u *URL) (feedEntry, error) {
 		e.title = u.News.Title
 	}
 	return e, nil
-}
-
-// outdateFeed says that the feed of sec, if it has one, may have changed
-// (Invalidate): a cached copy is served while it is rebuilt, on its next
-// request, and a failed build may be retried at once.
-func (s *Sitemap) outdateFeed(sec *section) {
-	if sec.feed == nil {
-		return
-	}
-	k := feedKey(sec)
-	s.outdate(k)
-	s.failures.forget(k)
 }

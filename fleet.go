@@ -3,18 +3,40 @@ package sitemap
 import (
 	"context"
 	"errors"
+	"log/slog"
+	"sync"
 	"time"
+
+	"github.com/freshmap/sitemap/internal/breaker"
+	"golang.org/x/sync/singleflight"
 )
 
 // The fleet: the replicas of a site that share a Store (store.go,
-// shared.go). A document is built by one replica at a time, whichever
-// takes its lock in the store; the copy it stores serves every replica,
-// with the clock it was built under. What changed is told to every
-// replica through the store's channel: a change raises the store's
-// generation, and a stored copy whose build started at an earlier
-// generation than the document's last change is not current. Whatever
-// the store does, a replica goes on alone: a failed or refused call
-// (breaker.go) means build here, as without a Store.
+// shared.go), as the tier of a Sitemap that has one. A document is built
+// by one replica at a time, whichever takes its lock in the store; the
+// copy it stores serves every replica, with the clock it was built under.
+// What changed is told to every replica through the store's channel: a
+// change raises the store's generation, and a stored copy whose build
+// started at an earlier generation than the document's last change is not
+// current (ledger.go). Whatever the store does, a replica goes on alone:
+// a failed or refused call (breaker.go) means build here, as without a
+// Store.
+type fleet struct {
+	sh     *shared
+	site   *site
+	ledger *ledger
+	clocks *clocks
+	inbox  inbox
+	log    *slog.Logger
+	now    func() time.Time
+
+	looks  singleflight.Group // one look per document at a time (newer)
+	ctx    context.Context    // cancelled by close
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // the subscription (follow.go)
+}
+
+var _ tier = (*fleet)(nil)
 
 // lookEvery is how often a stale copy may be looked up in the store while
 // no message says that a newer one is there: a page whose rebuild takes a
@@ -26,175 +48,178 @@ const lookEvery = time.Second
 // another replica builds a document.
 const fleetWaitMax = 100 * time.Millisecond
 
-// storeName is the key of document k in the store. An index depends on
-// every section, so replicas whose sections differ (a rolling deploy that
-// adds one) keep their indexes apart.
-func (s *Sitemap) storeName(k pageKey) string {
-	if k == indexKey {
-		return indexFile + "@" + s.layout
-	}
-	return s.describe(k)
+// newFleet returns the fleet of st on the Store sh, subscribed to what the
+// other replicas say (which it tells in), until close.
+func newFleet(sh *shared, st *site, l *ledger, c *clocks, in inbox, log *slog.Logger, now func() time.Time) *fleet {
+	f := &fleet{sh: sh, site: st, ledger: l, clocks: c, inbox: in, log: log, now: now}
+	f.ctx, f.cancel = context.WithCancel(context.Background())
+	broken := f.subscribe() // before the first request; follow retries if the store did not answer
+	f.wg.Go(func() { f.follow(broken) })
+	return f
 }
 
-// fromFleet is the first step of a build of k with a Store. It returns
-// the stored copy if that is current and fresh, waiting while another
-// replica builds it; or the lock to build k here, with the stored copy as
-// the stale one to replace if it is newer than old. unlock is never nil.
-// With the store off, it returns a no-op unlock: build here.
+func (f *fleet) close() {
+	f.cancel()
+	f.wg.Wait()
+}
+
+func (f *fleet) breaks() int64 { return f.sh.breaks.Load() }
+
+func (f *fleet) stats() tierStats {
+	sh := f.sh
+	return tierStats{hits: sh.hits.Load(), waits: sh.waits.Load(), errs: sh.errs.Load(), down: sh.br.IsOpen()}
+}
+
+func (f *fleet) unsynced(sl *slot) bool { return sl.synced.Load() < f.sh.breaks.Load() }
+
+// acquire: the stored copy if that is current and fresh, waiting while
+// another replica builds it; or the lock to build k here, with the stored
+// copy as the stale one to replace if it is newer than old. With the
+// store off: build here.
 //
-// While another replica holds the lock, only the lock is tried again
-// (a small call), with growing pauses: the copy is read once the lock is
+// While another replica holds the lock, only the lock is tried again (a
+// small call), with growing pauses: the copy is read once the lock is
 // free, so a wait costs no more than one read of it.
-func (s *Sitemap) fromFleet(ctx context.Context, k pageKey, old *entry) (got, stale *entry, unlock func(), err error) {
-	sh, name := s.shared, s.storeName(k)
-	noop := func() {}
-	rec, old, ok := s.look(ctx, k, old)
+func (f *fleet) acquire(ctx context.Context, k docKey, old *entry) (got, stale *entry, unlock func(), err error) {
+	name := f.site.storeName(k)
+	rec, old, ok := f.look(ctx, k, old)
 	if rec != nil || !ok {
-		return rec, old, noop, nil
+		return rec, old, noUnlock, nil
 	}
 	for delay, waited := time.Millisecond, false; ; delay = min(2*delay, fleetWaitMax) {
-		unlock, err := sh.lock(ctx, name)
+		unlock, err := f.sh.lock(ctx, name)
 		switch {
 		case err == nil:
 			// The lock is free: its last holder may have stored the copy.
 			var rec *entry
-			if rec, old, _ = s.look(ctx, k, old); rec != nil {
+			if rec, old, _ = f.look(ctx, k, old); rec != nil {
 				unlock()
-				return rec, nil, noop, nil
+				return rec, nil, noUnlock, nil
 			}
 			return nil, old, unlock, nil
 		case !errors.Is(err, ErrLocked):
-			return nil, old, noop, nil
+			return nil, old, noUnlock, nil
 		}
 		if !waited {
 			waited = true
-			sh.waits.Add(1)
+			f.sh.waits.Add(1)
 		}
 		t := time.NewTimer(delay)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return nil, nil, noop, ctx.Err()
+			return nil, nil, noUnlock, ctx.Err()
 		case <-t.C:
 		}
 	}
 }
 
 // look reads the stored copy of k, and merges the clocks it carries into
-// this replica's. It returns the copy, adopted, if it is current and
-// fresh; otherwise the stale copy to replace: the stored one if it is
-// newer than old, else old. ok is false if the store did not answer.
-func (s *Sitemap) look(ctx context.Context, k pageKey, old *entry) (got, stale *entry, ok bool) {
-	epoch := s.epoch.Load()
-	rec, clocks, err := s.shared.get(ctx, k, s.storeName(k))
+// this replica's.
+func (f *fleet) look(ctx context.Context, k docKey, old *entry) (got, stale *entry, ok bool) {
+	st := f.ledger.now()
+	rec, clocks, err := f.sh.get(ctx, k, f.site.storeName(k))
 	if err != nil {
 		return nil, old, false
 	}
 	for _, kc := range clocks {
-		s.clocks.seed(kc.k, kc.c)
+		f.clocks.seed(kc.k, kc.c)
 	}
-	switch {
-	case rec == nil:
+	if rec == nil {
 		return nil, old, true
-	case s.storeFresh(k, rec, old):
-		return s.adopt(k, rec, epoch), nil, true
+	}
+	rec.stamp = stamp{epoch: st.epoch, gen: rec.gen}
+	switch {
+	case f.fresh(k, rec, old):
+		f.sh.hits.Add(1)
+		return rec, nil, true
 	case old == nil || rec.built.After(old.built):
 		return nil, rec, true
 	}
 	return nil, old, true
 }
 
-// storeFresh reports whether rec, a stored copy of k, may be served as it
-// is: built less than TTL ago, after the last change said of k, and not
-// older than local, this replica's copy (if any).
-func (s *Sitemap) storeFresh(k pageKey, rec, local *entry) bool {
-	return s.now().Before(rec.built.Add(s.ttl)) && s.shared.current(k, rec.gen) &&
+// fresh reports whether rec, a stored copy of k, may be served as it is:
+// built less than TTL ago, current, and not older than local, this
+// replica's copy (if any).
+func (f *fleet) fresh(k docKey, rec, local *entry) bool {
+	return f.now().Before(rec.built.Add(f.site.ttl)) && f.ledger.current(k, rec.stamp) &&
 		(local == nil || !rec.built.Before(local.built) || rec.hash == local.hash)
 }
 
-// adopt caches rec, a current stored copy of k, read when the epoch was
-// epoch.
-func (s *Sitemap) adopt(k pageKey, rec *entry, epoch uint64) *entry {
-	rec.epoch = epoch
-	rec.synced.Store(s.shared.breaks.Load())
-	s.keep(k, rec)
-	s.shared.hits.Add(1)
-	return rec
-}
-
-// share stores e, the copy of k just built here, with its clocks, and
-// tells the other replicas.
-func (s *Sitemap) share(ctx context.Context, k pageKey, e *entry) {
-	name := s.storeName(k)
-	if k.sec >= 0 { // a page: its clock, for the index, whoever builds it
-		s.shared.setClock(ctx, name, s.clocks.state(k))
-	}
-	if s.shared.set(ctx, k, name, e, s.clocks.state) == nil {
-		s.shared.publish(ctx, &message{kind: msgBuilt, hash: e.hash, names: []string{s.describe(k)}})
-	}
-}
-
-// fromStore looks in the store for a newer copy of k than e, the copy
-// this replica holds, before e is served: one another replica has just
+// newer looks in the store for a newer copy of k than sl's, the copy this
+// replica holds, before that is served: one another replica has just
 // built. It is called for a stale or outdated copy, and once for a fresh
 // one made before the subscription last broke. Requests for k share one
 // look.
-func (s *Sitemap) fromStore(k pageKey, e *entry) *entry {
-	if !s.shared.unsynced(e) && time.Now().UnixNano()-e.looked.Load() < int64(lookEvery) {
+func (f *fleet) newer(k docKey, sl *slot) *entry {
+	if !f.unsynced(sl) && time.Now().UnixNano()-sl.looked.Load() < int64(lookEvery) {
 		return nil // looked just now; a message that a new copy is stored resets this (follow.go)
 	}
-	v, _, _ := s.group.Do("store:"+k.String(), func() (any, error) {
-		defer e.synced.Store(s.shared.breaks.Load())
-		rec, _, _ := s.look(s.ctx, k, e)
+	v, _, _ := f.looks.Do(k.String(), func() (any, error) {
+		defer sl.synced.Store(f.sh.breaks.Load())
+		rec, _, _ := f.look(f.ctx, k, sl.e)
 		if rec == nil {
-			e.looked.Store(time.Now().UnixNano())
+			sl.looked.Store(time.Now().UnixNano())
 		}
 		return rec, nil
 	})
 	return v.(*entry)
 }
 
-// tellChanged tells every replica that keys changed. Until the store
-// knows, no stored copy of them is current here; if it cannot be told
-// now, it is told when it answers again (follow).
-func (s *Sitemap) tellChanged(keys []pageKey) {
-	sh := s.shared
-	sh.hold(keys)
-	gen, err := sh.incr(s.ctx)
-	if err != nil {
-		sh.addPending(keys)
-		return
+// share stores e, the copy of k just built here, with its clocks, and
+// tells the other replicas: a page's clock first (an index build reads
+// it, whoever builds the page), then the copy, then the message.
+func (f *fleet) share(ctx context.Context, k docKey, e *entry) {
+	name := f.site.storeName(k)
+	if k.kind == docPage {
+		f.sh.setClock(ctx, name, f.clocks.state(k))
 	}
-	sh.seen(gen)
-	names := make([]string, len(keys))
-	for i, k := range keys {
-		names[i] = s.describe(k)
+	if f.sh.set(ctx, k, name, e, f.clocks.state) == nil {
+		f.sh.publish(ctx, &message{kind: msgBuilt, hash: e.hash, names: []string{f.site.fileName(k)}})
 	}
-	if sh.publish(s.ctx, &message{kind: msgChanged, gen: gen, names: names}) != nil {
-		sh.addPending(keys)
-		return
-	}
-	sh.release(keys, gen)
 }
 
-// clocksFromStore merges into this replica's clocks those that the
-// builds of pages (by any replica) stored, for every page of pages, so
-// that the index lists the clock of the bytes each page serves.
-func (s *Sitemap) clocksFromStore(ctx context.Context, pages [][]PageInfo) {
-	var keys []pageKey
+// announce tells every replica that keys changed. Until the store knows,
+// no stored copy of them is current here; if it cannot be told now, it
+// is told when it answers again (follow).
+func (f *fleet) announce(keys []docKey) {
+	f.ledger.hold(keys)
+	gen, err := f.sh.incr(f.ctx)
+	if err != nil {
+		f.ledger.postpone(keys)
+		return
+	}
+	f.ledger.seen(gen)
+	names := make([]string, len(keys))
+	for i, k := range keys {
+		names[i] = f.site.fileName(k)
+	}
+	if f.sh.publish(f.ctx, &message{kind: msgChanged, gen: gen, names: names}) != nil {
+		f.ledger.postpone(keys)
+		return
+	}
+	f.ledger.release(keys, gen)
+}
+
+// storedClocks merges into this replica's clocks those that the builds
+// of pages (by any replica) stored, for every page of pages, so that the
+// index lists the clock of the bytes each page serves.
+func (f *fleet) storedClocks(ctx context.Context, pages [][]PageInfo) {
+	var keys []docKey
 	var names []string
 	flush := func() bool {
-		cs, err := s.shared.getClocks(ctx, names)
+		cs, err := f.sh.getClocks(ctx, names)
 		for i, c := range cs {
-			s.clocks.seed(keys[i], c)
+			f.clocks.seed(keys[i], c)
 		}
 		keys, names = keys[:0], names[:0]
 		return err == nil
 	}
 	for sec, ps := range pages {
 		for _, p := range ps {
-			k := pageKey{sec: sec, page: p.Number}
-			keys, names = append(keys, k), append(names, s.storeName(k))
+			k := pageKey(sec, p.Number)
+			keys, names = append(keys, k), append(names, f.site.storeName(k))
 			if len(names) == clockBatch && !flush() {
 				return
 			}
@@ -207,3 +232,96 @@ func (s *Sitemap) clocksFromStore(ctx context.Context, pages [][]PageInfo) {
 
 // clockBatch is how many clocks one store call reads.
 const clockBatch = 1000
+
+// follow keeps this replica subscribed to what the others say until
+// close. After a break, it cannot know what it missed: each copy it holds
+// is looked up in the store once more, on its next request, and replaced
+// if the store has a newer one (a break raises breaks, and a copy cached
+// before it is unsynced). Once a second, it tells the others the changes
+// it could not tell while the store was off.
+func (f *fleet) follow(broken <-chan struct{}) {
+	sh := f.sh
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for delay := breaker.Min; ; delay = min(2*delay, breaker.Max) {
+		for broken != nil {
+			select {
+			case <-f.ctx.Done():
+				return
+			case <-broken:
+				broken = nil
+				sh.breaks.Add(1) // what is cached now may miss what is said from now on
+				f.log.Debug("sitemap: store subscription broken; subscribing again")
+			case <-tick.C:
+				if p := f.ledger.takePending(); len(p) > 0 {
+					f.announce(p)
+				}
+			}
+		}
+		// Wait delay, or less once the store answers other calls (the
+		// breaker closed): a replica that shares copies again must hear
+		// of changes again.
+		for waited := time.Duration(0); waited < delay; waited += breaker.Min {
+			t := time.NewTimer(breaker.Min)
+			select {
+			case <-f.ctx.Done():
+				t.Stop()
+				return
+			case <-t.C:
+			}
+			if !sh.br.IsOpen() {
+				break
+			}
+		}
+		if broken = f.subscribe(); broken != nil {
+			delay = breaker.Min
+			sh.breaks.Add(1) // and what was cached during the break
+		}
+	}
+}
+
+// subscribe subscribes to the store's channel, and learns the store's
+// generation; it returns nil if the store did not answer.
+func (f *fleet) subscribe() <-chan struct{} {
+	sh := f.sh
+	var broken <-chan struct{}
+	err := sh.call(f.ctx, func() (err error) {
+		broken, err = sh.st.Subscribe(f.ctx, sh.channel, f.onMessage)
+		return err
+	})
+	if err != nil {
+		return nil
+	}
+	if gen, err := sh.incr(f.ctx); err == nil {
+		f.ledger.seen(gen)
+	}
+	return broken
+}
+
+// onMessage tells the inbox what another replica said.
+func (f *fleet) onMessage(b []byte) {
+	sh := f.sh
+	m, err := decodeMessage(b)
+	if err != nil {
+		if !sh.garbage.Swap(true) {
+			f.log.Warn("sitemap: a store message does not decode; ignored (logged once)")
+		}
+		return
+	}
+	if m.from == sh.id {
+		return
+	}
+	f.ledger.seen(m.gen)
+	for _, name := range m.names {
+		k, ok := f.site.keyOf(name)
+		if !ok {
+			continue // a document this replica does not have
+		}
+		switch m.kind {
+		case msgChanged:
+			f.inbox.changed(k, m.gen)
+		case msgBuilt:
+			f.inbox.stored(k, m.hash)
+		}
+	}
+}

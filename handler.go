@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"math"
 	"net/http"
 	"strings"
 	"sync"
-	"time"
 )
 
 var (
@@ -28,23 +26,24 @@ var (
 // is 404. Mount it on a router as it is, without stripping the path
 // prefix: it matches the full request path against the base URL's.
 func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	st := s.site
 	if r.URL.Path == "/robots.txt" {
 		s.robotsNow(r.Context()).serve(w, r, nil)
 		return
 	}
-	if s.keyFile != nil && r.URL.Path == s.keyFile.path {
-		s.keyFile.serve(w, r)
+	if st.keyFile != nil && r.URL.Path == st.keyFile.path {
+		st.keyFile.serve(w, r)
 		return
 	}
-	if s.xsl != nil && r.URL.Path == s.xsl.path {
-		s.xsl.serve(w, r, s.headers.cacheControl)
+	if st.xsl != nil && r.URL.Path == st.xsl.path {
+		st.xsl.serve(w, r, st.headers.cacheControl)
 		return
 	}
 	h := w.Header()
 	h["X-Robots-Tag"] = hdrNoindex
-	rt, ok := s.route(r.URL.Path)
+	rt, ok := st.route(r.URL.Path)
 	if !ok {
-		s.notFound(w, &s.perSection.other)
+		s.notFound(w, &s.rep.perSection.other)
 		return
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -52,78 +51,36 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		serveError(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
-	k, sec := indexKey, rt.sec
-	switch {
-	case rt.rep == asAtom:
-		k, sec = feedKey(sec), nil // a feed is no page: the index does not decide it
-	case sec != nil:
-		k = pageKey{sec: sec.index, page: rt.page}
-	}
-	e, err := s.document(r.Context(), k, sec)
-	if err == nil && rt.sec == nil {
-		if e = e.file(int(min(rt.page, math.MaxInt32))); e == nil {
+	k := rt.key
+	e, err := s.docs.get(r.Context(), k)
+	if err == nil && k.kind == docIndex {
+		if e = e.file(rt.file); e == nil {
 			err = errNotFound // an index file past the last
 		}
 	}
 	if err == nil && rt.rep == asText {
-		e, err = s.textOf(k, e)
+		e, err = s.docs.text(k, e)
 	}
 	switch {
 	case errors.Is(err, errNotFound):
-		s.notFound(w, s.perSection.of(k))
+		s.notFound(w, s.rep.of(k))
 		return
 	case err != nil:
 		if r.Context().Err() != nil {
 			return // the client left; nobody reads an answer
 		}
-		// A failed build was logged once, by the build; each request
-		// that waited for it only counts.
-		s.log.DebugContext(r.Context(), "sitemap: unavailable", "page", s.describe(k), "err", err)
-		s.stats.unavailable.Add(1)
-		s.perSection.of(k).unavailable.Add(1)
-		h["Retry-After"] = s.headers.retryAfter
+		s.rep.unavailable(r.Context(), k, err)
+		h["Retry-After"] = st.headers.retryAfter
 		serveError(w, "sitemap temporarily unavailable", http.StatusServiceUnavailable)
 		return
 	}
-	s.serveEntry(w, r, e, rt.rep, s.perSection.of(k))
+	s.serveEntry(w, r, e, rt.rep, s.rep.of(k))
 }
 
 func (s *Sitemap) notFound(w http.ResponseWriter, c *secCounters) {
-	s.stats.notFound.Add(1)
+	s.rep.stats.notFound.Add(1)
 	c.notFound.Add(1)
 	serveError(w, "404 page not found", http.StatusNotFound)
-}
-
-// serveError answers with an error status and a fixed text, first removing
-// the headers that describe a representation (as net/http's own file
-// server does): a validator or cache directive set before the error would
-// let a client or a CDN keep the error page as if it were the sitemap.
-func serveError(w http.ResponseWriter, text string, code int) {
-	h := w.Header()
-	for _, k := range [...]string{"Etag", "Last-Modified", "Cache-Control", "Content-Encoding", "Vary", "Content-Range", "Accept-Ranges"} {
-		delete(h, k)
-	}
-	http.Error(w, text, code) // also drops Content-Length
-}
-
-// serveFixed answers a GET or HEAD of a small file served as it is, such
-// as the IndexNow key file or the stylesheet: body with the Content-Type
-// ct, its strong ETag (304 through http.ServeContent) and cacheControl,
-// if any. Any other method gets 405.
-func serveFixed(w http.ResponseWriter, r *http.Request, body string, ct, etag, cacheControl []string) {
-	h := w.Header()
-	h["X-Robots-Tag"] = hdrNoindex
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		h["Allow"] = hdrAllow
-		serveError(w, "method not allowed", http.StatusMethodNotAllowed)
-		return
-	}
-	if cacheControl != nil {
-		h["Cache-Control"] = cacheControl
-	}
-	h["Content-Type"] = ct
-	h["Etag"] = etag
-	http.ServeContent(w, r, "", time.Time{}, strings.NewReader(body))
 }
 
 // serveEntry sets the representation's headers and lets http.ServeContent
@@ -133,8 +90,8 @@ func serveFixed(w http.ResponseWriter, r *http.Request, body string, ct, etag, c
 // The response is counted in c too.
 func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, rep representation, c *secCounters) {
 	h := w.Header()
-	if s.headers.cacheControl != nil {
-		h["Cache-Control"] = s.headers.cacheControl
+	if cc := s.site.headers.cacheControl; cc != nil {
+		h["Cache-Control"] = cc
 	}
 	cw := countingWriter{ResponseWriter: w}
 	var content io.ReadSeeker
@@ -170,7 +127,7 @@ func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, r
 	}
 	http.ServeContent(&cw, r, "", e.lastMod, content)
 	if plain != nil && plain.err != nil { // cannot happen: we compressed it
-		s.log.ErrorContext(r.Context(), "sitemap: cached page does not decompress", "err", plain.err)
+		s.rep.log.ErrorContext(r.Context(), "sitemap: cached page does not decompress", "err", plain.err)
 		if cw.sent {
 			panic(http.ErrAbortHandler) // the client must not take a cut body for the page
 		}
@@ -179,10 +136,10 @@ func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, r
 	}
 	cw.release()
 	if cw.status == http.StatusNotModified {
-		s.stats.notModified.Add(1)
+		s.rep.stats.notModified.Add(1)
 		c.notModified.Add(1)
 	}
-	s.stats.bytesServed.Add(cw.n)
+	s.rep.stats.bytesServed.Add(cw.n)
 	c.bytesServed.Add(cw.n)
 }
 

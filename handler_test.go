@@ -330,8 +330,8 @@ func TestHostHeaderPoisoning(t *testing.T) {
 		}
 	}
 	// Nothing cached holds the attacker's host either.
-	for _, k := range []pageKey{indexKey, {sec: 0, page: 1}} {
-		e, ok := sm.cache.peek(k)
+	for _, k := range []docKey{indexKey, pageKey(0, 1)} {
+		e, ok := cachedEntry(sm, k)
 		if !ok || bytes.Contains(gunzipT(t, e.gz), []byte("evil")) {
 			t.Errorf("cache entry %v: ok=%v", k, ok)
 		}
@@ -400,14 +400,14 @@ func TestErrorClearsValidators(t *testing.T) {
 	if w := get(sm, "/sitemap-1.xml.gz"); w.Code != 200 {
 		t.Fatalf("warm-up = %d", w.Code)
 	}
-	k := pageKey{sec: 0, page: 1}
-	e, ok := sm.cache.peek(k)
+	k := pageKey(0, 1)
+	e, ok := cachedEntry(sm, k)
 	if !ok {
 		t.Fatal("page not cached")
 	}
 	broken := e.renewed(e.built)
 	broken.gz = []byte("not gzip")
-	sm.cache.add(k, broken)
+	sm.docs.cache.add(k, broken, 0)
 	w := get(sm, "/sitemap-1.xml")
 	if w.Code != http.StatusInternalServerError {
 		t.Fatalf("status %d, want 500", w.Code)

@@ -368,3 +368,13 @@ func failingSource(err error, good ...URL) Source {
 // TestMain reports what was not tested for want of a service (xmllint and
 // the schemas here), or fails under SITEMAP_REQUIRE_SERVICES=1.
 func TestMain(m *testing.M) { testenv.Main(m) }
+
+// cachedEntry returns the cached copy of k, fresh or not, without marking
+// it used.
+func cachedEntry(sm *Sitemap, k docKey) (*entry, bool) {
+	sl, ok := sm.docs.cache.peek(k)
+	if !ok {
+		return nil, false
+	}
+	return sl.e, true
+}

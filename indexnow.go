@@ -1,16 +1,17 @@
 package sitemap
 
 import (
-	"context"
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/freshmap/sitemap/internal/indexnow"
 )
 
 // IndexNow configures IndexNow notifications (https://www.indexnow.org):
@@ -55,37 +56,20 @@ const (
 	defaultIndexNowDelay      = 10 * time.Second
 	defaultIndexNowQueue      = 100_000
 	defaultIndexNowMaxBackoff = 10 * time.Minute
-	indexNowClientTimeout     = 30 * time.Second
-	indexNowFirstBackoff      = 10 * time.Second
-	indexNowBatch             = 10_000 // URLs a POST may carry
 	indexNowCloseTimeout      = 10 * time.Second
 	minIndexNowKey            = 8
 	maxIndexNowKey            = 128
 )
 
-// indexNow sends the URLs pushed to it to the IndexNow endpoints: one lane
-// per endpoint, each with its bounded, deduplicated queue and a goroutine
-// that gathers, posts and retries (indexnow_send.go).
+// indexNow is the IndexNow sender of a Sitemap: it checks the URLs pushed
+// to it against the base URL, puts them in canonical form, and hands them
+// to the sender (internal/indexnow), which queues, posts and retries them
+// in the background.
 type indexNow struct {
-	base, host, key, keyLocation string
-	client                       *http.Client
-	ownTransport                 *http.Transport // the default client's; nil with Config's
-	delay, maxBackoff            time.Duration
-	queueSize                    int
-	log                          *slog.Logger
-	now                          func() time.Time
-	// sleep waits d, or returns false when ctx ends first: the wait
-	// before a retry. Tests replace it before start.
-	sleep func(ctx context.Context, d time.Duration) bool
-
-	lanes     []*lane
-	closing   chan struct{} // closed by close: flush without delay, end when empty
-	ctx       context.Context
-	cancel    context.CancelFunc // aborts requests and waits
-	wg        sync.WaitGroup
-	closeOnce sync.Once
-
-	sent, dropped, failed, retried, refused atomic.Int64
+	*indexnow.Sender
+	base    string
+	log     *slog.Logger
+	refused atomic.Int64 // URLs not under the base URL
 }
 
 // newIndexNow checks cfg and starts the sender, whose goroutines close
@@ -95,115 +79,87 @@ func newIndexNow(cfg *IndexNow, base string, log *slog.Logger, now func() time.T
 	if err != nil {
 		return nil, err
 	}
-	n.start()
+	n.Start()
 	return n, nil
+}
+
+// checkIndexNow checks cfg. Its errors do not say "sitemap:": New wraps
+// them in ErrConfig, which does.
+func checkIndexNow(cfg *IndexNow) error {
+	if err := checkIndexNowKey(cfg.Key); err != nil {
+		return err
+	}
+	switch {
+	case cfg.QueueSize < 0:
+		return fmt.Errorf("IndexNow.QueueSize %d is negative", cfg.QueueSize)
+	case cfg.MaxBackoff < 0:
+		return fmt.Errorf("IndexNow.MaxBackoff %v is negative", cfg.MaxBackoff)
+	}
+	seen := make(map[string]bool)
+	for _, e := range indexNowEndpoints(cfg) {
+		u, err := url.Parse(e)
+		if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" || u.Fragment != "" {
+			return fmt.Errorf("IndexNow endpoint %q is not an absolute http or https URL", e)
+		}
+		if seen[e] {
+			return fmt.Errorf("IndexNow endpoint %q is listed twice", e)
+		}
+		seen[e] = true
+	}
+	return nil
+}
+
+func indexNowEndpoints(cfg *IndexNow) []string {
+	if len(cfg.Endpoints) == 0 {
+		return []string{defaultIndexNowEndpoint}
+	}
+	return cfg.Endpoints
 }
 
 // prepareIndexNow checks cfg and returns a sender that is not started.
 func prepareIndexNow(cfg *IndexNow, base string, log *slog.Logger, now func() time.Time) (*indexNow, error) {
-	if err := checkIndexNowKey(cfg.Key); err != nil {
+	if err := checkIndexNow(cfg); err != nil {
 		return nil, err
-	}
-	switch {
-	case cfg.QueueSize < 0:
-		return nil, fmt.Errorf("sitemap: IndexNow.QueueSize %d is negative", cfg.QueueSize)
-	case cfg.MaxBackoff < 0:
-		return nil, fmt.Errorf("sitemap: IndexNow.MaxBackoff %v is negative", cfg.MaxBackoff)
-	}
-	endpoints := cfg.Endpoints
-	if len(endpoints) == 0 {
-		endpoints = []string{defaultIndexNowEndpoint}
-	}
-	seen := make(map[string]bool)
-	for _, e := range endpoints {
-		u, err := url.Parse(e)
-		if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" || u.Fragment != "" {
-			return nil, fmt.Errorf("sitemap: IndexNow endpoint %q is not an absolute http or https URL", e)
-		}
-		if seen[e] {
-			return nil, fmt.Errorf("sitemap: IndexNow endpoint %q is listed twice", e)
-		}
-		seen[e] = true
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	if now == nil {
-		now = time.Now
-	}
-	rest := base[strings.Index(base, "://")+len("://"):]
-	n := &indexNow{
-		base:        base,
-		host:        rest[:strings.IndexByte(rest, '/')],
-		key:         cfg.Key,
-		keyLocation: base + cfg.Key + ".txt",
-		client:      cfg.Client,
-		delay:       orDefault(cfg.Delay, defaultIndexNowDelay),
-		maxBackoff:  orDefault(cfg.MaxBackoff, defaultIndexNowMaxBackoff),
-		queueSize:   orDefault(cfg.QueueSize, defaultIndexNowQueue),
-		log:         log,
-		now:         now,
-		sleep:       sleep,
-		closing:     make(chan struct{}),
-	}
-	if n.client == nil {
-		// A transport of its own, whose idle connections close can end
-		// without touching the application's.
-		n.ownTransport = http.DefaultTransport.(*http.Transport).Clone()
-		n.client = &http.Client{
-			Transport:     n.ownTransport,
-			Timeout:       indexNowClientTimeout,
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-		}
-	}
-	for _, e := range endpoints {
-		n.lanes = append(n.lanes, &lane{endpoint: e, queued: make(map[string]struct{}), wake: make(chan struct{}, 1)})
-	}
-	n.ctx, n.cancel = context.WithCancel(context.Background())
-	return n, nil
+	b := splitBase(base)
+	return &indexNow{base: base, log: log, Sender: indexnow.New(indexnow.Options{
+		Host:        b.host,
+		Key:         cfg.Key,
+		KeyLocation: base + cfg.Key + ".txt",
+		Endpoints:   indexNowEndpoints(cfg),
+		Client:      cfg.Client,
+		Delay:       cmp.Or(cfg.Delay, defaultIndexNowDelay),
+		MaxBackoff:  cmp.Or(cfg.MaxBackoff, defaultIndexNowMaxBackoff),
+		QueueSize:   cmp.Or(cfg.QueueSize, defaultIndexNowQueue),
+		Log:         log,
+		Now:         now,
+	})}, nil
 }
 
 // checkIndexNowKey applies the protocol's key rules, and keeps the key
 // file's name apart from the sitemap files'.
 func checkIndexNowKey(key string) error {
 	if len(key) < minIndexNowKey || len(key) > maxIndexNowKey {
-		return fmt.Errorf("sitemap: IndexNow key has %d characters, not %d to %d", len(key), minIndexNowKey, maxIndexNowKey)
+		return fmt.Errorf("IndexNow key has %d characters, not %d to %d", len(key), minIndexNowKey, maxIndexNowKey)
 	}
 	for i := 0; i < len(key); i++ {
 		if c := key[i]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
-			return fmt.Errorf("sitemap: IndexNow key has %q at %d: use a-z, A-Z, 0-9 and '-'", c, i)
+			return fmt.Errorf("IndexNow key has %q at %d: use a-z, A-Z, 0-9 and '-'", c, i)
 		}
 	}
 	if strings.HasPrefix(key, "sitemap-") {
-		return errors.New(`sitemap: IndexNow key starts with "sitemap-", the name of the sitemap files`)
+		return errors.New(`IndexNow key starts with "sitemap-", the name of the sitemap files`)
 	}
 	return nil
 }
 
-func (n *indexNow) start() {
-	for _, l := range n.lanes {
-		n.wg.Add(1)
-		go n.run(l)
-	}
-}
-
-// lane is the queue of one endpoint: URLs in the order pushed, each once.
-// The batch being sent stays at its head until it is accepted or refused.
-type lane struct {
-	endpoint string
-	wake     chan struct{} // a push happened
-
-	mu       sync.Mutex
-	queue    []string
-	queued   map[string]struct{}
-	overflow int  // URLs dropped since the queue became full; 0 when it has room
-	closed   bool // close has counted what was left: drop what comes
-}
-
-// push queues urls for every endpoint, each once: a URL already queued for
-// an endpoint is not added again. A URL that is not under the base URL (or
-// not a URL) is refused: counted and logged. push never blocks on the
-// network; what does not fit a queue is dropped and counted.
+// push checks urls and queues them for every endpoint, each once. A URL
+// that is not under the base URL (or not a URL) is refused: counted and
+// logged. push never blocks on the network; what does not fit a queue is
+// dropped and counted.
 func (n *indexNow) push(urls ...string) {
 	locs := make([]string, 0, len(urls))
 	var buf []byte
@@ -217,128 +173,5 @@ func (n *indexNow) push(urls ...string) {
 		buf = b
 		locs = append(locs, string(b))
 	}
-	if len(locs) == 0 {
-		return
-	}
-	for _, l := range n.lanes {
-		dropped, first, closed := l.add(locs, n.queueSize)
-		n.dropped.Add(int64(dropped))
-		if first {
-			n.log.Warn("sitemap: indexnow: queue full, dropping URLs until it has room",
-				"endpoint", l.endpoint, "queue", n.queueSize)
-		}
-		if !closed {
-			select {
-			case l.wake <- struct{}{}:
-			default:
-			}
-		}
-	}
-}
-
-// add queues the locations not yet queued, up to size. It reports the
-// number dropped, whether this began an overflow, and whether the lane is
-// closed (everything dropped).
-func (l *lane) add(locs []string, size int) (dropped int, first, closed bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.closed {
-		return len(locs), false, true
-	}
-	for _, u := range locs {
-		if _, dup := l.queued[u]; dup {
-			continue
-		}
-		if len(l.queue) >= size {
-			dropped++
-			continue
-		}
-		l.queue = append(l.queue, u)
-		l.queued[u] = struct{}{}
-	}
-	first = dropped > 0 && l.overflow == 0
-	l.overflow += dropped
-	return dropped, first, false
-}
-
-func (l *lane) len() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.queue)
-}
-
-// peek returns a copy of the first max URLs queued.
-func (l *lane) peek(max int) []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]string(nil), l.queue[:min(max, len(l.queue))]...)
-}
-
-// remove takes the first k URLs off the queue, and returns how many were
-// dropped in the overflow this ends, if it ends one.
-func (l *lane) remove(k int) (overflow int) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for _, u := range l.queue[:k] {
-		delete(l.queued, u)
-	}
-	l.queue = append(l.queue[:0], l.queue[k:]...)
-	overflow, l.overflow = l.overflow, 0
-	return overflow
-}
-
-// close stops the sender: it sends what is queued, without waiting for
-// the batch delay, until ctx ends, then aborts what is in flight and drops
-// the rest (counted in Stats.IndexNowDropped and logged). It returns the
-// URLs accepted and dropped meanwhile, summed over the endpoints. URLs
-// pushed afterwards are dropped. Calls after the first return 0, 0.
-func (n *indexNow) close(ctx context.Context) (sent, dropped int) {
-	first := false
-	n.closeOnce.Do(func() { first = true })
-	if !first {
-		return 0, 0
-	}
-	before := n.sent.Load()
-	close(n.closing)
-	done := make(chan struct{})
-	go func() { n.wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-ctx.Done():
-		n.cancel()
-		<-done
-	}
-	n.cancel()
-	if n.ownTransport != nil {
-		n.ownTransport.CloseIdleConnections()
-	}
-	for _, l := range n.lanes {
-		l.mu.Lock()
-		dropped += len(l.queue)
-		l.queue, l.queued, l.closed = nil, nil, true
-		l.mu.Unlock()
-	}
-	n.dropped.Add(int64(dropped))
-	sent = int(n.sent.Load() - before)
-	if dropped > 0 {
-		n.log.Warn("sitemap: indexnow: closed with URLs unsent", "dropped", dropped, "sent", sent, "err", context.Cause(ctx))
-	}
-	return sent, dropped
-}
-
-// Notify says that the pages at urls changed, were added or were removed,
-// for what the Sitemap cannot see by itself (a page whose sitemap entry
-// did not change). The URLs join the change stream: Config.OnChange is
-// told them (as Changed, with Page 0), and the IndexNow endpoints
-// (Config.IndexNow) get them. It returns at once: for IndexNow the URLs
-// are queued, each once, and sent in the background in batches
-// (IndexNow.Delay); a URL that is not under the base URL is refused
-// (logged, Stats.IndexNowRefused), one that does not fit the queue is
-// dropped (Stats.IndexNowDropped). It is safe for concurrent use, and does
-// nothing on a nil Sitemap.
-func (s *Sitemap) Notify(urls ...string) {
-	if s == nil || len(urls) == 0 {
-		return
-	}
-	s.emit(Change{Changed: urls})
+	n.Push(locs...)
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freshmap/sitemap/internal/indexnow"
 	"github.com/freshmap/sitemap/internal/testkit"
 )
 
@@ -84,7 +85,7 @@ func (e *endpoint) serve(w http.ResponseWriter, r *http.Request) {
 	if host != "example.com" || key != testKey || keyLoc != inBase+testKey+".txt" {
 		t.Errorf("host %q, key %q, keyLocation %q", host, key, keyLoc)
 	}
-	if len(list) == 0 || len(list) > indexNowBatch {
+	if len(list) == 0 || len(list) > indexnow.Batch {
 		t.Errorf("%d URLs in one POST", len(list))
 	}
 	seen := make(map[string]bool)
@@ -123,16 +124,16 @@ func startSender(t *testing.T, cfg IndexNow, ev *events, now func() time.Time, s
 	if err != nil {
 		t.Fatal(err)
 	}
-	n.sleep = func(ctx context.Context, d time.Duration) bool {
+	n.SetSleep(func(ctx context.Context, d time.Duration) bool {
 		if ev != nil {
 			ev.add("wait " + d.String())
 		}
 		return ctx.Err() == nil
-	}
+	})
 	if start {
-		n.start()
+		n.Start()
 	}
-	t.Cleanup(func() { n.close(context.Background()) })
+	t.Cleanup(func() { n.Close(context.Background()) })
 	return n, &logs
 }
 
@@ -151,7 +152,7 @@ func TestIndexNowBatches(t *testing.T) {
 	n, _ := startSender(t, IndexNow{Key: testKey, Endpoints: []string{ep.url()}, Delay: time.Millisecond}, nil, nil, true)
 	all := urls(0, 25_001)
 	n.push(append(append(slices.Clone(all), all[:100]...), "HTTPS://EXAMPLE.COM/shop/p/7")...)
-	waitFor(t, func() bool { return n.sent.Load() == 25_001 })
+	waitFor(t, func() bool { return n.Sent.Load() == 25_001 })
 	posts := ep.got()
 	if len(posts) != 3 {
 		t.Fatalf("%d POSTs, want 3", len(posts))
@@ -194,7 +195,7 @@ func TestIndexNowRetry(t *testing.T) {
 			})
 			n, logs := startSender(t, IndexNow{Key: testKey, Endpoints: []string{ep.url()}, Delay: -1}, &ev, func() time.Time { return t0 }, true)
 			n.push(urls(0, 3)...)
-			waitFor(t, func() bool { return n.sent.Load() == 3 })
+			waitFor(t, func() bool { return n.Sent.Load() == 3 })
 			got := ev.get()
 			if len(got) != 3 || got[0] != "post 3" || !strings.HasPrefix(got[1], "wait ") || got[2] != "post 3" {
 				t.Fatalf("events %q, want a post, a wait and the post again", got)
@@ -203,8 +204,8 @@ func TestIndexNowRetry(t *testing.T) {
 			if !tc.wait(d) {
 				t.Errorf("waited %v", d)
 			}
-			if n.retried.Load() != 1 || n.failed.Load() != 0 || !strings.Contains(logs.String(), "will be retried") {
-				t.Errorf("retried %d, failed %d; log:\n%s", n.retried.Load(), n.failed.Load(), logs.String())
+			if n.Retried.Load() != 1 || n.Failed.Load() != 0 || !strings.Contains(logs.String(), "will be retried") {
+				t.Errorf("retried %d, failed %d; log:\n%s", n.Retried.Load(), n.Failed.Load(), logs.String())
 			}
 		})
 	}
@@ -224,7 +225,7 @@ func TestIndexNowBackoff(t *testing.T) {
 	})
 	n, _ := startSender(t, IndexNow{Key: testKey, Endpoints: []string{ep.url()}, Delay: -1, MaxBackoff: 30 * time.Second}, &ev, nil, true)
 	n.push(urls(0, 1)...)
-	waitFor(t, func() bool { return n.sent.Load() == 1 })
+	waitFor(t, func() bool { return n.Sent.Load() == 1 })
 	var waits []time.Duration
 	for _, e := range ev.get() {
 		if d, ok := strings.CutPrefix(e, "wait "); ok {
@@ -257,19 +258,19 @@ func TestIndexNowRefused(t *testing.T) {
 			})
 			n, logs := startSender(t, IndexNow{Key: testKey, Endpoints: []string{ep.url()}, Delay: -1}, nil, nil, true)
 			n.push(urls(0, 2)...)
-			waitFor(t, func() bool { return n.failed.Load() == 1 })
+			waitFor(t, func() bool { return n.Failed.Load() == 1 })
 			n.push(urls(2, 3)...) // sent alone: the refused batch is gone
-			waitFor(t, func() bool { return n.sent.Load() == 1 })
+			waitFor(t, func() bool { return n.Sent.Load() == 1 })
 			if posts := ep.got(); len(posts) != 2 || len(posts[1]) != 1 || posts[1][0] != inBase+"p/2" {
 				t.Errorf("posts %q, want the refused batch once, then the new URL alone", posts)
 			}
 			log := logs.String()
 			if !strings.Contains(log, "batch refused") || !strings.Contains(log, fmt.Sprintf("status=%d", status)) ||
-				!strings.Contains(log, "key not valid: xxx") || strings.Contains(log, strings.Repeat("x", indexNowLogBody)) {
+				!strings.Contains(log, "key not valid: xxx") || strings.Contains(log, strings.Repeat("x", indexnow.LogBody)) {
 				t.Errorf("log lacks the status and the start of the body, or holds all of it:\n%.600s", log)
 			}
-			if n.retried.Load() != 0 {
-				t.Errorf("retried %d", n.retried.Load())
+			if n.Retried.Load() != 0 {
+				t.Errorf("retried %d", n.Retried.Load())
 			}
 		})
 	}
@@ -282,7 +283,7 @@ func TestIndexNowOtherHosts(t *testing.T) {
 	n.push("https://other.example/shop/p/1", "https://example.com/elsewhere", "http://example.com/shop/p/1",
 		"/shop/p/1", "not a url", "https://example.com:8443/shop/p/1")
 	n.push(inBase + "ok")
-	waitFor(t, func() bool { return n.sent.Load() == 1 })
+	waitFor(t, func() bool { return n.Sent.Load() == 1 })
 	if posts := ep.got(); len(posts) != 1 || !slices.Equal(posts[0], []string{inBase + "ok"}) {
 		t.Errorf("posts %q", posts)
 	}
@@ -299,15 +300,15 @@ func TestIndexNowOverflowAndFlush(t *testing.T) {
 	n, logs := startSender(t, IndexNow{Key: testKey, Endpoints: []string{ep.url()}, Delay: time.Hour, QueueSize: 10}, nil, nil, false)
 	n.push(urls(0, 25)...) // no sender runs: nothing drains
 	n.push(urls(0, 30)...)
-	if got := n.dropped.Load(); got != 15+20 {
+	if got := n.Dropped.Load(); got != 15+20 {
 		t.Errorf("dropped %d, want 35", got)
 	}
 	if c := strings.Count(logs.String(), "queue full"); c != 1 {
 		t.Errorf("%d queue-full lines, want 1:\n%s", c, logs.String())
 	}
-	n.start()
+	n.Start()
 	start := time.Now()
-	sent, dropped := n.close(context.Background())
+	sent, dropped := n.Close(context.Background())
 	if sent != 10 || dropped != 0 || time.Since(start) > 5*time.Second {
 		t.Errorf("close: sent %d, dropped %d in %v", sent, dropped, time.Since(start))
 	}
@@ -318,7 +319,7 @@ func TestIndexNowOverflowAndFlush(t *testing.T) {
 		t.Errorf("the end of the overflow is not logged:\n%s", logs.String())
 	}
 	n.push(urls(100, 103)...) // after close: dropped
-	if got := n.dropped.Load(); got != 38 {
+	if got := n.Dropped.Load(); got != 38 {
 		t.Errorf("dropped %d after close, want 38", got)
 	}
 }
@@ -337,7 +338,7 @@ func TestIndexNowCloseDrops(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	sent, dropped := n.close(ctx)
+	sent, dropped := n.Close(ctx)
 	if sent != 0 || dropped != 5 || time.Since(start) > 5*time.Second {
 		t.Errorf("close: sent %d, dropped %d in %v; want 0, 5, bounded by ctx", sent, dropped, time.Since(start))
 	}
@@ -356,7 +357,7 @@ func TestIndexNowEveryEndpoint(t *testing.T) {
 	fine := newEndpoint(t, nil, func(i int, w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusAccepted) })
 	n, _ := startSender(t, IndexNow{Key: testKey, Endpoints: []string{busy.url(), fine.url()}, Delay: -1}, nil, nil, true)
 	n.push(urls(0, 4)...)
-	waitFor(t, func() bool { return n.sent.Load() == 8 })
+	waitFor(t, func() bool { return n.Sent.Load() == 8 })
 	if b, f := busy.got(), fine.got(); len(b) != 2 || len(f) != 1 || !slices.Equal(b[1], urls(0, 4)) || !slices.Equal(f[0], urls(0, 4)) {
 		t.Errorf("busy got %q, fine got %q", b, f)
 	}

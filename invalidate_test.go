@@ -40,7 +40,7 @@ func TestInvalidate(t *testing.T) {
 		t.Error("the old copy is not served while the new one is built")
 	}
 	close(release)
-	sm.wg.Wait()
+	sm.docs.wg.Wait()
 
 	w := get(sm, "/sitemap-p-1.xml", "If-Modified-Since", old1.Header().Get("Last-Modified"))
 	if w.Code != 200 || w.Body.String() == old1.Body.String() {
@@ -71,7 +71,7 @@ func TestInvalidateAll(t *testing.T) {
 	}
 	reads, indexReads := src.urlsCalls.Load(), src.pageCalls.Load()
 	sm.InvalidateAll()
-	sm.wg.Wait()
+	sm.docs.wg.Wait()
 	if got := src.urlsCalls.Load() - reads; got != 2 {
 		t.Errorf("section p: %d page reads, want 2 (the cached pages)", got)
 	}

@@ -110,8 +110,8 @@ func TestIndexNowConfig(t *testing.T) {
 			t.Errorf("key %q: %v", key, err)
 			continue
 		}
-		if sm.indexNow.lanes[0].endpoint != defaultIndexNowEndpoint {
-			t.Errorf("default endpoint %q", sm.indexNow.lanes[0].endpoint)
+		if sm.rep.indexNow.Endpoints()[0] != defaultIndexNowEndpoint {
+			t.Errorf("default endpoint %q", sm.rep.indexNow.Endpoints()[0])
 		}
 		sm.Close() // nothing queued: nothing is sent
 	}

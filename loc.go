@@ -439,3 +439,17 @@ func parseBase(s string) (string, error) {
 	}
 	return base, nil
 }
+
+// baseURL is the canonical base URL, split once.
+type baseURL struct {
+	url    string // "https://example.com/shop/": scheme, host, path, ending in '/'
+	scheme string // "https"
+	host   string // "example.com", with its port if it has one
+	path   string // "/shop/"
+}
+
+func splitBase(canonical string) baseURL {
+	scheme, rest, _ := strings.Cut(canonical, "://")
+	i := strings.IndexByte(rest, '/')
+	return baseURL{url: canonical, scheme: scheme, host: rest[:i], path: rest[i:]}
+}

@@ -8,9 +8,9 @@ import (
 // and passes every other request to next untouched. With chi:
 // r.Use(sm.Handler).
 func (s *Sitemap) Handler(next http.Handler) http.Handler {
-	m := &middleware{s: s, next: next, at: len(s.prefix), keyLen: -1}
-	if s.keyFile != nil {
-		m.keyLen = len(s.keyFile.path)
+	m := &middleware{s: s, next: next, at: len(s.site.base.path), keyLen: -1}
+	if kf := s.site.keyFile; kf != nil {
+		m.keyLen = len(kf.path)
 	}
 	return m
 }
@@ -34,12 +34,13 @@ func (m *middleware) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (m *middleware) serve(w http.ResponseWriter, r *http.Request, p string) {
+	st := m.s.site
 	switch {
-	case m.s.keyFile != nil && p == m.s.keyFile.path:
-		m.s.keyFile.serve(w, r)
+	case st.keyFile != nil && p == st.keyFile.path:
+		st.keyFile.serve(w, r)
 	case p == "/robots.txt":
 		m.s.robotsNow(r.Context()).serve(w, r, m.next)
-	case m.s.owns(p):
+	case st.owns(p):
 		m.s.ServeHTTP(w, r)
 	default:
 		m.next.ServeHTTP(w, r)

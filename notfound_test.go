@@ -36,7 +36,7 @@ func TestPageVanishes(t *testing.T) {
 	src.n = 10 // page 2's rows are deleted
 	clk.Add(2 * time.Minute)
 	get(sm, "/sitemap-2.xml.gz") // stale copy, while the refresh finds it empty
-	sm.wg.Wait()
+	sm.docs.wg.Wait()
 	if w := get(sm, "/sitemap-2.xml.gz"); w.Code != 404 {
 		t.Errorf("a page that became empty = %d, want 404", w.Code)
 	}

@@ -51,7 +51,7 @@ func plainPage(t testing.TB, n, locLen int) (*Sitemap, *entry, []byte) {
 	if w := get(sm, "/sitemap-1.xml.gz"); w.Code != 200 {
 		t.Fatalf("warm-up: %d", w.Code)
 	}
-	e, ok := sm.cache.peek(pageKey{0, 1})
+	e, ok := cachedEntry(sm, pageKey(0, 1))
 	if !ok {
 		t.Fatal("page not cached")
 	}
@@ -252,11 +252,11 @@ func serveRecover(h http.Handler, r *http.Request) (w *httptest.ResponseRecorder
 // yet, else the connection is cut.
 func TestPlainCorrupt(t *testing.T) {
 	sm, e, _ := plainPage(t, 20_000, 60)
-	k := pageKey{0, 1}
+	k := pageKey(0, 1)
 	breakEntry := func(gz []byte, size int64) {
 		b := e.renewed(e.built)
 		b.gz, b.size = gz, size
-		sm.cache.add(k, b)
+		sm.docs.cache.add(k, b, 0)
 	}
 	crc := bytes.Clone(e.gz)
 	crc[len(crc)-8] ^= 0xff

@@ -27,14 +27,14 @@ var errRecord = errors.New("sitemap: store value is not a valid record")
 
 // keyClock is the clock of one file, as a record carries it.
 type keyClock struct {
-	k pageKey
+	k docKey
 	c fileClock
 }
 
 // encodeRecord returns the record of e, the copy of k, with the clocks
 // clock gives: k's, and for an index those of its other files and of every
 // page it lists.
-func encodeRecord(k pageKey, e *entry, clock func(pageKey) fileClock) []byte {
+func encodeRecord(k docKey, e *entry, clock func(docKey) fileClock) []byte {
 	n := len(recordMagic) + len(e.gz) + 16*len(e.sums) + 128
 	for _, f := range e.more {
 		n += len(f.gz) + 64
@@ -61,7 +61,7 @@ func encodeRecord(k pageKey, e *entry, clock func(pageKey) fileClock) []byte {
 			b = binary.AppendVarint(b, p.Number)
 			b = appendTime(b, p.LastMod)
 			b = appendString(b, p.Version)
-			b = appendClock(b, clock(pageKey{sec: i, page: p.Number}))
+			b = appendClock(b, clock(pageKey(i, p.Number)))
 		}
 	}
 	b = binary.AppendUvarint(b, uint64(len(e.more)))
@@ -139,7 +139,7 @@ func appendString(b []byte, s string) []byte {
 // tracking, the URL sums make it several times the gzip size), and start
 // on an aligned address, which makes serving it several times faster
 // (BENCHMARKS.md, "Shared store").
-func decodeRecord(k pageKey, b []byte) (*entry, []keyClock, error) {
+func decodeRecord(k docKey, b []byte) (*entry, []keyClock, error) {
 	if len(b) < len(recordMagic)+8 || string(b[:len(recordMagic)]) != recordMagic {
 		return nil, nil, errRecord
 	}
@@ -167,7 +167,7 @@ func decodeRecord(k pageKey, b []byte) (*entry, []keyClock, error) {
 			for j := range e.pages[i] {
 				p := PageInfo{Number: d.varint(), LastMod: d.time(), Version: d.string()}
 				e.pages[i][j] = p
-				clocks = append(clocks, keyClock{pageKey{sec: i, page: p.Number}, d.clock()})
+				clocks = append(clocks, keyClock{pageKey(i, p.Number), d.clock()})
 			}
 		}
 	}

@@ -14,25 +14,25 @@ import (
 // recordEntry builds an index entry of three files with two sections,
 // and a page entry with sums, through the Sitemap, so every field a
 // record keeps is set as a build sets it.
-func recordEntries(t *testing.T) (page, index *entry, clock func(pageKey) fileClock) {
+func recordEntries(t *testing.T) (page, index *entry, clock func(docKey) fileClock) {
 	t.Helper()
 	st := newMemStore()
 	sm := newTestSitemap(t, Config{Store: st, OnChange: func(Change) {}},
 		Section{Name: "a", Source: newFake(250, 50)}, Section{Name: "b", Source: newFake(100, 50)})
 	get(sm, "/sitemap-a-2.xml.gz")
-	page, _ = sm.cache.peek(pageKey{sec: 0, page: 2})
-	index, _ = sm.cache.peek(indexKey)
+	page, _ = cachedEntry(sm, pageKey(0, 2))
+	index, _ = cachedEntry(sm, indexKey)
 	if page == nil || index == nil || len(page.sums) == 0 || len(index.pages) != 2 {
 		t.Fatalf("no entries to encode: %v %v", page, index)
 	}
 	index.more = []*entry{page, page} // an index of three files, as past 50,000 pages
-	return page, index, sm.clocks.state
+	return page, index, sm.docs.clocks.state
 }
 
 func TestRecordRoundTrip(t *testing.T) {
 	page, index, clock := recordEntries(t)
 	for name, e := range map[string]*entry{"page": page, "index": index} {
-		k := pageKey{sec: 0, page: 2}
+		k := pageKey(0, 2)
 		if e == index {
 			k = indexKey
 		}
@@ -170,10 +170,10 @@ func FuzzRecord(f *testing.F) {
 
 // clockOf returns the clock function of the clocks a record carried (the
 // last one of a key, which the encoding writes for every mention of it).
-func clockOf(clocks []keyClock) func(pageKey) fileClock {
-	m := make(map[pageKey]fileClock, len(clocks))
+func clockOf(clocks []keyClock) func(docKey) fileClock {
+	m := make(map[docKey]fileClock, len(clocks))
 	for _, kc := range clocks {
 		m[kc.k] = kc.c
 	}
-	return func(k pageKey) fileClock { return m[k] }
+	return func(k docKey) fileClock { return m[k] }
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"hash/fnv"
 	"io"
 	"mime"
 	"net/http"
@@ -115,12 +114,6 @@ func newRobots(lines []string) *robots {
 	rb.minimalETag = `"` + strconv.FormatUint(fnvHash(rb.minimal), 16) + `"`
 	rb.tagSuffix = "-sitemap" + strconv.FormatUint(fnvHash(rb.minimal[len(minimalRobots):]), 16)
 	return rb
-}
-
-func fnvHash(b []byte) uint64 {
-	h := fnv.New64a()
-	h.Write(b)
-	return h.Sum64()
 }
 
 // has reports whether rb already adds a line with that field and value.
@@ -430,19 +423,17 @@ type robotsSet struct {
 // like any other), and if that fails, the first file alone is named.
 func (s *Sitemap) robotsNow(ctx context.Context) *robots {
 	n := 1
-	if idx, ok := s.cache.peek(indexKey); ok {
-		n = idx.files()
-	} else if idx, err := s.document(ctx, indexKey, nil); err == nil {
+	if idx, err := s.docs.peekOrGet(ctx, indexKey); err == nil {
 		n = idx.files()
 	}
 	if cur := s.robots.Load(); cur != nil && cur.n == n {
 		return cur.rb
 	}
-	lines := make([]string, n, n+len(s.sections))
+	lines := make([]string, n, n+len(s.site.sections))
 	for i := range lines {
-		lines[i] = "Sitemap: " + s.base + indexName(i+1)
+		lines[i] = "Sitemap: " + s.site.base.url + indexName(i+1)
 	}
-	for _, sec := range s.sections { // the Atom feeds (feed.go), which engines read as sitemaps
+	for _, sec := range s.site.sections { // the Atom feeds (feed.go), which engines read as sitemaps
 		if sec.feed != nil {
 			lines = append(lines, "Sitemap: "+sec.feed.loc)
 		}

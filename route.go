@@ -6,9 +6,58 @@ import (
 	"strings"
 )
 
+// Document identity, in one place: a request path names a route (a
+// document and the form it is served in); a document is named by a
+// docKey; a key has one file name (in logs, in messages to the other
+// replicas) and one store name (its keys in the Store).
+
+// keyKind is the kind of document a key names.
+type keyKind uint8
+
+const (
+	docPage  keyKind = iota // page n of a section
+	docIndex                // the index; a clock's key may name its file n+1 (indexFileKey)
+	docFeed                 // the Atom feed of a section (feed.go)
+)
+
+// docKey names a document: its kind, its section (pages and feeds) and
+// its number (pages; for the index, the file number less one, which only
+// a clock's key uses). It is comparable and needs no allocation.
+type docKey struct {
+	kind keyKind
+	sec  int
+	page int64
+}
+
+var indexKey = docKey{kind: docIndex}
+
+// pageKey is the key of page n of section sec.
+func pageKey(sec int, n int64) docKey { return docKey{kind: docPage, sec: sec, page: n} }
+
+// feedKey is the key of the Atom feed of section sec.
+func feedKey(sec int) docKey { return docKey{kind: docFeed, sec: sec} }
+
+// indexFileKey is the clock key of index file number file (from 1); the
+// first is indexKey.
+func indexFileKey(file int) docKey { return docKey{kind: docIndex, page: int64(file - 1)} }
+
+// String is the key's name in singleflight groups.
+func (k docKey) String() string {
+	switch k.kind {
+	case docIndex:
+		return "index/" + strconv.FormatInt(k.page, 10)
+	case docFeed:
+		return "feed/" + strconv.Itoa(k.sec)
+	}
+	return strconv.Itoa(k.sec) + "/" + strconv.FormatInt(k.page, 10)
+}
+
 // indexFile is the name of the first index file; the others are
 // sitemap_index-2.xml and on (indexName).
 const indexFile = "sitemap_index.xml"
+
+// unnamedFeed is the feed's name of an unnamed section.
+const unnamedFeed = "sitemap.atom"
 
 // indexName is the name of index file number n (from 1).
 func indexName(n int) string {
@@ -16,6 +65,41 @@ func indexName(n int) string {
 		return indexFile
 	}
 	return "sitemap_index-" + strconv.Itoa(n) + ".xml"
+}
+
+// fileName names the document k: its file name under the base path, as
+// logs and the messages to other replicas name it.
+func (st *site) fileName(k docKey) string {
+	switch k.kind {
+	case docIndex:
+		return indexName(int(k.page) + 1)
+	case docFeed:
+		return st.sections[k.sec].feed.name
+	}
+	return st.sections[k.sec].filePfx + strconv.FormatInt(k.page, 10) + ".xml.gz"
+}
+
+// storeName is the name of document k in the Store. An index depends on
+// every section, so replicas whose sections differ (a rolling deploy that
+// adds one) keep their indexes apart.
+func (st *site) storeName(k docKey) string {
+	if k == indexKey {
+		return indexFile + "@" + st.layout
+	}
+	return st.fileName(k)
+}
+
+// keyOf returns the key of the document whose file name is name (as
+// fileName gives it), if this site has it.
+func (st *site) keyOf(name string) (docKey, bool) {
+	rt, ok := st.route(st.base.path + name)
+	switch {
+	case !ok:
+		return docKey{}, false
+	case rt.rep == asAtom, rt.key.kind == docIndex && rt.file == 1, rt.key.kind == docPage && rt.rep == asGzipFile:
+		return rt.key, true
+	}
+	return docKey{}, false
 }
 
 // representation is the form a document is served in.
@@ -28,44 +112,45 @@ const (
 	asAtom                           // .atom: a section's Atom feed (feed.go), negotiated
 )
 
-// route is what a sitemap path names.
+// route is what a sitemap path names: a document, the form it is served
+// in and, for the index, which of its files.
 type route struct {
-	sec  *section // nil for the index
-	page int64    // for the index, its file number: 1 for sitemap_index.xml, n for sitemap_index-n.xml; 0 for a feed
+	key  docKey
+	file int // the index file, from 1
 	rep  representation
 }
 
 // owns reports whether path is one of the sitemap's file names, valid or
 // not: sitemap_index.xml, or sitemap-*.xml, sitemap-*.xml.gz, sitemap-*.txt,
 // sitemap-*.atom and sitemap.atom under the base path, and sitemap.xsl
-// with Config.Stylesheet. The middleware
-// passes every other path on.
-func (s *Sitemap) owns(path string) bool {
+// with Config.Stylesheet. The middleware passes every other path on.
+func (st *site) owns(path string) bool {
+	prefix := st.base.path
 	// Most requests are not ours: reject them on one byte first.
-	if len(path) <= len(s.prefix)+len("sitemap") || path[len(s.prefix)] != 's' {
+	if len(path) <= len(prefix)+len("sitemap") || path[len(prefix)] != 's' {
 		return false
 	}
-	rest, ok := strings.CutPrefix(path, s.prefix)
+	rest, ok := strings.CutPrefix(path, prefix)
 	if !ok {
 		return false
 	}
-	return rest == indexFile || rest == unnamedFeed || s.xsl != nil && rest == xslName || strings.HasPrefix(rest, "sitemap_index-") && strings.HasSuffix(rest, ".xml") ||
+	return rest == indexFile || rest == unnamedFeed || st.xsl != nil && rest == xslName || strings.HasPrefix(rest, "sitemap_index-") && strings.HasSuffix(rest, ".xml") ||
 		strings.HasPrefix(rest, "sitemap-") && (strings.HasSuffix(rest, ".xml") || strings.HasSuffix(rest, ".xml.gz") ||
 			strings.HasSuffix(rest, ".txt") || strings.HasSuffix(rest, ".atom"))
 }
 
 // route parses a sitemap path. Only the one canonical name of each file is
 // accepted: a page number is a decimal without sign or leading zero.
-func (s *Sitemap) route(path string) (route, bool) {
-	rest, ok := strings.CutPrefix(path, s.prefix)
+func (st *site) route(path string) (route, bool) {
+	rest, ok := strings.CutPrefix(path, st.base.path)
 	if !ok {
 		return route{}, false
 	}
 	if rest == indexFile {
-		return route{page: 1, rep: asXML}, true
+		return route{key: indexKey, file: 1, rep: asXML}, true
 	}
 	if rest == unnamedFeed {
-		return s.feedRoute(s.unnamed)
+		return feedRoute(st.unnamed)
 	}
 	if num, ok := strings.CutPrefix(rest, "sitemap_index-"); ok {
 		// sitemap_index-2.xml and on; the first file has no number.
@@ -73,7 +158,7 @@ func (s *Sitemap) route(path string) (route, bool) {
 			return route{}, false
 		}
 		if n, ok := parsePage(num); ok && n >= 2 {
-			return route{page: n, rep: asXML}, true
+			return route{key: indexKey, file: int(min(n, math.MaxInt32)), rep: asXML}, true
 		}
 		return route{}, false
 	}
@@ -92,8 +177,8 @@ func (s *Sitemap) route(path string) (route, bool) {
 	case strings.HasSuffix(name, ".atom"):
 		// sitemap-NAME.atom: a page number never ends a feed's name, so
 		// sitemap-NAME-N.atom (or a named sitemap-.atom) is nobody's.
-		if sec := s.byName[strings.TrimSuffix(name, ".atom")]; sec != nil && sec.name != "" {
-			return s.feedRoute(sec)
+		if sec := st.byName[strings.TrimSuffix(name, ".atom")]; sec != nil && sec.name != "" {
+			return feedRoute(sec)
 		}
 		return route{}, false
 	default:
@@ -106,7 +191,7 @@ func (s *Sitemap) route(path string) (route, bool) {
 		}
 		secName, num = name[:i], name[i+1:]
 	}
-	sec := s.byName[secName]
+	sec := st.byName[secName]
 	if sec == nil {
 		return route{}, false
 	}
@@ -114,18 +199,15 @@ func (s *Sitemap) route(path string) (route, bool) {
 	if !ok {
 		return route{}, false
 	}
-	return route{sec: sec, page: n, rep: rep}, true
+	return route{key: pageKey(sec.index, n), rep: rep}, true
 }
 
-// unnamedFeed is the feed's name of an unnamed section.
-const unnamedFeed = "sitemap.atom"
-
 // feedRoute routes to the feed of sec, if sec has one.
-func (s *Sitemap) feedRoute(sec *section) (route, bool) {
+func feedRoute(sec *section) (route, bool) {
 	if sec == nil || sec.feed == nil {
 		return route{}, false
 	}
-	return route{sec: sec, rep: asAtom}, true
+	return route{key: feedKey(sec.index), rep: asAtom}, true
 }
 
 // parsePage accepts a canonical page number: 1 to math.MaxInt64 in

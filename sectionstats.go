@@ -132,14 +132,14 @@ func newSecStats(sections []*section) *secStats {
 }
 
 // of returns the counters of the document k.
-func (st *secStats) of(k pageKey) *secCounters {
-	switch {
-	case k.sec >= 0:
+func (st *secStats) of(k docKey) *secCounters {
+	switch k.kind {
+	case docPage:
 		return &st.pages[k.sec]
-	case k.sec == indexSection:
+	case docIndex:
 		return &st.index
 	default:
-		return &st.feeds[feedSection(k.sec)]
+		return &st.feeds[k.sec]
 	}
 }
 
@@ -208,37 +208,4 @@ func (c *secCounters) snapshot() SectionStats {
 		}
 	}
 	return st
-}
-
-// SectionStats returns the counters of every section, in the order given
-// to New, then of the pseudo-sections: the feeds (of the sections that
-// have one, in the same order), "_index" and "_other". Stats counts the
-// same events for the whole Sitemap; it allocates nothing, and this does.
-//
-// A counter of a section is updated apart from the others, so one
-// snapshot may show a request counted in one and not yet in another.
-func (s *Sitemap) SectionStats() []SectionStats {
-	st := s.perSection
-	out := make([]SectionStats, 0, 2*len(s.sections)+2)
-	for i := range st.pages {
-		out = append(out, st.pages[i].snapshot())
-	}
-	for i, sec := range s.sections {
-		if sec.feed != nil {
-			out = append(out, st.feeds[i].snapshot())
-		}
-	}
-	return append(out, st.index.snapshot(), st.other.snapshot())
-}
-
-// timed counts the duration d of a build of k, successful or not.
-func (s *Sitemap) timed(k pageKey, d time.Duration) {
-	s.stats.buildNanos.Add(int64(d))
-	s.perSection.of(k).observe(d)
-}
-
-// built counts a successful build of k.
-func (s *Sitemap) built(k pageKey) {
-	s.stats.builds.Add(1)
-	s.perSection.of(k).builds.Add(1)
 }

@@ -52,7 +52,7 @@ func cachedBench(b *testing.B, urls int) (*Sitemap, *entry) {
 	b.Cleanup(func() { sm.Close() })
 	w := &discard{h: http.Header{}}
 	sm.ServeHTTP(w, mustRequest("/sitemap-1.xml.gz"))
-	e, ok := sm.cache.peek(pageKey{0, 1})
+	e, ok := cachedEntry(sm, pageKey(0, 1))
 	if !ok || w.code != 0 && w.code != 200 {
 		b.Fatalf("page not cached: %d", w.code)
 	}
@@ -189,11 +189,11 @@ func BenchmarkServeBuild(b *testing.B) {
 			r := mustRequest("/sitemap-1.xml.gz")
 			w := &discard{h: http.Header{}}
 			sm.ServeHTTP(w, r) // the index, and the page once
-			page := pageKey{0, 1}
+			page := pageKey(0, 1)
 			b.ReportAllocs()
 			b.SetBytes(int64(len(doc)))
 			for b.Loop() {
-				sm.cache.remove(page)
+				sm.docs.cache.remove(page)
 				clear(w.h)
 				w.code = 0
 				sm.ServeHTTP(w, r)

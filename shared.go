@@ -7,26 +7,21 @@ import (
 	"encoding/binary"
 	"errors"
 	"log/slog"
-	"math"
-	"sync"
 	"sync/atomic"
+
+	"github.com/freshmap/sitemap/internal/breaker"
 )
 
-// shared is a Sitemap's view of its Store: the names of its keys, the
-// breaker every call goes through, and what this replica knows of the
-// store's generations (fleet.go).
+// shared is the Store as the fleet calls it (fleet.go): the names of its
+// keys, the records and messages it holds, the breaker every call goes
+// through, and the counters of those calls.
 type shared struct {
 	st      Store
 	ns      string // "{BASE}:", before every key; the braces are a Redis Cluster hash tag
 	channel string
 	id      uint64 // names this Sitemap's own messages
-	br      *breaker
+	br      *breaker.Breaker
 	log     *slog.Logger
-
-	gen     atomic.Int64 // the highest store generation known here
-	mu      sync.Mutex
-	marks   map[pageKey]int64 // per document: the generation it was last said to have changed at
-	pending []pageKey         // said to have changed while the store was off: not yet told to the others
 
 	breaks            atomic.Int64 // subscriptions that broke: copies made before may have missed a change
 	hits, waits, errs atomic.Int64
@@ -34,33 +29,33 @@ type shared struct {
 }
 
 // errStoreOff is the error of a call the breaker refused.
-var errStoreOff = errors.New("sitemap: store unavailable")
+var errStoreOff = errors.New("store unavailable")
 
 func newShared(st Store, base string, log *slog.Logger) *shared {
 	var id [8]byte
 	rand.Read(id[:])
 	ns := "{" + base + "}:"
 	return &shared{st: st, ns: ns, channel: ns + "changes", id: binary.LittleEndian.Uint64(id[:]),
-		br: newBreaker(log), log: log, marks: make(map[pageKey]int64)}
+		br: breaker.New(log, "sitemap: store unavailable; serving from this replica's cache and Source until it answers again", "sitemap: store available again; sharing resumed"), log: log}
 }
 
 // call runs f through the breaker. A call that fails because ctx ended
 // (the client left, or the build timed out) is not the store's failure.
 func (sh *shared) call(ctx context.Context, f func() error) error {
-	ok, probe := sh.br.allow()
+	ok, probe := sh.br.Allow()
 	if !ok {
 		return errStoreOff
 	}
 	err := f()
 	switch {
 	case err == nil, errors.Is(err, ErrLocked):
-		sh.br.done(probe, nil)
+		sh.br.Done(probe, nil)
 	case ctx.Err() != nil:
-		sh.br.done(probe, nil)
+		sh.br.Done(probe, nil)
 		return ctx.Err()
 	default:
 		sh.errs.Add(1)
-		sh.br.done(probe, err)
+		sh.br.Done(probe, err)
 	}
 	return err
 }
@@ -69,9 +64,9 @@ func (sh *shared) call(ctx context.Context, f func() error) error {
 // clocks it carries; nil if there is none or it does not decode. For a
 // page, the clocks include the one stored apart (setClock), which
 // outlives an evicted copy.
-func (sh *shared) get(ctx context.Context, k pageKey, name string) (*entry, []keyClock, error) {
+func (sh *shared) get(ctx context.Context, k docKey, name string) (*entry, []keyClock, error) {
 	keys := []string{sh.ns + name}
-	if k.sec >= 0 {
+	if k.kind == docPage {
 		keys = append(keys, sh.ns+"clock:"+name)
 	}
 	var vs [][]byte
@@ -104,7 +99,7 @@ func (sh *shared) get(ctx context.Context, k pageKey, name string) (*entry, []ke
 
 // set stores e as the copy of the document k, named name, with the clocks
 // clock gives (encodeRecord).
-func (sh *shared) set(ctx context.Context, k pageKey, name string, e *entry, clock func(pageKey) fileClock) error {
+func (sh *shared) set(ctx context.Context, k docKey, name string, e *entry, clock func(docKey) fileClock) error {
 	b := encodeRecord(k, e, clock)
 	return sh.call(ctx, func() error { return sh.st.Set(ctx, sh.ns+name, b) })
 }
@@ -200,59 +195,6 @@ func (sh *shared) publish(ctx context.Context, m *message) error {
 	return sh.call(ctx, func() error { return sh.st.Publish(ctx, sh.channel, b) })
 }
 
-// mark records that k changed at generation gen.
-func (sh *shared) mark(k pageKey, gen int64) {
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	if gen > sh.marks[k] {
-		sh.marks[k] = gen
-	}
-}
-
-// current reports whether a copy of k whose build started at generation
-// gen was built after every change said of k.
-func (sh *shared) current(k pageKey, gen int64) bool {
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	return gen >= sh.marks[k]
-}
-
-// hold makes no stored copy of keys current until release: they are
-// being said to have changed.
-func (sh *shared) hold(keys []pageKey) {
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	for _, k := range keys {
-		sh.marks[k] = math.MaxInt64
-	}
-}
-
-// release records that keys changed at generation gen, now that the
-// other replicas were told.
-func (sh *shared) release(keys []pageKey, gen int64) {
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	for _, k := range keys {
-		sh.marks[k] = gen
-	}
-}
-
-// addPending keeps keys, held, to tell the others when the store answers.
-func (sh *shared) addPending(keys []pageKey) {
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	sh.pending = append(sh.pending, keys...)
-}
-
-// takePending returns the keys addPending kept, and forgets them.
-func (sh *shared) takePending() []pageKey {
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	p := sh.pending
-	sh.pending = nil
-	return p
-}
-
 // incr raises the store's generation and returns it.
 func (sh *shared) incr(ctx context.Context) (gen int64, err error) {
 	err = sh.call(ctx, func() (err error) {
@@ -260,14 +202,4 @@ func (sh *shared) incr(ctx context.Context) (gen int64, err error) {
 		return err
 	})
 	return gen, err
-}
-
-// seen raises the highest generation known here to gen.
-func (sh *shared) seen(gen int64) {
-	for {
-		cur := sh.gen.Load()
-		if gen <= cur || sh.gen.CompareAndSwap(cur, gen) {
-			return
-		}
-	}
 }

@@ -5,15 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strconv"
-	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/cespare/xxhash/v2"
-	"github.com/klauspost/compress/gzip"
-	"golang.org/x/sync/singleflight"
 )
 
 // Config configures a Sitemap. Except for BaseURL, the zero value of every
@@ -161,270 +154,135 @@ type Section struct {
 	Extensions Extensions
 }
 
-// Defaults of Config, and limits of a Section.
-const (
-	defaultTTL          = 15 * time.Minute
-	defaultCacheBytes   = 256 << 20
-	defaultCacheEntries = 10_000
-	defaultMaxBuilds    = 2
-	defaultMaxWaiting   = 1000
-	defaultBuildTimeout = 2 * time.Minute
-	defaultRetryAfter   = 60 * time.Second
-	defaultGzipLevel    = 6
-	defaultCacheControl = "public, max-age=900, stale-while-revalidate=3600"
-	maxNewsPageSize     = 1000
-	maxSectionName      = 64
-	maxFeedEntries      = 1000
-)
-
 // ErrConfig is wrapped by every error New returns.
 var ErrConfig = errors.New("sitemap: invalid configuration")
 
 // Sitemap serves a sitemap tree. It is an http.Handler for the sitemap
 // files; Handler wraps an application to add robots.txt. Create it with New
 // and stop it with Close.
+//
+// It is the public front: its methods are the API and the HTTP layer, and
+// it holds the parts that do the work. The site's settings never change
+// after New; documents own every piece of state of serving and building;
+// the reporter tells the world what happened.
 type Sitemap struct {
-	base       string // canonical base URL, ending in '/'
-	prefix     string // its path, ending in '/'
-	indexLoc   string
-	sections   []*section
-	byName     map[string]*section
-	unnamed    *section
-	robots     atomic.Pointer[robotsSet] // robots.txt lines for the current number of index files
-	cache      *pageCache
-	headers    headers
-	gzipLevel  int
-	ttl        time.Duration
-	timeout    time.Duration
-	retryAfter time.Duration
-	strict     bool
-	onChange   func(Change)
-	listExt    string // the file extension the index lists: ".xml.gz" or ".xml"
-	onReject   func(string, int64, string, error)
-	onNotice   func(string, int64, string, error)
-	newsAnyAge bool
-	feeds      feedConfig // the Atom feeds (feed.go)
-	log        *slog.Logger
-	now        func() time.Time
-
-	sem        chan struct{} // one token per running build
-	group      singleflight.Group
-	waiting    atomic.Int64 // requests waiting for a build
-	maxWaiting int64        // bound on waiting; 0 for none
-	clocks     *clocks
-	failures   *failures
-	marks      marks
-	epoch      atomic.Uint64   // raised by every invalidation
-	ctx        context.Context // cancelled by Close
-	cancel     context.CancelFunc
-	mu         sync.Mutex // guards closed and wg.Add
-	closed     bool
-	wg         sync.WaitGroup // background refreshes
-	stats      counters
-	perSection *secStats // the counters of each section (sectionstats.go)
-	indexNow   *indexNow // the IndexNow sender; nil when off
-	keyFile    *keyFile  // the IndexNow key file; nil when off
-	stylesheet string    // the <?xml-stylesheet?> line of every file; "" when off
-	xsl        *xslFile  // the stylesheet it names (xsl.go); nil when off
-	shared     *shared   // the Store (shared.go); nil when off
-	layout     string    // names the sections, in order, in the index's store key
-}
-
-type section struct {
-	index    int
-	name     string
-	src      Source
-	spec     pageSpec
-	filePfx  string // "sitemap-NAME-" or "sitemap-"
-	pageSize int
-	feed     *feed // its Atom feed; nil if it has none
-}
-
-// headers are the fixed response header values, computed once.
-type headers struct {
-	cacheControl []string
-	retryAfter   []string
+	site   *site
+	docs   *documents
+	rep    *reporter
+	robots atomic.Pointer[robotsSet] // robots.txt lines for the current number of index files
 }
 
 // New checks cfg and the sections and returns a Sitemap ready to serve.
 // Every configuration mistake is an error wrapping ErrConfig.
 func New(cfg Config, sections ...Section) (*Sitemap, error) {
-	base, err := parseBase(cfg.BaseURL)
+	st, err := newSite(&cfg, sections)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	s := &Sitemap{
-		base:       base,
-		prefix:     basePath(base),
-		indexLoc:   base + "sitemap_index.xml",
-		byName:     make(map[string]*section),
-		ttl:        orDefault(cfg.TTL, defaultTTL),
-		timeout:    orDefault(cfg.BuildTimeout, defaultBuildTimeout),
-		retryAfter: orDefault(cfg.RetryAfter, defaultRetryAfter),
-		gzipLevel:  orDefault(cfg.GzipLevel, defaultGzipLevel),
-		strict:     cfg.Strict,
-		onChange:   cfg.OnChange,
-		listExt:    ".xml.gz",
-		onReject:   cfg.OnReject,
-		onNotice:   cfg.OnNotice,
-		newsAnyAge: cfg.NewsAnyAge,
-		log:        cfg.Logger,
-		now:        cfg.Now,
+	log, now := cfg.Logger, cfg.Now
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
 	}
-	if cfg.ListXML {
-		s.listExt = ".xml"
+	if now == nil {
+		now = time.Now
 	}
-	if cfg.Stylesheet {
-		s.xsl = newXSLFile(s.prefix)
-		s.stylesheet = s.xsl.instruction
+	rep := newReporter(st, &cfg, log)
+	clocks := newClocks()
+	d := &documents{
+		site: st, ledger: newLedger(), clocks: clocks, failures: newFailures(), tier: noTier{}, rep: rep, now: now,
+		cache: newPageCache(st.cacheBytes, st.cacheEntries, rep.perSection.of),
+		sem:   make(chan struct{}, st.maxBuilds),
+		builders: [...]builder{
+			docPage:  &pageBuilder{site: st, clocks: clocks, rep: rep, now: now},
+			docIndex: &indexBuilder{site: st, clocks: clocks, rep: rep, now: now},
+			docFeed:  &feedBuilder{site: st, clocks: clocks, rep: rep, now: now},
+		},
 	}
-	if s.log == nil {
-		s.log = slog.New(slog.DiscardHandler)
-	}
-	if s.now == nil {
-		s.now = time.Now
-	}
-	switch {
-	case cfg.TTL < 0:
-		return nil, fmt.Errorf("%w: TTL %v is negative", ErrConfig, cfg.TTL)
-	case cfg.BuildTimeout < 0:
-		return nil, fmt.Errorf("%w: BuildTimeout %v is negative", ErrConfig, cfg.BuildTimeout)
-	case cfg.RetryAfter < 0:
-		return nil, fmt.Errorf("%w: RetryAfter %v is negative", ErrConfig, cfg.RetryAfter)
-	case cfg.MaxBuilds < 0:
-		return nil, fmt.Errorf("%w: MaxBuilds %d is negative", ErrConfig, cfg.MaxBuilds)
-	case cfg.CacheEntries < 0:
-		return nil, fmt.Errorf("%w: CacheEntries %d is negative", ErrConfig, cfg.CacheEntries)
-	case s.gzipLevel < gzip.BestSpeed || s.gzipLevel > gzip.BestCompression:
-		return nil, fmt.Errorf("%w: GzipLevel %d is not 1 to 9", ErrConfig, cfg.GzipLevel)
-	case cfg.FeedEntries < 0 || cfg.FeedEntries > maxFeedEntries:
-		return nil, fmt.Errorf("%w: FeedEntries %d is not 0 to %d", ErrConfig, cfg.FeedEntries, maxFeedEntries)
-	}
-	if s.feeds, err = newFeedConfig(base, cfg.FeedEntries, cfg.FeedAuthor); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
-	}
-	if len(sections) == 0 {
-		return nil, fmt.Errorf("%w: no sections", ErrConfig)
-	}
-	for i, sec := range sections {
-		if err := s.addSection(i, sec, len(sections)); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	d.ctx, d.cancel = context.WithCancel(context.Background())
+	// Last, what starts goroutines, which only Close stops.
+	if cfg.IndexNow != nil {
+		if rep.indexNow, err = newIndexNow(cfg.IndexNow, st.base.url, log, now); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrConfig, err) // cannot happen: newSite checked it
 		}
 	}
-	switch cc := cfg.CacheControl; cc {
-	case "":
-		s.headers.cacheControl = []string{defaultCacheControl}
-	case "-":
-	default:
-		if strings.ContainsAny(cc, "\r\n") {
-			return nil, fmt.Errorf("%w: CacheControl has a line break", ErrConfig)
-		}
-		s.headers.cacheControl = []string{cc}
-	}
-	s.headers.retryAfter = []string{strconv.Itoa(int((s.retryAfter + time.Second - 1) / time.Second))}
-	s.sem = make(chan struct{}, orDefault(cfg.MaxBuilds, defaultMaxBuilds))
-	s.maxWaiting = int64(max(orDefault(cfg.MaxWaiting, defaultMaxWaiting), 0))
-	s.clocks, s.failures, s.marks.m = newClocks(), newFailures(), make(map[pageKey]uint64)
-	s.perSection = newSecStats(s.sections)
-	s.cache = newPageCache(orDefault(cfg.CacheBytes, defaultCacheBytes), orDefault(cfg.CacheEntries, defaultCacheEntries), s.perSection.of)
-	if cfg.IndexNow != nil { // last: it starts goroutines, which only Close stops
-		if s.indexNow, err = newIndexNow(cfg.IndexNow, base, s.log, s.now); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
-		}
-		s.keyFile = newKeyFile(s.prefix, cfg.IndexNow.Key)
-	}
-	s.ctx, s.cancel = context.WithCancel(context.Background())
 	if cfg.Store != nil {
-		s.shared = newShared(cfg.Store, base, s.log)
-		s.layout = layoutOf(s.sections)
-		broken := s.subscribe() // before the first request; follow retries if the store did not answer
-		s.background(func() { s.follow(broken) })
+		d.tier = newFleet(newShared(cfg.Store, st.base.url, log), st, d.ledger, clocks, d, log, now)
 	}
-	return s, nil
-}
-
-// layoutOf names the sections of an index, in order: the xxhash of their
-// names, in hexadecimal.
-func layoutOf(sections []*section) string {
-	h := xxhash.New()
-	for _, sec := range sections {
-		h.WriteString(sec.name)
-		h.WriteString("\x00")
-	}
-	return strconv.FormatUint(h.Sum64(), 16)
-}
-
-func orDefault[T int | int64 | time.Duration](v, def T) T {
-	if v == 0 {
-		return def
-	}
-	return v
-}
-
-func (s *Sitemap) addSection(i int, sec Section, n int) error {
-	switch {
-	case sec.Source == nil:
-		return fmt.Errorf("section %d (%q) has no Source", i, sec.Name)
-	case sec.Name == "" && n > 1:
-		return fmt.Errorf("section %d has no Name; only a single section may be unnamed", i)
-	case sec.Name != "" && !validSectionName(sec.Name):
-		return fmt.Errorf("section name %q: use 1 to %d lower-case letters, digits, '_' or '-', starting with a letter or digit", sec.Name, maxSectionName)
-	case s.byName[sec.Name] != nil:
-		return fmt.Errorf("section name %q is used twice", sec.Name)
-	case sec.PageSize < 0 || sec.PageSize > MaxURLs:
-		return fmt.Errorf("section %q: PageSize %d is not 0 to %d", sec.Name, sec.PageSize, MaxURLs)
-	case sec.Extensions&^(extAll|ExtNone) != 0 || sec.Extensions&ExtNone != 0 && sec.Extensions != ExtNone:
-		return fmt.Errorf("section %q: Extensions %#x is not a valid set", sec.Name, sec.Extensions)
-	}
-	ext := sec.Extensions.normalize()
-	size := sec.PageSize
-	if ps, ok := sec.Source.(PageSizer); ok {
-		n := ps.PageSize()
-		switch {
-		case n < 1 || n > MaxURLs:
-			return fmt.Errorf("section %q: its Source's PageSize %d is not 1 to %d", sec.Name, n, MaxURLs)
-		case size != 0 && size != n:
-			return fmt.Errorf("section %q: PageSize %d differs from its Source's page size %d; leave it zero", sec.Name, size, n)
-		}
-		size = n
-	}
-	if ext&ExtNews != 0 {
-		size = orDefault(size, maxNewsPageSize)
-		if size > maxNewsPageSize {
-			return fmt.Errorf("section %q: a news section holds at most %d URLs a file, not %d", sec.Name, maxNewsPageSize, size)
-		}
-	}
-	size = orDefault(size, MaxURLs)
-	st := &section{index: i, name: sec.Name, src: sec.Source, pageSize: size, filePfx: "sitemap-"}
-	if sec.Name != "" {
-		st.filePfx = "sitemap-" + sec.Name + "-"
-	} else {
-		s.unnamed = st
-	}
-	st.feed = s.feeds.feedOf(st, sec.Source)
-	st.spec = pageSpec{base: s.base, maxURLs: size, ext: ext, strict: s.strict, newsAnyAge: s.newsAnyAge,
-		stylesheet: s.stylesheet, notice: func(page int64, loc string, err error) { s.corrected(st, page, loc, err) }}
-	s.sections = append(s.sections, st)
-	s.byName[sec.Name] = st
-	return nil
-}
-
-func validSectionName(name string) bool {
-	if len(name) > maxSectionName || name[0] == '-' || name[0] == '_' {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
+	return &Sitemap{site: st, docs: d, rep: rep}, nil
 }
 
 // IndexURL is the absolute URL of the sitemap index: its first file, when
 // more than 50,000 pages make it several (robots.txt names them all).
-func (s *Sitemap) IndexURL() string { return s.indexLoc }
+func (s *Sitemap) IndexURL() string { return s.site.indexLoc }
+
+// Invalidate tells the Sitemap that pages of a section changed, such as
+// after a product was edited (adapters/sqlsource's PageOf names its
+// page); with no page number, every page of the section did. Each cached
+// page named is rebuilt at once in the background, at most MaxBuilds at a
+// time, and the index after them; meanwhile the old copy is served, and
+// every request that starts after its rebuild finished gets the new bytes
+// under a new Last-Modified. A page that is not cached gets a new clock,
+// which the index shows, and is built on its next request. A page number
+// the section does not have (one that neither the cached index lists nor
+// the cache holds) is ignored. The only error is a section name that is
+// not configured.
+//
+// The section's Atom feed, if it has one, is outdated too: its cached copy
+// is served while it is rebuilt, on its next request.
+//
+// Without Invalidate, changes are found by the TTL: an expired page is
+// rebuilt, or revalidated by its PageInfo.Version.
+func (s *Sitemap) Invalidate(section string, pages ...int64) error {
+	sec := s.site.byName[section]
+	if sec == nil {
+		return fmt.Errorf("sitemap: Invalidate: no section %q", section)
+	}
+	if len(pages) == 0 {
+		pages = s.docs.knownPages(sec.index)
+	}
+	keys := make([]docKey, 0, len(pages))
+	for _, n := range pages {
+		keys = append(keys, pageKey(sec.index, n))
+	}
+	var feeds []docKey
+	if sec.feed != nil {
+		feeds = append(feeds, feedKey(sec.index))
+	}
+	s.docs.invalidate(keys, feeds)
+	return nil
+}
+
+// InvalidateAll tells the Sitemap that everything may have changed: every
+// section, every page, as Invalidate does.
+func (s *Sitemap) InvalidateAll() {
+	var keys, feeds []docKey
+	for _, sec := range s.site.sections {
+		if sec.feed != nil {
+			feeds = append(feeds, feedKey(sec.index))
+		}
+		for _, n := range s.docs.knownPages(sec.index) {
+			keys = append(keys, pageKey(sec.index, n))
+		}
+	}
+	s.docs.invalidate(keys, feeds)
+}
+
+// Notify says that the pages at urls changed, were added or were removed,
+// for what the Sitemap cannot see by itself (a page whose sitemap entry
+// did not change). The URLs join the change stream: Config.OnChange is
+// told them (as Changed, with Page 0), and the IndexNow endpoints
+// (Config.IndexNow) get them. It returns at once: for IndexNow the URLs
+// are queued, each once, and sent in the background in batches
+// (IndexNow.Delay); a URL that is not under the base URL is refused
+// (logged, Stats.IndexNowRefused), one that does not fit the queue is
+// dropped (Stats.IndexNowDropped). It is safe for concurrent use, and does
+// nothing on a nil Sitemap.
+func (s *Sitemap) Notify(urls ...string) {
+	if s == nil || len(urls) == 0 {
+		return
+	}
+	s.rep.changed(&Change{Changed: urls})
+}
 
 // Close stops background rebuilds and waits for them to end. Requests
 // after Close are answered from the cache; builds fail with 503. With
@@ -432,21 +290,12 @@ func (s *Sitemap) IndexURL() string { return s.indexLoc }
 // seconds, and drops (counts and logs) what is left; URLs notified
 // afterwards are dropped.
 func (s *Sitemap) Close() error {
-	s.mu.Lock()
-	s.closed = true
-	s.mu.Unlock()
-	s.cancel()
-	s.wg.Wait()
-	if s.indexNow != nil {
+	s.docs.close()
+	s.docs.tier.close()
+	if n := s.rep.indexNow; n != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), indexNowCloseTimeout)
-		s.indexNow.close(ctx)
+		n.Close(ctx)
 		cancel()
 	}
 	return nil
-}
-
-// basePath returns the path of a canonical base URL, such as "/" or "/shop/".
-func basePath(base string) string {
-	rest := base[strings.Index(base, "://")+len("://"):]
-	return rest[strings.IndexByte(rest, '/'):]
 }

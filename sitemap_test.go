@@ -74,17 +74,17 @@ func TestNewDefaults(t *testing.T) {
 	sm := newTestSitemap(t, Config{BaseURL: "HTTPS://Example.COM"},
 		Section{Name: "news", Source: newFake(1, 1), Extensions: ExtNews},
 		Section{Name: "p", Source: newFake(1, 1)})
-	if sm.base != "https://example.com/" || sm.IndexURL() != "https://example.com/sitemap_index.xml" {
-		t.Errorf("base %q, index %q", sm.base, sm.IndexURL())
+	if sm.site.base.url != "https://example.com/" || sm.IndexURL() != "https://example.com/sitemap_index.xml" {
+		t.Errorf("base %q, index %q", sm.site.base.url, sm.IndexURL())
 	}
-	if sm.byName["news"].pageSize != 1000 || sm.byName["p"].pageSize != MaxURLs {
-		t.Errorf("page sizes %d, %d", sm.byName["news"].pageSize, sm.byName["p"].pageSize)
+	if sm.site.byName["news"].pageSize != 1000 || sm.site.byName["p"].pageSize != MaxURLs {
+		t.Errorf("page sizes %d, %d", sm.site.byName["news"].pageSize, sm.site.byName["p"].pageSize)
 	}
-	if sm.ttl != 15*time.Minute || sm.timeout != 2*time.Minute || cap(sm.sem) != 2 || sm.gzipLevel != 6 || sm.retryAfter != time.Minute {
-		t.Errorf("defaults: ttl %v timeout %v builds %d level %d", sm.ttl, sm.timeout, cap(sm.sem), sm.gzipLevel)
+	if sm.site.ttl != 15*time.Minute || sm.site.timeout != 2*time.Minute || cap(sm.docs.sem) != 2 || sm.site.gzipLevel != 6 || sm.site.retryAfter != time.Minute {
+		t.Errorf("defaults: ttl %v timeout %v builds %d level %d", sm.site.ttl, sm.site.timeout, cap(sm.docs.sem), sm.site.gzipLevel)
 	}
-	if sm.cache.budget != 256<<20 {
-		t.Errorf("cache budget %d", sm.cache.budget)
+	if sm.docs.cache.budget != 256<<20 {
+		t.Errorf("cache budget %d", sm.docs.cache.budget)
 	}
 }
 
@@ -114,7 +114,7 @@ func TestPageSizeFromSource(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sm := newTestSitemap(t, Config{}, tc.sec)
-			if got := sm.unnamed.pageSize; got != tc.want {
+			if got := sm.site.unnamed.pageSize; got != tc.want {
 				t.Errorf("page size %d, want %d", got, tc.want)
 			}
 		})
@@ -136,8 +136,8 @@ func TestIDNBase(t *testing.T) {
 		{Loc: "https://xn--bcher-kva.example/shop/b"},
 		{Loc: "https://bücher.example/c"}, // outside the path
 	}, 0)})
-	if want := "https://xn--bcher-kva.example/shop/"; sm.base != want || sm.IndexURL() != want+"sitemap_index.xml" {
-		t.Fatalf("base %q, index %q; want %q", sm.base, sm.IndexURL(), want)
+	if want := "https://xn--bcher-kva.example/shop/"; sm.site.base.url != want || sm.IndexURL() != want+"sitemap_index.xml" {
+		t.Fatalf("base %q, index %q; want %q", sm.site.base.url, sm.IndexURL(), want)
 	}
 	w := get(sm, "/shop/sitemap-1.xml")
 	if w.Code != 200 {

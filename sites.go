@@ -54,13 +54,13 @@ func NewSites(sites ...*Sitemap) (*Sites, error) {
 		if s == nil {
 			return nil, fmt.Errorf("%w: Sitemap %d is nil", ErrConfig, i)
 		}
-		keys, err := siteKeys(s.base)
+		keys, err := siteKeys(s.site.base)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 		}
 		for _, k := range keys {
 			if other := ss.byHost[k]; other != nil {
-				return nil, fmt.Errorf("%w: %s and %s have the same host %s", ErrConfig, other.base, s.base, k)
+				return nil, fmt.Errorf("%w: %s and %s have the same host %s", ErrConfig, other.site.base.url, s.site.base.url, k)
 			}
 			ss.byHost[k] = s
 		}
@@ -112,9 +112,8 @@ const maxHostKey = 264
 
 // siteKeys returns the host keys a canonical base URL answers to:
 // "host:port" always, and "host" too when the port is its scheme's default.
-func siteKeys(base string) ([]string, error) {
-	scheme, rest, _ := strings.Cut(base, "://")
-	authority, _, _ := strings.Cut(rest, "/")
+func siteKeys(base baseURL) ([]string, error) {
+	scheme, authority := base.scheme, base.host
 	host, port, ok := splitHostPort(authority)
 	if ok && port == "" {
 		port = defaultPort(scheme)
@@ -124,7 +123,7 @@ func siteKeys(base string) ([]string, error) {
 		b = appendHost(nil, host)
 	}
 	if b == nil || !canonicalPort(port) {
-		return nil, fmt.Errorf("sitemap: BaseURL %s: host %q cannot be matched", base, authority)
+		return nil, fmt.Errorf("BaseURL %s: host %q cannot be matched", base.url, authority)
 	}
 	h := string(b)
 	keys := []string{h + ":" + port}

@@ -199,7 +199,7 @@ func TestRequestHostKey(t *testing.T) {
 		"https://[0:0::1]/":              "[::1]:443 [::1]",
 		"https://xn--bcher-kva.example/": "xn--bcher-kva.example:443 xn--bcher-kva.example",
 	} {
-		keys, err := siteKeys(base)
+		keys, err := siteKeys(splitBase(base))
 		if got := strings.Join(keys, " "); err != nil || got != want {
 			t.Errorf("siteKeys(%q) = %q, %v; want %q", base, got, err, want)
 		}

@@ -51,8 +51,8 @@ type Stats struct {
 
 // Stats returns the current counters.
 func (s *Sitemap) Stats() Stats {
-	n, b := s.cache.usage()
-	c := &s.stats
+	n, b := s.docs.cache.usage()
+	c := &s.rep.stats
 	st := Stats{
 		CacheHits: c.hits.Load(), CacheMisses: c.misses.Load(), CacheStale: c.stale.Load(),
 		Revalidated: c.revalidated.Load(), Builds: c.builds.Load(), BuildErrors: c.buildErrors.Load(),
@@ -60,13 +60,32 @@ func (s *Sitemap) Stats() Stats {
 		NotModified: c.notModified.Load(), NotFound: c.notFound.Load(), Unavailable: c.unavailable.Load(),
 		BytesServed: c.bytesServed.Load(), CachedDocuments: n, CachedBytes: b,
 	}
-	if in := s.indexNow; in != nil {
-		st.IndexNowSent, st.IndexNowFailed, st.IndexNowRetried = in.sent.Load(), in.failed.Load(), in.retried.Load()
-		st.IndexNowDropped, st.IndexNowRefused = in.dropped.Load(), in.refused.Load()
+	if in := s.rep.indexNow; in != nil {
+		st.IndexNowSent, st.IndexNowFailed, st.IndexNowRetried = in.Sent.Load(), in.Failed.Load(), in.Retried.Load()
+		st.IndexNowDropped, st.IndexNowRefused = in.Dropped.Load(), in.refused.Load()
 	}
-	if sh := s.shared; sh != nil {
-		st.StoreHits, st.StoreWaits, st.StoreErrors = sh.hits.Load(), sh.waits.Load(), sh.errs.Load()
-		st.StoreDown = sh.br.isOpen()
-	}
+	t := s.docs.tier.stats()
+	st.StoreHits, st.StoreWaits, st.StoreErrors, st.StoreDown = t.hits, t.waits, t.errs, t.down
 	return st
+}
+
+// SectionStats returns the counters of every section, in the order given
+// to New, then of the pseudo-sections: the feeds (of the sections that
+// have one, in the same order), "_index" and "_other". Stats counts the
+// same events for the whole Sitemap; it allocates nothing, and this does.
+//
+// A counter of a section is updated apart from the others, so one
+// snapshot may show a request counted in one and not yet in another.
+func (s *Sitemap) SectionStats() []SectionStats {
+	st := s.rep.perSection
+	out := make([]SectionStats, 0, 2*len(s.site.sections)+2)
+	for i := range st.pages {
+		out = append(out, st.pages[i].snapshot())
+	}
+	for i, sec := range s.site.sections {
+		if sec.feed != nil {
+			out = append(out, st.feeds[i].snapshot())
+		}
+	}
+	return append(out, st.index.snapshot(), st.other.snapshot())
 }

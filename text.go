@@ -1,9 +1,7 @@
 package sitemap
 
 import (
-	"bytes"
 	"cmp"
-	"fmt"
 	"io"
 )
 
@@ -14,8 +12,9 @@ import (
 // costs no Source read, and shares the page's content clock. It is kept
 // with the page's entry and counted in the cache's budget.
 
-// textOf returns the text form of e, the entry of page k, making it once.
-func (s *Sitemap) textOf(k pageKey, e *entry) (*entry, error) {
+// textOf returns the text form of e, made once: the first call makes it
+// and gives it to attach, which stores it in e.text.
+func textOf(e *entry, level int, attach func(t *entry)) (*entry, error) {
 	if t := e.text.Load(); t != nil {
 		return t, nil
 	}
@@ -24,12 +23,12 @@ func (s *Sitemap) textOf(k pageKey, e *entry) (*entry, error) {
 	if t := e.text.Load(); t != nil {
 		return t, nil
 	}
-	gz, sum, err := compress(s.gzipLevel, func(w io.Writer) error { return xmlToText(w, e.gz) })
+	gz, sum, err := compress(level, func(w io.Writer) error { return xmlToText(w, e.gz) })
 	if err != nil {
-		return nil, fmt.Errorf("sitemap: the text form of %s: %w", s.describe(k), err)
+		return nil, err
 	}
-	t := newEntry(gz, sum, s.gzipLevel, e.lastMod, e.built)
-	s.cache.attachText(k, e, t)
+	t := newEntry(gz, sum, level, e.lastMod, e.built)
+	attach(t)
 	return t, nil
 }
 
@@ -45,25 +44,4 @@ func xmlToText(w io.Writer, gz []byte) error {
 		}
 	})
 	return cmp.Or(werr, err)
-}
-
-// appendUnescapedLoc appends loc with the two entities a location may hold
-// turned back into their characters.
-func appendUnescapedLoc(b, loc []byte) []byte {
-	for len(loc) > 0 {
-		i := bytes.IndexByte(loc, '&')
-		if i < 0 {
-			return append(b, loc...)
-		}
-		b = append(b, loc[:i]...)
-		switch rest := loc[i:]; {
-		case bytes.HasPrefix(rest, []byte("&amp;")):
-			b, loc = append(b, '&'), rest[len("&amp;"):]
-		case bytes.HasPrefix(rest, []byte("&apos;")):
-			b, loc = append(b, '\''), rest[len("&apos;"):]
-		default:
-			b, loc = append(b, '&'), rest[1:]
-		}
-	}
-	return b
 }

@@ -65,7 +65,7 @@ func TestFailingPageBackoff(t *testing.T) {
 		wg.Go(func() { codes <- get(sm, "/sitemap-1.xml.gz").Code })
 	}
 	<-started
-	waitFor(t, func() bool { return sm.waiting.Load() == 50 })
+	waitFor(t, func() bool { return sm.docs.waiting.Load() == 50 })
 	close(release)
 	wg.Wait()
 	// 150 more within RetryAfter: 503 at once, no build.
@@ -107,13 +107,13 @@ func TestMaxWaiting(t *testing.T) {
 			}
 		})
 	}
-	waitFor(t, func() bool { return sm.waiting.Load() == 5 })
+	waitFor(t, func() bool { return sm.docs.waiting.Load() == 5 })
 	if w := get(sm, "/sitemap-1.xml.gz"); w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") == "" {
 		t.Errorf("request past MaxWaiting: %d, want 503 with Retry-After", w.Code)
 	}
 	close(release)
 	wg.Wait()
-	if sm.waiting.Load() != 0 {
-		t.Errorf("%d still counted as waiting", sm.waiting.Load())
+	if sm.docs.waiting.Load() != 0 {
+		t.Errorf("%d still counted as waiting", sm.docs.waiting.Load())
 	}
 }

@@ -1,4 +1,4 @@
-package sitemap
+package gzpipe
 
 import (
 	"bytes"
@@ -12,11 +12,11 @@ import (
 
 func TestGzipPipe(t *testing.T) {
 	data := bytes.Repeat([]byte("<url><loc>https://example.com/a?b=1&amp;c=2</loc></url>\n"), 20_000) // ~1 MB
-	for _, sizes := range [][]int{{len(data)}, {1, 7, pipeChunkSize - 1, pipeChunkSize, pipeChunkSize + 1, 3 * pipeChunkSize}, {32 << 10}} {
+	for _, sizes := range [][]int{{len(data)}, {1, 7, ChunkSize - 1, ChunkSize, ChunkSize + 1, 3 * ChunkSize}, {32 << 10}} {
 		for round := range 3 { // pooled pipes are reused
 			var out bytes.Buffer
 			h := xxhash.New()
-			p := newGzipPipe(&out, 6, h)
+			p := New(&out, 6, h)
 			rest := data
 			for i := 0; len(rest) > 0; i++ {
 				k := min(sizes[i%len(sizes)], len(rest))
@@ -44,9 +44,9 @@ func (f brokenSink) Write([]byte) (int, error) { return 0, f.err }
 
 func TestGzipPipeWriteError(t *testing.T) {
 	errDisk := errors.New("disk full")
-	p := newGzipPipe(brokenSink{errDisk}, 1, nil)
+	p := New(brokenSink{errDisk}, 1, nil)
 	for range 10 {
-		p.Write(bytes.Repeat([]byte("x"), pipeChunkSize))
+		p.Write(bytes.Repeat([]byte("x"), ChunkSize))
 	}
 	if err := p.Close(); !errors.Is(err, errDisk) {
 		t.Errorf("Close = %v, want the writer's error", err)
@@ -57,12 +57,12 @@ func TestGzipPool(t *testing.T) {
 	for _, level := range []int{gzip.HuffmanOnly, gzip.BestSpeed, gzip.DefaultCompression, gzip.BestCompression} {
 		for range 2 { // the second round gets the writer back from the pool
 			var buf bytes.Buffer
-			z := getGzip(&buf, level)
+			z := Get(&buf, level)
 			z.Write([]byte("hello, sitemap"))
 			if err := z.Close(); err != nil {
 				t.Fatal(err)
 			}
-			putGzip(z, level)
+			Put(z, level)
 			r, err := gzip.NewReader(&buf)
 			if err != nil {
 				t.Fatal(err)
@@ -72,4 +72,17 @@ func TestGzipPool(t *testing.T) {
 			}
 		}
 	}
+}
+
+func gunzipT(t testing.TB, b []byte) []byte {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("not gzip: %v", err)
+	}
+	out, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatalf("bad gzip: %v", err)
+	}
+	return out
 }

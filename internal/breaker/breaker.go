@@ -1,4 +1,7 @@
-package sitemap
+// Package breaker is a circuit breaker: it keeps a failing service from
+// being called on every request, and logs an outage twice, whatever the
+// traffic.
+package breaker
 
 import (
 	"log/slog"
@@ -6,35 +9,39 @@ import (
 	"time"
 )
 
-// breaker keeps a failing Store from being called on every request: after
+// Breaker keeps a failing service from being called on every request: after
 // a failed call it is open, and calls are not made, for a cooldown that
-// doubles with each failure in a row (from breakerMin to breakerMax);
+// doubles with each failure in a row (from Min to Max);
 // then one call at a time is let through, and its success closes it. It
 // logs once when it opens and once when it closes, so an outage is two
 // lines in the log, whatever the traffic.
-type breaker struct {
+type Breaker struct {
 	mu       sync.Mutex
 	open     bool
 	until    time.Time // while open: no call before this
 	probing  bool      // while open: a call is let through and has not ended
 	cooldown time.Duration
 	log      *slog.Logger
+	opened   string
+	closed   string
 	now      func() time.Time // time.Now; a test may set another
 }
 
 const (
-	breakerMin = 250 * time.Millisecond
-	breakerMax = 30 * time.Second
+	Min = 250 * time.Millisecond
+	Max = 30 * time.Second
 )
 
-func newBreaker(log *slog.Logger) *breaker {
-	return &breaker{log: log, now: time.Now}
+// New returns a closed breaker that logs to log: opened (at warn level,
+// with the error) when it opens, closed (at info level) when it closes.
+func New(log *slog.Logger, opened, closed string) *Breaker {
+	return &Breaker{log: log, now: time.Now, opened: opened, closed: closed}
 }
 
-// allow reports whether a call may be made now, and whether it is the
+// Allow reports whether a call may be made now, and whether it is the
 // one call let through an open breaker. When ok, the caller must report
-// the call's outcome with done.
-func (b *breaker) allow() (ok, probe bool) {
+// the call's outcome with Done.
+func (b *Breaker) Allow() (ok, probe bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	switch {
@@ -47,10 +54,10 @@ func (b *breaker) allow() (ok, probe bool) {
 	return true, true
 }
 
-// done reports the outcome of a call that allow let through. The calls
+// Done reports the outcome of a call that Allow let through. The calls
 // that were in flight when the breaker opened fail too: only the first
 // failure, and a failed probe, set the cooldown.
-func (b *breaker) done(probe bool, err error) {
+func (b *Breaker) Done(probe bool, err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if probe {
@@ -59,23 +66,23 @@ func (b *breaker) done(probe bool, err error) {
 	if err == nil {
 		if b.open {
 			b.open, b.cooldown = false, 0
-			b.log.Info("sitemap: store available again; sharing resumed")
+			b.log.Info(b.closed)
 		}
 		return
 	}
 	switch {
 	case !b.open:
 		b.open = true
-		b.log.Warn("sitemap: store unavailable; serving from this replica's cache and Source until it answers again", "err", err)
+		b.log.Warn(b.opened, "err", err)
 	case !probe:
 		return
 	}
-	b.cooldown = min(max(2*b.cooldown, breakerMin), breakerMax)
+	b.cooldown = min(max(2*b.cooldown, Min), Max)
 	b.until = b.now().Add(b.cooldown)
 }
 
-// isOpen reports whether calls are being refused.
-func (b *breaker) isOpen() bool {
+// IsOpen reports whether calls are being refused.
+func (b *Breaker) IsOpen() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.open

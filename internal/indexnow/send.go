@@ -1,4 +1,4 @@
-package sitemap
+package indexnow
 
 import (
 	"bytes"
@@ -12,14 +12,14 @@ import (
 	"time"
 )
 
-// indexNowLogBody bounds the part of an error response that is logged.
-const indexNowLogBody = 512
+// LogBody bounds the part of an error response that is logged.
+const LogBody = 512
 
 // run is the goroutine of one lane: it waits for URLs, gathers them for
 // the delay, then posts batches until the queue is empty, retrying what
 // failed. It ends at close, once the queue is empty or close's context
 // ended.
-func (n *indexNow) run(l *lane) {
+func (n *Sender) run(l *lane) {
 	defer n.wg.Done()
 	for {
 		for l.len() == 0 {
@@ -42,13 +42,13 @@ func (n *indexNow) run(l *lane) {
 
 // gather waits for the batch delay, or until a full batch is queued or
 // close asks for a flush.
-func (n *indexNow) gather(l *lane) {
+func (n *Sender) gather(l *lane) {
 	if n.delay <= 0 {
 		return
 	}
 	t := time.NewTimer(n.delay)
 	defer t.Stop()
-	for l.len() < indexNowBatch {
+	for l.len() < Batch {
 		select {
 		case <-t.C:
 			return
@@ -64,10 +64,10 @@ func (n *indexNow) gather(l *lane) {
 // drain posts batches until the queue is empty (true) or the sender is
 // stopped (false). A batch that may be retried stays at the head of the
 // queue; after a wait, it is posted again with whatever joined it.
-func (n *indexNow) drain(l *lane) bool {
+func (n *Sender) drain(l *lane) bool {
 	attempt := 0
 	for {
-		batch := l.peek(indexNowBatch)
+		batch := l.peek(Batch)
 		if len(batch) == 0 {
 			return true
 		}
@@ -83,7 +83,7 @@ func (n *indexNow) drain(l *lane) bool {
 			continue
 		}
 		attempt++
-		n.retried.Add(1)
+		n.Retried.Add(1)
 		d := n.backoff(attempt, after)
 		n.log.Warn("sitemap: indexnow: batch will be retried", "endpoint", l.endpoint, "urls", len(batch), "attempt", attempt, "in", d)
 		if !n.sleep(n.ctx, d) {
@@ -92,8 +92,8 @@ func (n *indexNow) drain(l *lane) bool {
 	}
 }
 
-// indexNowRequest is the body of a POST, fields in the protocol's order.
-type indexNowRequest struct {
+// request is the body of a POST, fields in the protocol's order.
+type request struct {
 	Host        string   `json:"host"`
 	Key         string   `json:"key"`
 	KeyLocation string   `json:"keyLocation"`
@@ -106,11 +106,11 @@ type indexNowRequest struct {
 // Any other status (400 bad request, 403 key not valid, 422 URLs not of
 // the host, a redirect, 404, …) is a refusal: logged with the start of the
 // response body, counted in failed, and the batch is dropped.
-func (n *indexNow) post(endpoint string, batch []string) (retry bool, after time.Duration) {
+func (n *Sender) post(endpoint string, batch []string) (retry bool, after time.Duration) {
 	var body bytes.Buffer
 	enc := json.NewEncoder(&body)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(indexNowRequest{Host: n.host, Key: n.key, KeyLocation: n.keyLocation, URLList: batch}); err != nil {
+	if err := enc.Encode(request{Host: n.host, Key: n.key, KeyLocation: n.keyLocation, URLList: batch}); err != nil {
 		panic(err) // strings always encode
 	}
 	req, err := http.NewRequestWithContext(n.ctx, http.MethodPost, endpoint, &body)
@@ -126,12 +126,12 @@ func (n *indexNow) post(endpoint string, batch []string) (retry bool, after time
 		return true, 0
 	}
 	defer resp.Body.Close()
-	text, _ := io.ReadAll(io.LimitReader(resp.Body, indexNowLogBody))
+	text, _ := io.ReadAll(io.LimitReader(resp.Body, LogBody))
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // so that the connection is reused
 	code := resp.StatusCode
 	switch {
 	case code >= 200 && code < 300:
-		n.sent.Add(int64(len(batch)))
+		n.Sent.Add(int64(len(batch)))
 		n.log.Debug("sitemap: indexnow: batch accepted", "endpoint", endpoint, "urls", len(batch), "status", code)
 		return false, 0
 	case code == http.StatusTooManyRequests || code >= 500:
@@ -139,7 +139,7 @@ func (n *indexNow) post(endpoint string, batch []string) (retry bool, after time
 			"retry_after", resp.Header.Get("Retry-After"), "body", string(text))
 		return true, retryAfter(resp.Header.Get("Retry-After"), n.now())
 	default:
-		n.failed.Add(1)
+		n.Failed.Add(1)
 		n.log.Error("sitemap: indexnow: batch refused", "endpoint", endpoint, "urls", len(batch), "status", code, "body", string(text))
 		return false, 0
 	}
@@ -167,11 +167,11 @@ func retryAfter(v string, now time.Time) time.Duration {
 // backoff is the wait before retry number attempt (from 1): the endpoint's
 // Retry-After if it gave one, else 10 s doubling each attempt, with
 // jitter (between half and all of it); both at most maxBackoff.
-func (n *indexNow) backoff(attempt int, after time.Duration) time.Duration {
+func (n *Sender) backoff(attempt int, after time.Duration) time.Duration {
 	if after > 0 {
 		return min(after, n.maxBackoff)
 	}
-	d := min(indexNowFirstBackoff<<min(attempt-1, 20), n.maxBackoff)
+	d := min(firstBackoff<<min(attempt-1, 20), n.maxBackoff)
 	return d/2 + rand.N(d/2+1)
 }
 

@@ -1,4 +1,4 @@
-package sitemap
+package breaker
 
 import (
 	"errors"
@@ -13,51 +13,51 @@ import (
 func TestBreaker(t *testing.T) {
 	var logs testkit.SyncBuffer
 	clock := testkit.NewClock(time.Unix(1e9, 0))
-	b := newBreaker(slog.New(slog.NewTextHandler(&logs, nil)))
+	b := New(slog.New(slog.NewTextHandler(&logs, nil)), "store unavailable", "store available again")
 	b.now = clock.Now
 	boom := errors.New("boom")
 	// Two calls in flight fail: the breaker opens once, with the shortest cooldown.
-	ok1, p1 := b.allow()
-	ok2, p2 := b.allow()
+	ok1, p1 := b.Allow()
+	ok2, p2 := b.Allow()
 	if !ok1 || !ok2 || p1 || p2 {
 		t.Fatal("a closed breaker refused a call, or called it a probe")
 	}
-	b.done(p1, boom)
-	b.done(p2, boom)
-	if ok, _ := b.allow(); ok || !b.isOpen() {
+	b.Done(p1, boom)
+	b.Done(p2, boom)
+	if ok, _ := b.Allow(); ok || !b.IsOpen() {
 		t.Fatal("an open breaker let a call through")
 	}
-	clock.Add(breakerMin)
-	ok, probe := b.allow()
+	clock.Add(Min)
+	ok, probe := b.Allow()
 	if !ok || !probe {
 		t.Fatal("no probe after the cooldown")
 	}
-	if ok, _ := b.allow(); ok {
+	if ok, _ := b.Allow(); ok {
 		t.Fatal("a second call while the probe runs")
 	}
-	b.done(probe, boom) // the probe fails: twice the cooldown
-	clock.Add(breakerMin)
-	if ok, _ := b.allow(); ok {
+	b.Done(probe, boom) // the probe fails: twice the cooldown
+	clock.Add(Min)
+	if ok, _ := b.Allow(); ok {
 		t.Fatal("the cooldown did not double after a failed probe")
 	}
-	clock.Add(breakerMin)
-	ok, probe = b.allow()
+	clock.Add(Min)
+	ok, probe = b.Allow()
 	if !ok || !probe {
 		t.Fatal("no probe after the doubled cooldown")
 	}
-	b.done(probe, nil)
-	if b.isOpen() {
+	b.Done(probe, nil)
+	if b.IsOpen() {
 		t.Fatal("a good probe did not close the breaker")
 	}
-	for range 20 { // an outage that lasts: the cooldown stops at breakerMax
-		ok, probe := b.allow()
+	for range 20 { // an outage that lasts: the cooldown stops at Max
+		ok, probe := b.Allow()
 		if ok {
-			b.done(probe, boom)
+			b.Done(probe, boom)
 		}
-		clock.Add(breakerMax)
+		clock.Add(Max)
 	}
-	if b.cooldown != breakerMax {
-		t.Errorf("cooldown %v, want %v", b.cooldown, breakerMax)
+	if b.cooldown != Max {
+		t.Errorf("cooldown %v, want %v", b.cooldown, Max)
 	}
 	if got := strings.Count(logs.String(), "store unavailable"); got != 2 {
 		t.Errorf("%d 'unavailable' lines for two outages, want 2:\n%s", got, logs.String())

@@ -1,0 +1,491 @@
+package sitemap
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/singleflight"
+)
+
+// documents is the serve-or-build machine: the one owner of the cache,
+// the one flight per document, the build slots, the waiting count, the
+// failures, the clocks and the ledger of changes. A request asks it for a
+// document (get); it answers from the cache, or from the tier (the other
+// replicas), or loads the document with its kind's builder, then keeps
+// the copy and does what the build said must follow (effects). The tier
+// tells it what the other replicas said through its inbox methods.
+type documents struct {
+	site     *site
+	cache    *pageCache
+	ledger   *ledger
+	clocks   *clocks
+	failures *failures
+	tier     tier
+	builders [3]builder // by docKind
+	rep      *reporter
+	now      func() time.Time
+
+	group   singleflight.Group
+	sem     chan struct{} // one token per running build (MaxBuilds)
+	waiting atomic.Int64  // requests waiting for a build (MaxWaiting)
+
+	ctx    context.Context // the builds' own, cancelled by close
+	cancel context.CancelFunc
+	mu     sync.Mutex // guards closed and wg.Add
+	closed bool
+	wg     sync.WaitGroup // background loads
+}
+
+// get returns the copy of k to serve: a fresh cached one; a stale one,
+// while a refresh starts in the background; or a new build that
+// concurrent callers share. It returns errNotFound for a page that does
+// not exist, decided by the index alone: a page number the index does not
+// list never reaches the Source. A request waits at most BuildTimeout in
+// all, whatever the Source does.
+func (d *documents) get(ctx context.Context, k docKey) (*entry, error) {
+	now := d.now()
+	deadline := time.Now().Add(d.site.timeout)
+	if sl, ok := d.cache.get(k); ok {
+		if d.fresh(k, sl, now) {
+			if d.tier.unsynced(sl) {
+				if rec := d.tier.newer(k, sl); rec != nil {
+					return d.adopt(k, rec), nil
+				}
+			}
+			d.rep.hit(k)
+			return sl.e, nil
+		}
+		// Expired, or said to have changed: another replica may have
+		// stored a newer copy; if not, serve it while it is rebuilt.
+		if rec := d.tier.newer(k, sl); rec != nil {
+			return d.adopt(k, rec), nil
+		}
+		d.rep.stale(k)
+		d.refresh(k, sl, now)
+		return sl.e, nil
+	}
+	d.rep.miss(k)
+	if k.kind == docPage {
+		if listed, err := d.listed(ctx, k, now, deadline); err != nil || !listed {
+			return nil, cmp.Or(err, errNotFound)
+		}
+	}
+	return d.wait(ctx, k, deadline, nil)
+}
+
+// fresh reports whether sl, the cached copy of k, may be served as it is:
+// younger than TTL, current, and not superseded by another replica's.
+func (d *documents) fresh(k docKey, sl *slot, now time.Time) bool {
+	return now.Before(sl.e.built.Add(d.site.ttl)) && d.ledger.current(k, sl.e.stamp) && !sl.superseded.Load()
+}
+
+// listed reports whether the index lists page k. A stale or missing index
+// is refreshed first, and the request waits for it (one build, shared
+// with every request that needs it); if that fails, or failed less than
+// RetryAfter ago, a stale copy decides.
+func (d *documents) listed(ctx context.Context, k docKey, now, deadline time.Time) (bool, error) {
+	var idx *entry
+	sl, ok := d.cache.peek(indexKey)
+	if ok {
+		idx = sl.e
+	}
+	if !ok || !d.fresh(indexKey, sl, now) {
+		fresh, err := d.wait(ctx, indexKey, deadline, idx)
+		switch {
+		case err == nil:
+			idx = fresh
+		case errors.Is(err, errNotFound):
+			return false, nil // no page at all
+		case idx == nil:
+			return false, err
+		}
+	}
+	_, listed := idx.page(k.sec, k.page)
+	return listed, nil
+}
+
+// wait loads k, as the one load of k (or joining the one running), and
+// waits for it until deadline, or until the client leaves; old is the
+// copy it replaces, if any. At most MaxWaiting requests wait at once;
+// more get errBusy at once.
+func (d *documents) wait(ctx context.Context, k docKey, deadline time.Time, old *entry) (*entry, error) {
+	if n := d.waiting.Add(1); d.site.maxWaiting > 0 && n > d.site.maxWaiting {
+		d.waiting.Add(-1)
+		return nil, errBusy
+	}
+	defer d.waiting.Add(-1)
+	ch := d.group.DoChan(k.String(), func() (any, error) { return d.load(k, old) })
+	timer := time.NewTimer(time.Until(deadline))
+	defer timer.Stop()
+	select {
+	case res := <-ch:
+		if res.Err != nil {
+			return nil, res.Err
+		}
+		return res.Val.(*entry), nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-timer.C:
+		return nil, errWaitTimeout
+	}
+}
+
+// refresh starts one background load of k to replace sl, its stale copy,
+// unless one is running, a recent one failed, or documents are closed.
+func (d *documents) refresh(k docKey, sl *slot, now time.Time) {
+	if d.failures.recent(k, now) || !sl.refreshing.CompareAndSwap(false, true) {
+		return
+	}
+	if !d.background(func() {
+		defer sl.refreshing.Store(false)
+		d.group.Do(k.String(), func() (any, error) { return d.load(k, sl.e) })
+	}) {
+		sl.refreshing.Store(false)
+	}
+}
+
+// background runs f on a goroutine that close waits for, unless documents
+// are closed; it reports whether f was started.
+func (d *documents) background(f func()) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return false
+	}
+	d.wg.Go(f)
+	return true
+}
+
+// close stops background loads and waits for them to end.
+func (d *documents) close() {
+	d.mu.Lock()
+	d.closed = true
+	d.mu.Unlock()
+	d.cancel()
+	d.wg.Wait()
+}
+
+// load makes the document k and keeps it; old is the copy it replaces,
+// if any. It runs at most once at a time per key (singleflight), on its
+// own context with a timeout, never a request's. Only a complete build is
+// kept: a failure, a panic or a timeout keeps nothing, is reported once
+// (with the stack, for a panic), and keeps k from being built again for
+// RetryAfter. A Source that ignores its context keeps its slot until it
+// returns, which is logged.
+//
+// The steps, in this order:
+//
+//  1. A copy kept since the caller looked wins (TestStaleRefreshOnce).
+//  2. Within RetryAfter of a failure, only the tier's copy; else
+//     errBackoff (TestBuildFailureBackoff, TestFleetBackoffTakesStoredCopy).
+//  3. The tier: its current copy; or its lock, held until the copy is
+//     stored; or a wait for another replica's build (TestFleetOneBuild).
+//  4. The index that revalidation needs, before a build slot is taken, as
+//     it may itself say that this page changed (TestRevalidateNoSlotDeadlock).
+//  5. A build slot (MaxBuilds), waited for under the build's own context
+//     (TestMaxBuilds).
+//  6. The stamp, what the ledger knows, taken right before the Source is
+//     read: a change said after it is after the data read
+//     (TestOrderStampBeforeRead).
+//  7. The builder; then keep, never over a newer change
+//     (TestOrderNeverKeepOverNewerChange); then share: the clock, then
+//     the copy, then the message (TestOrderClockCopyMessage); then the
+//     effects.
+func (d *documents) load(k docKey, old *entry) (e *entry, err error) {
+	// 1.
+	if sl, ok := d.cache.peek(k); ok && sl.e != old && d.fresh(k, sl, d.now()) {
+		return sl.e, nil
+	}
+	ctx, cancel := context.WithTimeout(d.ctx, d.site.timeout)
+	defer cancel()
+	// 2.
+	if d.failures.recent(k, d.now()) {
+		if rec, _, _ := d.tier.look(ctx, k, old); rec != nil {
+			d.failures.forget(k)
+			return d.adopt(k, rec), nil
+		}
+		return nil, errBackoff
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			e, err = nil, &panicError{value: p, stack: debug.Stack()}
+		}
+		switch {
+		case err == nil:
+			d.failures.forget(k)
+		case errors.Is(err, errNotFound):
+			if old != nil {
+				d.cache.remove(k) // the page is gone: 404 from now on
+			}
+		default:
+			err = fmt.Errorf("building %s: %w", d.site.fileName(k), err)
+			d.failures.failed(k, d.now().Add(d.site.retryAfter))
+			d.rep.failed(k, old != nil, err, d.ctx.Err() != nil)
+		}
+	}()
+	// 3.
+	got, old, unlock, err := d.tier.acquire(ctx, k, old)
+	if got != nil || err != nil {
+		if err != nil {
+			return nil, fmt.Errorf("waiting for another replica: %w", err)
+		}
+		return d.adopt(k, got), nil
+	}
+	defer unlock()
+	// 4.
+	if k.kind == docPage && old != nil && old.info.Version != "" && d.ledger.current(k, old.stamp) {
+		d.freshIndex()
+	}
+	// 5.
+	select {
+	case d.sem <- struct{}{}:
+		start := time.Now()
+		defer func() {
+			<-d.sem
+			if held := time.Since(start); held > d.site.timeout+time.Second {
+				d.rep.log.Warn("sitemap: the source ignored the build timeout; its build slot was held until it returned",
+					"page", d.site.fileName(k), "held", held, "timeout", d.site.timeout)
+			}
+		}()
+	case <-ctx.Done():
+		return nil, fmt.Errorf("waiting for a build slot: %w", ctx.Err())
+	}
+	// 6.
+	st := d.ledger.now()
+	// 7.
+	e, fx, err := d.builders[k.kind].build(ctx, d.job(k, old))
+	if err != nil {
+		return nil, err
+	}
+	e.stamp, e.gen = stamp{epoch: st.epoch, gen: builtHere}, st.gen
+	if fx.moved {
+		// The index lists this page's clock: out of date here now; the
+		// other replicas are told once the clock is stored, below.
+		d.outdateHere(indexKey)
+	}
+	if len(fx.outdate) > 0 {
+		d.outdate(fx.outdate...)
+	}
+	if d.keep(k, e) {
+		d.tier.share(ctx, k, e)
+	}
+	if fx.moved {
+		d.tier.announce([]docKey{indexKey})
+	}
+	d.rep.changed(fx.change)
+	for _, r := range fx.refresh {
+		if sl, ok := d.cache.peek(r); ok {
+			d.refresh(r, sl, d.now())
+		}
+	}
+	return e, nil
+}
+
+// job gathers what the builder of k reads besides its Source.
+func (d *documents) job(k docKey, old *entry) *job {
+	j := &job{key: k, old: old}
+	if old != nil {
+		j.current = d.ledger.current(k, old.stamp)
+	}
+	if sl, ok := d.cache.peek(indexKey); ok {
+		j.index = sl.e
+	}
+	switch k.kind {
+	case docPage:
+		j.prev = old
+		if j.prev == nil {
+			if sl, ok := d.cache.peek(k); ok { // a copy an Invalidate or the index outdated
+				j.prev = sl.e
+			}
+		}
+	case docIndex:
+		j.cached = func(p docKey) bool { _, ok := d.cache.peek(p); return ok }
+		j.storedClocks = d.tier.storedClocks
+	}
+	return j
+}
+
+// freshIndex makes sure the cached index is fresh, loading it (shared
+// with any concurrent load of it) if not. A failure is left to the page
+// build, which then reads the page.
+func (d *documents) freshIndex() {
+	if sl, ok := d.cache.peek(indexKey); ok && d.fresh(indexKey, sl, d.now()) {
+		return
+	}
+	if d.failures.recent(indexKey, d.now()) {
+		return
+	}
+	d.group.Do(indexKey.String(), func() (any, error) { return d.load(indexKey, nil) })
+}
+
+// keep caches e, the new copy of k, unless k was said to have changed
+// after e was stamped; it reports whether it did.
+func (d *documents) keep(k docKey, e *entry) bool {
+	if !d.ledger.current(k, e.stamp) {
+		return false
+	}
+	d.cache.add(k, e, d.tier.breaks())
+	return true
+}
+
+// adopt keeps rec, a current copy of k that the tier gave, and returns it.
+func (d *documents) adopt(k docKey, rec *entry) *entry {
+	d.keep(k, rec)
+	return rec
+}
+
+// outdate says that keys changed: copies made before now are not
+// current, a load running now is not shared with requests that come
+// after, and the other replicas are told.
+func (d *documents) outdate(keys ...docKey) {
+	d.outdateHere(keys...)
+	d.tier.announce(keys)
+}
+
+// outdateHere says that keys changed, in this replica only.
+func (d *documents) outdateHere(keys ...docKey) {
+	d.ledger.said(keys...)
+	for _, k := range keys {
+		d.group.Forget(k.String())
+	}
+}
+
+// text returns the plain-text form of e, the copy of page k, made once
+// and counted in the cache's budget.
+func (d *documents) text(k docKey, e *entry) (*entry, error) {
+	t, err := textOf(e, d.site.gzipLevel, func(t *entry) { d.cache.attachText(k, e, t) })
+	if err != nil {
+		return nil, fmt.Errorf("the text form of %s: %w", d.site.fileName(k), err)
+	}
+	return t, nil
+}
+
+// invalidate says that the pages keys changed, with the index and the
+// feeds feeds, then rebuilds, in the background, the pages that are
+// cached and the index, at most MaxBuilds at a time. A page neither
+// cached nor listed by the cached index is ignored: no such page, as far
+// as anyone knows.
+func (d *documents) invalidate(keys []docKey, feeds []docKey) {
+	for _, k := range feeds {
+		d.outdate(k)
+		d.failures.forget(k)
+	}
+	now := d.now()
+	var idx *entry
+	if sl, ok := d.cache.peek(indexKey); ok {
+		idx = sl.e
+	}
+	var rebuild, listed []docKey
+	seen := make(map[docKey]bool, len(keys))
+	for _, k := range keys {
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		if _, cached := d.cache.peek(k); cached {
+			rebuild = append(rebuild, k)
+		} else if idx != nil && idx.lists(k) {
+			listed = append(listed, k)
+		}
+	}
+	changed := make([]docKey, 0, len(rebuild)+len(listed)+1)
+	changed = append(append(append(changed, rebuild...), listed...), indexKey)
+	d.outdate(changed...)
+	for _, k := range listed {
+		d.clocks.invalidated(k, now)
+	}
+	for _, k := range changed {
+		d.failures.forget(k)
+	}
+	d.background(func() {
+		var wg sync.WaitGroup
+		work := make(chan docKey)
+		for range min(cap(d.sem), len(rebuild)) {
+			wg.Go(func() {
+				for k := range work {
+					var old *entry
+					if sl, ok := d.cache.peek(k); ok {
+						old = sl.e
+					}
+					d.group.Do(k.String(), func() (any, error) { return d.load(k, old) })
+				}
+			})
+		}
+		for _, k := range rebuild {
+			if d.ctx.Err() != nil {
+				break
+			}
+			work <- k
+		}
+		close(work)
+		wg.Wait()
+		if d.ctx.Err() == nil {
+			var old *entry
+			if sl, ok := d.cache.peek(indexKey); ok {
+				old = sl.e
+			}
+			d.group.Do(indexKey.String(), func() (any, error) { return d.load(indexKey, old) })
+		}
+	})
+}
+
+// knownPages lists the pages of section sec that the cached index lists
+// or the cache holds.
+func (d *documents) knownPages(sec int) []int64 {
+	var pages []int64
+	if sl, ok := d.cache.peek(indexKey); ok && sec < len(sl.e.pages) {
+		for _, p := range sl.e.pages[sec] {
+			pages = append(pages, p.Number)
+		}
+	}
+	for _, k := range d.cache.keys() {
+		if k.kind == docPage && k.sec == sec {
+			pages = append(pages, k.page)
+		}
+	}
+	return pages
+}
+
+// changed is told by the tier that another replica said k changed at
+// generation gen (inbox).
+func (d *documents) changed(k docKey, gen int64) {
+	sl, cached := d.cache.peek(k)
+	if cached {
+		sl.looked.Store(0) // the tier has news of k: look there on the next request
+	}
+	d.ledger.heard(k, gen)
+	d.group.Forget(k.String())
+	d.failures.forget(k)
+	if !cached && k.kind == docPage {
+		d.clocks.invalidated(k, d.now())
+	}
+}
+
+// stored is told by the tier that another replica stored a copy of k
+// whose XML hash is hash (inbox). That is no change of k: a cached copy
+// with other bytes is superseded, not outdated, and is served only until
+// the stored one is fetched.
+func (d *documents) stored(k docKey, hash uint64) {
+	if sl, cached := d.cache.peek(k); cached {
+		sl.looked.Store(0)
+		if sl.e.hash != hash {
+			sl.superseded.Store(true)
+			d.group.Forget(k.String())
+		}
+	}
+}
+
+// peekOrGet returns the cached copy of k, fresh or not, without counting
+// a request; with none cached, it gets one as get does.
+func (d *documents) peekOrGet(ctx context.Context, k docKey) (*entry, error) {
+	if sl, ok := d.cache.peek(k); ok {
+		return sl.e, nil
+	}
+	return d.get(ctx, k)
+}

@@ -1,0 +1,139 @@
+package sitemap
+
+import (
+	"math"
+	"sync"
+	"sync/atomic"
+)
+
+// The ledger of changes: every "this document changed", said here
+// (Invalidate, a build that moved a clock) or heard from another replica
+// (fleet.go), and when, answering one question: is this copy current?
+//
+// When is counted twice. The epoch is this replica's own count: it is
+// raised by every change said or heard here. The generation is the fleet's
+// count, kept by the Store: a change told to the other replicas raises it.
+// A copy carries the stamp of both taken when it was made (for a build,
+// right before its Source was read); a change leaves a mark of both on its
+// document. A copy is current when its stamp is at or past its document's
+// mark on both counts.
+//
+// A copy built here has seen every change this replica knew of at its
+// epoch, heard ones included (hearing one raises the epoch), so its
+// generation is builtHere, past every mark; only a copy built elsewhere
+// is judged by the generation its build started at.
+type ledger struct {
+	epoch atomic.Uint64 // raised by every change said or heard here
+	gen   atomic.Int64  // the highest store generation known here
+
+	mu      sync.Mutex
+	marks   map[docKey]stamp // per document: when it was last said to have changed
+	pending []docKey         // said here while the Store was off: not yet told to the other replicas
+}
+
+// stamp is a point in the ledger: an epoch and a store generation.
+type stamp struct {
+	epoch uint64
+	gen   int64
+}
+
+// builtHere is the generation of the stamp of a copy built here.
+const builtHere = math.MaxInt64
+
+// held is the generation of a mark while the change is being told to the
+// other replicas: no copy built elsewhere is current until it is told.
+const held = math.MaxInt64
+
+func newLedger() *ledger { return &ledger{marks: make(map[docKey]stamp)} }
+
+// now returns the ledger's stamp as it is now.
+func (l *ledger) now() stamp { return stamp{epoch: l.epoch.Load(), gen: l.gen.Load()} }
+
+// current reports whether a copy of k stamped st was made after every
+// change said or heard of k. This is the one definition of current.
+func (l *ledger) current(k docKey, st stamp) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	m, ok := l.marks[k]
+	return !ok || st.epoch >= m.epoch && st.gen >= m.gen
+}
+
+// said marks keys as changed now, here: copies made before are not
+// current. Marks are kept (one per document ever said to have changed,
+// and only documents the index lists or the cache holds are), so a slow
+// build that started before a change can never be kept after it.
+func (l *ledger) said(keys ...docKey) {
+	epoch := l.epoch.Add(1)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, k := range keys {
+		m := l.marks[k]
+		m.epoch = epoch
+		l.marks[k] = m
+	}
+}
+
+// heard records that another replica said k changed at generation gen:
+// no copy built elsewhere before gen is current, nor any made here before
+// now.
+func (l *ledger) heard(k docKey, gen int64) {
+	l.seen(gen)
+	epoch := l.epoch.Add(1)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	m := l.marks[k]
+	m.epoch = epoch
+	m.gen = max(m.gen, gen)
+	l.marks[k] = m
+}
+
+// hold makes no copy of keys built elsewhere current until release: they
+// are being told to the other replicas.
+func (l *ledger) hold(keys []docKey) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, k := range keys {
+		m := l.marks[k]
+		m.gen = held
+		l.marks[k] = m
+	}
+}
+
+// release records that keys changed at generation gen, now that the
+// other replicas were told.
+func (l *ledger) release(keys []docKey, gen int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, k := range keys {
+		m := l.marks[k]
+		m.gen = gen
+		l.marks[k] = m
+	}
+}
+
+// postpone keeps keys, held, to tell the other replicas when the Store
+// answers again.
+func (l *ledger) postpone(keys []docKey) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.pending = append(l.pending, keys...)
+}
+
+// takePending returns the keys postpone kept, and forgets them.
+func (l *ledger) takePending() []docKey {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	p := l.pending
+	l.pending = nil
+	return p
+}
+
+// seen raises the highest generation known here to gen.
+func (l *ledger) seen(gen int64) {
+	for {
+		cur := l.gen.Load()
+		if gen <= cur || l.gen.CompareAndSwap(cur, gen) {
+			return
+		}
+	}
+}

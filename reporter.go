@@ -1,0 +1,122 @@
+package sitemap
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+)
+
+// reporter is the one home of what the Sitemap tells the world of its
+// work: the counters (Stats, SectionStats), the log, the hooks
+// (OnReject, OnNotice, OnChange) and the IndexNow sender. Every part
+// reports through it and none reports otherwise.
+type reporter struct {
+	site       *site
+	log        *slog.Logger
+	stats      counters
+	perSection *secStats
+	onReject   func(string, int64, string, error)
+	onNotice   func(string, int64, string, error)
+	onChange   func(Change)
+	indexNow   *indexNow // the IndexNow sender; nil when off
+}
+
+func newReporter(st *site, cfg *Config, log *slog.Logger) *reporter {
+	return &reporter{site: st, log: log, perSection: newSecStats(st.sections),
+		onReject: cfg.OnReject, onNotice: cfg.OnNotice, onChange: cfg.OnChange}
+}
+
+// of returns the counters of k's section.
+func (r *reporter) of(k docKey) *secCounters { return r.perSection.of(k) }
+
+// hit, miss and stale count how a request found the cache.
+func (r *reporter) hit(k docKey)   { r.stats.hits.Add(1); r.of(k).hits.Add(1) }
+func (r *reporter) miss(k docKey)  { r.stats.misses.Add(1); r.of(k).misses.Add(1) }
+func (r *reporter) stale(k docKey) { r.stats.stale.Add(1); r.of(k).stale.Add(1) }
+
+// revalidated counts a page renewed without a rebuild.
+func (r *reporter) revalidated() { r.stats.revalidated.Add(1) }
+
+// timed counts the duration d of a build of k, successful or not.
+func (r *reporter) timed(k docKey, d time.Duration) {
+	r.stats.buildNanos.Add(int64(d))
+	r.of(k).observe(d)
+}
+
+// built counts a successful build of k.
+func (r *reporter) built(k docKey) {
+	r.stats.builds.Add(1)
+	r.of(k).builds.Add(1)
+}
+
+// failed logs and counts a failed build of k; old tells whether a last
+// good copy is served meanwhile. A build that Close cancelled (closing)
+// is counted, not logged.
+func (r *reporter) failed(k docKey, old bool, err error, closing bool) {
+	defer r.stats.buildErrors.Add(1) // last: a test that sees it sees the log
+	r.of(k).buildErrors.Add(1)
+	if closing && errors.Is(err, context.Canceled) {
+		return
+	}
+	args := []any{"page", r.site.fileName(k), "err", err, "retry_after", r.site.retryAfter}
+	if p := (*panicError)(nil); errors.As(err, &p) {
+		args = append(args, "stack", string(p.stack))
+	}
+	if old {
+		r.log.Error("sitemap: build failed; serving the last good copy", args...)
+	} else {
+		r.log.Error("sitemap: build failed", args...)
+	}
+}
+
+// unavailable logs at debug level and counts a 503 of k: a failed build
+// was logged once, by the build; each request that waited for it only
+// counts.
+func (r *reporter) unavailable(ctx context.Context, k docKey, err error) {
+	r.log.DebugContext(ctx, "sitemap: unavailable", "page", r.site.fileName(k), "err", err)
+	r.stats.unavailable.Add(1)
+	r.of(k).unavailable.Add(1)
+}
+
+// rejected reports a URL of sec that was not written in the document k (a
+// page, or the section's feed).
+func (r *reporter) rejected(sec *section, k docKey, loc string, err error) {
+	r.stats.rejected.Add(1)
+	r.of(k).reject(err)
+	r.log.Warn("sitemap: URL skipped", "section", sec.name, "page", k.page, "loc", quote(loc), "err", err)
+	if r.onReject != nil {
+		r.onReject(sec.name, k.page, loc, err)
+	}
+}
+
+// corrected reports a URL of page n that was written with a correction
+// (ErrSelfLinkAdded): counted, logged at info level and told to OnNotice.
+// It is not a rejection: the URL is in the file.
+func (r *reporter) corrected(sec *section, n int64, loc string, err error) {
+	r.stats.corrected.Add(1)
+	r.log.Info("sitemap: URL corrected", "section", sec.name, "page", n, "loc", quote(loc), "err", err)
+	if r.onNotice != nil {
+		r.onNotice(sec.name, n, loc, err)
+	}
+}
+
+// tracking reports whether changes are derived: someone listens.
+func (r *reporter) tracking() bool { return r.onChange != nil || r.indexNow != nil }
+
+// changed sends a change to OnChange and to IndexNow, whichever are set.
+// A removed URL goes to IndexNow too: the engines then fetch it and find
+// it gone.
+func (r *reporter) changed(c *Change) {
+	if c == nil || c.empty() {
+		return
+	}
+	if r.onChange != nil {
+		r.onChange(*c)
+	}
+	if r.indexNow != nil {
+		r.indexNow.push(c.Added...)
+		r.indexNow.push(c.Changed...)
+		r.indexNow.push(c.Removed...)
+	}
+}

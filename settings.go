@@ -1,0 +1,224 @@
+package sitemap
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/klauspost/compress/gzip"
+)
+
+// site is the immutable result of New: every setting of Config checked
+// and completed, the base URL parsed once, and the sections. Nothing in it
+// changes after New, so every part reads it without a lock.
+type site struct {
+	base       baseURL
+	indexLoc   string // the absolute URL of sitemap_index.xml
+	sections   []*section
+	byName     map[string]*section
+	unnamed    *section // the one unnamed section, if it is
+	headers    headers
+	gzipLevel  int
+	ttl        time.Duration
+	timeout    time.Duration
+	retryAfter time.Duration
+	strict     bool
+	newsAnyAge bool
+	listExt    string     // the file extension the index lists: ".xml.gz" or ".xml"
+	feeds      feedConfig // the Atom feeds (feed.go)
+	stylesheet string     // the <?xml-stylesheet?> line of every file; "" when off
+	xsl        *xslFile   // the stylesheet it names (xsl.go); nil when off
+	keyFile    *keyFile   // the IndexNow key file; nil when off
+	layout     string     // names the sections, in order, in the index's store key
+
+	maxBuilds    int
+	maxWaiting   int64 // 0 for no bound
+	cacheBytes   int64
+	cacheEntries int
+}
+
+type section struct {
+	index    int
+	name     string
+	src      Source
+	spec     pageSpec
+	filePfx  string // "sitemap-NAME-" or "sitemap-"
+	pageSize int
+	feed     *feed // its Atom feed; nil if it has none
+}
+
+// headers are the fixed response header values, computed once.
+type headers struct {
+	cacheControl []string
+	retryAfter   []string
+}
+
+// Defaults of Config, and limits of a Section.
+const (
+	defaultTTL          = 15 * time.Minute
+	defaultCacheBytes   = 256 << 20
+	defaultCacheEntries = 10_000
+	defaultMaxBuilds    = 2
+	defaultMaxWaiting   = 1000
+	defaultBuildTimeout = 2 * time.Minute
+	defaultRetryAfter   = 60 * time.Second
+	defaultGzipLevel    = 6
+	defaultCacheControl = "public, max-age=900, stale-while-revalidate=3600"
+	maxNewsPageSize     = 1000
+	maxSectionName      = 64
+	maxFeedEntries      = 1000
+)
+
+// newSite checks cfg and the sections and completes them. Its errors do
+// not say "sitemap:": New wraps them in ErrConfig, which does.
+func newSite(cfg *Config, sections []Section) (*site, error) {
+	canonical, err := parseBase(cfg.BaseURL)
+	if err != nil {
+		return nil, err
+	}
+	st := &site{
+		base:         splitBase(canonical),
+		indexLoc:     canonical + indexFile,
+		byName:       make(map[string]*section),
+		ttl:          cmp.Or(cfg.TTL, defaultTTL),
+		timeout:      cmp.Or(cfg.BuildTimeout, defaultBuildTimeout),
+		retryAfter:   cmp.Or(cfg.RetryAfter, defaultRetryAfter),
+		gzipLevel:    cmp.Or(cfg.GzipLevel, defaultGzipLevel),
+		strict:       cfg.Strict,
+		newsAnyAge:   cfg.NewsAnyAge,
+		listExt:      ".xml.gz",
+		maxBuilds:    cmp.Or(cfg.MaxBuilds, defaultMaxBuilds),
+		maxWaiting:   int64(max(cmp.Or(cfg.MaxWaiting, defaultMaxWaiting), 0)),
+		cacheBytes:   cmp.Or(cfg.CacheBytes, defaultCacheBytes),
+		cacheEntries: cmp.Or(cfg.CacheEntries, defaultCacheEntries),
+	}
+	if cfg.ListXML {
+		st.listExt = ".xml"
+	}
+	if cfg.Stylesheet {
+		st.xsl = newXSLFile(st.base.path)
+		st.stylesheet = st.xsl.instruction
+	}
+	switch {
+	case cfg.TTL < 0:
+		return nil, fmt.Errorf("TTL %v is negative", cfg.TTL)
+	case cfg.BuildTimeout < 0:
+		return nil, fmt.Errorf("BuildTimeout %v is negative", cfg.BuildTimeout)
+	case cfg.RetryAfter < 0:
+		return nil, fmt.Errorf("RetryAfter %v is negative", cfg.RetryAfter)
+	case cfg.MaxBuilds < 0:
+		return nil, fmt.Errorf("MaxBuilds %d is negative", cfg.MaxBuilds)
+	case cfg.CacheEntries < 0:
+		return nil, fmt.Errorf("CacheEntries %d is negative", cfg.CacheEntries)
+	case st.gzipLevel < gzip.BestSpeed || st.gzipLevel > gzip.BestCompression:
+		return nil, fmt.Errorf("GzipLevel %d is not 1 to 9", cfg.GzipLevel)
+	case cfg.FeedEntries < 0 || cfg.FeedEntries > maxFeedEntries:
+		return nil, fmt.Errorf("FeedEntries %d is not 0 to %d", cfg.FeedEntries, maxFeedEntries)
+	}
+	if st.feeds, err = newFeedConfig(st.base, cfg.FeedEntries, cfg.FeedAuthor); err != nil {
+		return nil, err
+	}
+	if len(sections) == 0 {
+		return nil, errors.New("no sections")
+	}
+	for i, sec := range sections {
+		if err := st.addSection(i, sec, len(sections)); err != nil {
+			return nil, err
+		}
+	}
+	switch cc := cfg.CacheControl; cc {
+	case "":
+		st.headers.cacheControl = []string{defaultCacheControl}
+	case "-":
+	default:
+		if strings.ContainsAny(cc, "\r\n") {
+			return nil, errors.New("CacheControl has a line break")
+		}
+		st.headers.cacheControl = []string{cc}
+	}
+	st.headers.retryAfter = []string{strconv.Itoa(int((st.retryAfter + time.Second - 1) / time.Second))}
+	if cfg.IndexNow != nil {
+		if err := checkIndexNow(cfg.IndexNow); err != nil {
+			return nil, err
+		}
+		st.keyFile = newKeyFile(st.base.path, cfg.IndexNow.Key)
+	}
+	st.layout = layoutOf(st.sections)
+	return st, nil
+}
+
+// layoutOf names the sections of an index, in order: the xxhash of their
+// names, in hexadecimal.
+func layoutOf(sections []*section) string {
+	h := xxhash.New()
+	for _, sec := range sections {
+		h.WriteString(sec.name)
+		h.WriteString("\x00")
+	}
+	return strconv.FormatUint(h.Sum64(), 16)
+}
+
+func (st *site) addSection(i int, sec Section, n int) error {
+	switch {
+	case sec.Source == nil:
+		return fmt.Errorf("section %d (%q) has no Source", i, sec.Name)
+	case sec.Name == "" && n > 1:
+		return fmt.Errorf("section %d has no Name; only a single section may be unnamed", i)
+	case sec.Name != "" && !validSectionName(sec.Name):
+		return fmt.Errorf("section name %q: use 1 to %d lower-case letters, digits, '_' or '-', starting with a letter or digit", sec.Name, maxSectionName)
+	case st.byName[sec.Name] != nil:
+		return fmt.Errorf("section name %q is used twice", sec.Name)
+	case sec.PageSize < 0 || sec.PageSize > MaxURLs:
+		return fmt.Errorf("section %q: PageSize %d is not 0 to %d", sec.Name, sec.PageSize, MaxURLs)
+	case sec.Extensions&^(extAll|ExtNone) != 0 || sec.Extensions&ExtNone != 0 && sec.Extensions != ExtNone:
+		return fmt.Errorf("section %q: Extensions %#x is not a valid set", sec.Name, sec.Extensions)
+	}
+	ext := sec.Extensions.normalize()
+	size := sec.PageSize
+	if ps, ok := sec.Source.(PageSizer); ok {
+		n := ps.PageSize()
+		switch {
+		case n < 1 || n > MaxURLs:
+			return fmt.Errorf("section %q: its Source's PageSize %d is not 1 to %d", sec.Name, n, MaxURLs)
+		case size != 0 && size != n:
+			return fmt.Errorf("section %q: PageSize %d differs from its Source's page size %d; leave it zero", sec.Name, size, n)
+		}
+		size = n
+	}
+	if ext&ExtNews != 0 {
+		size = cmp.Or(size, maxNewsPageSize)
+		if size > maxNewsPageSize {
+			return fmt.Errorf("section %q: a news section holds at most %d URLs a file, not %d", sec.Name, maxNewsPageSize, size)
+		}
+	}
+	size = cmp.Or(size, MaxURLs)
+	s := &section{index: i, name: sec.Name, src: sec.Source, pageSize: size, filePfx: "sitemap-"}
+	if sec.Name != "" {
+		s.filePfx = "sitemap-" + sec.Name + "-"
+	} else {
+		st.unnamed = s
+	}
+	s.feed = st.feeds.feedOf(s, sec.Source)
+	s.spec = pageSpec{base: st.base.url, maxURLs: size, ext: ext, strict: st.strict, newsAnyAge: st.newsAnyAge,
+		stylesheet: st.stylesheet}
+	st.sections = append(st.sections, s)
+	st.byName[sec.Name] = s
+	return nil
+}
+
+func validSectionName(name string) bool {
+	if len(name) > maxSectionName || name[0] == '-' || name[0] == '_' {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,82 @@
+package sitemap
+
+import "context"
+
+// A tier is where a copy of a document may come from besides a build
+// here, and where a copy built here goes: nowhere without a Store
+// (noTier), the other replicas with one (fleet.go). It is called by
+// documents alone, and never calls into them but through their inbox.
+type tier interface {
+	// unsynced reports whether sl, a cached copy, was made before this
+	// replica last lost touch with the others, and was not looked up in
+	// the tier since.
+	unsynced(sl *slot) bool
+	// newer returns a current, fresh copy of k that the tier holds and sl
+	// (this replica's copy) is not, for documents to keep; or nil. It
+	// looks at most once a second per copy while nothing says a newer one
+	// is there, and once more after each loss of touch.
+	newer(k docKey, sl *slot) *entry
+	// look reads the tier's copy of k once: got if it is current and
+	// fresh; else stale, the copy to replace (the tier's if it is newer
+	// than old, else old). ok is false if the tier did not answer.
+	look(ctx context.Context, k docKey, old *entry) (got, stale *entry, ok bool)
+	// acquire is step 3 of a load: the tier's current copy, waiting while
+	// another replica builds it; or the right to build k here, held until
+	// unlock (never nil), with the copy to replace. An error is ctx's.
+	acquire(ctx context.Context, k docKey, old *entry) (got, stale *entry, unlock func(), err error)
+	// share stores e, the copy of k built here: its clock, then the copy,
+	// then a message to the other replicas.
+	share(ctx context.Context, k docKey, e *entry)
+	// announce tells the other replicas that keys changed; until they are
+	// told, no copy of keys built elsewhere is current here.
+	announce(keys []docKey)
+	// storedClocks merges into this replica's clocks those that the
+	// builds of pages stored, for every page of pages (an index build).
+	storedClocks(ctx context.Context, pages [][]PageInfo)
+	// breaks counts the times this replica lost touch with the others.
+	breaks() int64
+	// stats returns the tier's counters.
+	stats() tierStats
+	// close stops what the tier started.
+	close()
+}
+
+// tierStats are a tier's counters, as Stats reports them.
+type tierStats struct {
+	hits, waits, errs int64
+	down              bool
+}
+
+// inbox is how a tier tells documents what the other replicas said: the
+// one call that goes up.
+type inbox interface {
+	// changed: another replica said k changed, at generation gen.
+	changed(k docKey, gen int64)
+	// stored: another replica stored a copy of k whose XML hash is hash.
+	stored(k docKey, hash uint64)
+}
+
+// noTier is the tier without a Store: every copy is built here.
+type noTier struct{}
+
+var _ tier = noTier{}
+
+func (noTier) unsynced(*slot) bool                   { return false }
+func (noTier) newer(docKey, *slot) *entry            { return nil }
+func (noTier) share(context.Context, docKey, *entry) {}
+func (noTier) announce([]docKey)                     {}
+func (noTier) breaks() int64                         { return 0 }
+func (noTier) stats() tierStats                      { return tierStats{} }
+func (noTier) close()                                {}
+
+func (noTier) look(_ context.Context, _ docKey, old *entry) (got, stale *entry, ok bool) {
+	return nil, old, false
+}
+
+func (noTier) acquire(_ context.Context, _ docKey, old *entry) (got, stale *entry, unlock func(), err error) {
+	return nil, old, noUnlock, nil
+}
+
+func (noTier) storedClocks(context.Context, [][]PageInfo) {}
+
+func noUnlock() {}
