@@ -181,13 +181,15 @@ func (d *documents) close() {
 //
 // The steps, in this order:
 //
-//  1. A copy kept since the caller looked wins (TestStaleRefreshOnce).
+//  1. A copy kept since the caller looked wins (TestOrderKeptCopyWins,
+//     TestColdPageSingleBuild).
 //  2. Within RetryAfter of a failure, only the tier's copy; else
-//     errBackoff (TestBuildFailureBackoff, TestFleetBackoffTakesStoredCopy).
+//     errBackoff (TestFailingPageBackoff, TestFleetBackoffLooksInStore).
 //  3. The tier: its current copy; or its lock, held until the copy is
-//     stored; or a wait for another replica's build (TestFleetOneBuild).
+//     stored; or a wait for another replica's build
+//     (TestFleetColdBurstOneRead, TestFleetUnitLockWait).
 //  4. The index that revalidation needs, before a build slot is taken, as
-//     it may itself say that this page changed (TestRevalidateNoSlotDeadlock).
+//     it may itself say that this page changed (TestOrderIndexBeforeSlot).
 //  5. A build slot (MaxBuilds), waited for under the build's own context
 //     (TestMaxBuilds).
 //  6. The stamp, what the ledger knows, taken right before the Source is

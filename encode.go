@@ -33,7 +33,7 @@ const (
 
 // errEmptyPage means a page had no URL to write: an empty <urlset> is not
 // valid, so such a page does not exist (404).
-var errEmptyPage = errors.New("sitemap: page has no valid URL")
+var errEmptyPage = errors.New("page has no valid URL")
 
 // pageSpec says how to write the pages of one section.
 type pageSpec struct {
@@ -99,7 +99,7 @@ func encodePage(ctx context.Context, src Source, n int64, w io.Writer, spec *pag
 	i := 0
 	for u, err := range src.URLs(ctx, n) {
 		if err != nil {
-			return st, fmt.Errorf("sitemap: reading page %d: %w", n, err)
+			return st, fmt.Errorf("reading page %d: %w", n, err)
 		}
 		if i++; i%ctxCheckEvery == 0 {
 			if err := ctx.Err(); err != nil {

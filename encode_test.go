@@ -276,7 +276,7 @@ func TestEncodePageErrors(t *testing.T) {
 			if !errors.Is(r.err, tc.want) {
 				t.Fatalf("err %v, want %v", r.err, tc.want)
 			}
-			if errors.Is(tc.want, errDB) && !strings.HasPrefix(r.err.Error(), "sitemap: reading page 1: ") {
+			if errors.Is(tc.want, errDB) && !strings.HasPrefix(r.err.Error(), "reading page 1: ") {
 				t.Errorf("error %q does not say which page failed", r.err)
 			}
 			if len(r.rejected) != tc.reported {

@@ -409,23 +409,23 @@ func appendPct(b []byte, c byte) []byte {
 // in '/'. Every loc a sitemap lists must start with it.
 func parseBase(s string) (string, error) {
 	if s == "" {
-		return "", errors.New("sitemap: BaseURL is required")
+		return "", errors.New("BaseURL is required")
 	}
 	u, err := url.Parse(s)
 	if err != nil {
-		return "", fmt.Errorf("sitemap: BaseURL: %w", err)
+		return "", fmt.Errorf("BaseURL: %w", err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return "", fmt.Errorf("sitemap: BaseURL %q is not an absolute http or https URL", s)
+		return "", fmt.Errorf("BaseURL %q is not an absolute http or https URL", s)
 	}
 	if u.User != nil || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || u.Opaque != "" {
-		return "", fmt.Errorf("sitemap: BaseURL %q must not have user info, a query or a fragment", s)
+		return "", fmt.Errorf("BaseURL %q must not have user info, a query or a fragment", s)
 	}
 	host := u.Host
 	if !validAuthority(host) {
 		a, ok := idnaAuthority(host)
 		if !ok {
-			return "", fmt.Errorf("sitemap: BaseURL %q: %w", s, errBadHost)
+			return "", fmt.Errorf("BaseURL %q: %w", s, errBadHost)
 		}
 		host = a
 	}
@@ -435,7 +435,7 @@ func parseBase(s string) (string, error) {
 	}
 	base := strings.ToLower(u.Scheme+"://"+host) + path
 	if b, err := appendURI(nil, base, "", true); err != nil || string(b) != base || hasDotSegment([]byte(path)) {
-		return "", fmt.Errorf("sitemap: BaseURL %q is not a valid sitemap location", s)
+		return "", fmt.Errorf("BaseURL %q is not a valid sitemap location", s)
 	}
 	return base, nil
 }

@@ -231,8 +231,8 @@ func TestParseBase(t *testing.T) {
 		if got != tc.want || (err == nil) != (tc.want != "") {
 			t.Errorf("parseBase(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
 		}
-		if err != nil && !strings.HasPrefix(err.Error(), "sitemap: ") {
-			t.Errorf("parseBase(%q) error %q lacks the sitemap: prefix", tc.in, err)
+		if err != nil && !strings.HasPrefix(err.Error(), "BaseURL") { // New wraps it in ErrConfig, which says sitemap:
+			t.Errorf("parseBase(%q) error %q does not name BaseURL first", tc.in, err)
 		}
 	}
 }

@@ -47,7 +47,7 @@ var plainStreams, plainInflated atomic.Int64
 
 // errCorrupt means a cached document's gzip bytes do not decompress, or
 // not to the length recorded for it.
-var errCorrupt = errors.New("sitemap: cached page does not decompress")
+var errCorrupt = errors.New("cached page does not decompress")
 
 var errLonger = errors.New("more bytes than its recorded length")
 
@@ -75,10 +75,10 @@ func (b *plainBody) Seek(offset int64, whence int) (int64, error) {
 	case io.SeekEnd:
 		offset += b.size
 	default:
-		return 0, errors.New("sitemap: plainBody.Seek: invalid whence")
+		return 0, errors.New("plainBody.Seek: invalid whence")
 	}
 	if offset < 0 {
-		return 0, errors.New("sitemap: plainBody.Seek: negative position")
+		return 0, errors.New("plainBody.Seek: negative position")
 	}
 	b.pos = offset
 	return offset, nil

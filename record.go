@@ -23,7 +23,7 @@ const recordMagic = "SMR\x01"
 
 // errRecord is the error of decodeRecord for a value that is not a
 // record of this version.
-var errRecord = errors.New("sitemap: store value is not a valid record")
+var errRecord = errors.New("store value is not a valid record")
 
 // keyClock is the clock of one file, as a record carries it.
 type keyClock struct {

@@ -160,12 +160,11 @@ var ErrConfig = errors.New("sitemap: invalid configuration")
 // Sitemap serves a sitemap tree. It is an http.Handler for the sitemap
 // files; Handler wraps an application to add robots.txt. Create it with New
 // and stop it with Close.
-//
-// It is the public front: its methods are the API and the HTTP layer, and
-// it holds the parts that do the work. The site's settings never change
-// after New; documents own every piece of state of serving and building;
-// the reporter tells the world what happened.
 type Sitemap struct {
+	// The public front: its methods are the API and the HTTP layer, and
+	// it holds the parts that do the work. The site's settings never
+	// change after New; documents own every piece of state of serving and
+	// building; the reporter tells the world what happened.
 	site   *site
 	docs   *documents
 	rep    *reporter
