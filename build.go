@@ -12,7 +12,7 @@ import (
 // and returns the copy and what else must happen (effects); it never
 // touches the cache, the ledger or the tier itself.
 type builder interface {
-	build(ctx context.Context, j *job) (*entry, effects, error)
+	build(ctx context.Context, j job) (*entry, effects, error)
 }
 
 // job is what a build reads besides its Source.
@@ -48,7 +48,7 @@ type pageBuilder struct {
 // build builds page k. If the copy it replaces is current and a newer
 // index shows the page's Version unchanged, that copy is renewed without
 // reading the page. A page that has no URL is errNotFound.
-func (b *pageBuilder) build(ctx context.Context, j *job) (*entry, effects, error) {
+func (b *pageBuilder) build(ctx context.Context, j job) (*entry, effects, error) {
 	now := b.now()
 	k := j.key
 	sec := b.site.sections[k.sec]
@@ -64,7 +64,6 @@ func (b *pageBuilder) build(ctx context.Context, j *job) (*entry, effects, error
 	}
 	spec := sec.spec
 	spec.report = func(loc string, err error) { b.rep.rejected(sec, k, loc, err) }
-	spec.notice = func(page int64, loc string, err error) { b.rep.corrected(sec, page, loc, err) }
 	var tr *tracker
 	if b.rep.tracking() {
 		var prev []urlSum

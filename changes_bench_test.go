@@ -49,7 +49,7 @@ func BenchmarkRebuild(b *testing.B) {
 				b.SetBytes(int64(len(doc)))
 				for b.Loop() {
 					round++
-					e, _, err := sm.docs.builders[docPage].build(b.Context(), &job{key: k, old: old, current: true, prev: old})
+					e, _, err := sm.docs.builders[docPage].build(b.Context(), job{key: k, old: old, current: true, prev: old})
 					if err != nil {
 						b.Fatal(err)
 					}

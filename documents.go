@@ -290,8 +290,8 @@ func (d *documents) load(k docKey, old *entry) (e *entry, err error) {
 }
 
 // job gathers what the builder of k reads besides its Source.
-func (d *documents) job(k docKey, old *entry) *job {
-	j := &job{key: k, old: old}
+func (d *documents) job(k docKey, old *entry) job {
+	j := job{key: k, old: old}
 	if old != nil {
 		j.current = d.ledger.current(k, old.stamp)
 	}

@@ -100,7 +100,7 @@ type feedBuilder struct {
 	now    func() time.Time
 }
 
-func (b *feedBuilder) build(ctx context.Context, j *job) (*entry, effects, error) {
+func (b *feedBuilder) build(ctx context.Context, j job) (*entry, effects, error) {
 	k := j.key
 	sec := b.site.sections[k.sec]
 	f := sec.feed

@@ -19,7 +19,7 @@ import (
 // change raises the store's generation, and a stored copy whose build
 // started at an earlier generation than the document's last change is not
 // current (ledger.go). Whatever the store does, a replica goes on alone:
-// a failed or refused call (breaker.go) means build here, as without a
+// a failed or refused call (internal/breaker) means build here, as without a
 // Store.
 type fleet struct {
 	sh     *shared
@@ -33,7 +33,7 @@ type fleet struct {
 	looks  singleflight.Group // one look per document at a time (newer)
 	ctx    context.Context    // cancelled by close
 	cancel context.CancelFunc
-	wg     sync.WaitGroup // the subscription (follow.go)
+	wg     sync.WaitGroup // the subscription (follow)
 }
 
 var _ tier = (*fleet)(nil)
@@ -154,7 +154,7 @@ func (f *fleet) fresh(k docKey, rec, local *entry) bool {
 // look.
 func (f *fleet) newer(k docKey, sl *slot) *entry {
 	if !f.unsynced(sl) && time.Now().UnixNano()-sl.looked.Load() < int64(lookEvery) {
-		return nil // looked just now; a message that a new copy is stored resets this (follow.go)
+		return nil // looked just now; a message that a new copy is stored resets this (documents.stored)
 	}
 	v, _, _ := f.looks.Do(k.String(), func() (any, error) {
 		defer sl.synced.Store(f.sh.breaks.Load())

@@ -36,7 +36,7 @@ type indexBuilder struct {
 	now    func() time.Time
 }
 
-func (b *indexBuilder) build(ctx context.Context, j *job) (*entry, effects, error) {
+func (b *indexBuilder) build(ctx context.Context, j job) (*entry, effects, error) {
 	now := b.now()
 	start := time.Now()
 	defer func() { b.rep.timed(indexKey, time.Since(start)) }() // failed or not

@@ -186,6 +186,9 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 		now = time.Now
 	}
 	rep := newReporter(st, &cfg, log)
+	for _, sec := range st.sections {
+		sec.spec.notice = func(page int64, loc string, err error) { rep.corrected(sec, page, loc, err) }
+	}
 	clocks := newClocks()
 	d := &documents{
 		site: st, ledger: newLedger(), clocks: clocks, failures: newFailures(), tier: noTier{}, rep: rep, now: now,

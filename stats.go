@@ -46,7 +46,7 @@ type Stats struct {
 	StoreHits   int64 // documents taken from the store instead of built here
 	StoreWaits  int64 // builds that waited for another replica's
 	StoreErrors int64 // store calls that failed, and values that did not decode
-	StoreDown   bool  // the store is not being called now (breaker.go): this replica serves alone
+	StoreDown   bool  // the store is not being called now (its circuit breaker is open): this replica serves alone
 }
 
 // Stats returns the current counters.
