@@ -158,7 +158,7 @@ func (c *Checker) Finish() {
 	c.findings = append(c.findings, c.tree.findings()...)
 }
 
-// Counts returns the files and entries checked so far, cheaply.
+// Counts returns the files and URLs checked so far, cheaply.
 func (c *Checker) Counts() (files, urls int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -168,7 +168,7 @@ func (c *Checker) Counts() (files, urls int) {
 // Report is what a Checker found.
 type Report struct {
 	Files    int            `json:"files"`
-	URLs     int            `json:"urls"`
+	URLs     int            `json:"urls"` // the <url> entries of the sitemaps; an index's entries are files, not URLs
 	Errors   int            `json:"errors"`
 	Warnings int            `json:"warnings"`
 	ByRule   map[string]int `json:"by_rule"`

@@ -20,7 +20,8 @@ type file struct {
 	scope    *scope // nil when the file's URL is unknown
 	findings []Finding
 
-	urls     int
+	urls     int                 // <url> entries; an index's <sitemap> entries are not URLs
+	entries  int                 // <url> or <sitemap> entries
 	locs     []string            // every entry's loc, for duplicates across files
 	alts     map[string][]string // loc → alternate hrefs, only of URLs that have some
 	news     int                 // entries with <news:news>
@@ -87,7 +88,7 @@ func (f *file) index(data []byte) (Kind, []string) {
 			}
 			break
 		}
-		f.urls++
+		f.entries++
 		if s.Loc == "" {
 			continue
 		}
@@ -161,6 +162,7 @@ func position(err error) (int, int) {
 // url applies the per-entry rules to one <url>.
 func (f *file) url(u *sitemap.URL, err error) {
 	f.urls++
+	f.entries++
 	line, col := position(err)
 	if u.Loc != "" && f.locRules("loc", u.Loc, u.Loc, line, col) {
 		f.locs = append(f.locs, u.Loc)
@@ -223,7 +225,7 @@ func (l *lastmods) add(t time.Time) {
 // judge records a warning when more than one entry has the same lastmod
 // and none has another.
 func (l *lastmods) judge(f *file) {
-	if l.n > 1 && !l.differ && l.n == f.urls {
+	if l.n > 1 && !l.differ && l.n == f.entries {
 		f.add("lastmod-stamp", 0, 0, "", "all %d entries have the lastmod %s: a build time, not the pages'", l.n, l.first.Format(time.RFC3339))
 	}
 }

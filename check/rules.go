@@ -49,6 +49,7 @@ var Rules = []Rule{
 	{"http-last-modified", Warning, "the response has a Last-Modified"},
 	{"http-conditional", Warning, "If-None-Match with the ETag, and If-Modified-Since with the Last-Modified, are answered 304"},
 	{"http-head", Error, "HEAD answers the GET's status with no body"},
+	{"http-unknown", Error, "a sitemap path that names no file (a page past the last, a made-up name) answers 404 or another 4xx, never a 5xx"},
 }
 
 var severities = func() map[string]Severity {

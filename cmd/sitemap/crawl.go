@@ -21,11 +21,12 @@ import (
 // crawler follows robots.txt → indexes → sitemap files, fetching at most
 // a fixed number at once, and gives each document to the Checker.
 type crawler struct {
-	chk     *check.Checker
-	client  *http.Client
-	timeout time.Duration
-	slots   chan struct{} // one per fetch in flight
-	prog    *progress
+	chk       *check.Checker
+	client    *http.Client
+	transport http.RoundTripper // the client's, for the HEADs (head.go)
+	timeout   time.Duration
+	slots     chan struct{} // one per fetch in flight
+	prog      *progress
 
 	wg      sync.WaitGroup
 	mu      sync.Mutex
@@ -34,12 +35,13 @@ type crawler struct {
 
 func newCrawler(chk *check.Checker, transport http.RoundTripper, concurrency int, timeout time.Duration, prog *progress) *crawler {
 	return &crawler{
-		chk:     chk,
-		client:  &http.Client{Transport: transport},
-		timeout: timeout,
-		slots:   make(chan struct{}, concurrency),
-		prog:    prog,
-		visited: map[string]bool{},
+		chk:       chk,
+		client:    &http.Client{Transport: transport},
+		transport: transport,
+		timeout:   timeout,
+		slots:     make(chan struct{}, concurrency),
+		prog:      prog,
+		visited:   map[string]bool{},
 	}
 }
 
@@ -134,6 +136,7 @@ func (c *crawler) remote(loc string, child bool) {
 	for _, l := range children {
 		c.spawn(l, func() { c.remote(l, true) })
 	}
+	c.probe(loc, children)
 }
 
 // local checks a file on disk. loc is its URL when an index listed it; the

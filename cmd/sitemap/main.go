@@ -27,6 +27,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log"
 	"net/http"
 	"os"
 	"time"
@@ -35,6 +36,7 @@ import (
 )
 
 func main() {
+	log.SetOutput(cleanLines{os.Stderr}) // what net/http logs may quote a server's bytes
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, http.DefaultTransport))
 }
 
@@ -77,7 +79,7 @@ func run(args []string, stdout, stderr io.Writer, transport http.RoundTripper) i
 		stdout.Write(r.JSON())
 	} else {
 		for _, f := range r.Findings {
-			fmt.Fprintln(stdout, f)
+			fmt.Fprintln(stdout, clean(f.String()))
 		}
 		summary(stdout, r)
 	}

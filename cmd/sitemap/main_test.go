@@ -44,8 +44,8 @@ func TestSite(t *testing.T) {
 	if code != 0 {
 		t.Errorf("exit %d, want 0\n%s", code, out.String())
 	}
-	// The index (3 entries) and its 3 files (5 URLs): 4 files, 8 entries.
-	if !strings.Contains(out.String(), "files  URLs  errors  warnings\n4      8     0       0") {
+	// The index (3 entries) and its 3 files (5 URLs): 4 files, 5 URLs.
+	if !strings.Contains(out.String(), "files  URLs  errors  warnings\n4      5     0       0") {
 		t.Errorf("summary:\n%s", out.String())
 	}
 	if n := strings.Count(errOut.String(), "checked "); n != 5 {
