@@ -101,12 +101,14 @@ const (
 type Checker struct {
 	now    func() time.Time
 	limits parse.Limits
+	robots func(origin string) []string
 
 	mu       sync.Mutex
 	findings []Finding
 	files    int
 	urls     int
 	tree     tree
+	parents  map[string]string // a file's loc → the index that listed it
 }
 
 // Options configure a Checker. The zero value checks by the protocol's
@@ -117,6 +119,15 @@ type Options struct {
 	// Limits are passed to the parser; the zero value is the protocol's
 	// 50,000 entries and 50 MB per file.
 	Limits parse.Limits
+	// Robots returns the Sitemap: lines of the robots.txt of an origin
+	// ("https://example.com", with a port when not the default), or none.
+	// It allows cross-submission: a sitemap may list URLs of another host
+	// when that host's robots.txt names the sitemap, or the index that
+	// listed it. Document calls it at most once per file and origin, for
+	// locations outside the file's own scope, from the goroutine that
+	// called Document; it may fetch, and must be safe for concurrent use.
+	// Nil means no location outside the scope is accepted.
+	Robots func(origin string) []string
 }
 
 // New returns a Checker with no files yet.
@@ -124,7 +135,7 @@ func New(opt Options) *Checker {
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
-	return &Checker{now: opt.Now, limits: opt.Limits, tree: newTree()}
+	return &Checker{now: opt.Now, limits: opt.Limits, robots: opt.Robots, tree: newTree(), parents: map[string]string{}}
 }
 
 // Document checks one file. name is how findings name it (a URL or a path);
@@ -133,10 +144,20 @@ func New(opt Options) *Checker {
 // the document, plain or gzip. Document returns the kind of document and,
 // for an index, the locations it lists.
 func (c *Checker) Document(name, loc string, data []byte) (Kind, []string) {
-	f := newFile(c, name, loc)
+	c.mu.Lock()
+	parent := c.parents[loc]
+	c.mu.Unlock()
+	f := newFile(c, name, loc, parent)
 	kind, children := f.check(data)
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if kind == Index && loc != "" {
+		for _, ch := range children {
+			if _, ok := c.parents[ch]; !ok {
+				c.parents[ch] = loc
+			}
+		}
+	}
 	c.files++
 	c.urls += f.urls
 	c.findings = append(c.findings, f.findings...)

@@ -18,6 +18,7 @@ type file struct {
 	limits   parse.Limits
 	name     string
 	scope    *scope // nil when the file's URL is unknown
+	cross    *cross // origins whose robots.txt names this file or its index
 	findings []Finding
 
 	urls     int                 // <url> entries; an index's <sitemap> entries are not URLs
@@ -34,10 +35,13 @@ type file struct {
 	cur                   int
 }
 
-func newFile(c *Checker, name, loc string) *file {
+func newFile(c *Checker, name, loc, parent string) *file {
 	f := &file{now: c.now(), limits: c.limits, name: name, cur: -1}
 	if loc != "" {
 		f.scope = newScope(loc)
+	}
+	if f.scope != nil && c.robots != nil {
+		f.cross = &cross{robots: c.robots, names: []string{loc, parent}, allowed: map[string]bool{}}
 	}
 	return f
 }
@@ -61,10 +65,14 @@ func (f *file) check(data []byte) (Kind, []string) {
 		f.cur++
 		if first && errors.Is(err, parse.ErrRoot) {
 			f.cur = -1
-			if isFeed(data) {
+			switch root := rootOf(data); {
+			case isFeed(root):
 				return Feed, nil
+			case root.Local == "sitemapindex":
+				return f.index(data)
 			}
-			return f.index(data)
+			f.parseError(err, "") // the <urlset>'s error: no namespace, another, or another root
+			return Unknown, nil
 		}
 		first = false
 		if err != nil && !f.parseError(err, u.Loc) {
@@ -117,6 +125,8 @@ func (f *file) parseError(err error, loc string) bool {
 	}
 	rule := "xml"
 	switch {
+	case errors.Is(err, parse.ErrPrefix):
+		rule = "namespace"
 	case errors.Is(err, parse.ErrInvalid):
 		rule = invalidRule(pe.Path, msg)
 	case errors.Is(err, parse.ErrTooLarge):
@@ -125,6 +135,8 @@ func (f *file) parseError(err error, loc string) bool {
 		rule = "file-entries"
 	case errors.Is(err, parse.ErrRoot):
 		rule = "root"
+	case errors.Is(err, parse.ErrEncoding):
+		rule = "encoding"
 	}
 	f.add(rule, pe.Line, pe.Column, loc, "%s", msg)
 	return errors.Is(err, parse.ErrInvalid)
@@ -198,6 +210,9 @@ const maxSkew = 5 * time.Minute
 
 // fileRules are the rules of a whole <urlset>.
 func (f *file) fileRules() {
+	if f.entries == 0 && len(f.findings) == 0 {
+		f.add("urlset-empty", 0, 0, "", "the <urlset> lists no URL")
+	}
 	if f.news > maxNews {
 		f.add("news-count", 0, 0, "", "%d news URLs; at most %d in one file", f.news, maxNews)
 	}

@@ -67,8 +67,12 @@ func run(args []string, stdout, stderr io.Writer, transport http.RoundTripper) i
 		return 2
 	}
 
-	chk := check.New(check.Options{})
-	cr := newCrawler(chk, transport, *concurrency, *timeout, newProgress(stderr, chk))
+	cr := newCrawler(transport, *concurrency, *timeout)
+	for _, arg := range fs.Args() {
+		cr.remoteArgs = cr.remoteArgs || isURL(arg)
+	}
+	chk := check.New(check.Options{Robots: cr.sitemapsOf})
+	cr.chk, cr.prog = chk, newProgress(stderr, chk)
 	for _, arg := range fs.Args() {
 		cr.start(arg)
 	}
