@@ -68,15 +68,20 @@ type Finding struct {
 	Msg      string   `json:"message"`
 }
 
-// String formats f as "file:line:col: severity: rule: message". A finding
+// String formats f as "file:line:col: severity: rule: message" (or
+// "file:line:" when only the line is known, as for the rules across files,
+// which keep lines only). A finding
 // about one entry has the position of the value the parser could not read,
 // or else of the entry's start tag; without a position (a finding across
 // files), the entry's URL, when the message does not name it, follows the
 // rule.
 func (f Finding) String() string {
 	pos := f.File
-	if f.Line > 0 {
+	switch {
+	case f.Line > 0 && f.Column > 0:
 		pos = fmt.Sprintf("%s:%d:%d", f.File, f.Line, f.Column)
+	case f.Line > 0:
+		pos = fmt.Sprintf("%s:%d", f.File, f.Line)
 	}
 	msg := f.Msg
 	if f.Line == 0 && f.URL != "" && !strings.Contains(msg, f.URL) {
@@ -128,6 +133,12 @@ type Options struct {
 	// called Document; it may fetch, and must be safe for concurrent use.
 	// Nil means no location outside the scope is accepted.
 	Robots func(origin string) []string
+	// MaxMemory bounds the bytes held for the rules across files
+	// (duplicates, hreflang reciprocity): about 26 bytes a URL and 16 an
+	// alternate link. Past it, the URLs of further files are left out of
+	// those rules, and a tree-bound warning says how many. Zero means no
+	// bound.
+	MaxMemory int64
 }
 
 // New returns a Checker with no files yet.
@@ -135,7 +146,7 @@ func New(opt Options) *Checker {
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
-	return &Checker{now: opt.Now, limits: opt.Limits, robots: opt.Robots, tree: newTree(), parents: map[string]string{}}
+	return &Checker{now: opt.Now, limits: opt.Limits, robots: opt.Robots, tree: newTree(opt.MaxMemory), parents: map[string]string{}}
 }
 
 // Document checks one file. name is how findings name it (a URL or a path);

@@ -21,11 +21,12 @@ type file struct {
 	cross    *cross // origins whose robots.txt names this file or its index
 	findings []Finding
 
-	urls     int                 // <url> entries; an index's <sitemap> entries are not URLs
-	entries  int                 // <url> or <sitemap> entries
-	locs     []string            // every entry's loc, for duplicates across files
-	alts     map[string][]string // loc → alternate hrefs, only of URLs that have some
-	news     int                 // entries with <news:news>
+	urls     int      // <url> entries; an index's <sitemap> entries are not URLs
+	entries  int      // <url> or <sitemap> entries
+	locs     []string // every entry's loc, for duplicates across files
+	locLines []uint32 // the line of each loc's <url>, 0 when unknown
+	alts     []alts   // the alternate hrefs of the URLs that have some
+	news     int      // entries with <news:news>
 	lastmods lastmods
 
 	// Where each <url> or <sitemap> starts (orderRules), so that a finding
@@ -178,6 +179,7 @@ func (f *file) url(u *sitemap.URL, err error) {
 	line, col := position(err)
 	if u.Loc != "" && f.locRules("loc", u.Loc, u.Loc, line, col) {
 		f.locs = append(f.locs, u.Loc)
+		f.locLines = append(f.locLines, uint32(f.entryLine(line)))
 	}
 	f.lastmod(u.Loc, u.LastMod, line, col)
 	if u.Priority != nil && !(*u.Priority >= 0 && *u.Priority <= 1) {
@@ -192,6 +194,20 @@ func (f *file) url(u *sitemap.URL, err error) {
 		f.newsRules(u, line, col)
 	}
 	f.alternates(u, line, col)
+}
+
+// alts is one URL's alternate hrefs, for the reciprocity rule.
+type alts struct {
+	loc   string
+	hrefs []string
+}
+
+// entryLine is the line where the current entry starts, or else line.
+func (f *file) entryLine(line int) int {
+	if f.cur >= 0 && f.cur < len(f.entryLines) {
+		return f.entryLines[f.cur]
+	}
+	return line
 }
 
 // lastmod checks one entry's lastmod and counts it for the build-stamp rule.

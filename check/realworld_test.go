@@ -1,6 +1,7 @@
 package check_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -102,5 +103,48 @@ func TestCrossSubmissionIPv6(t *testing.T) {
 	c.Document("s.xml", "https://cdn.example.net/s.xml", []byte(urlset(u("<loc>http://[::1]/a</loc>"), u("<loc>http://[::1]:8080/a</loc>"))))
 	if len(asked) != 2 || asked[0] != "http://[::1]" || asked[1] != "http://[::1]:8080" {
 		t.Errorf("asked for %q", asked)
+	}
+}
+
+// TestTreeBound: past MaxMemory, further files are left out of the rules
+// across files, and one tree-bound warning says how many URLs.
+func TestTreeBound(t *testing.T) {
+	doc := func(prefix string) []byte {
+		return []byte(urlset(many(1000, func(i int) string { return u(loc(fmt.Sprintf("%s%d", prefix, i))) })...))
+	}
+	c := check.New(check.Options{Now: func() time.Time { return now }, MaxMemory: 40_000}) // the first file's 1,000 URLs fit, the second's do not
+	c.Document("a.xml", fileLoc, doc("a"))
+	c.Document("b.xml", fileLoc, doc("a")) // all duplicates, but past the bound
+	c.Finish()
+	r := c.Report()
+	if r.ByRule["tree-bound"] != 1 || r.ByRule["loc-duplicate"] != 0 || r.Errors != 0 {
+		t.Errorf("by rule %v, want one tree-bound and no duplicate", r.ByRule)
+	}
+	c = check.New(check.Options{Now: func() time.Time { return now }})
+	c.Document("a.xml", fileLoc, doc("a"))
+	c.Document("b.xml", fileLoc, doc("a"))
+	c.Finish()
+	if r := c.Report(); r.ByRule["loc-duplicate"] != 1000 || r.ByRule["tree-bound"] != 0 {
+		t.Errorf("no bound: by rule %v, want 1,000 duplicates", r.ByRule)
+	}
+}
+
+// TestTreeFindingsName: a duplicate names the first listing's file and
+// line; a missing reciprocal link names both ends' files and lines.
+func TestTreeFindingsName(t *testing.T) {
+	c := check.New(check.Options{Now: func() time.Time { return now }})
+	c.Document("one.xml", fileLoc, []byte(urlset(u(loc("en")+alt("en", "en")+alt("de", "de")))))
+	c.Document("two.xml", fileLoc, []byte(urlset(u(loc("x")), u(loc("de")), u(loc("en")))))
+	c.Finish()
+	var got []string
+	for _, f := range c.Report().Findings {
+		got = append(got, f.String())
+	}
+	want := []string{
+		"one.xml:3: error: hreflang-reciprocal: lists as an alternate the URL at two.xml, line 4, which does not list it back",
+		"two.xml:5: warning: loc-duplicate: https://example.com/shop/en is listed again (first in one.xml, line 3)",
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("findings\n%q\nwant\n%q", got, want)
 	}
 }
