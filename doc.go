@@ -60,7 +60,7 @@
 // what the application changed.
 // [Sitemap.Stats] and [Sitemap.SectionStats] count hits, misses, builds
 // and their durations, rejected URLs and responses, for metrics (the
-// adapters/prometheus collector, or expvar through adapters/expvar).
+// adapters/promsitemap collector, or expvar through adapters/expvarsitemap).
 //
 // # IndexNow
 //

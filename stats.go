@@ -16,7 +16,7 @@ type counters struct {
 
 // Stats is a snapshot of a Sitemap's counters since New, for metrics.
 // SectionStats has most of them per section; the collector in
-// adapters/prometheus and the expvar.Func in adapters/expvar export both.
+// adapters/promsitemap and the expvar.Func in adapters/expvarsitemap export both.
 type Stats struct {
 	CacheHits       int64         // requests answered by a fresh cached page
 	CacheMisses     int64         // requests that found no cached page

@@ -68,15 +68,20 @@ type Finding struct {
 	Msg      string   `json:"message"`
 }
 
-// String formats f as "file:line:col: severity: rule: message". A finding
+// String formats f as "file:line:col: severity: rule: message" (or
+// "file:line:" when only the line is known, as for the rules across files,
+// which keep lines only). A finding
 // about one entry has the position of the value the parser could not read,
 // or else of the entry's start tag; without a position (a finding across
 // files), the entry's URL, when the message does not name it, follows the
 // rule.
 func (f Finding) String() string {
 	pos := f.File
-	if f.Line > 0 {
+	switch {
+	case f.Line > 0 && f.Column > 0:
 		pos = fmt.Sprintf("%s:%d:%d", f.File, f.Line, f.Column)
+	case f.Line > 0:
+		pos = fmt.Sprintf("%s:%d", f.File, f.Line)
 	}
 	msg := f.Msg
 	if f.Line == 0 && f.URL != "" && !strings.Contains(msg, f.URL) {
@@ -101,12 +106,14 @@ const (
 type Checker struct {
 	now    func() time.Time
 	limits parse.Limits
+	robots func(origin string) []string
 
 	mu       sync.Mutex
 	findings []Finding
 	files    int
 	urls     int
 	tree     tree
+	parents  map[string]string // a file's loc → the index that listed it
 }
 
 // Options configure a Checker. The zero value checks by the protocol's
@@ -117,6 +124,21 @@ type Options struct {
 	// Limits are passed to the parser; the zero value is the protocol's
 	// 50,000 entries and 50 MB per file.
 	Limits parse.Limits
+	// Robots returns the Sitemap: lines of the robots.txt of an origin
+	// ("https://example.com", with a port when not the default), or none.
+	// It allows cross-submission: a sitemap may list URLs of another host
+	// when that host's robots.txt names the sitemap, or the index that
+	// listed it. Document calls it at most once per file and origin, for
+	// locations outside the file's own scope, from the goroutine that
+	// called Document; it may fetch, and must be safe for concurrent use.
+	// Nil means no location outside the scope is accepted.
+	Robots func(origin string) []string
+	// MaxMemory bounds the bytes held for the rules across files
+	// (duplicates, hreflang reciprocity): about 26 bytes a URL and 16 an
+	// alternate link. Past it, the URLs of further files are left out of
+	// those rules, and a tree-bound warning says how many. Zero means no
+	// bound.
+	MaxMemory int64
 }
 
 // New returns a Checker with no files yet.
@@ -124,7 +146,7 @@ func New(opt Options) *Checker {
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
-	return &Checker{now: opt.Now, limits: opt.Limits, tree: newTree()}
+	return &Checker{now: opt.Now, limits: opt.Limits, robots: opt.Robots, tree: newTree(opt.MaxMemory), parents: map[string]string{}}
 }
 
 // Document checks one file. name is how findings name it (a URL or a path);
@@ -133,10 +155,20 @@ func New(opt Options) *Checker {
 // the document, plain or gzip. Document returns the kind of document and,
 // for an index, the locations it lists.
 func (c *Checker) Document(name, loc string, data []byte) (Kind, []string) {
-	f := newFile(c, name, loc)
+	c.mu.Lock()
+	parent := c.parents[loc]
+	c.mu.Unlock()
+	f := newFile(c, name, loc, parent)
 	kind, children := f.check(data)
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if kind == Index && loc != "" {
+		for _, ch := range children {
+			if _, ok := c.parents[ch]; !ok {
+				c.parents[ch] = loc
+			}
+		}
+	}
 	c.files++
 	c.urls += f.urls
 	c.findings = append(c.findings, f.findings...)
@@ -158,7 +190,7 @@ func (c *Checker) Finish() {
 	c.findings = append(c.findings, c.tree.findings()...)
 }
 
-// Counts returns the files and entries checked so far, cheaply.
+// Counts returns the files and URLs checked so far, cheaply.
 func (c *Checker) Counts() (files, urls int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -168,7 +200,7 @@ func (c *Checker) Counts() (files, urls int) {
 // Report is what a Checker found.
 type Report struct {
 	Files    int            `json:"files"`
-	URLs     int            `json:"urls"`
+	URLs     int            `json:"urls"` // the <url> entries of the sitemaps; an index's entries are files, not URLs
 	Errors   int            `json:"errors"`
 	Warnings int            `json:"warnings"`
 	ByRule   map[string]int `json:"by_rule"`

@@ -189,7 +189,7 @@ func TestIndex(t *testing.T) {
 	if kind != check.Index || len(locs) != 2 {
 		t.Errorf("kind %v, locs %v", kind, locs)
 	}
-	if r := c.Report(); r.Files != 1 || r.URLs != 2 || len(r.Findings) != 0 {
+	if r := c.Report(); r.Files != 1 || r.URLs != 0 || len(r.Findings) != 0 { // an index's entries are not URLs
 		t.Errorf("report %+v", r)
 	}
 }
@@ -206,13 +206,13 @@ func TestGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c.Document(name, "https://example.com/sitemap.xml", data)
+		kind, _ := c.Document(name, "https://example.com/sitemap.xml", data)
 		c.Finish()
 		r := c.Report()
 		for _, f := range r.Findings {
 			t.Errorf("%v", f)
 		}
-		if r.Files != 1 || r.URLs == 0 {
+		if r.Files != 1 || r.URLs == 0 && kind != check.Index {
 			t.Errorf("%s: files %d, URLs %d", name, r.Files, r.URLs)
 		}
 		var back check.Report

@@ -168,8 +168,5 @@ func (f *file) alternates(u *sitemap.URL, line, col int) {
 	if !self {
 		f.add("hreflang-self", line, col, u.Loc, "no alternate links to the page itself")
 	}
-	if f.alts == nil {
-		f.alts = map[string][]string{}
-	}
-	f.alts[u.Loc] = hrefs
+	f.alts = append(f.alts, alts{loc: u.Loc, hrefs: hrefs})
 }

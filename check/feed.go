@@ -14,23 +14,28 @@ import (
 
 const nsAtom = "http://www.w3.org/2005/Atom"
 
-// isFeed reports whether data (plain or gzip) is an Atom feed or an RSS
-// channel, by its root element. It reads only up to the root.
-func isFeed(data []byte) bool {
+// rootOf returns the name of the root element of data (plain or gzip), or
+// the zero Name when it cannot be read. It reads only up to the root.
+func rootOf(data []byte) xml.Name {
 	r, err := plain(data)
 	if err != nil {
-		return false
+		return xml.Name{}
 	}
 	d := xml.NewDecoder(io.LimitReader(r, 64<<10))
 	for {
 		tok, err := d.Token()
 		if err != nil {
-			return false
+			return xml.Name{}
 		}
 		if se, ok := tok.(xml.StartElement); ok {
-			return se.Name.Space == nsAtom && se.Name.Local == "feed" || se.Name.Space == "" && se.Name.Local == "rss"
+			return se.Name
 		}
 	}
+}
+
+// isFeed reports whether a root element is an Atom feed's or an RSS channel's.
+func isFeed(root xml.Name) bool {
+	return root.Space == nsAtom && root.Local == "feed" || root.Space == "" && root.Local == "rss"
 }
 
 // plain returns a reader of the document in data, decompressed if it is a

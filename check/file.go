@@ -18,12 +18,15 @@ type file struct {
 	limits   parse.Limits
 	name     string
 	scope    *scope // nil when the file's URL is unknown
+	cross    *cross // origins whose robots.txt names this file or its index
 	findings []Finding
 
-	urls     int
-	locs     []string            // every entry's loc, for duplicates across files
-	alts     map[string][]string // loc → alternate hrefs, only of URLs that have some
-	news     int                 // entries with <news:news>
+	urls     int      // <url> entries; an index's <sitemap> entries are not URLs
+	entries  int      // <url> or <sitemap> entries
+	locs     []string // every entry's loc, for duplicates across files
+	locLines []uint32 // the line of each loc's <url>, 0 when unknown
+	alts     []alts   // the alternate hrefs of the URLs that have some
+	news     int      // entries with <news:news>
 	lastmods lastmods
 
 	// Where each <url> or <sitemap> starts (orderRules), so that a finding
@@ -33,10 +36,13 @@ type file struct {
 	cur                   int
 }
 
-func newFile(c *Checker, name, loc string) *file {
+func newFile(c *Checker, name, loc, parent string) *file {
 	f := &file{now: c.now(), limits: c.limits, name: name, cur: -1}
 	if loc != "" {
 		f.scope = newScope(loc)
+	}
+	if f.scope != nil && c.robots != nil {
+		f.cross = &cross{robots: c.robots, names: []string{loc, parent}, allowed: map[string]bool{}}
 	}
 	return f
 }
@@ -60,10 +66,14 @@ func (f *file) check(data []byte) (Kind, []string) {
 		f.cur++
 		if first && errors.Is(err, parse.ErrRoot) {
 			f.cur = -1
-			if isFeed(data) {
+			switch root := rootOf(data); {
+			case isFeed(root):
 				return Feed, nil
+			case root.Local == "sitemapindex":
+				return f.index(data)
 			}
-			return f.index(data)
+			f.parseError(err, "") // the <urlset>'s error: no namespace, another, or another root
+			return Unknown, nil
 		}
 		first = false
 		if err != nil && !f.parseError(err, u.Loc) {
@@ -87,7 +97,7 @@ func (f *file) index(data []byte) (Kind, []string) {
 			}
 			break
 		}
-		f.urls++
+		f.entries++
 		if s.Loc == "" {
 			continue
 		}
@@ -116,6 +126,8 @@ func (f *file) parseError(err error, loc string) bool {
 	}
 	rule := "xml"
 	switch {
+	case errors.Is(err, parse.ErrPrefix):
+		rule = "namespace"
 	case errors.Is(err, parse.ErrInvalid):
 		rule = invalidRule(pe.Path, msg)
 	case errors.Is(err, parse.ErrTooLarge):
@@ -124,6 +136,8 @@ func (f *file) parseError(err error, loc string) bool {
 		rule = "file-entries"
 	case errors.Is(err, parse.ErrRoot):
 		rule = "root"
+	case errors.Is(err, parse.ErrEncoding):
+		rule = "encoding"
 	}
 	f.add(rule, pe.Line, pe.Column, loc, "%s", msg)
 	return errors.Is(err, parse.ErrInvalid)
@@ -161,9 +175,11 @@ func position(err error) (int, int) {
 // url applies the per-entry rules to one <url>.
 func (f *file) url(u *sitemap.URL, err error) {
 	f.urls++
+	f.entries++
 	line, col := position(err)
 	if u.Loc != "" && f.locRules("loc", u.Loc, u.Loc, line, col) {
 		f.locs = append(f.locs, u.Loc)
+		f.locLines = append(f.locLines, uint32(f.entryLine(line)))
 	}
 	f.lastmod(u.Loc, u.LastMod, line, col)
 	if u.Priority != nil && !(*u.Priority >= 0 && *u.Priority <= 1) {
@@ -178,6 +194,20 @@ func (f *file) url(u *sitemap.URL, err error) {
 		f.newsRules(u, line, col)
 	}
 	f.alternates(u, line, col)
+}
+
+// alts is one URL's alternate hrefs, for the reciprocity rule.
+type alts struct {
+	loc   string
+	hrefs []string
+}
+
+// entryLine is the line where the current entry starts, or else line.
+func (f *file) entryLine(line int) int {
+	if f.cur >= 0 && f.cur < len(f.entryLines) {
+		return f.entryLines[f.cur]
+	}
+	return line
 }
 
 // lastmod checks one entry's lastmod and counts it for the build-stamp rule.
@@ -196,6 +226,9 @@ const maxSkew = 5 * time.Minute
 
 // fileRules are the rules of a whole <urlset>.
 func (f *file) fileRules() {
+	if f.entries == 0 && len(f.findings) == 0 {
+		f.add("urlset-empty", 0, 0, "", "the <urlset> lists no URL")
+	}
 	if f.news > maxNews {
 		f.add("news-count", 0, 0, "", "%d news URLs; at most %d in one file", f.news, maxNews)
 	}
@@ -223,7 +256,7 @@ func (l *lastmods) add(t time.Time) {
 // judge records a warning when more than one entry has the same lastmod
 // and none has another.
 func (l *lastmods) judge(f *file) {
-	if l.n > 1 && !l.differ && l.n == f.urls {
+	if l.n > 1 && !l.differ && l.n == f.entries {
 		f.add("lastmod-stamp", 0, 0, "", "all %d entries have the lastmod %s: a build time, not the pages'", l.n, l.first.Format(time.RFC3339))
 	}
 }

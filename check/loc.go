@@ -3,6 +3,7 @@ package check
 import (
 	"net"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -68,7 +69,7 @@ func (f *file) locRules(field, s, entry string, line, col int) bool {
 		f.add("loc-absolute", line, col, entry, "%s %q is not an absolute http(s) URL", field, cut(s))
 		return false
 	}
-	if f.scope != nil && !f.scope.holds(u) {
+	if f.scope != nil && !f.scope.holds(u) && !f.cross.allows(u) {
 		f.add("loc-scope", line, col, entry, "%s %q is not under %s://%s%s", field, cut(s), f.scope.scheme, f.scope.host, f.scope.dir)
 	}
 	return true
@@ -112,4 +113,37 @@ func cut(s string) string {
 		return s[:100] + "…"
 	}
 	return s
+}
+
+// cross is cross-submission: a sitemap may list the URLs of another origin
+// when that origin's robots.txt names the sitemap, or the index that
+// listed it. Each origin's robots.txt is asked for once per file.
+type cross struct {
+	robots  func(origin string) []string
+	names   []string // the file's loc, and its index's ("" if none)
+	allowed map[string]bool
+}
+
+// allows reports whether u's origin lets this sitemap list it. A nil
+// cross allows nothing.
+func (c *cross) allows(u *url.URL) bool {
+	if c == nil {
+		return false
+	}
+	host := hostPort(u)
+	if strings.Contains(u.Hostname(), ":") && !strings.HasPrefix(host, "[") {
+		host = "[" + host + "]" // an IPv6 address on the default port
+	}
+	origin := strings.ToLower(u.Scheme) + "://" + host
+	ok, seen := c.allowed[origin]
+	if !seen {
+		for _, line := range c.robots(origin) {
+			if line != "" && slices.Contains(c.names, line) {
+				ok = true
+				break
+			}
+		}
+		c.allowed[origin] = ok
+	}
+	return ok
 }

@@ -11,8 +11,11 @@ type Rule struct {
 // Rules are every rule, in the order of the README's table. Names are
 // stable identifiers: CI scripts may match on them.
 var Rules = []Rule{
-	{"xml", Error, "the document is well-formed XML (no DOCTYPE, nesting ≤ 32, one text node ≤ 32 KiB); the rest of the file is not read after this error"},
+	{"xml", Error, "the document is well-formed XML (the declaration, if any, first; no DOCTYPE, nesting ≤ 32, one text node ≤ 32 KiB); the rest of the file is not read after this error"},
+	{"encoding", Error, "the document is UTF-8 (a byte-order mark is allowed) and declares no other encoding: not UTF-16, not Latin-1"},
+	{"namespace", Error, "every prefix is declared: an xhtml:, image:, video: or news: element has its xmlns: on the root (otherwise it is skipped)"},
 	{"root", Error, "the root is <urlset> or <sitemapindex> in the namespace http://www.sitemaps.org/schemas/sitemap/0.9"},
+	{"urlset-empty", Warning, "a <urlset> lists at least one URL (an empty one is valid, such as a news file with no article of the last two days)"},
 	{"file-entries", Error, "at most 50,000 <url> or <sitemap> entries in one file"},
 	{"file-size", Error, "at most 50 MB (52,428,800 bytes) uncompressed in one file"},
 	{"element-order", Error, "the children of <url> (loc, lastmod, changefreq, priority, then extensions), <sitemap>, <image:image>, <video:video>, <news:news> and <news:publication> come in the schemas' order, each at most once unless the schema repeats it"},
@@ -40,6 +43,7 @@ var Rules = []Rule{
 	{"hreflang-duplicate", Error, "no hreflang is listed twice for one URL (case-insensitive)"},
 	{"hreflang-self", Error, "a URL with alternates lists itself among them"},
 	{"hreflang-reciprocal", Error, "if A lists B as an alternate and B is in the tree, B lists A"},
+	{"tree-bound", Warning, "the rules across files covered every URL: none was left out for the memory bound (-max-memory)"},
 	{"index-nested", Error, "an index lists sitemaps, never other indexes"},
 	{"fetch", Error, "the file could be fetched or read"},
 	{"robots", Error, "robots.txt names at least one sitemap with an absolute Sitemap: line"},
@@ -49,6 +53,7 @@ var Rules = []Rule{
 	{"http-last-modified", Warning, "the response has a Last-Modified"},
 	{"http-conditional", Warning, "If-None-Match with the ETag, and If-Modified-Since with the Last-Modified, are answered 304"},
 	{"http-head", Error, "HEAD answers the GET's status with no body"},
+	{"http-unknown", Error, "a sitemap path that names no file (a page past the last, a made-up name) answers 404 or another 4xx, never a 5xx"},
 }
 
 var severities = func() map[string]Severity {

@@ -157,8 +157,13 @@ func (r *run) robots(u *url.URL) ([]*url.URL, error) {
 	}
 	var out []*url.URL
 	sc := bufio.NewScanner(io.LimitReader(resp.Body, maxRobots))
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
+	for first := true; sc.Scan(); first = false {
+		line := sc.Text()
+		if first {
+			line = strings.TrimPrefix(line, "\ufeff") // a byte-order mark
+		}
+		line, _, _ = strings.Cut(line, "#") // a comment, as Google's parser reads it
+		line = strings.TrimSpace(line)
 		if len(line) < len("sitemap:") || !strings.EqualFold(line[:len("sitemap:")], "sitemap:") {
 			continue
 		}

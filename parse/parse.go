@@ -10,9 +10,16 @@
 // (and so any entity declaration) is refused; only the five predefined
 // entities and character references are read.
 //
+// A document must be UTF-8, as the protocol says: a UTF-8 byte-order mark
+// is read past, and UTF-16, another declared encoding or bytes that are
+// not UTF-8 end it with an error wrapping [ErrEncoding]. The XML
+// declaration, when there is one, must be the first bytes (after the mark).
+//
 // Elements are matched by namespace URI, never by prefix. Elements the
 // reader does not know, in any namespace, are skipped with their subtree,
-// and text between elements is ignored.
+// and text between elements is ignored. An xhtml:link without hreflang
+// (such as Google's mobile annotation, with media=) is not an hreflang
+// alternate, and is skipped too.
 //
 // # Errors
 //
@@ -166,4 +173,12 @@ var (
 	ErrTooDeep    = errors.New("sitemap: elements nested too deep")
 	ErrDirective  = errors.New("sitemap: DOCTYPE and other directives are refused")
 	ErrRoot       = errors.New("sitemap: unexpected root element")
+	// ErrEncoding is wrapped by the error about a document that is not
+	// UTF-8: UTF-16, another encoding declared, or bytes that are not UTF-8.
+	ErrEncoding = errors.New("sitemap: not UTF-8; sitemaps must be UTF-8")
+	// ErrPrefix is wrapped, beside ErrInvalid, by the error about an element
+	// whose prefix no xmlns: declares, such as xhtml:link without
+	// xmlns:xhtml. Such an element is skipped; the error is given once per
+	// prefix and document.
+	ErrPrefix = errors.New("sitemap: undeclared namespace prefix")
 )

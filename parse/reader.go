@@ -2,6 +2,7 @@ package parse
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 
 	"github.com/klauspost/compress/gzip"
@@ -28,22 +29,42 @@ type input struct {
 }
 
 // newInput detects gzip by its magic bytes (1f 8b) and returns the limited,
-// uncompressed stream.
+// uncompressed stream, past a UTF-8 byte-order mark. A document that starts
+// as UTF-16 does (a UTF-16 mark, or "<" or "<?" as 16-bit units) is refused.
 func newInput(r io.Reader, lim Limits) (*input, error) {
-	var head [2]byte
-	n, err := io.ReadFull(r, head[:])
-	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+	src, head, err := peek(r, 2)
+	if err != nil {
 		return nil, err
 	}
-	src := io.MultiReader(bytes.NewReader(head[:n]), r)
-	if n == 2 && head == [2]byte{0x1f, 0x8b} {
+	if bytes.Equal(head, []byte{0x1f, 0x8b}) {
 		gz, err := gzip.NewReader(src)
 		if err != nil {
 			return nil, err
 		}
 		src = gz
 	}
+	src, head, err = peek(src, 4)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case bytes.HasPrefix(head, []byte("\xef\xbb\xbf")):
+		io.ReadFull(src, head[:3]) // the mark: read past
+	case bytes.HasPrefix(head, []byte("\xfe\xff")), bytes.HasPrefix(head, []byte("\xff\xfe")),
+		bytes.HasPrefix(head, []byte("\x00<")), bytes.HasPrefix(head, []byte("<\x00")):
+		return nil, fmt.Errorf("%w: the document is UTF-16", ErrEncoding)
+	}
 	return &input{src: src, buf: make([]byte, 16<<10), max: lim.MaxBytes, maxRun: lim.MaxText}, nil
+}
+
+// peek returns a reader of all of r and its first n bytes (fewer at the end).
+func peek(r io.Reader, n int) (io.Reader, []byte, error) {
+	head := make([]byte, n)
+	m, err := io.ReadFull(r, head)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return nil, nil, err
+	}
+	return io.MultiReader(bytes.NewReader(head[:m]), r), head[:m], nil
 }
 
 // ReadByte hands the decoder its next byte, checking the limits.

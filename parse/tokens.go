@@ -35,6 +35,9 @@ type parser struct {
 	entries   int
 	buf       []byte // an element's text
 	inv       *Error // the first invalid value of the current entry
+
+	charset    string          // an encoding the XML declaration named, not UTF-8
+	undeclared map[string]bool // prefixes already reported (ErrPrefix)
 }
 
 func newParser(r io.Reader, lim Limits) (*parser, error) {
@@ -45,20 +48,26 @@ func newParser(r io.Reader, lim Limits) (*parser, error) {
 	d := xml.NewDecoder(in)
 	d.Strict = true // only the five predefined entities and character references
 	d.Entity = nil
-	return &parser{d: d, in: in, lim: lim, stack: make([]frame, 0, 8), line: 1, col: 1}, nil
+	p := &parser{d: d, in: in, lim: lim, stack: make([]frame, 0, 8), line: 1, col: 1}
+	d.CharsetReader = func(charset string, _ io.Reader) (io.Reader, error) {
+		p.charset = charset // the decoder calls this for any encoding but UTF-8
+		return nil, ErrEncoding
+	}
+	return p, nil
 }
 
 // token returns the next start tag, end tag or text, skipping comments and
 // processing instructions, and refusing directives (DOCTYPE, ENTITY).
 func (p *parser) token() (xml.Token, error) {
 	for {
-		p.line, p.col = p.in.pos(p.d.InputOffset())
+		off := p.d.InputOffset()
+		p.line, p.col = p.in.pos(off)
 		tok, err := p.d.Token()
 		if err != nil {
 			if err == io.EOF {
 				return nil, err
 			}
-			return nil, p.fatal(err)
+			return nil, p.fatal(p.encodingError(err))
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
@@ -66,7 +75,12 @@ func (p *parser) token() (xml.Token, error) {
 				return nil, p.fatal(ErrTooDeep)
 			}
 			p.stack = append(p.stack, frame{t.Name, p.line, p.col})
+			p.prefix(t.Name)
 			return t, nil
+		case xml.ProcInst:
+			if t.Target == "xml" && off != 0 {
+				return nil, &Error{Line: p.line, Column: p.col, Err: errors.New("the XML declaration <?xml …?> is not the first bytes of the document (white space or anything else before it is not well-formed)")}
+			}
 		case xml.EndElement:
 			p.last = p.stack[len(p.stack)-1]
 			p.stack = p.stack[:len(p.stack)-1]
@@ -77,6 +91,34 @@ func (p *parser) token() (xml.Token, error) {
 			return nil, p.fatal(ErrDirective)
 		}
 	}
+}
+
+// encodingError tells that err, from the decoder, comes of a document that
+// is not UTF-8, or returns it as it is.
+func (p *parser) encodingError(err error) error {
+	var se *xml.SyntaxError
+	switch {
+	case p.charset != "":
+		return fmt.Errorf("%w: the XML declaration says encoding=%q", ErrEncoding, p.charset)
+	case errors.As(err, &se) && se.Msg == "invalid UTF-8":
+		return fmt.Errorf("%w: invalid UTF-8 (Latin-1, or another encoding?)", ErrEncoding)
+	}
+	return err
+}
+
+// prefix reports, once per document, an element whose prefix no xmlns:
+// declares: the decoder leaves the prefix itself as its namespace, and a
+// namespace is a URI, which holds a colon.
+func (p *parser) prefix(n xml.Name) {
+	if n.Space == "" || strings.Contains(n.Space, ":") || p.undeclared[n.Space] || p.inv != nil {
+		return
+	}
+	if p.undeclared == nil {
+		p.undeclared = map[string]bool{}
+	}
+	p.undeclared[n.Space] = true
+	p.inv = &Error{Line: p.line, Column: p.col, Path: path(p.stack),
+		Err: fmt.Errorf("%w: %w: prefix %q is not declared (no xmlns:%s=\"…\" on the root), so <%s:%s> is skipped", ErrInvalid, ErrPrefix, n.Space, n.Space, n.Space, n.Local)}
 }
 
 // fatal wraps an error that ends the document with the current position.
@@ -149,7 +191,12 @@ func (p *parser) root(name string) error {
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
-			if t.Name.Space != nsSitemap || t.Name.Local != name {
+			switch {
+			case t.Name.Local == name && t.Name.Space == "":
+				return p.fatal(fmt.Errorf("%w: <%s> has no namespace; want xmlns=%q", ErrRoot, name, nsSitemap))
+			case t.Name.Local == name && t.Name.Space != nsSitemap:
+				return p.fatal(fmt.Errorf("%w: <%s> is in the namespace %q; want xmlns=%q", ErrRoot, name, t.Name.Space, nsSitemap))
+			case t.Name.Space != nsSitemap || t.Name.Local != name:
 				return p.fatal(fmt.Errorf("%w: <%s> in namespace %q, want <%s> in %q", ErrRoot, t.Name.Local, t.Name.Space, name, nsSitemap))
 			}
 			return nil
@@ -291,4 +338,14 @@ func attr(se xml.StartElement, local string) string {
 		}
 	}
 	return ""
+}
+
+// hasAttr reports whether an attribute without namespace is present.
+func hasAttr(se xml.StartElement, local string) bool {
+	for _, a := range se.Attr {
+		if a.Name.Space == "" && a.Name.Local == local {
+			return true
+		}
+	}
+	return false
 }

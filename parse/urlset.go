@@ -39,7 +39,7 @@ func (p *parser) url(u *sitemap.URL) error {
 				return p.news(u.News)
 			}
 		case nsXHTML:
-			if se.Name.Local == "link" && attr(se, "rel") == "alternate" {
+			if se.Name.Local == "link" && attr(se, "rel") == "alternate" && hasAttr(se, "hreflang") {
 				u.Alternates = append(u.Alternates, sitemap.Alternate{Hreflang: attr(se, "hreflang"), Href: attr(se, "href")})
 			}
 		}

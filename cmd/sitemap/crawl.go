@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 	"net/http"
@@ -21,35 +19,46 @@ import (
 // crawler follows robots.txt → indexes → sitemap files, fetching at most
 // a fixed number at once, and gives each document to the Checker.
 type crawler struct {
-	chk     *check.Checker
-	client  *http.Client
-	timeout time.Duration
-	slots   chan struct{} // one per fetch in flight
-	prog    *progress
+	chk       *check.Checker
+	client    *http.Client
+	transport http.RoundTripper // the client's, for the HEADs (head.go)
+	timeout   time.Duration
+	slots     chan struct{} // one per fetch in flight
+	prog      *progress
+
+	remoteArgs bool        // some argument is a URL: foreign robots.txt may be fetched
+	robotsTxt  robotsCache // each origin's Sitemap: lines
 
 	wg      sync.WaitGroup
 	mu      sync.Mutex
 	visited map[string]bool
 }
 
-func newCrawler(chk *check.Checker, transport http.RoundTripper, concurrency int, timeout time.Duration, prog *progress) *crawler {
+// newCrawler returns a crawler; its chk and prog are set before start,
+// since the Checker asks the crawler for robots.txt (sitemapsOf).
+func newCrawler(transport http.RoundTripper, concurrency int, timeout time.Duration) *crawler {
 	return &crawler{
-		chk:     chk,
-		client:  &http.Client{Transport: transport},
-		timeout: timeout,
-		slots:   make(chan struct{}, concurrency),
-		prog:    prog,
-		visited: map[string]bool{},
+		client:    &http.Client{Transport: transport},
+		transport: transport,
+		timeout:   timeout,
+		slots:     make(chan struct{}, concurrency),
+		visited:   map[string]bool{},
 	}
+}
+
+// isURL tells an http(s) URL argument from a file name.
+func isURL(arg string) bool {
+	u, err := url.Parse(arg)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }
 
 // start checks one argument: a site, a robots.txt, a sitemap URL, or a file.
 func (c *crawler) start(arg string) {
-	u, err := url.Parse(arg)
-	if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+	if !isURL(arg) {
 		c.spawn(arg, func() { c.local(arg, "", false) })
 		return
 	}
+	u, _ := url.Parse(arg)
 	switch {
 	case u.Path == "" || u.Path == "/":
 		robots := u.ResolveReference(&url.URL{Path: "/robots.txt"}).String()
@@ -96,24 +105,35 @@ func (c *crawler) robots(loc string) {
 		c.chk.Add(check.NewFinding("http-status", loc, "GET answered "+resp.Status))
 		return
 	}
-	n := 0
-	sc := bufio.NewScanner(bytes.NewReader(body))
-	for sc.Scan() {
-		key, val, ok := strings.Cut(sc.Text(), ":")
-		if !ok || !strings.EqualFold(strings.TrimSpace(key), "sitemap") {
-			continue
-		}
-		val = strings.TrimSpace(val)
-		if u, err := url.Parse(val); err != nil || !u.IsAbs() {
-			c.chk.Add(check.NewFinding("robots", loc, fmt.Sprintf("Sitemap: %q is not an absolute URL", val)))
-			continue
-		}
-		n++
+	abs, bad := sitemapLines(body)
+	if u, err := url.Parse(loc); err == nil {
+		c.robotsTxt.lines(origin(u), func() []string { return abs })
+	}
+	for _, val := range bad {
+		c.chk.Add(check.NewFinding("robots", loc, fmt.Sprintf("Sitemap: %q is not an absolute URL", val)))
+	}
+	for _, val := range abs {
 		c.spawn(val, func() { c.remote(val, false) })
 	}
-	if n == 0 {
+	if len(abs) == 0 {
 		c.chk.Add(check.NewFinding("robots", loc, "no Sitemap: line"))
 	}
+}
+
+// sitemapsOf returns the Sitemap: lines of an origin's robots.txt, fetched
+// once (check.Options.Robots), or none when the crawl has no URL argument.
+func (c *crawler) sitemapsOf(origin string) []string {
+	if !c.remoteArgs {
+		return nil // local files: no request to a host they name
+	}
+	return c.robotsTxt.lines(origin, func() []string {
+		resp, body, err := c.get(origin+"/robots.txt", nil)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			return nil
+		}
+		abs, _ := sitemapLines(body)
+		return abs
+	})
 }
 
 // remote checks a sitemap or index at loc, and follows an index. child
@@ -134,6 +154,7 @@ func (c *crawler) remote(loc string, child bool) {
 	for _, l := range children {
 		c.spawn(l, func() { c.remote(l, true) })
 	}
+	c.probe(loc, children)
 }
 
 // local checks a file on disk. loc is its URL when an index listed it; the

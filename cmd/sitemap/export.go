@@ -44,13 +44,13 @@ func runExport(args []string, stdout, stderr io.Writer, transport http.RoundTrip
 			if p.Unchanged {
 				state = "unchanged"
 			}
-			fmt.Fprintf(stderr, "%d/%d %s %s\n", p.Done, p.Total, p.File, state)
+			fmt.Fprintf(stderr, "%d/%d %s %s\n", p.Done, p.Total, clean(p.File), state)
 		},
 	})
 	fmt.Fprintf(stdout, "%d indexes, %d files: %d written (%d bytes), %d unchanged\n",
 		res.Indexes, res.Files, res.Written, res.Bytes, res.Unchanged)
 	if err != nil {
-		fmt.Fprintln(stderr, err)
+		fmt.Fprintln(stderr, clean(err.Error()))
 		if errors.Is(err, export.ErrOptions) {
 			return 2
 		}

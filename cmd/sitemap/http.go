@@ -20,11 +20,24 @@ func (c *crawler) get(loc string, hdr http.Header) (*http.Response, []byte, erro
 	return c.do(http.MethodGet, loc, hdr)
 }
 
+// do sends one request. A request that fails for any other reason than
+// its timeout is sent once more after the idle connections are closed, so
+// that a connection a broken server left in a bad state fails one attempt,
+// not the file.
 func (c *crawler) do(method, loc string, hdr http.Header) (*http.Response, []byte, error) {
 	c.slots <- struct{}{}
 	defer func() { <-c.slots }()
 	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
 	defer cancel()
+	resp, body, err := c.once(ctx, method, loc, hdr)
+	if err != nil && ctx.Err() == nil {
+		c.client.CloseIdleConnections()
+		resp, body, err = c.once(ctx, method, loc, hdr)
+	}
+	return resp, body, err
+}
+
+func (c *crawler) once(ctx context.Context, method, loc string, hdr http.Header) (*http.Response, []byte, error) {
 	req, err := http.NewRequestWithContext(ctx, method, loc, nil)
 	if err != nil {
 		return nil, nil, err
@@ -92,16 +105,21 @@ func (c *crawler) conditional(loc, header, value string, add func(string, string
 	}
 }
 
-// head sends a HEAD and expects 200 with no body.
+// head sends a HEAD on a connection of its own (head.go) and expects 200
+// with no body.
 func (c *crawler) head(loc string, add func(string, string, ...any)) {
-	resp, body, err := c.do(http.MethodHead, loc, nil)
+	c.slots <- struct{}{}
+	defer func() { <-c.slots }()
+	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
+	defer cancel()
+	h, err := headOnce(ctx, c.transport, loc)
 	switch {
 	case err != nil:
 		add("fetch", "HEAD: %v", err)
-	case resp.StatusCode != http.StatusOK:
-		add("http-head", "HEAD answered %s, GET 200 OK", resp.Status)
-	case len(body) > 0:
-		add("http-head", "HEAD answered with a body of %d bytes", len(body))
+	case h.resp.StatusCode != http.StatusOK:
+		add("http-head", "HEAD answered %s, GET 200 OK", h.resp.Status)
+	case h.bodyBytes > 0:
+		add("http-head", "HEAD answered with a body (%d bytes after the header); that connection was closed, not reused", h.bodyBytes)
 	}
 }
 

@@ -1,7 +1,7 @@
 // Command sitemap checks sitemaps against the protocol's rules, with no
 // xmllint needed, and exports a served tree to a directory.
 //
-//	sitemap check [-json] [-concurrency N] [-timeout D] URL|FILE…
+//	sitemap check [-json] [-concurrency N] [-timeout D] [-max-memory MiB] URL|FILE…
 //	sitemap export -o DIR [-public URL] [-concurrency N] [-timeout D] URL
 //
 // A URL may name a site (https://example.com/) or its robots.txt, whose
@@ -27,18 +27,21 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log"
 	"net/http"
 	"os"
+	"runtime/debug"
 	"time"
 
 	"github.com/freshmap/sitemap/check"
 )
 
 func main() {
+	log.SetOutput(cleanLines{os.Stderr}) // what net/http logs may quote a server's bytes
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, http.DefaultTransport))
 }
 
-const usage = "usage: sitemap check [-json] [-concurrency N] [-timeout D] URL|FILE…\n" +
+const usage = "usage: sitemap check [-json] [-concurrency N] [-timeout D] [-max-memory MiB] URL|FILE…\n" +
 	"       sitemap export -o DIR [-public URL] [-concurrency N] [-timeout D] URL"
 
 // run is the command, with its outputs and transport given so that tests
@@ -57,16 +60,23 @@ func run(args []string, stdout, stderr io.Writer, transport http.RoundTripper) i
 	asJSON := fs.Bool("json", false, "print one JSON object: findings and counts")
 	concurrency := fs.Int("concurrency", 4, "files fetched at once")
 	timeout := fs.Duration("timeout", 30*time.Second, "bound on each HTTP request")
+	maxMemory := fs.Int64("max-memory", 1024, "bound on the checker's memory, in MiB: the Go runtime's soft limit, and, less the files in flight, what the rules across files may hold")
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2
 	}
-	if fs.NArg() == 0 || *concurrency < 1 || *timeout <= 0 {
+	if fs.NArg() == 0 || *concurrency < 1 || *timeout <= 0 || *maxMemory < 64 {
 		fs.Usage()
 		return 2
 	}
 
-	chk := check.New(check.Options{})
-	cr := newCrawler(chk, transport, *concurrency, *timeout, newProgress(stderr, chk))
+	cr := newCrawler(transport, *concurrency, *timeout)
+	for _, arg := range fs.Args() {
+		cr.remoteArgs = cr.remoteArgs || isURL(arg)
+	}
+	limit := *maxMemory << 20
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(limit))
+	chk := check.New(check.Options{Robots: cr.sitemapsOf, MaxMemory: treeBound(limit, *concurrency)})
+	cr.chk, cr.prog = chk, newProgress(stderr, chk)
 	for _, arg := range fs.Args() {
 		cr.start(arg)
 	}
@@ -77,7 +87,7 @@ func run(args []string, stdout, stderr io.Writer, transport http.RoundTripper) i
 		stdout.Write(r.JSON())
 	} else {
 		for _, f := range r.Findings {
-			fmt.Fprintln(stdout, f)
+			fmt.Fprintln(stdout, clean(f.String()))
 		}
 		summary(stdout, r)
 	}
@@ -85,4 +95,11 @@ func run(args []string, stdout, stderr io.Writer, transport http.RoundTripper) i
 		return 1
 	}
 	return 0
+}
+
+// treeBound is what the rules across files may hold under a memory limit:
+// the limit less what the files in flight take (each up to 50 MB as
+// fetched and as parsed, so about 64 MiB apiece), and at least a quarter of it.
+func treeBound(limit int64, concurrency int) int64 {
+	return max(limit-int64(concurrency)*64<<20, limit/4)
 }

@@ -44,8 +44,8 @@ func TestSite(t *testing.T) {
 	if code != 0 {
 		t.Errorf("exit %d, want 0\n%s", code, out.String())
 	}
-	// The index (3 entries) and its 3 files (5 URLs): 4 files, 8 entries.
-	if !strings.Contains(out.String(), "files  URLs  errors  warnings\n4      8     0       0") {
+	// The index (3 entries) and its 3 files (5 URLs): 4 files, 5 URLs.
+	if !strings.Contains(out.String(), "files  URLs  errors  warnings\n4      5     0       0") {
 		t.Errorf("summary:\n%s", out.String())
 	}
 	if n := strings.Count(errOut.String(), "checked "); n != 5 {
@@ -127,7 +127,7 @@ func TestLocal(t *testing.T) {
 
 // TestUsage: usage errors exit 2.
 func TestUsage(t *testing.T) {
-	for _, args := range [][]string{nil, {"lint"}, {"check"}, {"check", "-concurrency", "0", "x"}, {"check", "-bogus", "x"}} {
+	for _, args := range [][]string{nil, {"lint"}, {"check"}, {"check", "-concurrency", "0", "x"}, {"check", "-bogus", "x"}, {"check", "-max-memory", "10", "x"}} {
 		if code := run(args, io.Discard, io.Discard, nil); code != 2 {
 			t.Errorf("%q: exit %d, want 2", args, code)
 		}

@@ -39,6 +39,7 @@ func (p *progress) queued() {
 
 // done reports a file checked (or given up on).
 func (p *progress) done(name string) {
+	name = clean(name)
 	files, urls := p.chk.Counts()
 	p.mu.Lock()
 	defer p.mu.Unlock()

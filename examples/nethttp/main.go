@@ -26,7 +26,7 @@ import (
 	"strings"
 
 	"github.com/freshmap/sitemap"
-	promsitemap "github.com/freshmap/sitemap/adapters/prometheus"
+	"github.com/freshmap/sitemap/adapters/promsitemap"
 	"github.com/freshmap/sitemap/adapters/sqlsource"
 	"github.com/freshmap/sitemap/examples/internal/demo"
 	"github.com/prometheus/client_golang/prometheus"

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/freshmap/sitemap"
-	promsitemap "github.com/freshmap/sitemap/adapters/prometheus"
+	"github.com/freshmap/sitemap/adapters/promsitemap"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 )

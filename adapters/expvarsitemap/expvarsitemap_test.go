@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/freshmap/sitemap"
-	expvarsitemap "github.com/freshmap/sitemap/adapters/expvar"
+	"github.com/freshmap/sitemap/adapters/expvarsitemap"
 )
 
 func TestPublish(t *testing.T) {
