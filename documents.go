@@ -27,7 +27,7 @@ type documents struct {
 	clocks   *clocks
 	failures *failures
 	tier     tier
-	builders [3]builder // by docKind
+	builders [3]builder // by the key's kind
 	rep      *reporter
 	now      func() time.Time
 
