@@ -37,18 +37,21 @@ type effects struct {
 	change  *Change  // what a page changed, for OnChange and IndexNow; nil if nothing
 }
 
-// pageBuilder builds the pages of every section.
-type pageBuilder struct {
+// tools are what every builder builds with besides its job.
+type tools struct {
 	site   *site
 	clocks *clocks
 	rep    *reporter
 	now    func() time.Time
 }
 
+// pageBuilder builds the pages of every section.
+type pageBuilder struct{ *tools }
+
 // build builds page k. If the copy it replaces is current and a newer
 // index shows the page's Version unchanged, that copy is renewed without
 // reading the page. A page that has no URL is errNotFound.
-func (b *pageBuilder) build(ctx context.Context, j job) (*entry, effects, error) {
+func (b pageBuilder) build(ctx context.Context, j job) (*entry, effects, error) {
 	now := b.now()
 	k := j.key
 	sec := b.site.sections[k.sec]
@@ -104,7 +107,7 @@ func (b *pageBuilder) build(ctx context.Context, j job) (*entry, effects, error)
 
 // change is what page k of sec changed, as tr saw it built; prev is the
 // previous copy, read only for removed URLs.
-func (b *pageBuilder) change(sec *section, k docKey, tr *tracker, prev *entry) *Change {
+func (b pageBuilder) change(sec *section, k docKey, tr *tracker, prev *entry) *Change {
 	var prevGz []byte
 	if prev != nil {
 		prevGz = prev.gz

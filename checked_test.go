@@ -2,8 +2,6 @@ package sitemap_test
 
 import (
 	"bytes"
-	"compress/gzip"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -12,6 +10,7 @@ import (
 
 	"github.com/freshmap/sitemap"
 	"github.com/freshmap/sitemap/check"
+	"github.com/freshmap/sitemap/internal/testkit"
 	"github.com/freshmap/sitemap/parse"
 )
 
@@ -64,7 +63,7 @@ func TestServedTreeChecks(t *testing.T) {
 		chk.Document(s.Loc, s.Loc, gz)
 		plainPath := path[:len(path)-len(".gz")]
 		plain := get(plainPath)
-		if !bytes.Equal(plain, gunzip(t, gz)) {
+		if !bytes.Equal(plain, testkit.Gunzip(t, gz)) {
 			t.Errorf("%s and %s differ", path, plainPath)
 		}
 		files++
@@ -80,17 +79,4 @@ func TestServedTreeChecks(t *testing.T) {
 	for _, f := range r.Findings {
 		t.Error(f)
 	}
-}
-
-func gunzip(t *testing.T, b []byte) []byte {
-	t.Helper()
-	zr, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }

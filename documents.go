@@ -295,11 +295,11 @@ func (d *documents) job(k docKey, old *entry) job {
 	if old != nil {
 		j.current = d.ledger.current(k, old.stamp)
 	}
-	if sl, ok := d.cache.peek(indexKey); ok {
-		j.index = sl.e
-	}
 	switch k.kind {
 	case docPage:
+		if sl, ok := d.cache.peek(indexKey); ok {
+			j.index = sl.e
+		}
 		j.prev = old
 		if j.prev == nil {
 			if sl, ok := d.cache.peek(k); ok { // a copy an Invalidate or the index outdated

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/freshmap/sitemap/internal/testkit"
 )
 
 // TestEntrySize: an entry knows its XML's length and its gzip length
@@ -19,7 +21,7 @@ func TestEntrySize(t *testing.T) {
 			t.Fatalf("%v not cached", k)
 		}
 		for _, e := range []*entry{e, e.renewed(time.Now())} {
-			if xml := gunzipT(t, e.gz); e.size != int64(len(xml)) || e.size == 0 {
+			if xml := testkit.Gunzip(t, e.gz); e.size != int64(len(xml)) || e.size == 0 {
 				t.Errorf("%v: size %d, XML of %d bytes", k, e.size, len(xml))
 			}
 			if len(e.gzLen) != 1 || e.gzLen[0] != strconv.Itoa(len(e.gz)) {

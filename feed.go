@@ -93,14 +93,9 @@ type feedEntry struct {
 }
 
 // feedBuilder builds the Atom feeds, each from one Recent call.
-type feedBuilder struct {
-	site   *site
-	clocks *clocks
-	rep    *reporter
-	now    func() time.Time
-}
+type feedBuilder struct{ *tools }
 
-func (b *feedBuilder) build(ctx context.Context, j job) (*entry, effects, error) {
+func (b feedBuilder) build(ctx context.Context, j job) (*entry, effects, error) {
 	k := j.key
 	sec := b.site.sections[k.sec]
 	f := sec.feed
@@ -165,7 +160,7 @@ func (b *feedBuilder) build(ctx context.Context, j job) (*entry, effects, error)
 // from one Recent call, each checked by the location rules, newest first,
 // each URL once. A URL that breaks a rule, or has no LastMod, is reported
 // (page 0) and skipped, or fails the feed under Strict.
-func (b *feedBuilder) recent(ctx context.Context, sec *section) ([]feedEntry, error) {
+func (b feedBuilder) recent(ctx context.Context, sec *section) ([]feedEntry, error) {
 	var entries []feedEntry
 	read := 0
 	max := b.site.feeds.entries

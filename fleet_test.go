@@ -164,7 +164,7 @@ func TestFleetInvalidateReachesAll(t *testing.T) {
 	waitFor(t, func() bool { return get(sms[0], "/sitemap-2.xml.gz").Header().Get("Etag") != old })
 	for i, sm := range sms {
 		w := get(sm, "/sitemap-2.xml.gz")
-		if w.Header().Get("Etag") == old || !bytes.Contains(gunzipT(t, w.Body.Bytes()), []byte("rev=1")) {
+		if w.Header().Get("Etag") == old || !bytes.Contains(testkit.Gunzip(t, w.Body.Bytes()), []byte("rev=1")) {
 			t.Errorf("replica %d still serves the old bytes after the rebuild", i)
 		}
 		was, _ := http.ParseTime(before[i].Get("Last-Modified"))

@@ -37,7 +37,7 @@ func TestRepresentations(t *testing.T) {
 		}
 	}
 	xml := plain.Body.Bytes()
-	if !bytes.Equal(gunzipT(t, file.Body.Bytes()), xml) || !bytes.Equal(gunzipT(t, enc.Body.Bytes()), xml) || !bytes.Equal(refused.Body.Bytes(), xml) {
+	if !bytes.Equal(testkit.Gunzip(t, file.Body.Bytes()), xml) || !bytes.Equal(testkit.Gunzip(t, enc.Body.Bytes()), xml) || !bytes.Equal(refused.Body.Bytes(), xml) {
 		t.Error("representations differ in content")
 	}
 	xsdcheck.URLSet(t, xml)
@@ -219,7 +219,7 @@ func TestClockWithoutLastMod(t *testing.T) {
 			t.Errorf("%s: If-Modified-Since the clock = %d, want 304", p, w.Code)
 		}
 	}
-	if page := gunzipT(t, get(sm, "/sitemap-1.xml.gz").Body.Bytes()); strings.Contains(string(page), "lastmod") {
+	if page := testkit.Gunzip(t, get(sm, "/sitemap-1.xml.gz").Body.Bytes()); strings.Contains(string(page), "lastmod") {
 		t.Errorf("the page invents a URL lastmod:\n%s", page)
 	}
 }
@@ -332,7 +332,7 @@ func TestHostHeaderPoisoning(t *testing.T) {
 	// Nothing cached holds the attacker's host either.
 	for _, k := range []docKey{indexKey, pageKey(0, 1)} {
 		e, ok := cachedEntry(sm, k)
-		if !ok || bytes.Contains(gunzipT(t, e.gz), []byte("evil")) {
+		if !ok || bytes.Contains(testkit.Gunzip(t, e.gz), []byte("evil")) {
 			t.Errorf("cache entry %v: ok=%v", k, ok)
 		}
 	}
@@ -366,7 +366,7 @@ func TestWire(t *testing.T) {
 	if res.Header.Get("Content-Encoding") != "gzip" {
 		t.Fatalf("index not gzip-encoded: %v", res.Header)
 	}
-	xsdcheck.Index(t, gunzipT(t, idx))
+	xsdcheck.Index(t, testkit.Gunzip(t, idx))
 	for p := 1; p <= 3; p++ {
 		res, b := fetch(http.MethodGet, fmt.Sprintf("/sitemap-p-%d.xml.gz", p))
 		if res.StatusCode != 200 || res.Header.Get("Content-Type") != "application/gzip" {
@@ -375,7 +375,7 @@ func TestWire(t *testing.T) {
 		if res.Header.Get("Content-Length") != fmt.Sprint(len(b)) {
 			t.Errorf("page %d: Content-Length %s for %d bytes", p, res.Header.Get("Content-Length"), len(b))
 		}
-		xsdcheck.URLSet(t, gunzipT(t, b))
+		xsdcheck.URLSet(t, testkit.Gunzip(t, b))
 		etag := res.Header.Get("Etag")
 		if res, b := fetch(http.MethodGet, fmt.Sprintf("/sitemap-p-%d.xml.gz", p), "If-None-Match", etag); res.StatusCode != 304 || len(b) != 0 {
 			t.Errorf("page %d: conditional GET = %d with %d bytes", p, res.StatusCode, len(b))

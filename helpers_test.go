@@ -17,7 +17,6 @@ import (
 
 	"github.com/freshmap/sitemap/internal/testenv"
 	"github.com/freshmap/sitemap/internal/xsdcheck"
-	"github.com/klauspost/compress/gzip"
 )
 
 // testBase is the base URL of the test documents.
@@ -281,19 +280,6 @@ func do(h http.Handler, method, path string, hdr ...string) *httptest.ResponseRe
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, r)
 	return w
-}
-
-func gunzipT(t testing.TB, b []byte) []byte {
-	t.Helper()
-	zr, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		t.Fatalf("not gzip: %v", err)
-	}
-	out, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatalf("bad gzip: %v", err)
-	}
-	return out
 }
 
 type recorder struct {

@@ -29,14 +29,9 @@ type indexEntry struct {
 // that the index has more files, sitemap_index-2.xml and on, built
 // together: the returned entry is the first, and holds the others (an
 // index may not list another index, so each is named in robots.txt).
-type indexBuilder struct {
-	site   *site
-	clocks *clocks
-	rep    *reporter
-	now    func() time.Time
-}
+type indexBuilder struct{ *tools }
 
-func (b *indexBuilder) build(ctx context.Context, j job) (*entry, effects, error) {
+func (b indexBuilder) build(ctx context.Context, j job) (*entry, effects, error) {
 	now := b.now()
 	start := time.Now()
 	defer func() { b.rep.timed(indexKey, time.Since(start)) }() // failed or not
@@ -97,7 +92,7 @@ func (b *indexBuilder) build(ctx context.Context, j job) (*entry, effects, error
 // encodeFile writes index file number file: the entries of list from the
 // first, as many as fit. It returns the file's entry and how many it
 // lists.
-func (b *indexBuilder) encodeFile(list []indexEntry, file int, now time.Time) (*entry, int, error) {
+func (b indexBuilder) encodeFile(list []indexEntry, file int, now time.Time) (*entry, int, error) {
 	var count int
 	var newest time.Time
 	st := b.site

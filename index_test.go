@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freshmap/sitemap/internal/testkit"
 	"github.com/freshmap/sitemap/internal/xsdcheck"
 )
 
@@ -258,7 +259,7 @@ func TestListXML(t *testing.T) {
 		if plain.Code != 200 || plain.Header().Get("Content-Encoding") != "" || !strings.Contains(plain.Body.String(), "<urlset") {
 			t.Errorf("%s without Accept-Encoding: %d %q", path, plain.Code, plain.Header().Get("Content-Encoding"))
 		}
-		if gz := get(sm, path, "Accept-Encoding", "gzip"); gz.Header().Get("Content-Encoding") != "gzip" || !bytes.Equal(gunzipT(t, gz.Body.Bytes()), plain.Body.Bytes()) {
+		if gz := get(sm, path, "Accept-Encoding", "gzip"); gz.Header().Get("Content-Encoding") != "gzip" || !bytes.Equal(testkit.Gunzip(t, gz.Body.Bytes()), plain.Body.Bytes()) {
 			t.Errorf("%s with Accept-Encoding: gzip is not the same XML gzip-encoded", path)
 		}
 	}

@@ -64,13 +64,7 @@ func (l *ledger) current(k docKey, st stamp) bool {
 // build that started before a change can never be kept after it.
 func (l *ledger) said(keys ...docKey) {
 	epoch := l.epoch.Add(1)
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for _, k := range keys {
-		m := l.marks[k]
-		m.epoch = epoch
-		l.marks[k] = m
-	}
+	l.mark(keys, func(m *stamp) { m.epoch = epoch })
 }
 
 // heard records that another replica said k changed at generation gen:
@@ -79,34 +73,24 @@ func (l *ledger) said(keys ...docKey) {
 func (l *ledger) heard(k docKey, gen int64) {
 	l.seen(gen)
 	epoch := l.epoch.Add(1)
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	m := l.marks[k]
-	m.epoch = epoch
-	m.gen = max(m.gen, gen)
-	l.marks[k] = m
+	l.mark([]docKey{k}, func(m *stamp) { m.epoch, m.gen = epoch, max(m.gen, gen) })
 }
 
 // hold makes no copy of keys built elsewhere current until release: they
 // are being told to the other replicas.
-func (l *ledger) hold(keys []docKey) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for _, k := range keys {
-		m := l.marks[k]
-		m.gen = held
-		l.marks[k] = m
-	}
-}
+func (l *ledger) hold(keys []docKey) { l.mark(keys, func(m *stamp) { m.gen = held }) }
 
 // release records that keys changed at generation gen, now that the
 // other replicas were told.
-func (l *ledger) release(keys []docKey, gen int64) {
+func (l *ledger) release(keys []docKey, gen int64) { l.mark(keys, func(m *stamp) { m.gen = gen }) }
+
+// mark applies set to the mark of each of keys.
+func (l *ledger) mark(keys []docKey, set func(m *stamp)) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, k := range keys {
 		m := l.marks[k]
-		m.gen = gen
+		set(&m)
 		l.marks[k] = m
 	}
 }

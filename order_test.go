@@ -61,7 +61,7 @@ func (s *orderSource) setHook(f func(read int64)) {
 // revOf returns the revision a served page holds.
 func revOf(t *testing.T, w *http.Response, body []byte) string {
 	t.Helper()
-	_, rest, ok := strings.Cut(string(gunzipT(t, body)), "?rev=")
+	_, rest, ok := strings.Cut(string(testkit.Gunzip(t, body)), "?rev=")
 	if !ok {
 		t.Fatalf("status %d: no URL", w.StatusCode)
 	}

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"testing/iotest"
 	"time"
+
+	"github.com/freshmap/sitemap/internal/testkit"
 )
 
 // wideSource yields n URLs on page 1, each loc padded to locLen bytes.
@@ -55,7 +57,7 @@ func plainPage(t testing.TB, n, locLen int) (*Sitemap, *entry, []byte) {
 	if !ok {
 		t.Fatal("page not cached")
 	}
-	xml := gunzipT(t, e.gz)
+	xml := testkit.Gunzip(t, e.gz)
 	if e.size != int64(len(xml)) {
 		t.Fatalf("entry size %d, XML %d bytes", e.size, len(xml))
 	}

@@ -190,14 +190,15 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 		sec.spec.notice = func(page int64, loc string, err error) { rep.corrected(sec, page, loc, err) }
 	}
 	clocks := newClocks()
+	tl := &tools{site: st, clocks: clocks, rep: rep, now: now}
 	d := &documents{
 		site: st, ledger: newLedger(), clocks: clocks, failures: newFailures(), tier: noTier{}, rep: rep, now: now,
 		cache: newPageCache(st.cacheBytes, st.cacheEntries, rep.perSection.of),
 		sem:   make(chan struct{}, st.maxBuilds),
 		builders: [...]builder{
-			docPage:  &pageBuilder{site: st, clocks: clocks, rep: rep, now: now},
-			docIndex: &indexBuilder{site: st, clocks: clocks, rep: rep, now: now},
-			docFeed:  &feedBuilder{site: st, clocks: clocks, rep: rep, now: now},
+			docPage:  pageBuilder{tl},
+			docIndex: indexBuilder{tl},
+			docFeed:  feedBuilder{tl},
 		},
 	}
 	d.ctx, d.cancel = context.WithCancel(context.Background())

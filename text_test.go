@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/freshmap/sitemap/internal/testkit"
 )
 
 // TestText serves a page's plain-text form: the locations the XML holds,
@@ -37,7 +39,7 @@ func TestText(t *testing.T) {
 		t.Error("the text form read the Source")
 	}
 	gz := get(sm, "/sitemap-p-1.txt", "Accept-Encoding", "gzip")
-	if gz.Header().Get("Content-Encoding") != "gzip" || string(gunzipT(t, gz.Body.Bytes())) != want || gz.Header().Get("Vary") != "Accept-Encoding" {
+	if gz.Header().Get("Content-Encoding") != "gzip" || string(testkit.Gunzip(t, gz.Body.Bytes())) != want || gz.Header().Get("Vary") != "Accept-Encoding" {
 		t.Errorf("gzip-encoded text: %v", gz.Header())
 	}
 	if w := get(sm, "/sitemap-p-1.txt", "If-None-Match", w.Header().Get("Etag")); w.Code != http.StatusNotModified {

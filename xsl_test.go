@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/freshmap/sitemap/internal/testkit"
 	"github.com/freshmap/sitemap/internal/xsdcheck"
 )
 
@@ -88,7 +89,7 @@ func TestStylesheetInstruction(t *testing.T) {
 			head += testInstruction
 		}
 		idx := get(sm, "/shop/sitemap_index.xml").Body.Bytes()
-		page := gunzipT(t, get(sm, "/shop/sitemap-p-2.xml.gz").Body.Bytes())
+		page := testkit.Gunzip(t, get(sm, "/shop/sitemap-p-2.xml.gz").Body.Bytes())
 		if !bytes.HasPrefix(idx, []byte(head+indexRoot)) {
 			t.Errorf("stylesheet %v: index starts %.120q", on, idx)
 		}

@@ -2,9 +2,7 @@ package redisstore_test
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
-	"io"
 	"iter"
 	"net/http"
 	"net/http/httptest"
@@ -17,6 +15,7 @@ import (
 	"github.com/freshmap/sitemap"
 	"github.com/freshmap/sitemap/adapters/redisstore"
 	"github.com/freshmap/sitemap/internal/tcpproxy"
+	"github.com/freshmap/sitemap/internal/testkit"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -189,7 +188,7 @@ func TestFleetInvalidate(t *testing.T) {
 	eventually(t, func() bool { return fetch(sms[0], "/sitemap-4.xml.gz").Header().Get("Etag") != old })
 	for i, sm := range sms[1:] {
 		w := fetch(sm, "/sitemap-4.xml.gz")
-		if w.Header().Get("Etag") == old || !bytes.Contains(gunzip(t, w.Body.Bytes()), []byte("rev=1")) {
+		if w.Header().Get("Etag") == old || !bytes.Contains(testkit.Gunzip(t, w.Body.Bytes()), []byte("rev=1")) {
 			t.Errorf("replica %d serves the old bytes after the rebuild", i+1)
 		}
 		was, _ := http.ParseTime(before.Get("Last-Modified"))
@@ -355,17 +354,4 @@ func eventually(t *testing.T, cond func() bool) {
 			t.Fatal("condition not met within 15s")
 		}
 	}
-}
-
-func gunzip(t *testing.T, b []byte) []byte {
-	t.Helper()
-	r, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := io.ReadAll(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }

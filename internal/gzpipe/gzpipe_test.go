@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cespare/xxhash/v2"
+	"github.com/freshmap/sitemap/internal/testkit"
 	"github.com/klauspost/compress/gzip"
 )
 
@@ -28,7 +29,7 @@ func TestGzipPipe(t *testing.T) {
 			if err := p.Close(); err != nil {
 				t.Fatal(err)
 			}
-			if got := gunzipT(t, out.Bytes()); !bytes.Equal(got, data) {
+			if got := testkit.Gunzip(t, out.Bytes()); !bytes.Equal(got, data) {
 				t.Fatalf("sizes %v round %d: round trip lost bytes (%d of %d)", sizes, round, len(got), len(data))
 			}
 			if h.Sum64() != xxhash.Sum64(data) {
@@ -72,17 +73,4 @@ func TestGzipPool(t *testing.T) {
 			}
 		}
 	}
-}
-
-func gunzipT(t testing.TB, b []byte) []byte {
-	t.Helper()
-	zr, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		t.Fatalf("not gzip: %v", err)
-	}
-	out, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatalf("bad gzip: %v", err)
-	}
-	return out
 }

@@ -1,11 +1,14 @@
 // Package testkit holds the small test doubles that the tests of several
 // packages share: a settable clock for Config.Now, and a log sink that a
-// server's goroutines write while the test reads it.
+// server's goroutines write while the test reads it; and Gunzip.
 package testkit
 
 import (
 	"bytes"
+	"compress/gzip"
+	"io"
 	"sync"
+	"testing"
 	"time"
 )
 
@@ -51,4 +54,18 @@ func (b *SyncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// Gunzip returns the data of the gzip file b, failing t if b is not one.
+func Gunzip(t testing.TB, b []byte) []byte {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("not gzip: %v", err)
+	}
+	out, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatalf("bad gzip: %v", err)
+	}
+	return out
 }
