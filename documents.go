@@ -251,8 +251,7 @@ func (d *documents) load(k docKey, old *entry) (e *entry, err error) {
 		defer func() {
 			<-d.sem
 			if held := time.Since(start); held > d.site.timeout+time.Second {
-				d.rep.log.Warn("sitemap: the source ignored the build timeout; its build slot was held until it returned",
-					"page", d.site.fileName(k), "held", held, "timeout", d.site.timeout)
+				d.rep.slotHeld(k, held)
 			}
 		}()
 	case <-ctx.Done():

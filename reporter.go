@@ -70,6 +70,13 @@ func (r *reporter) failed(k docKey, old bool, err error, closing bool) {
 	}
 }
 
+// slotHeld logs that a build of k held its slot for held, past the build
+// timeout: its Source ignored its context.
+func (r *reporter) slotHeld(k docKey, held time.Duration) {
+	r.log.Warn("sitemap: the source ignored the build timeout; its build slot was held until it returned",
+		"page", r.site.fileName(k), "held", held, "timeout", r.site.timeout)
+}
+
 // unavailable logs at debug level and counts a 503 of k: a failed build
 // was logged once, by the build; each request that waited for it only
 // counts.
