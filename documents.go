@@ -195,10 +195,10 @@ func (d *documents) close() {
 //  6. The stamp, what the ledger knows, taken right before the Source is
 //     read: a change said after it is after the data read
 //     (TestOrderStampBeforeRead).
-//  7. The builder; then keep, never over a newer change
-//     (TestOrderNeverKeepOverNewerChange); then share: the clock, then
-//     the copy, then the message (TestOrderClockCopyMessage); then the
-//     effects.
+//  7. The builder; then, unless a newer change was said
+//     (TestOrderNeverKeepOverNewerChange), share: the clock, then the
+//     copy, then the message (TestOrderClockCopyMessage), and only then
+//     keep here (TestFleetInvalidate); then the effects.
 func (d *documents) load(k docKey, old *entry) (e *entry, err error) {
 	// 1.
 	if sl, ok := d.cache.peek(k); ok && sl.e != old && d.fresh(k, sl, d.now()) {
@@ -273,8 +273,11 @@ func (d *documents) load(k docKey, old *entry) (e *entry, err error) {
 	if len(fx.outdate) > 0 {
 		d.outdate(fx.outdate...)
 	}
-	if d.keep(k, e) {
+	if d.ledger.current(k, e.stamp) {
+		// Shared before it is kept here: once this replica serves the
+		// copy, the others find it in the tier.
 		d.tier.share(ctx, k, e)
+		d.keep(k, e)
 	}
 	if fx.moved {
 		d.tier.announce([]docKey{indexKey})
@@ -326,13 +329,11 @@ func (d *documents) freshIndex() {
 }
 
 // keep caches e, the new copy of k, unless k was said to have changed
-// after e was stamped; it reports whether it did.
-func (d *documents) keep(k docKey, e *entry) bool {
-	if !d.ledger.current(k, e.stamp) {
-		return false
+// after e was stamped.
+func (d *documents) keep(k docKey, e *entry) {
+	if d.ledger.current(k, e.stamp) {
+		d.cache.add(k, e, d.tier.breaks())
 	}
-	d.cache.add(k, e, d.tier.breaks())
-	return true
 }
 
 // adopt keeps rec, a current copy of k that the tier gave, and returns it.
