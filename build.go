@@ -22,6 +22,7 @@ type job struct {
 	current bool   // old was made after every change said of key
 	index   *entry // the cached index, if any: a page's PageInfo and Version
 	prev    *entry // a page's last copy, old or cached: what changed is derived against it
+	alone   bool   // built with no clock agreed with the other replicas: no Last-Modified (tier.go)
 	// cached reports whether a page is cached (an index build).
 	cached func(docKey) bool
 	// storedClocks merges the page clocks other replicas stored (an
@@ -59,7 +60,7 @@ func (b pageBuilder) build(ctx context.Context, j job) (*entry, effects, error) 
 	if idx := j.index; idx != nil {
 		var listed bool
 		info, listed = idx.page(k.sec, k.page)
-		if old := j.old; old != nil && j.current && listed && info.Version != "" && idx.built.After(old.built) &&
+		if old := j.old; old != nil && j.current && !old.unclocked && listed && info.Version != "" && idx.built.After(old.built) &&
 			info.Version == old.info.Version && info.LastMod.Equal(old.info.LastMod) {
 			b.rep.revalidated()
 			return old.renewed(now), effects{}, nil
@@ -92,9 +93,9 @@ func (b pageBuilder) build(ctx context.Context, j job) (*entry, effects, error) 
 		return nil, effects{}, err
 	}
 	b.rep.built(k)
-	at, moved := b.clocks.built(k, sum, st.newest, now)
+	at, _, moved := b.clocks.built(k, sum, st.newest, info.Changed, now, !j.alone)
 	e := newEntry(gz, sum, b.site.gzipLevel, at, now)
-	e.info = info
+	e.info, e.unclocked = info, at.IsZero() && !j.alone
 	fx := effects{moved: moved}
 	if tr != nil {
 		e.sums = tr.sums

@@ -2,74 +2,154 @@ package sitemap
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
 // clocks keeps the content clock of every file: the time its bytes last
 // changed, which is its Last-Modified and its <lastmod> in the index.
 //
-// The rule: a file's clock is the later of its newest URL lastmod and the
-// time its content last changed. It never moves backwards, and it moves
-// forward, past every clock served before, whenever the bytes change: a
-// deletion, an unpublished row, a filter or a loader's data. So a client
-// holding a copy from time T is told 304 for If-Modified-Since: T only
-// when the bytes are still those it has. A file with no history in this
-// process (first build after a start) takes its newest lastmod, so a
-// deploy does not make every file look new, or its first build time when
-// its URLs carry no lastmod.
+// The promises, whatever is configured: a Last-Modified is never given to
+// two different bytes of a file, never moves back, and moves only when
+// the bytes change (or a URL lastmod in them moves it ahead). So a client
+// that holds a copy from time T is told 304 for If-Modified-Since: T only
+// when the bytes are still those it has.
 //
-// What the clock cannot see: bytes that changed while no process was
-// running keep the newest lastmod as their clock, which may be earlier
-// than a clock served before the restart.
+// The rules:
+//
+//  1. Bytes other than those last served get the later of now, their
+//     newest lastmod and a second past every clock given before. A clock
+//     may run at most one second ahead of the server's time (two changes
+//     within a second); a change that would need more is served without
+//     Last-Modified (its strong ETag still validates it) until a later
+//     build gives it a clock of its own.
+//  2. The same bytes keep their clock; an Invalidate, a new Version or a
+//     rebuild that finds the bytes unchanged moves nothing.
+//  3. A file with no history here takes the later of its newest lastmod
+//     and the floor: a time after every clock any earlier process may have
+//     served for it. What is kept where it lasts (the Store, the clock
+//     file) sets the floor to when that record began, so a restart keeps
+//     every clock; with nothing kept, the floor is this process's start,
+//     and every file's first Last-Modified here is after it (a deploy
+//     makes every file look new to If-Modified-Since, never stale). A
+//     Source that keeps its own per-page change time (PageInfo.Changed)
+//     needs no floor: that time is the page's clock.
+//  4. Lastmods and change times ahead of now count as now (encode.go
+//     clamps those in the bytes); a stored clock from a replica more than
+//     maxSkew ahead is refused.
+//
+// The index lists each page's clock; with nothing kept and no change seen
+// here, a floor is a process's start, not a time the page changed, so the
+// index lists the page's newest lastmod instead (or none).
 //
 // Clocks have the resolution of an HTTP date, one second. A record is
 // kept per file ever built or listed (a few dozen bytes each), for the
 // life of the Sitemap, so that an eviction from the cache does not reset
 // a clock.
 type clocks struct {
-	mu sync.Mutex
-	m  map[docKey]*fileClock
+	mu      sync.Mutex
+	m       map[docKey]*fileClock
+	floor   time.Time  // no file with no history here gets an earlier clock
+	durable bool       // records last (a Store or a clock file): a floor is a known time
+	file    *clockFile // the clock file, if any
+	offset  atomic.Int64 // added to the server's time: the Store's time less it (fleet.skew)
 }
 
 // fileClock is the clock of one file.
 type fileClock struct {
-	at      time.Time // the clock: Last-Modified of the newest bytes, or ahead of them
-	served  time.Time // the clock of the bytes last built; zero before the first build
+	at      time.Time // the clock: the latest time the file is known to have changed
+	served  time.Time // the Last-Modified of the bytes last built (at or before at); zero if they have none yet
 	hash    uint64    // xxhash of those bytes
-	built   bool      // hash and served are known
+	built   bool      // hash is known
 	version string    // PageInfo.Version as the index last saw it
+
+	// In this process only:
+	fact    time.Time // the latest lastmod or change time the Source gave
+	changed time.Time // PageInfo.Changed as last seen
+	floored bool      // at is the floor, not a time the file is known to have changed
+	told    bool      // an Invalidate or a change message came since the index last looked
 }
 
-func newClocks() *clocks { return &clocks{m: make(map[docKey]*fileClock)} }
+// maxAhead is how far a clock may run ahead of the server's time.
+const maxAhead = time.Second
+
+// maxSkew is how far ahead of this replica's time a clock stored by
+// another may be before it is refused: that replica's clock is wrong.
+const maxSkew = 5 * time.Minute
+
+// newClocks returns the clocks of a Sitemap started at start. Without
+// file or a Store (durable), the floor is start: nothing earlier is known.
+func newClocks(start time.Time, durable bool, file *clockFile) *clocks {
+	c := &clocks{m: make(map[docKey]*fileClock), floor: second(start).Add(time.Second), durable: durable || file != nil, file: file}
+	if file != nil {
+		c.floor = file.floor
+		for k, x := range file.load() {
+			c.m[k] = &x
+		}
+	}
+	return c
+}
 
 // second truncates t to the resolution of an HTTP date, in UTC.
 func second(t time.Time) time.Time { return t.UTC().Truncate(time.Second) }
 
+// fact returns t to the second, or now if t is ahead of it.
+func fact(t, now time.Time) time.Time {
+	if t = second(t); t.After(now) {
+		return now
+	}
+	return t
+}
+
+// first is the clock of a file with no history here whose newest lastmod
+// is newest and whose Source change time is changed (zero if unknown).
+func (c *clocks) first(newest, changed time.Time) *fileClock {
+	r := &fileClock{at: later(newest, changed), fact: later(newest, changed), changed: changed}
+	if changed.IsZero() && c.floor.After(r.at) {
+		r.at, r.floored = c.floor, true
+	}
+	return r
+}
+
 // built records that k was built into bytes whose xxhash is hash, whose
-// newest URL lastmod is newest (zero if none), at now, and returns the
-// clock of those bytes and whether the build moved the clock (so an index
-// that lists it is out of date).
-func (c *clocks) built(k docKey, hash uint64, newest, now time.Time) (at time.Time, moved bool) {
-	newest, now = second(newest), second(now)
+// newest URL lastmod is newest (zero if none) and whose Source change
+// time is changed (zero if unknown), at now. It returns the bytes'
+// Last-Modified (zero if they cannot have one yet, rule 1), the time an
+// index or feed lists for them (zero if none is known), and whether the
+// clock moved (so an index that lists it is out of date). A build that
+// could not agree on its clock with the other replicas (agreed false)
+// gives no Last-Modified, and leaves the clock to the next agreed build.
+func (c *clocks) built(k docKey, hash uint64, newest, changed, now time.Time, agreed bool) (lastMod, listed time.Time, moved bool) {
+	now = second(c.now(now))
+	newest, changed = fact(newest, now), fact(changed, now)
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	r := c.m[k]
 	if r == nil {
-		r = &fileClock{at: newest}
-		if newest.IsZero() {
-			r.at = now
-		}
+		r = c.first(newest, changed)
 		c.m[k] = r
 	}
 	prev := r.at
-	if r.built && r.hash != hash && !r.at.After(r.served) {
-		// Other bytes than those last served, and nothing has moved the
-		// clock ahead for them yet: they changed now.
-		r.at = later(now, r.served.Add(time.Second))
+	f := later(newest, changed)
+	r.fact, r.changed = later(r.fact, f), later(r.changed, changed)
+	var lm time.Time
+	if !r.built || r.hash == hash && !r.served.IsZero() {
+		lm = later(r.at, f) // rules 2 and 3
+	} else {
+		lm = later(later(now, f), r.at.Add(time.Second)) // rule 1
 	}
-	r.at = later(r.at, newest)
-	r.hash, r.served, r.built = hash, r.at, true
-	return r.at, !r.at.Equal(prev)
+	if !agreed || lm.After(now.Add(maxAhead)) {
+		r.served = time.Time{} // rule 1: no Last-Modified until a later build
+	} else {
+		r.at, r.served = lm, lm
+	}
+	if r.at.After(prev) && !r.at.Equal(c.floor) {
+		r.floored = false
+	}
+	r.hash, r.built = hash, true
+	x, listed := *r, c.lastmod(r)
+	c.mu.Unlock()
+	c.file.put(k, x)
+	return x.served, listed, !x.at.Equal(prev)
 }
 
 // served returns the clock of the bytes of k built last in this process,
@@ -83,56 +163,56 @@ func (c *clocks) served(k docKey) time.Time {
 	return time.Time{}
 }
 
-// listed returns the clock to write in the index for page k, which Pages
-// reported as info at now. A page whose Version changed since the last
-// index, and that is not cached (cached reports whether it is), has its
-// clock moved forward at once: its next build serves the new bytes under
-// it. A cached page keeps the clock of the bytes it serves until it is
-// rebuilt; changed tells the caller to start that rebuild.
+// listed returns the <lastmod> to write in the index for page k, which
+// Pages reported as info at now. changed reports that info shows a change
+// the bytes of k may not have (another Version, a newer lastmod or change
+// time), unless an Invalidate or a change message told of it already
+// (whose rebuild reads it: one change, one read). A cached page keeps the
+// clock of the bytes it serves until it is rebuilt (cached says whether
+// it is); the caller then starts that rebuild.
 func (c *clocks) listed(k docKey, info PageInfo, now time.Time, cached bool) (at time.Time, changed bool) {
-	lastMod, now := second(info.LastMod), second(now)
+	now = second(c.now(now))
+	lastMod, ch := fact(info.LastMod, now), fact(info.Changed, now)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	r := c.m[k]
 	if r == nil {
-		r = &fileClock{at: lastMod, version: info.Version}
-		if lastMod.IsZero() {
-			r.at = now
-		}
+		r = c.first(lastMod, ch)
+		r.version = info.Version
 		c.m[k] = r
-		return r.at, false
+		return c.lastmod(r), false
 	}
 	changed = info.Version != "" && r.version != "" && info.Version != r.version ||
-		lastMod.After(r.at) // a newer URL than any in the bytes served
+		lastMod.After(r.at) || ch.After(r.changed)
+	if r.told {
+		changed, r.told = false, false
+	}
 	r.version = info.Version
-	if changed && !cached {
-		c.advance(r, now)
+	r.fact, r.changed = later(r.fact, later(lastMod, ch)), later(r.changed, ch)
+	if !cached && later(lastMod, ch).After(r.at) {
+		r.at, r.floored = later(lastMod, ch), false
 	}
-	if !cached {
-		r.at = later(r.at, lastMod)
-	}
-	return r.at, changed
+	return c.lastmod(r), changed
 }
 
-// invalidated moves the clock of k forward, as the application said its
-// content changed (see advance).
-func (c *clocks) invalidated(k docKey, now time.Time) {
+// lastmod is the <lastmod> the index lists for r: its clock, unless that
+// is only this process's start (rule 3), when it is the Source's.
+func (c *clocks) lastmod(r *fileClock) time.Time {
+	if r.floored && !c.durable {
+		return r.fact
+	}
+	return r.at
+}
+
+// told notes that the application (Invalidate) or another replica said
+// that k changed: the next Version change the index sees for it is that
+// change, which the rebuild the message started reads. The clock does not
+// move: the rebuild moves it if the bytes changed (rule 2).
+func (c *clocks) told(k docKey) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if r := c.m[k]; r != nil {
-		c.advance(r, second(now))
-	}
-}
-
-// advance moves r.at past every clock served so far: for a file built
-// here, past the clock of its bytes, unless it is ahead already; for one
-// only listed so far, past the clock the index showed for it.
-func (c *clocks) advance(r *fileClock, now time.Time) {
-	switch {
-	case !r.built:
-		r.at = later(now, r.at.Add(time.Second))
-	case !r.at.After(r.served):
-		r.at = later(now, r.served.Add(time.Second))
+		r.told = true
 	}
 }
 
@@ -155,29 +235,72 @@ func (c *clocks) state(k docKey) fileClock {
 
 // seed merges x, the clock of k as another replica (or an earlier
 // process) stored it, into this one's: the clock takes the later of the
-// two, and the bytes last built are those of the later build. So the
-// clock never moves back, whichever replica builds next.
-func (c *clocks) seed(k docKey, x fileClock) {
+// two, and the bytes last built are those of the later clock. So the
+// clock never moves back, whichever replica builds next. A clock more
+// than maxSkew ahead of now is refused (rule 4): seed reports false.
+func (c *clocks) seed(k docKey, x fileClock, now time.Time) bool {
 	if x.at.IsZero() {
-		return // nothing known
+		return true // nothing known
+	}
+	if x.at.After(now.Add(maxSkew)) || x.served.After(x.at) {
+		return false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	r := c.m[k]
 	if r == nil {
 		r = &fileClock{}
-		*r = x
 		c.m[k] = r
-		return
 	}
-	if x.built && (!r.built || x.served.After(r.served)) {
+	if x.built && (!r.built || x.at.After(r.at) || x.at.Equal(r.at) && !r.served.Equal(r.at) && x.served.Equal(x.at)) {
 		r.served, r.hash, r.built = x.served, x.hash, true
-		if x.version != "" {
-			r.version = x.version
-		}
 	}
-	if r.version == "" {
+	if x.version != "" && (r.version == "" || x.at.After(r.at)) {
 		r.version = x.version
 	}
-	r.at = later(r.at, x.at)
+	if x.at.After(r.at) {
+		r.at, r.floored = x.at, false
+	}
+	return true
 }
+
+// raiseFloor makes t the floor of every file with no history here: what
+// kept clocks before t is lost (a Store flushed or restarted empty).
+func (c *clocks) raiseFloor(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.floor = later(c.floor, second(t).Add(time.Second))
+}
+
+// setFloor makes t the floor, earlier or not: the time since which what
+// keeps clocks (the Store) holds every clock given.
+func (c *clocks) setFloor(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.floor = second(t).Add(time.Second)
+}
+
+// withdraw notes that the bytes of k whose hash is hash are not served
+// under the clock built gave them (the other replicas could not be told
+// it): their next build gives them another.
+func (c *clocks) withdraw(k docKey, hash uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r := c.m[k]; r != nil && r.hash == hash {
+		r.served = time.Time{}
+	}
+}
+
+// now returns t in the clocks' time: the Store's, when this replica's
+// differs from it by more than skewTolerance.
+func (c *clocks) now(t time.Time) time.Time { return t.Add(time.Duration(c.offset.Load())) }
+
+// setOffset sets the difference between the Store's time and this
+// replica's, and returns the one before.
+func (c *clocks) setOffset(d time.Duration) time.Duration {
+	return time.Duration(c.offset.Swap(int64(d)))
+}
+
+// sync makes the clocks given so far last (the clock file), before the
+// bytes that carry them are served.
+func (c *clocks) sync() { c.file.sync() }

@@ -16,119 +16,210 @@ import (
 
 var t0 = time.Date(2025, 5, 1, 12, 0, 0, 0, time.UTC)
 
+// newTestClocks returns clocks with a floor far in the past, as a clock
+// file or a Store kept since then would give: the rules that do not
+// depend on the floor.
+func newTestClocks() *clocks {
+	c := newClocks(t0.Add(-1000*time.Hour), true, nil)
+	return c
+}
+
 func TestClockFirstBuild(t *testing.T) {
-	c := newClocks()
+	c := newTestClocks()
 	k1, k2 := pageKey(0, 1), pageKey(0, 2)
-	// No history: the newest lastmod, so a restart does not make every
-	// file look new; without lastmods, the build time (to the second).
-	if at, moved := c.built(k1, 1, t0.Add(-time.Hour), t0); !at.Equal(t0.Add(-time.Hour)) || moved {
+	// No history, a floor kept long ago: the newest lastmod.
+	if at, moved := c.build(k1, 1, t0.Add(-time.Hour), time.Time{}, t0); !at.Equal(t0.Add(-time.Hour)) || moved {
 		t.Errorf("first build with a lastmod: %v, moved %v", at, moved)
 	}
-	if at, _ := c.built(k2, 1, time.Time{}, t0.Add(700*time.Millisecond)); !at.Equal(t0) {
-		t.Errorf("first build without lastmod: %v, want %v", at, t0)
+	// Without lastmods: the floor, never the build time.
+	if at, _ := c.build(k2, 1, time.Time{}, time.Time{}, t0.Add(700*time.Millisecond)); !at.Equal(c.floor) {
+		t.Errorf("first build without lastmod: %v, want the floor %v", at, c.floor)
+	}
+}
+
+// TestClockRestartFloor: with nothing kept, the first clock of a file in
+// a process is after its start, whatever its lastmods say (a row deleted
+// while no process ran is not seen otherwise); the index lists the
+// Source's lastmod, not the start. A Source change time (PageInfo.Changed)
+// needs no floor.
+func TestClockRestartFloor(t *testing.T) {
+	start := t0.Add(500 * time.Millisecond)
+	c := newClocks(start, false, nil)
+	k1, k2 := pageKey(0, 1), pageKey(0, 2)
+	at, changed := c.listed(k1, PageInfo{Number: 1, LastMod: t0.Add(-time.Hour)}, start, false)
+	if !at.Equal(t0.Add(-time.Hour)) || changed {
+		t.Errorf("index lastmod of a page never built: %v %v, want its Source lastmod", at, changed)
+	}
+	if lm, _ := c.build(k1, 1, t0.Add(-time.Hour), time.Time{}, start); !lm.Equal(t0.Add(time.Second)) {
+		t.Errorf("first Last-Modified after a start: %v, want %v, after the start", lm, t0.Add(time.Second))
+	}
+	if at, _ := c.listed(k1, PageInfo{Number: 1, LastMod: t0.Add(-time.Hour)}, start, true); !at.Equal(t0.Add(-time.Hour)) {
+		t.Errorf("index lastmod after the build: %v, want the Source's", at)
+	}
+	if lm, _ := c.build(k2, 1, t0.Add(-time.Hour), t0.Add(-time.Minute), start); !lm.Equal(t0.Add(-time.Minute)) {
+		t.Errorf("first Last-Modified with PageInfo.Changed: %v, want it", lm)
+	}
+	// With a clock kept (a Store, a clock file), the floor is a known time
+	// and listed as it is.
+	d := newClocks(start, true, nil)
+	if at, _ := d.listed(k1, PageInfo{Number: 1, LastMod: t0.Add(-time.Hour)}, start, false); !at.Equal(t0.Add(time.Second)) {
+		t.Errorf("index lastmod with a kept floor: %v", at)
 	}
 }
 
 func TestClockMovesWithTheBytes(t *testing.T) {
-	c := newClocks()
+	c := newTestClocks()
 	k := pageKey(0, 1)
-	at0, _ := c.built(k, 1, t0.Add(-time.Hour), t0)
+	at0, _ := c.build(k, 1, t0.Add(-time.Hour), time.Time{}, t0)
 
 	// The same bytes an hour later: the clock stays.
-	if at, moved := c.built(k, 1, t0.Add(-time.Hour), t0.Add(time.Hour)); !at.Equal(at0) || moved {
+	if at, moved := c.build(k, 1, t0.Add(-time.Hour), time.Time{}, t0.Add(time.Hour)); !at.Equal(at0) || moved {
 		t.Errorf("same bytes: %v (moved %v), want %v", at, moved, at0)
 	}
 	// The newest URL was deleted: other bytes, an older newest lastmod.
 	// The clock moves forward, to the build time, never back.
-	at1, moved := c.built(k, 2, t0.Add(-2*time.Hour), t0.Add(2*time.Hour))
+	at1, moved := c.build(k, 2, t0.Add(-2*time.Hour), time.Time{}, t0.Add(2*time.Hour))
 	if !at1.Equal(t0.Add(2*time.Hour)) || !moved {
 		t.Errorf("after a deletion: %v (moved %v), want %v", at1, moved, t0.Add(2*time.Hour))
 	}
-	// Other bytes again within the same second: still strictly later, so
+	// Other bytes again within the same second: one second ahead, so
 	// If-Modified-Since with the previous clock cannot match them.
-	at2, _ := c.built(k, 3, time.Time{}, t0.Add(2*time.Hour+300*time.Millisecond))
-	if !at2.After(at1) {
-		t.Errorf("a second change in the same second: %v, not after %v", at2, at1)
+	now := t0.Add(2*time.Hour + 300*time.Millisecond)
+	at2, _ := c.build(k, 3, time.Time{}, time.Time{}, now)
+	if !at2.Equal(at1.Add(time.Second)) {
+		t.Errorf("a second change in the same second: %v, want %v", at2, at1.Add(time.Second))
 	}
-	// A URL lastmod in the future of the clock carries it along.
-	if at, _ := c.built(k, 4, t0.Add(48*time.Hour), t0.Add(3*time.Hour)); !at.Equal(t0.Add(48 * time.Hour)) {
-		t.Errorf("newest lastmod ahead: %v", at)
+	// A third within that second would need a clock two seconds ahead:
+	// no Last-Modified, until a build in a later second.
+	if at3, moved := c.build(k, 4, time.Time{}, time.Time{}, now); !at3.IsZero() || moved {
+		t.Errorf("a third change in the same second: %v (moved %v), want none", at3, moved)
+	}
+	if at3, moved := c.build(k, 4, time.Time{}, time.Time{}, now.Add(time.Second)); !at3.Equal(at2.Add(time.Second)) || !moved {
+		t.Errorf("the same bytes a second later: %v (moved %v), want %v", at3, moved, at2.Add(time.Second))
+	}
+	// A URL lastmod in the future counts as now.
+	if at, _ := c.build(k, 5, t0.Add(48*time.Hour), time.Time{}, t0.Add(3*time.Hour)); !at.Equal(t0.Add(3 * time.Hour)) {
+		t.Errorf("newest lastmod ahead: %v, want now", at)
+	}
+	// One behind the clock, with other bytes: the clock moves on.
+	if at, _ := c.build(k, 6, t0.Add(-48*time.Hour), time.Time{}, t0.Add(4*time.Hour)); !at.Equal(t0.Add(4 * time.Hour)) {
+		t.Errorf("other bytes: %v", at)
 	}
 }
 
 func TestClockListedByIndex(t *testing.T) {
-	c := newClocks()
+	c := newTestClocks()
 	k := pageKey(0, 1)
-	// The index lists a page never built: its lastmod, or the index's
-	// build time; the page's first build keeps that clock.
-	if at, changed := c.listed(k, PageInfo{Number: 1, Version: "v1"}, t0, false); !at.Equal(t0) || changed {
-		t.Errorf("listed without lastmod: %v %v", at, changed)
+	lm := t0.Add(-time.Hour)
+	// The index lists a page never built: its lastmod; the page's first
+	// build keeps that clock.
+	if at, changed := c.listed(k, PageInfo{Number: 1, Version: "v1", LastMod: lm}, t0, false); !at.Equal(lm) || changed {
+		t.Errorf("listed: %v %v", at, changed)
 	}
-	if at, moved := c.built(k, 7, time.Time{}, t0.Add(time.Hour)); !at.Equal(t0) || moved {
-		t.Errorf("first build after the index: %v (moved %v), want the index's %v", at, moved, t0)
+	if at, moved := c.build(k, 7, lm, time.Time{}, t0.Add(time.Hour)); !at.Equal(lm) || moved {
+		t.Errorf("first build after the index: %v (moved %v), want the index's %v", at, moved, lm)
 	}
 	// Same Version: no change.
-	if at, changed := c.listed(k, PageInfo{Number: 1, Version: "v1"}, t0.Add(2*time.Hour), false); !at.Equal(t0) || changed {
+	if at, changed := c.listed(k, PageInfo{Number: 1, Version: "v1", LastMod: lm}, t0.Add(2*time.Hour), false); !at.Equal(lm) || changed {
 		t.Errorf("same Version: %v %v", at, changed)
 	}
-	// A new Version for a page that is cached: the index keeps the clock
-	// of the bytes served, and says the page changed.
-	if at, changed := c.listed(k, PageInfo{Number: 1, Version: "v2"}, t0.Add(3*time.Hour), true); !at.Equal(t0) || !changed {
+	// A new Version: the index keeps the clock of the bytes served, and
+	// says the page changed; the build moves the clock if the bytes did.
+	if at, changed := c.listed(k, PageInfo{Number: 1, Version: "v2", LastMod: lm}, t0.Add(3*time.Hour), true); !at.Equal(lm) || !changed {
 		t.Errorf("new Version, cached: %v %v", at, changed)
 	}
-	// A new Version for a page that is not cached: the clock moves now,
-	// and the next build, whatever its bytes, serves under that clock.
-	at, changed := c.listed(k, PageInfo{Number: 1, Version: "v3"}, t0.Add(4*time.Hour), false)
-	if !at.Equal(t0.Add(4*time.Hour)) || !changed {
+	if at, changed := c.listed(k, PageInfo{Number: 1, Version: "v3", LastMod: lm}, t0.Add(4*time.Hour), false); !at.Equal(lm) || !changed {
 		t.Errorf("new Version, not cached: %v %v", at, changed)
 	}
-	if got, moved := c.built(k, 8, time.Time{}, t0.Add(5*time.Hour)); !got.Equal(at) || moved {
-		t.Errorf("build after the index moved the clock: %v (moved %v), want %v", got, moved, at)
+	if got, moved := c.build(k, 7, lm, time.Time{}, t0.Add(5*time.Hour)); !got.Equal(lm) || moved {
+		t.Errorf("the same bytes after a new Version: %v (moved %v), want %v", got, moved, lm)
 	}
-	// A newer lastmod than the bytes served counts as a change too.
+	// A newer lastmod than the bytes served counts as a change, and so
+	// does a later change time.
 	if _, changed := c.listed(k, PageInfo{Number: 1, Version: "v3", LastMod: t0.Add(6 * time.Hour)}, t0.Add(6*time.Hour), true); !changed {
 		t.Error("a newer lastmod is not a change")
 	}
+	if _, changed := c.listed(k, PageInfo{Number: 1, Version: "v3", LastMod: t0.Add(6 * time.Hour), Changed: t0.Add(7 * time.Hour)}, t0.Add(7*time.Hour), true); !changed {
+		t.Error("a later change time is not a change")
+	}
 }
 
-func TestClockInvalidated(t *testing.T) {
-	c := newClocks()
+// TestClockTold: an Invalidate moves no clock; the Version change the
+// index sees after it is that change, not another (one change, one read).
+func TestClockTold(t *testing.T) {
+	c := newTestClocks()
 	k := pageKey(0, 1)
-	c.invalidated(k, t0) // unknown: nothing to move
-	at0, _ := c.built(k, 1, time.Time{}, t0)
-	c.invalidated(k, t0.Add(time.Minute))
-	at1, moved := c.built(k, 2, time.Time{}, t0.Add(2*time.Minute))
-	if !at1.Equal(t0.Add(time.Minute)) || !at1.After(at0) || moved {
-		t.Errorf("after Invalidate: %v (moved %v), want %v", at1, moved, t0.Add(time.Minute))
+	c.told(k) // unknown: nothing to note
+	c.listed(k, PageInfo{Number: 1, Version: "v1"}, t0, true)
+	at0, _ := c.build(k, 1, time.Time{}, time.Time{}, t0)
+	c.told(k)
+	if at, changed := c.listed(k, PageInfo{Number: 1, Version: "v2"}, t0.Add(time.Minute), true); changed || !at.Equal(at0) {
+		t.Errorf("the index after an Invalidate: %v, changed %v; want %v, false", at, changed, at0)
+	}
+	if at, moved := c.build(k, 1, time.Time{}, time.Time{}, t0.Add(2*time.Minute)); !at.Equal(at0) || moved {
+		t.Errorf("an Invalidate of unchanged bytes: %v (moved %v), want %v", at, moved, at0)
+	}
+	if _, changed := c.listed(k, PageInfo{Number: 1, Version: "v3"}, t0.Add(3*time.Minute), true); !changed {
+		t.Error("a Version change with no Invalidate is not a change")
+	}
+}
+
+// TestClockSeedRefusesSkew: a clock another replica stored far ahead of
+// this one's time is refused.
+func TestClockSeedRefusesSkew(t *testing.T) {
+	c := newTestClocks()
+	k := pageKey(0, 1)
+	ahead := fileClock{at: t0.Add(time.Hour), served: t0.Add(time.Hour), hash: 9, built: true}
+	if c.seed(k, ahead, t0) {
+		t.Error("a clock an hour ahead was taken")
+	}
+	if at, _ := c.build(k, 9, time.Time{}, time.Time{}, t0); at.After(t0) {
+		t.Errorf("Last-Modified %v after a refused clock: in the future", at)
+	}
+	near := fileClock{at: t0.Add(time.Second), served: t0.Add(time.Second), hash: 9, built: true}
+	if !c.seed(k, near, t0) {
+		t.Error("a clock a second ahead was refused")
 	}
 }
 
 // TestClockNeverBackwards drives random builds and index listings and
-// checks the two promises: a clock never decreases, and bytes other than
-// those served before always get a later clock.
+// checks the promises: a Last-Modified never decreases, is never more
+// than a second ahead, and bytes other than those served before always
+// get a later one (or none).
 func TestClockNeverBackwards(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	c := newClocks()
+	c := newClocks(t0, false, nil)
 	k := pageKey(0, 1)
 	now := t0
 	var last time.Time
 	var lastHash uint64
 	for i := range 10_000 {
-		now = now.Add(time.Duration(r.IntN(3000)) * time.Millisecond)
+		now = now.Add(time.Duration(r.IntN(1500)) * time.Millisecond)
 		newest := t0.Add(time.Duration(r.IntN(100_000)-50_000) * time.Second)
 		if r.IntN(3) == 0 {
 			newest = time.Time{}
 		}
-		if r.IntN(4) == 0 {
+		switch r.IntN(5) {
+		case 0:
 			c.listed(k, PageInfo{Number: 1, Version: string(rune('a' + r.IntN(3))), LastMod: newest}, now, r.IntN(2) == 0)
+			continue
+		case 1:
+			c.told(k)
 			continue
 		}
 		hash := uint64(r.IntN(4))
-		at, _ := c.built(k, hash, newest, now)
+		at, _ := c.build(k, hash, newest, time.Time{}, now)
+		if at.IsZero() {
+			lastHash = hash + 100 // served without a clock: any next bytes are other bytes
+			continue
+		}
 		if at.Before(last) {
 			t.Fatalf("step %d: clock moved back from %v to %v", i, last, at)
 		}
-		if i > 0 && lastHash != hash && !at.After(last) {
+		if at.After(now.Add(time.Second)) {
+			t.Fatalf("step %d: clock %v more than a second ahead of %v", i, at, now)
+		}
+		if lastHash != hash && !at.After(last) {
 			t.Fatalf("step %d: other bytes under the same clock %v", i, at)
 		}
 		last, lastHash = at, hash
@@ -216,4 +307,10 @@ func TestDeletionNot304(t *testing.T) {
 	if want := "<lastmod>" + lm1.Format("2006-01-02T15:04:05Z") + "</lastmod>"; !strings.Contains(idx1, want) || idx1 == idx0 {
 		t.Errorf("index after the deletion:\n%s\nwant %s", idx1, want)
 	}
+}
+
+// build is built, less the listed time.
+func (c *clocks) build(k docKey, hash uint64, newest, changed, now time.Time) (time.Time, bool) {
+	lm, _, moved := c.built(k, hash, newest, changed, now, true)
+	return lm, moved
 }

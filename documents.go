@@ -82,7 +82,11 @@ func (d *documents) get(ctx context.Context, k docKey) (*entry, error) {
 // fresh reports whether sl, the cached copy of k, may be served as it is:
 // younger than TTL, current, and not superseded by another replica's.
 func (d *documents) fresh(k docKey, sl *slot, now time.Time) bool {
-	return now.Before(sl.e.built.Add(d.site.ttl)) && d.ledger.current(k, sl.e.stamp) && !sl.superseded.Load()
+	ttl := d.site.ttl
+	if sl.e.unclocked {
+		ttl = min(ttl, time.Second)
+	}
+	return now.Before(sl.e.built.Add(ttl)) && d.ledger.current(k, sl.e.stamp) && !sl.superseded.Load()
 }
 
 // listed reports whether the index lists page k. A stale or missing index
@@ -232,14 +236,15 @@ func (d *documents) load(k docKey, old *entry) (e *entry, err error) {
 		}
 	}()
 	// 3.
-	got, old, unlock, err := d.tier.acquire(ctx, k, old)
-	if got != nil || err != nil {
-		if err != nil {
-			return nil, fmt.Errorf("waiting for another replica: %w", err)
-		}
-		return d.adopt(k, got), nil
+	cl, err := d.tier.acquire(ctx, k, old)
+	if err != nil {
+		return nil, fmt.Errorf("waiting for another replica: %w", err)
 	}
-	defer unlock()
+	if cl.got != nil {
+		return d.adopt(k, cl.got), nil
+	}
+	old = cl.stale
+	defer cl.unlock()
 	// 4.
 	if k.kind == docPage && old != nil && old.info.Version != "" && d.ledger.current(k, old.stamp) {
 		d.freshIndex()
@@ -260,11 +265,14 @@ func (d *documents) load(k docKey, old *entry) (e *entry, err error) {
 	// 6.
 	st := d.ledger.now()
 	// 7.
-	e, fx, err := d.builders[k.kind].build(ctx, d.job(k, old))
+	j := d.job(k, old)
+	j.alone = cl.alone
+	e, fx, err := d.builders[k.kind].build(ctx, j)
 	if err != nil {
 		return nil, err
 	}
-	e.stamp, e.gen = stamp{epoch: st.epoch, gen: builtHere}, st.gen
+	e.stamp, e.gen = stamp{epoch: st.epoch, gen: builtHere}, cl.gen
+	d.clocks.sync() // the clocks it gave last, before anyone is given them
 	if fx.moved {
 		// The index lists this page's clock: out of date here now; the
 		// other replicas are told once the clock is stored, below.
@@ -276,7 +284,11 @@ func (d *documents) load(k docKey, old *entry) (e *entry, err error) {
 	if d.ledger.current(k, e.stamp) {
 		// Shared before it is kept here: once this replica serves the
 		// copy, the others find it in the tier.
-		d.tier.share(ctx, k, e)
+		if !cl.alone && !d.tier.share(ctx, k, e) && !e.lastMod.IsZero() {
+			// The others do not know its clock: not served under it.
+			d.clocks.withdraw(k, e.hash)
+			e = e.withoutClock()
+		}
 		d.keep(k, e)
 	}
 	if fx.moved {
@@ -378,7 +390,6 @@ func (d *documents) invalidate(keys []docKey, feeds []docKey) {
 		d.outdate(k)
 		d.failures.forget(k)
 	}
-	now := d.now()
 	var idx *entry
 	if sl, ok := d.cache.peek(indexKey); ok {
 		idx = sl.e
@@ -399,8 +410,8 @@ func (d *documents) invalidate(keys []docKey, feeds []docKey) {
 	changed := make([]docKey, 0, len(rebuild)+len(listed)+1)
 	changed = append(append(append(changed, rebuild...), listed...), indexKey)
 	d.outdate(changed...)
-	for _, k := range listed {
-		d.clocks.invalidated(k, now)
+	for _, k := range changed {
+		d.clocks.told(k)
 	}
 	for _, k := range changed {
 		d.failures.forget(k)
@@ -464,9 +475,7 @@ func (d *documents) changed(k docKey, gen int64) {
 	d.ledger.heard(k, gen)
 	d.group.Forget(k.String())
 	d.failures.forget(k)
-	if !cached && k.kind == docPage {
-		d.clocks.invalidated(k, d.now())
-	}
+	d.clocks.told(k)
 }
 
 // stored is told by the tier that another replica stored a copy of k

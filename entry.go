@@ -20,6 +20,11 @@ type entry struct {
 	hash    uint64    // the xxhash of the XML, which the ETags name
 	level   int       // the gzip level of gz, which the gzip ETags name
 
+	// unclocked: the clock could not give these bytes a Last-Modified yet
+	// (clock.go, rule 1), so the copy is fresh for a second only: the next
+	// build, in a later second, gives them one.
+	unclocked bool
+
 	// ETag header values, one per representation, precomputed.
 	etagFile, etagGzip, etagPlain []string
 	// gzLen is the Content-Length header value of the gzip representations.
@@ -78,6 +83,14 @@ func (e *entry) renewed(now time.Time) *entry {
 		etagFile: e.etagFile, etagGzip: e.etagGzip, etagPlain: e.etagPlain, gzLen: e.gzLen, pages: e.pages, more: e.more, sums: e.sums,
 	}
 	r.text.Store(e.text.Load()) // the same bytes, the same text
+	return r
+}
+
+// withoutClock returns e without a Last-Modified: the same bytes, to be
+// validated by their ETag alone.
+func (e *entry) withoutClock() *entry {
+	r := e.renewed(e.built)
+	r.lastMod = time.Time{}
 	return r
 }
 

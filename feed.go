@@ -1,6 +1,7 @@
 package sitemap
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -128,12 +129,13 @@ func (b feedBuilder) build(ctx context.Context, j job) (*entry, effects, error) 
 	}
 	// The clock follows the entries: the header holds it, so it cannot be
 	// part of what the clock looks at.
-	at, _ := b.clocks.built(k, xxhash.Sum64(body), newest, now)
+	at, updated, _ := b.clocks.built(k, xxhash.Sum64(body), newest, time.Time{}, now, !j.alone)
+	updated = cmp.Or(updated, at, second(now)) // Atom requires one; the last only without a clock
 	gz, sum, err := compress(b.site.gzipLevel, func(w io.Writer) error {
 		h := make([]byte, 0, len(feedStart)+512)
 		h = append(h, feedStart...)
 		h = append(h, "<id>"+f.loc+"</id>\n<title>"+f.title+"</title>\n<updated>"...)
-		h = appendW3CTime(h, at, false)
+		h = appendW3CTime(h, updated, false)
 		h = append(h, "</updated>\n"+`<link rel="self" type="application/atom+xml" href="`+f.loc+`"/>`+"\n"+
 			"<author><name>"+b.site.feeds.author+"</name></author>\n"...)
 		if _, err := w.Write(h); err != nil {

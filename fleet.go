@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/freshmap/sitemap/internal/breaker"
@@ -29,6 +30,10 @@ type fleet struct {
 	inbox  inbox
 	log    *slog.Logger
 	now    func() time.Time
+
+	mu     sync.Mutex
+	bornAt time.Time   // when the Store's state began, as last read; zero before
+	warned atomic.Bool // a clock ahead of this replica's was logged
 
 	looks  singleflight.Group // one look per document at a time (newer)
 	ctx    context.Context    // cancelled by close
@@ -80,11 +85,14 @@ func (f *fleet) unsynced(sl *slot) bool { return sl.synced.Load() < f.sh.breaks.
 // While another replica holds the lock, only the lock is tried again (a
 // small call), with growing pauses: the copy is read once the lock is
 // free, so a wait costs no more than one read of it.
-func (f *fleet) acquire(ctx context.Context, k docKey, old *entry) (got, stale *entry, unlock func(), err error) {
+func (f *fleet) acquire(ctx context.Context, k docKey, old *entry) (claim, error) {
 	name := f.site.storeName(k)
 	rec, old, ok := f.look(ctx, k, old)
-	if rec != nil || !ok {
-		return rec, old, noUnlock, nil
+	switch {
+	case rec != nil:
+		return claim{got: rec, unlock: noUnlock}, nil
+	case !ok:
+		return claim{stale: old, unlock: noUnlock, alone: true}, nil
 	}
 	for delay, waited := time.Millisecond, false; ; delay = min(2*delay, fleetWaitMax) {
 		unlock, err := f.sh.lock(ctx, name)
@@ -92,13 +100,19 @@ func (f *fleet) acquire(ctx context.Context, k docKey, old *entry) (got, stale *
 		case err == nil:
 			// The lock is free: its last holder may have stored the copy.
 			var rec *entry
-			if rec, old, _ = f.look(ctx, k, old); rec != nil {
+			if rec, old, ok = f.look(ctx, k, old); rec != nil {
 				unlock()
-				return rec, nil, noUnlock, nil
+				return claim{got: rec, unlock: noUnlock}, nil
 			}
-			return nil, old, unlock, nil
+			// The generation the build starts at, from the Store itself.
+			gen, err := f.sh.incr(ctx)
+			if !ok || err != nil {
+				return claim{stale: old, unlock: unlock, alone: true}, nil
+			}
+			f.gave(gen)
+			return claim{stale: old, unlock: unlock, gen: gen}, nil
 		case !errors.Is(err, ErrLocked):
-			return nil, old, noUnlock, nil
+			return claim{stale: old, unlock: noUnlock, alone: true}, nil
 		}
 		if !waited {
 			waited = true
@@ -108,7 +122,7 @@ func (f *fleet) acquire(ctx context.Context, k docKey, old *entry) (got, stale *
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return nil, nil, noUnlock, ctx.Err()
+			return claim{}, ctx.Err()
 		case <-t.C:
 		}
 	}
@@ -118,15 +132,23 @@ func (f *fleet) acquire(ctx context.Context, k docKey, old *entry) (got, stale *
 // this replica's.
 func (f *fleet) look(ctx context.Context, k docKey, old *entry) (got, stale *entry, ok bool) {
 	st := f.ledger.now()
-	rec, clocks, err := f.sh.get(ctx, k, f.site.storeName(k))
+	rec, clocks, born, err := f.sh.get(ctx, k, f.site.storeName(k))
 	if err != nil {
 		return nil, old, false
 	}
+	f.born(ctx, born)
+	now := f.clocks.now(f.now())
 	for _, kc := range clocks {
-		f.clocks.seed(kc.k, kc.c)
+		if !f.clocks.seed(kc.k, kc.c, now) {
+			f.ahead(kc.c.at, now)
+		}
 	}
 	if rec == nil {
 		return nil, old, true
+	}
+	if rec.lastMod.After(now.Add(maxSkew)) {
+		f.ahead(rec.lastMod, now)
+		return nil, old, true // its builder's clock is wrong: build here
 	}
 	rec.stamp = stamp{epoch: st.epoch, gen: rec.gen}
 	switch {
@@ -169,15 +191,19 @@ func (f *fleet) newer(k docKey, sl *slot) *entry {
 
 // share stores e, the copy of k just built here, with its clocks, and
 // tells the other replicas: a page's clock first (an index build reads
-// it, whoever builds the page), then the copy, then the message.
-func (f *fleet) share(ctx context.Context, k docKey, e *entry) {
+// it, whoever builds the page), then the copy, then the message. It
+// reports whether the clock and the copy were stored: if not, no other
+// replica knows the clock, and e must not be served under it.
+func (f *fleet) share(ctx context.Context, k docKey, e *entry) bool {
 	name := f.site.storeName(k)
-	if k.kind == docPage {
-		f.sh.setClock(ctx, name, f.clocks.state(k))
+	if k.kind == docPage && f.sh.setClock(ctx, name, f.clocks.state(k)) != nil {
+		return false
 	}
-	if f.sh.set(ctx, k, name, e, f.clocks.state) == nil {
-		f.sh.publish(ctx, &message{kind: msgBuilt, hash: e.hash, names: []string{f.site.fileName(k)}})
+	if f.sh.set(ctx, k, name, e, f.clocks.state) != nil {
+		return false
 	}
+	f.sh.publish(ctx, &message{kind: msgBuilt, hash: e.hash, names: []string{f.site.fileName(k)}})
+	return true
 }
 
 // announce tells every replica that keys changed. Until the store knows,
@@ -190,7 +216,7 @@ func (f *fleet) announce(keys []docKey) {
 		f.ledger.postpone(keys)
 		return
 	}
-	f.ledger.seen(gen)
+	f.gave(gen)
 	names := make([]string, len(keys))
 	for i, k := range keys {
 		names[i] = f.site.fileName(k)
@@ -211,7 +237,7 @@ func (f *fleet) storedClocks(ctx context.Context, pages [][]PageInfo) {
 	flush := func() bool {
 		cs, err := f.sh.getClocks(ctx, names)
 		for i, c := range cs {
-			f.clocks.seed(keys[i], c)
+			f.clocks.seed(keys[i], c, f.now())
 		}
 		keys, names = keys[:0], names[:0]
 		return err == nil
@@ -293,8 +319,9 @@ func (f *fleet) subscribe() <-chan struct{} {
 		return nil
 	}
 	if gen, err := sh.incr(f.ctx); err == nil {
-		f.ledger.seen(gen)
+		f.gave(gen)
 	}
+	f.skew(f.ctx)
 	return broken
 }
 
@@ -311,7 +338,6 @@ func (f *fleet) onMessage(b []byte) {
 	if m.from == sh.id {
 		return
 	}
-	f.ledger.seen(m.gen)
 	for _, name := range m.names {
 		k, ok := f.site.keyOf(name)
 		if !ok {
@@ -323,5 +349,89 @@ func (f *fleet) onMessage(b []byte) {
 		case msgBuilt:
 			f.inbox.stored(k, m.hash)
 		}
+	}
+}
+
+// gave takes gen, a generation the Store gave: one far below another it
+// gave means the Store lost its state (ledger.gave).
+func (f *fleet) gave(gen int64) {
+	if f.ledger.gave(gen) {
+		f.lost(f.clocks.now(f.now()), "its generation went back")
+	}
+}
+
+// born checks when the Store's state began, as a look read it (zero if
+// the Store holds none). A Store that lost its state (flushed, restarted
+// empty, its records garbage) is noticed here, whatever the generation
+// says; a Store with no state yet is given it.
+func (f *fleet) born(ctx context.Context, b time.Time) {
+	f.mu.Lock()
+	known := f.bornAt
+	if !b.IsZero() {
+		f.bornAt = b
+	}
+	f.mu.Unlock()
+	switch {
+	case b.IsZero():
+		now := f.clocks.now(f.now())
+		if f.sh.setBorn(ctx, now) == nil {
+			f.mu.Lock()
+			f.bornAt = now
+			f.mu.Unlock()
+		}
+		if !known.IsZero() {
+			f.lost(now, "it holds no state")
+		} else {
+			f.clocks.raiseFloor(now)
+		}
+	case known.IsZero():
+		// The clocks of every file built since b are in the Store: no
+		// earlier floor is needed for a file it holds none of.
+		f.clocks.setFloor(b)
+	case !b.Equal(known):
+		f.lost(b, "another replica found it empty")
+	}
+}
+
+// lost handles a Store that lost its state at or before t: no file with
+// no clock here gets one before t; the marks of changes are brought down
+// to the Store's new generation (ledger.gave), so copies built from now
+// on are judged against it; and every copy held here is looked up again.
+func (f *fleet) lost(t time.Time, why string) {
+	f.clocks.raiseFloor(t)
+	if gen, err := f.sh.incr(f.ctx); err == nil {
+		f.ledger.rebase(gen)
+	}
+	f.sh.breaks.Add(1)
+	f.log.Warn("sitemap: the store lost its state ("+why+"); clocks continue from this replica's and from now", "at", t)
+}
+
+// ahead logs, once, a clock another replica gave that is more than
+// maxSkew ahead of this one's: it was refused.
+func (f *fleet) ahead(at, now time.Time) {
+	if !f.warned.Swap(true) {
+		f.log.Warn("sitemap: a replica's clock is ahead of this one's; its clocks are refused (logged once)", "clock", at, "now", now)
+	}
+}
+
+// skewTolerance is how far this replica's time may differ from the
+// Store's before its clocks follow the Store's.
+const skewTolerance = 2 * time.Second
+
+// skew compares this replica's time with the Store's, if it tells it: a
+// replica whose time is off by more than skewTolerance gives its clocks
+// in the Store's time, and says so.
+func (f *fleet) skew(ctx context.Context) {
+	before := f.now()
+	st, ok := f.sh.time(ctx)
+	if !ok {
+		return
+	}
+	off := st.Sub(before.Add(f.now().Sub(before) / 2))
+	if off > -skewTolerance && off < skewTolerance {
+		off = 0
+	}
+	if prev := f.clocks.setOffset(off); prev != off && off != 0 {
+		f.log.Warn("sitemap: this replica's time is off the store's; its clocks follow the store's time", "offset", off)
 	}
 }

@@ -153,7 +153,7 @@ func newUnitReplica(t *testing.T, store Store, log *slog.Logger) *unitReplica {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	r := &unitReplica{l: newLedger(), c: newClocks()}
+	r := &unitReplica{l: newLedger(), c: newClocks(unitT0, true, nil)}
 	r.in = &fakeInbox{ledger: r.l}
 	r.f = newFleet(newShared(store, st.base.url, log), st, r.l, r.c, r.in, log, testkit.NewClock(unitT0).Now)
 	t.Cleanup(r.f.close)
@@ -180,7 +180,7 @@ func (r *unitReplica) build(t *testing.T, k docKey, body string) *entry {
 	st := r.l.now()
 	e := unitEntry(t, body)
 	e.stamp, e.gen = stamp{epoch: st.epoch, gen: builtHere}, st.gen
-	r.c.built(k, e.hash, e.lastMod, unitT0)
+	r.c.built(k, e.hash, e.lastMod, time.Time{}, unitT0, true)
 	r.f.share(t.Context(), k, e)
 	return e
 }
@@ -293,11 +293,11 @@ func TestFleetUnitStoreDown(t *testing.T) {
 		t.Error("a stored copy of a held key is current")
 	}
 	old := unitEntry(t, "<url><loc>https://example.com/cached</loc></url>")
-	got, stale, unlock, err := a.f.acquire(t.Context(), k, old)
-	if got != nil || stale != old || unlock == nil || err != nil {
-		t.Fatalf("acquire with the store down = (%v, %v, unlock %v, %v), want (nil, old, an unlock, nil)", got, stale == old, unlock != nil, err)
+	cl, err := a.f.acquire(t.Context(), k, old)
+	if cl.got != nil || cl.stale != old || cl.unlock == nil || !cl.alone || err != nil {
+		t.Fatalf("acquire with the store down = (%v, %v, unlock %v, alone %v, %v), want (nil, old, an unlock, alone, nil)", cl.got, cl.stale == old, cl.unlock != nil, cl.alone, err)
 	}
-	unlock()
+	cl.unlock()
 	if got, stale, ok := a.f.look(t.Context(), k, old); ok || got != nil || stale != old {
 		t.Errorf("look with the store down = (%v, %v, %v), want (nil, old, false)", got, stale == old, ok)
 	}
@@ -341,7 +341,9 @@ func TestFleetUnitLockWait(t *testing.T) {
 	done := make(chan result, 1)
 	go func() {
 		var r result
-		r.got, r.stale, r.unlock, r.err = b.f.acquire(ctx, k, nil)
+		var cl claim
+		cl, r.err = b.f.acquire(ctx, k, nil)
+		r.got, r.stale, r.unlock = cl.got, cl.stale, cl.unlock
 		done <- r
 	}()
 	unitWait(t, "B to wait for the lock", func() bool { return b.f.stats().waits >= 1 })

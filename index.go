@@ -75,7 +75,7 @@ func (b indexBuilder) build(ctx context.Context, j job) (*entry, effects, error)
 	}
 	var files []*entry
 	for len(list) > 0 {
-		e, n, err := b.encodeFile(list, len(files)+1, now)
+		e, n, err := b.encodeFile(list, len(files)+1, now, !j.alone)
 		if err != nil {
 			return nil, effects{}, err
 		}
@@ -92,7 +92,7 @@ func (b indexBuilder) build(ctx context.Context, j job) (*entry, effects, error)
 // encodeFile writes index file number file: the entries of list from the
 // first, as many as fit. It returns the file's entry and how many it
 // lists.
-func (b indexBuilder) encodeFile(list []indexEntry, file int, now time.Time) (*entry, int, error) {
+func (b indexBuilder) encodeFile(list []indexEntry, file int, now time.Time, agreed bool) (*entry, int, error) {
 	var count int
 	var newest time.Time
 	st := b.site
@@ -120,6 +120,8 @@ func (b indexBuilder) encodeFile(list []indexEntry, file int, now time.Time) (*e
 	if count == 0 { // cannot happen: one entry is far below the limits
 		return nil, 0, fmt.Errorf("index file %d: no entry fits", file)
 	}
-	at, _ := b.clocks.built(indexFileKey(file), sum, newest, now)
-	return newEntry(gz, sum, st.gzipLevel, at, now), count, nil
+	at, _, _ := b.clocks.built(indexFileKey(file), sum, newest, time.Time{}, now, agreed)
+	e := newEntry(gz, sum, st.gzipLevel, at, now)
+	e.unclocked = at.IsZero() && agreed
+	return e, count, nil
 }

@@ -24,10 +24,11 @@ import (
 // is judged by the generation its build started at.
 type ledger struct {
 	epoch atomic.Uint64 // raised by every change said or heard here
-	gen   atomic.Int64  // the highest store generation known here
+	gen   atomic.Int64  // the highest generation the Store gave here
 
 	mu      sync.Mutex
 	marks   map[docKey]stamp // per document: when it was last said to have changed
+	top     int64            // the highest generation of a mark, held aside
 	pending []docKey         // said here while the Store was off: not yet told to the other replicas
 }
 
@@ -71,7 +72,6 @@ func (l *ledger) said(keys ...docKey) {
 // no copy built elsewhere before gen is current, nor any made here before
 // now.
 func (l *ledger) heard(k docKey, gen int64) {
-	l.seen(gen)
 	epoch := l.epoch.Add(1)
 	l.mark([]docKey{k}, func(m *stamp) { m.epoch, m.gen = epoch, max(m.gen, gen) })
 }
@@ -92,6 +92,9 @@ func (l *ledger) mark(keys []docKey, set func(m *stamp)) {
 		m := l.marks[k]
 		set(&m)
 		l.marks[k] = m
+		if m.gen != held {
+			l.top = max(l.top, m.gen)
+		}
 	}
 }
 
@@ -112,12 +115,49 @@ func (l *ledger) takePending() []docKey {
 	return p
 }
 
-// seen raises the highest generation known here to gen.
-func (l *ledger) seen(gen int64) {
-	for {
-		cur := l.gen.Load()
-		if gen <= cur || l.gen.CompareAndSwap(cur, gen) {
-			return
+// genSlack is how far below the highest generation the Store gave here a
+// generation it gives may be, its calls having ended out of order, before
+// that means the Store lost its state.
+const genSlack = 1 << 10
+
+// gave records gen, a generation the Store gave (Incr); only the Store's
+// own generations count, never a message's. It reports whether the Store
+// lost its state: gen is far below one it gave before (flushed, restarted
+// empty, or its counter reset). A mark above what the Store has given
+// came from a message no generation backs (forged, or from before the
+// loss): it is brought down to gen, so it cannot keep every copy built
+// elsewhere from being current for ever.
+func (l *ledger) gave(gen int64) (lost bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	cur := l.gen.Load()
+	lost = gen+genSlack < cur
+	if lost || gen > cur {
+		l.gen.Store(gen)
+	}
+	if lost || l.top > gen+genSlack {
+		l.lower(gen)
+	}
+	return lost
+}
+
+// rebase brings every mark down to gen, the Store's generation after it
+// lost its state: copies built elsewhere from now on start at gen or
+// later, after every change marked here.
+func (l *ledger) rebase(gen int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.gen.Store(gen)
+	l.lower(gen)
+}
+
+// lower brings the marks above gen down to it; l.mu is held.
+func (l *ledger) lower(gen int64) {
+	for k, m := range l.marks {
+		if m.gen > gen && m.gen != held {
+			m.gen = gen
+			l.marks[k] = m
 		}
 	}
+	l.top = gen
 }

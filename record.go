@@ -293,5 +293,7 @@ func (d *decoder) file() (*entry, fileClock) {
 	if d.err != nil {
 		return &entry{}, fileClock{}
 	}
-	return newEntry(bytes.Clone(gz), hash, level, lastMod, built), clock
+	e := newEntry(bytes.Clone(gz), hash, level, lastMod, built)
+	e.unclocked = lastMod.IsZero() // a stored copy is never one built alone (fleet.go)
+	return e, clock
 }

@@ -8,7 +8,9 @@ import (
 	"errors"
 	"log/slog"
 	"sync/atomic"
+	"time"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/freshmap/sitemap/internal/breaker"
 )
 
@@ -64,8 +66,11 @@ func (sh *shared) call(ctx context.Context, f func() error) error {
 // clocks it carries; nil if there is none or it does not decode. For a
 // page, the clocks include the one stored apart (setClock), which
 // outlives an evicted copy.
-func (sh *shared) get(ctx context.Context, k docKey, name string) (*entry, []keyClock, error) {
-	keys := []string{sh.ns + name}
+//
+// It also returns when the Store's state began (born), zero if the Store
+// holds none, or garbage.
+func (sh *shared) get(ctx context.Context, k docKey, name string) (*entry, []keyClock, time.Time, error) {
+	keys := []string{sh.ns + "born", sh.ns + name}
 	if k.kind == docPage {
 		keys = append(keys, sh.ns+"clock:"+name)
 	}
@@ -75,8 +80,10 @@ func (sh *shared) get(ctx context.Context, k docKey, name string) (*entry, []key
 		return err
 	})
 	if err != nil || len(vs) != len(keys) {
-		return nil, nil, cmp.Or(err, errRecord)
+		return nil, nil, time.Time{}, cmp.Or(err, errRecord)
 	}
+	born, _ := decodeBorn(vs[0])
+	vs = vs[1:]
 	var clocks []keyClock
 	if len(vs) == 2 && vs[1] != nil {
 		if c, err := decodeClock(vs[1]); err == nil {
@@ -84,7 +91,7 @@ func (sh *shared) get(ctx context.Context, k docKey, name string) (*entry, []key
 		}
 	}
 	if vs[0] == nil {
-		return nil, clocks, nil
+		return nil, clocks, born, nil
 	}
 	e, carried, err := decodeRecord(k, vs[0])
 	if err != nil {
@@ -92,9 +99,44 @@ func (sh *shared) get(ctx context.Context, k docKey, name string) (*entry, []key
 		if !sh.garbage.Swap(true) {
 			sh.log.Warn("sitemap: a store value does not decode; treated as missing (logged once)", "key", sh.ns+name)
 		}
-		return nil, clocks, nil
+		return nil, clocks, born, nil
 	}
-	return e, append(clocks, carried...), nil
+	return e, append(clocks, carried...), born, nil
+}
+
+// setBorn stores t as the time the Store's state began.
+func (sh *shared) setBorn(ctx context.Context, t time.Time) error {
+	b := binary.LittleEndian.AppendUint64([]byte(bornMagic), uint64(t.UnixNano()))
+	b = binary.LittleEndian.AppendUint64(b, xxhash.Sum64(b))
+	return sh.call(ctx, func() error { return sh.st.Set(ctx, sh.ns+"born", b) })
+}
+
+// bornMagic starts the record of when the Store's state began.
+const bornMagic = "SMB\x01"
+
+// decodeBorn returns the time setBorn stored.
+func decodeBorn(b []byte) (time.Time, error) {
+	if len(b) != len(bornMagic)+16 || string(b[:len(bornMagic)]) != bornMagic ||
+		xxhash.Sum64(b[:len(bornMagic)+8]) != binary.LittleEndian.Uint64(b[len(bornMagic)+8:]) {
+		return time.Time{}, errRecord
+	}
+	return time.Unix(0, int64(binary.LittleEndian.Uint64(b[len(bornMagic):]))).UTC(), nil
+}
+
+// time returns the Store's own time, if it tells it (a method Time, as
+// adapters/redisstore has); ok is false if it does not or did not answer.
+func (sh *shared) time(ctx context.Context) (t time.Time, ok bool) {
+	ts, is := sh.st.(interface {
+		Time(context.Context) (time.Time, error)
+	})
+	if !is {
+		return t, false
+	}
+	err := sh.call(ctx, func() (err error) {
+		t, err = ts.Time(ctx)
+		return err
+	})
+	return t, err == nil
 }
 
 // set stores e as the copy of the document k, named name, with the clocks

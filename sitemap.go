@@ -123,6 +123,16 @@ type Config struct {
 	// replicas must have the same BaseURL, sections and TTL. Nil means
 	// each replica builds and caches on its own.
 	Store Store
+	// ClockFile, if set, is the path of a file where the Sitemap keeps the
+	// content clocks of its files (made if missing; its directory must
+	// exist), so that a restart without a Store keeps every file's
+	// Last-Modified and index <lastmod>: a file whose bytes did not change
+	// keeps its clock, and 304s, across restarts. Each new clock is written
+	// to disk before it is served. Without a Store, ClockFile or a Source
+	// that reports PageInfo.Changed, a restart gives every file a
+	// Last-Modified after the process started (see the README's content
+	// clock). One file per Sitemap; "" means none.
+	ClockFile string
 	// Stylesheet makes the sitemap readable in a browser: every index and
 	// sitemap file starts with an <?xml-stylesheet?> instruction naming
 	// BASE/sitemap.xsl (BASE the base URL's path, so the same origin), which
@@ -189,7 +199,13 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 	for _, sec := range st.sections {
 		sec.spec.notice = func(page int64, loc string, err error) { rep.corrected(sec, page, loc, err) }
 	}
-	clocks := newClocks()
+	var file *clockFile
+	if cfg.ClockFile != "" {
+		if file, err = openClockFile(cfg.ClockFile, st.sections, now(), log); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+	}
+	clocks := newClocks(now(), cfg.Store != nil, file)
 	tl := &tools{site: st, clocks: clocks, rep: rep, now: now}
 	d := &documents{
 		site: st, ledger: newLedger(), clocks: clocks, failures: newFailures(), tier: noTier{}, rep: rep, now: now,
@@ -295,6 +311,7 @@ func (s *Sitemap) Notify(urls ...string) {
 func (s *Sitemap) Close() error {
 	s.docs.close()
 	s.docs.tier.close()
+	s.docs.clocks.file.close()
 	if n := s.rep.indexNow; n != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), indexNowCloseTimeout)
 		n.Close(ctx)

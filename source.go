@@ -23,6 +23,14 @@ type PageInfo struct {
 	// time); "" if unknown. With LastMod, it lets a cached copy of the page
 	// be revalidated without reading it again.
 	Version string
+	// Changed is when the page's content last changed, if the Source keeps
+	// it where it lasts (adapters/sqlsource's page summary does): it must
+	// never move back, and must move with every change to the page's bytes
+	// (a row added, edited, deleted or unpublished, and whatever else the
+	// page is made of). It is then the page's clock (its Last-Modified and
+	// index <lastmod>) on a first build, so a restart keeps the clocks with
+	// no Store or clock file. Zero if unknown.
+	Changed time.Time
 }
 
 // Source is an application's catalogue, read one page (one sitemap file) at a

@@ -22,11 +22,12 @@ type tier interface {
 	look(ctx context.Context, k docKey, old *entry) (got, stale *entry, ok bool)
 	// acquire is step 3 of a load: the tier's current copy, waiting while
 	// another replica builds it; or the right to build k here, held until
-	// unlock (never nil), with the copy to replace. An error is ctx's.
-	acquire(ctx context.Context, k docKey, old *entry) (got, stale *entry, unlock func(), err error)
+	// the claim's unlock, with the copy to replace. An error is ctx's.
+	acquire(ctx context.Context, k docKey, old *entry) (claim, error)
 	// share stores e, the copy of k built here: its clock, then the copy,
-	// then a message to the other replicas.
-	share(ctx context.Context, k docKey, e *entry)
+	// then a message to the other replicas. It reports whether the clock
+	// and the copy were stored.
+	share(ctx context.Context, k docKey, e *entry) bool
 	// announce tells the other replicas that keys changed; until they are
 	// told, no copy of keys built elsewhere is current here.
 	announce(keys []docKey)
@@ -39,6 +40,23 @@ type tier interface {
 	stats() tierStats
 	// close stops what the tier started.
 	close()
+}
+
+// claim is what a load gets from its tier (step 3): a copy, or the right
+// to build one.
+type claim struct {
+	got   *entry // the tier's current copy: nothing to build
+	stale *entry // else the copy the build replaces, if any
+	// unlock ends the right to build (never nil).
+	unlock func()
+	// alone: the build cannot agree on a clock with the other replicas (the
+	// Store did not answer, or gave no lock), so its bytes get no
+	// Last-Modified (their ETag still validates them) and are not shared.
+	alone bool
+	// gen is the store generation the build starts at, as the Store gave
+	// it (never one a message claimed): a change told after it has a
+	// later one, so the copy is not current for it (ledger.go).
+	gen int64
 }
 
 // tierStats are a tier's counters, as Stats reports them.
@@ -63,7 +81,7 @@ var _ tier = noTier{}
 
 func (noTier) unsynced(*slot) bool                   { return false }
 func (noTier) newer(docKey, *slot) *entry            { return nil }
-func (noTier) share(context.Context, docKey, *entry) {}
+func (noTier) share(context.Context, docKey, *entry) bool { return true }
 func (noTier) announce([]docKey)                     {}
 func (noTier) breaks() int64                         { return 0 }
 func (noTier) stats() tierStats                      { return tierStats{} }
@@ -73,8 +91,8 @@ func (noTier) look(_ context.Context, _ docKey, old *entry) (got, stale *entry, 
 	return nil, old, false
 }
 
-func (noTier) acquire(_ context.Context, _ docKey, old *entry) (got, stale *entry, unlock func(), err error) {
-	return nil, old, noUnlock, nil
+func (noTier) acquire(_ context.Context, _ docKey, old *entry) (claim, error) {
+	return claim{stale: old, unlock: noUnlock}, nil
 }
 
 func (noTier) storedClocks(context.Context, [][]PageInfo) {}
