@@ -120,7 +120,7 @@ func (c *clocks) first(newest, changed time.Time) *fileClock {
 // could not agree on its clock with the other replicas (agreed false)
 // gives no Last-Modified, and leaves the clock to the next agreed build.
 func (c *clocks) built(k docKey, hash uint64, newest, changed, now time.Time, agreed bool) (lastMod, listed time.Time, moved bool) {
-	now = second(c.now(now))
+	now = second(now)
 	newest, changed = fact(newest, now), fact(changed, now)
 	c.mu.Lock()
 	r := c.m[k]
@@ -171,7 +171,7 @@ func (c *clocks) served(k docKey) time.Time {
 // clock of the bytes it serves until it is rebuilt (cached says whether
 // it is); the caller then starts that rebuild.
 func (c *clocks) listed(k docKey, info PageInfo, now time.Time, cached bool) (at time.Time, changed bool) {
-	now = second(c.now(now))
+	now = second(now)
 	lastMod, ch := fact(info.LastMod, now), fact(info.Changed, now)
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -29,7 +29,11 @@ type fleet struct {
 	clocks *clocks
 	inbox  inbox
 	log    *slog.Logger
-	now    func() time.Time
+	raw    func() time.Time // this replica's time (Config.Now)
+
+	// now is the fleet's time: this replica's, or the Store's if that is
+	// off it by more than skewTolerance (skew).
+	now func() time.Time
 
 	mu     sync.Mutex
 	bornAt time.Time   // when the Store's state began, as last read; zero before
@@ -55,8 +59,9 @@ const fleetWaitMax = 100 * time.Millisecond
 
 // newFleet returns the fleet of st on the Store sh, subscribed to what the
 // other replicas say (which it tells in), until close.
-func newFleet(sh *shared, st *site, l *ledger, c *clocks, in inbox, log *slog.Logger, now func() time.Time) *fleet {
-	f := &fleet{sh: sh, site: st, ledger: l, clocks: c, inbox: in, log: log, now: now}
+func newFleet(sh *shared, st *site, l *ledger, c *clocks, in inbox, log *slog.Logger, raw func() time.Time) *fleet {
+	f := &fleet{sh: sh, site: st, ledger: l, clocks: c, inbox: in, log: log, raw: raw}
+	f.now = func() time.Time { return c.now(raw()) }
 	f.ctx, f.cancel = context.WithCancel(context.Background())
 	broken := f.subscribe() // before the first request; follow retries if the store did not answer
 	f.wg.Go(func() { f.follow(broken) })
@@ -137,7 +142,7 @@ func (f *fleet) look(ctx context.Context, k docKey, old *entry) (got, stale *ent
 		return nil, old, false
 	}
 	f.born(ctx, born)
-	now := f.clocks.now(f.now())
+	now := f.now()
 	for _, kc := range clocks {
 		if !f.clocks.seed(kc.k, kc.c, now) {
 			f.ahead(kc.c.at, now)
@@ -356,7 +361,7 @@ func (f *fleet) onMessage(b []byte) {
 // gave means the Store lost its state (ledger.gave).
 func (f *fleet) gave(gen int64) {
 	if f.ledger.gave(gen) {
-		f.lost(f.clocks.now(f.now()), "its generation went back")
+		f.lost(f.now(), "its generation went back")
 	}
 }
 
@@ -373,7 +378,7 @@ func (f *fleet) born(ctx context.Context, b time.Time) {
 	f.mu.Unlock()
 	switch {
 	case b.IsZero():
-		now := f.clocks.now(f.now())
+		now := f.now()
 		if f.sh.setBorn(ctx, now) == nil {
 			f.mu.Lock()
 			f.bornAt = now
@@ -422,12 +427,12 @@ const skewTolerance = 2 * time.Second
 // replica whose time is off by more than skewTolerance gives its clocks
 // in the Store's time, and says so.
 func (f *fleet) skew(ctx context.Context) {
-	before := f.now()
+	before := f.raw()
 	st, ok := f.sh.time(ctx)
 	if !ok {
 		return
 	}
-	off := st.Sub(before.Add(f.now().Sub(before) / 2))
+	off := st.Sub(before.Add(f.raw().Sub(before) / 2))
 	if off > -skewTolerance && off < skewTolerance {
 		off = 0
 	}

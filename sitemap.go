@@ -206,6 +206,8 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 		}
 	}
 	clocks := newClocks(now(), cfg.Store != nil, file)
+	raw := now
+	now = func() time.Time { return clocks.now(raw()) } // the Store's time, if this replica's is off it (fleet.skew)
 	tl := &tools{site: st, clocks: clocks, rep: rep, now: now}
 	d := &documents{
 		site: st, ledger: newLedger(), clocks: clocks, failures: newFailures(), tier: noTier{}, rep: rep, now: now,
@@ -225,7 +227,7 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 		}
 	}
 	if cfg.Store != nil {
-		d.tier = newFleet(newShared(cfg.Store, st.base.url, log), st, d.ledger, clocks, d, log, now)
+		d.tier = newFleet(newShared(cfg.Store, st.base.url, log), st, d.ledger, clocks, d, log, raw)
 	}
 	return &Sitemap{site: st, docs: d, rep: rep}, nil
 }
