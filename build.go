@@ -74,7 +74,7 @@ func (b pageBuilder) build(ctx context.Context, j job) (*entry, effects, error) 
 		if j.prev != nil {
 			prev = j.prev.sums
 		}
-		tr = newTracker(prev, b.clocks.served(k), len(prev))
+		tr = newTracker(prev, b.clocks.known(k), len(prev))
 		spec.visit = tr.visit
 	}
 	spec.now = now

@@ -49,9 +49,9 @@ import (
 type clocks struct {
 	mu      sync.Mutex
 	m       map[docKey]*fileClock
-	floor   time.Time  // no file with no history here gets an earlier clock
-	durable bool       // records last (a Store or a clock file): a floor is a known time
-	file    *clockFile // the clock file, if any
+	floor   time.Time    // no file with no history here gets an earlier clock
+	durable bool         // records last (a Store or a clock file): a floor is a known time
+	file    *clockFile   // the clock file, if any
 	offset  atomic.Int64 // added to the server's time: the Store's time less it (fleet.skew)
 }
 
@@ -65,6 +65,7 @@ type fileClock struct {
 
 	// In this process only:
 	fact    time.Time // the latest lastmod or change time the Source gave
+	newest  time.Time // the latest of those in the bytes last built
 	changed time.Time // PageInfo.Changed as last seen
 	floored bool      // at is the floor, not a time the file is known to have changed
 	told    bool      // an Invalidate or a change message came since the index last looked
@@ -130,7 +131,7 @@ func (c *clocks) built(k docKey, hash uint64, newest, changed, now time.Time, ag
 	}
 	prev := r.at
 	f := later(newest, changed)
-	r.fact, r.changed = later(r.fact, f), later(r.changed, changed)
+	r.fact, r.changed, r.newest = later(r.fact, f), later(r.changed, changed), f
 	var lm time.Time
 	if !r.built || r.hash == hash && !r.served.IsZero() {
 		lm = later(r.at, f) // rules 2 and 3
@@ -152,15 +153,20 @@ func (c *clocks) built(k docKey, hash uint64, newest, changed, now time.Time, ag
 	return x.served, listed, !x.at.Equal(prev)
 }
 
-// served returns the clock of the bytes of k built last in this process,
-// or the zero time if there were none.
-func (c *clocks) served(k docKey) time.Time {
+// known returns the latest time k is known to have changed, by its
+// bytes built here or by the Source's lastmods (not a floor), or the zero
+// time if nothing is known: a URL whose lastmod is later changed after it.
+func (c *clocks) known(k docKey) time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if r := c.m[k]; r != nil && r.built {
-		return r.served
+	r := c.m[k]
+	switch {
+	case r == nil || !r.built:
+		return time.Time{}
+	case r.floored || r.served.IsZero():
+		return r.newest
 	}
-	return time.Time{}
+	return r.served
 }
 
 // listed returns the <lastmod> to write in the index for page k, which

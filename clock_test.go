@@ -278,8 +278,11 @@ func TestDeletionNot304(t *testing.T) {
 	idx0 := get(sm, "/sitemap_index.xml").Body.String()
 	w := get(sm, "/sitemap-1.xml.gz")
 	lm0 := w.Header().Get("Last-Modified")
-	if lm0 != t0.Add(-24*time.Hour).Format(http.TimeFormat) {
-		t.Fatalf("Last-Modified %q, want the newest lastmod", lm0)
+	if lm0 != t0.Add(time.Second).Format(http.TimeFormat) {
+		t.Fatalf("Last-Modified %q, want the start's next second (nothing kept from before it)", lm0)
+	}
+	if want := "<lastmod>" + t0.Add(-24*time.Hour).Format("2006-01-02T15:04:05Z") + "</lastmod>"; !strings.Contains(idx0, want) {
+		t.Fatalf("index before the deletion:\n%s\nwant the newest lastmod %s", idx0, want)
 	}
 
 	src.set(URL{Loc: "https://example.com/a", LastMod: t0.Add(-48 * time.Hour)}) // b is deleted

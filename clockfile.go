@@ -31,10 +31,10 @@ type clockFile struct {
 
 	mu      sync.Mutex
 	f       *os.File
-	pending []byte           // records put since the last sync
+	pending []byte            // records put since the last sync
 	live    map[docKey][]byte // the last record of each file, for a rewrite
-	size    int64            // the file's length
-	failed  bool             // a write failed (logged once): nothing more is written
+	size    int64             // the file's length
+	failed  bool              // a write failed (logged once): nothing more is written
 	loaded  map[docKey]fileClock
 }
 

@@ -79,13 +79,13 @@ type noTier struct{}
 
 var _ tier = noTier{}
 
-func (noTier) unsynced(*slot) bool                   { return false }
-func (noTier) newer(docKey, *slot) *entry            { return nil }
+func (noTier) unsynced(*slot) bool                        { return false }
+func (noTier) newer(docKey, *slot) *entry                 { return nil }
 func (noTier) share(context.Context, docKey, *entry) bool { return true }
-func (noTier) announce([]docKey)                     {}
-func (noTier) breaks() int64                         { return 0 }
-func (noTier) stats() tierStats                      { return tierStats{} }
-func (noTier) close()                                {}
+func (noTier) announce([]docKey)                          {}
+func (noTier) breaks() int64                              { return 0 }
+func (noTier) stats() tierStats                           { return tierStats{} }
+func (noTier) close()                                     {}
 
 func (noTier) look(_ context.Context, _ docKey, old *entry) (got, stale *entry, ok bool) {
 	return nil, old, false

@@ -112,9 +112,12 @@ func (s *wireStore) calls(t *testing.T) (ops, msgs []string) {
 	slices.Sort(msgs)
 	for k, v := range s.vals {
 		var err error
-		if strings.Contains(k, "}:clock:") {
+		switch {
+		case strings.HasSuffix(k, "}:born"):
+			_, err = decodeBorn(v)
+		case strings.Contains(k, "}:clock:"):
 			_, err = decodeClock(v)
-		} else {
+		default:
 			_, _, err = decodeRecord(indexKey, v)
 		}
 		if err != nil {
@@ -222,9 +225,11 @@ func TestWireKeys(t *testing.T) {
 		})
 		// What the Store sees: the index (its key names the layout; the
 		// pages' clocks are read for it), two pages (each with its clock
-		// apart) and a feed; the generation at subscription.
+		// apart) and a feed; the generation at subscription and at each
+		// build; when the Store's state began (born), with every copy.
 		check(t, sm, st, []string{"/shop/sitemap_index.xml", "/shop/sitemap-products-1.xml.gz", "/shop/sitemap-products-3.xml.gz", "/shop/sitemap-products.atom"},
 			[]string{
+				"get {https://example.com/shop/}:born",
 				"get {https://example.com/shop/}:clock:sitemap-news-1.xml.gz",
 				"get {https://example.com/shop/}:clock:sitemap-products-1.xml.gz",
 				"get {https://example.com/shop/}:clock:sitemap-products-2.xml.gz",
@@ -239,6 +244,7 @@ func TestWireKeys(t *testing.T) {
 				"lock {https://example.com/shop/}:lock:sitemap-products.atom",
 				"lock {https://example.com/shop/}:lock:sitemap_index.xml@a022896365adeb7d",
 				"publish {https://example.com/shop/}:changes",
+				"set {https://example.com/shop/}:born",
 				"set {https://example.com/shop/}:clock:sitemap-products-1.xml.gz",
 				"set {https://example.com/shop/}:clock:sitemap-products-3.xml.gz",
 				"set {https://example.com/shop/}:sitemap-products-1.xml.gz",
@@ -285,6 +291,7 @@ func TestWireKeys(t *testing.T) {
 		})
 		check(t, sm, st, []string{"/sitemap_index.xml", "/sitemap-2.xml.gz", "/sitemap.atom"},
 			[]string{
+				"get {https://example.com/}:born",
 				"get {https://example.com/}:clock:sitemap-1.xml.gz",
 				"get {https://example.com/}:clock:sitemap-2.xml.gz",
 				"get {https://example.com/}:clock:sitemap-3.xml.gz",
@@ -296,6 +303,7 @@ func TestWireKeys(t *testing.T) {
 				"lock {https://example.com/}:lock:sitemap.atom",
 				"lock {https://example.com/}:lock:sitemap_index.xml@e934a84adb052768",
 				"publish {https://example.com/}:changes",
+				"set {https://example.com/}:born",
 				"set {https://example.com/}:clock:sitemap-2.xml.gz",
 				"set {https://example.com/}:sitemap-2.xml.gz",
 				"set {https://example.com/}:sitemap.atom",
