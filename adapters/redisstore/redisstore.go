@@ -184,6 +184,19 @@ func (s *Store) Set(ctx context.Context, key string, value []byte) error {
 	return nil
 }
 
+// Time returns Redis's own time (TIME): the replicas of a fleet give their
+// clocks in it when theirs is off it (see sitemap's README, The content
+// clock).
+func (s *Store) Time(ctx context.Context) (time.Time, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	t, err := s.client.Time(ctx).Result()
+	if err != nil {
+		return time.Time{}, fmt.Errorf("redisstore: time: %w", err)
+	}
+	return t, nil
+}
+
 // Incr adds one to the counter key with INCR and returns its new value.
 // Counters have no TTL, so a volatile-* maxmemory-policy never evicts them.
 func (s *Store) Incr(ctx context.Context, key string) (int64, error) {

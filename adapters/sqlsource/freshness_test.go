@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -66,9 +67,10 @@ func newFreshSite(t *testing.T, d *testDB, wrap func(*sqlsource.Source) sitemap.
 		src = wrap(f.src)
 	}
 	sm, err := sitemap.New(sitemap.Config{
-		BaseURL: "https://shop.example.com",
-		TTL:     freshTTL,
-		Now:     f.clock.Now,
+		BaseURL:   "https://shop.example.com",
+		TTL:       freshTTL,
+		Now:       f.clock.Now,
+		ClockFile: keptClockFile(t, t0.Add(-time.Hour)),
 		OnReject: func(section string, page int64, loc string, err error) {
 			t.Errorf("rejected %s page %d %s: %v", section, page, loc, err)
 		},
@@ -347,3 +349,19 @@ func hasLoc(doc []byte, loc string) bool {
 }
 
 func productLoc(id int64) string { return fmt.Sprintf("%sitem-%d", base, id) }
+
+// keptClockFile returns the path of a clock file kept since since, as a
+// site that has had one since then has: a clock given after since is in
+// it, so a file with none takes its newest lastmod (sitemap's clock.go,
+// rule 3).
+func keptClockFile(t *testing.T, since time.Time) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "clocks")
+	sm, err := sitemap.New(sitemap.Config{BaseURL: "https://shop.example.com", ClockFile: path, Now: func() time.Time { return since }},
+		sitemap.Section{Name: "products", Source: sitemap.FromSlice(nil, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sm.Close()
+	return path
+}
