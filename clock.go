@@ -81,7 +81,7 @@ const maxSkew = 5 * time.Minute
 // newClocks returns the clocks of a Sitemap started at start. Without
 // file or a Store (durable), the floor is start: nothing earlier is known.
 func newClocks(start time.Time, durable bool, file *clockFile) *clocks {
-	c := &clocks{m: make(map[docKey]*fileClock), floor: second(start).Add(time.Second), durable: durable || file != nil, file: file}
+	c := &clocks{m: make(map[docKey]*fileClock), floor: floorAfter(start), durable: durable || file != nil, file: file}
 	if file != nil {
 		c.floor = file.floor
 		for k, x := range file.load() {
@@ -90,6 +90,14 @@ func newClocks(start time.Time, durable bool, file *clockFile) *clocks {
 	}
 	return c
 }
+
+// floorAfter returns the floor after t, when a process started or a
+// Store lost its state: past every clock given before t, each at most
+// maxAhead ahead of the time it was given, or at the floor of its own
+// process, which a clock may be although it is more than maxAhead ahead
+// (in the first seconds). So the floor holds for a process started in a
+// later second than the one before it.
+func floorAfter(t time.Time) time.Time { return second(t).Add(maxAhead + time.Second) }
 
 // second truncates t to the resolution of an HTTP date, in UTC.
 func second(t time.Time) time.Time { return t.UTC().Truncate(time.Second) }
@@ -138,7 +146,7 @@ func (c *clocks) built(k docKey, hash uint64, newest, changed, now time.Time, ag
 	} else {
 		lm = later(later(now, f), r.at.Add(time.Second)) // rule 1
 	}
-	if !agreed || lm.After(now.Add(maxAhead)) {
+	if !agreed || lm.After(later(now.Add(maxAhead), c.floor)) {
 		r.served = time.Time{} // rule 1: no Last-Modified until a later build
 	} else {
 		r.at, r.served = lm, lm
@@ -275,7 +283,7 @@ func (c *clocks) seed(k docKey, x fileClock, now time.Time) bool {
 func (c *clocks) raiseFloor(t time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.floor = later(c.floor, second(t).Add(time.Second))
+	c.floor = later(c.floor, floorAfter(t))
 }
 
 // setFloor makes t the floor, earlier or not: the time since which what
@@ -283,7 +291,7 @@ func (c *clocks) raiseFloor(t time.Time) {
 func (c *clocks) setFloor(t time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.floor = second(t).Add(time.Second)
+	c.floor = floorAfter(t)
 }
 
 // withdraw notes that the bytes of k whose hash is hash are not served

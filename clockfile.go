@@ -47,7 +47,7 @@ func openClockFile(path string, sections []*section, now time.Time, log *slog.Lo
 	b, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		c.floor = now.UTC().Truncate(time.Second).Add(time.Second)
+		c.floor = now.UTC().Truncate(time.Second).Add(2 * time.Second) // floorAfter(now)
 		if err := c.rewrite(); err != nil {
 			return nil, err
 		}

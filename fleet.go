@@ -64,6 +64,7 @@ func newFleet(sh *shared, st *site, l *ledger, c *clocks, in inbox, log *slog.Lo
 	f.now = func() time.Time { return c.now(raw()) }
 	f.ctx, f.cancel = context.WithCancel(context.Background())
 	broken := f.subscribe() // before the first request; follow retries if the store did not answer
+	c.setFloor(f.now())     // in the Store's time, if this replica's is off it (skew); born may lower it
 	f.wg.Go(func() { f.follow(broken) })
 	return f
 }

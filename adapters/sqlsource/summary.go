@@ -290,7 +290,15 @@ func (s *Source) summaryPages(ctx context.Context) iter.Seq2[sitemap.PageInfo, e
 			v = strconv.AppendInt(v, listed, 10)
 			v = append(v, '.')
 			v = strconv.AppendInt(v, changes, 10)
-			if !yield(sitemap.PageInfo{Number: page, LastMod: at.t, Version: string(v)}, nil) {
+			info := sitemap.PageInfo{Number: page, LastMod: at.t, Version: string(v)}
+			if changes > 0 && len(s.loaders) == 0 {
+				// A trigger wrote it: the time of the page's last write,
+				// which lasts across restarts. Not before the first write
+				// (the fill's newest lastmod does not see an earlier
+				// deletion), nor with Loaders, whose tables it does not see.
+				info.Changed = at.t
+			}
+			if !yield(info, nil) {
 				return
 			}
 		}
