@@ -30,7 +30,7 @@ func TestInvalidate(t *testing.T) {
 		}
 		return nil
 	}
-	src.edited = 1 // the application's change, which Pages does not show
+	src.edited = 1           // the application's change, which Pages does not show
 	clk.Add(2 * time.Second) // past the first clock, two seconds after the start (clock.go)
 	if err := sm.Invalidate("p", 1); err != nil {
 		t.Fatal(err)
