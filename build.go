@@ -93,6 +93,9 @@ func (b pageBuilder) build(ctx context.Context, j job) (*entry, effects, error) 
 		return nil, effects{}, err
 	}
 	b.rep.built(k)
+	if st.future > 0 {
+		b.rep.future(sec, k, st.future, st.futureLoc)
+	}
 	at, _, moved := b.clocks.built(k, sum, st.newest, info.Changed, now, !j.alone)
 	e := newEntry(gz, sum, b.site.gzipLevel, at, now)
 	e.info, e.unclocked = info, at.IsZero() && !j.alone

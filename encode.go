@@ -70,7 +70,16 @@ type pageStats struct {
 	rejected  int
 	corrected int       // written with a notice
 	newest    time.Time // newest lastmod written; zero if none
+	// future counts the URL lastmods more than maxLastModSkew ahead of the
+	// build, written as the build time; futureLoc is the first of them.
+	future    int
+	futureLoc string
 }
+
+// maxLastModSkew is how far ahead of the build time a URL lastmod may be
+// (a database clock a little ahead of the server's); one further ahead is
+// written as the build time, and counted.
+const maxLastModSkew = 5 * time.Minute
 
 // ctxCheckEvery is how many URLs pass between checks of ctx.
 const ctxCheckEvery = 256
@@ -105,6 +114,12 @@ func encodePage(ctx context.Context, src Source, n int64, w io.Writer, spec *pag
 			if err := ctx.Err(); err != nil {
 				return st, err
 			}
+		}
+		if !spec.now.IsZero() && u.LastMod.After(spec.now.Add(maxLastModSkew)) {
+			if st.future++; st.future == 1 {
+				st.futureLoc = u.Loc
+			}
+			u.LastMod = spec.now
 		}
 		if err := e.add(&u); err != nil {
 			var bad *InvalidURLError

@@ -9,6 +9,14 @@ import (
 	"time"
 )
 
+// earlier returns the earlier of a and b.
+func earlier(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
 // indexEntry is one <sitemap> of the index: page n of section sec, and
 // the clock it lists.
 type indexEntry struct {
@@ -38,6 +46,7 @@ func (b indexBuilder) build(ctx context.Context, j job) (*entry, effects, error)
 	pages := make([][]PageInfo, len(b.site.sections))
 	var list []indexEntry
 	var changed []docKey
+	var future int
 	for i, sec := range b.site.sections {
 		var prev int64
 		for info, err := range sec.src.Pages(ctx) {
@@ -51,6 +60,13 @@ func (b indexBuilder) build(ctx context.Context, j job) (*entry, effects, error)
 			if !info.LastMod.IsZero() && !validYear(info.LastMod) {
 				b.rep.log.Warn("sitemap: page lastmod out of range; omitted", "section", sec.name, "page", info.Number, "lastmod", info.LastMod)
 				info.LastMod = time.Time{}
+			}
+			if info.LastMod.After(now.Add(maxLastModSkew)) || info.Changed.After(now.Add(maxLastModSkew)) {
+				if future++; future == 1 {
+					b.rep.log.Warn("sitemap: a page lastmod or change time in the future counts as the build time (logged once per index build)",
+						"section", sec.name, "page", info.Number, "lastmod", info.LastMod, "changed", info.Changed)
+				}
+				info.LastMod, info.Changed = earlier(info.LastMod, now), earlier(info.Changed, now)
 			}
 			pages[i] = append(pages[i], info)
 		}

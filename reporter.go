@@ -108,6 +108,14 @@ func (r *reporter) corrected(sec *section, n int64, loc string, err error) {
 	}
 }
 
+// future reports, once per build of page k of sec, the n URL lastmods
+// (the first at loc) that were ahead of the build time and were written
+// as it.
+func (r *reporter) future(sec *section, k docKey, n int, loc string) {
+	r.log.Warn("sitemap: URL lastmods in the future written as the build time", "section", sec.name, "page", k.page,
+		"count", n, "first", quote(loc))
+}
+
 // tracking reports whether changes are derived: someone listens.
 func (r *reporter) tracking() bool { return r.onChange != nil || r.indexNow != nil }
 
