@@ -38,9 +38,10 @@ func (b indexBuilder) build(ctx context.Context, j job) (*entry, effects, error)
 	pages := make([][]PageInfo, len(b.site.sections))
 	var list []indexEntry
 	var changed []docKey
+	var n int64 // pages listed, every section's (listPages)
 	for i, sec := range b.site.sections {
 		var prev int64
-		for info, err := range sec.src.Pages(ctx) {
+		for info, err := range listPages(ctx, sec.src.Pages(ctx), &n, b.site.maxPages) {
 			if err != nil {
 				return nil, effects{}, fmt.Errorf("reading the pages of section %q: %w", sec.name, err)
 			}
