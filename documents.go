@@ -161,8 +161,9 @@ func (d *documents) close() {
 // own context with a timeout, never a request's. Only a complete build is
 // kept: a failure, a panic (or runtime.Goexit) or a timeout keeps nothing,
 // is reported once (with the stack, for a panic), and keeps k from being
-// built again for RetryAfter; a load ended by Close is no failure. A Source that ignores its context keeps its slot until it
-// returns, which is logged.
+// built again for RetryAfter; a load ended by Close is no failure. A
+// Source that ignores its context keeps its slot until it returns, which
+// is logged.
 //
 // The steps, in this order:
 //
