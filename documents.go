@@ -35,11 +35,7 @@ type documents struct {
 	sem     chan struct{} // one token per running build (MaxBuilds)
 	waiting atomic.Int64  // requests waiting for a build (MaxWaiting)
 
-	ctx    context.Context // the builds' own, cancelled by close
-	cancel context.CancelFunc
-	mu     sync.Mutex // guards closed and wg.Add
-	closed bool
-	wg     sync.WaitGroup // background loads
+	lifetime // the builds' own context, background goroutines, loads under way: what close ends
 }
 
 // get returns the copy of k to serve: a fresh cached one; a stale one,
@@ -154,34 +150,24 @@ func (d *documents) refresh(k docKey, sl *slot, now time.Time) {
 	}
 }
 
-// background runs f on a goroutine that close waits for, unless documents
-// are closed; it reports whether f was started.
-func (d *documents) background(f func()) bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.closed {
-		return false
-	}
-	d.wg.Go(f)
-	return true
-}
-
-// close stops background loads and waits for them to end.
+// close stops the loads, background or for a request, and waits for them
+// to end, but at most BuildTimeout (lifetime.close): a load whose Source
+// ignores its context is left to end on its own, keeping nothing, and is
+// named in the log (TestCloseBounded).
 func (d *documents) close() {
-	d.mu.Lock()
-	d.closed = true
-	d.mu.Unlock()
-	d.cancel()
-	d.wg.Wait()
+	if left := d.lifetime.close(d.site.timeout); len(left) > 0 {
+		d.rep.abandoned(left)
+	}
 }
 
 // load makes the document k and keeps it; old is the copy it replaces,
 // if any. It runs at most once at a time per key (singleflight), on its
 // own context with a timeout, never a request's. Only a complete build is
-// kept: a failure, a panic or a timeout keeps nothing, is reported once
-// (with the stack, for a panic), and keeps k from being built again for
-// RetryAfter. A Source that ignores its context keeps its slot until it
-// returns, which is logged.
+// kept: a failure, a panic (or runtime.Goexit) or a timeout keeps nothing,
+// is reported once (with the stack, for a panic), and keeps k from being
+// built again for RetryAfter; a load ended by Close is no failure. A
+// Source that ignores its context keeps its slot until it returns, which
+// is logged.
 //
 // The steps, in this order:
 //
@@ -208,6 +194,10 @@ func (d *documents) load(k docKey, old *entry) (e *entry, err error) {
 	if sl, ok := d.cache.peek(k); ok && sl.e != old && d.fresh(k, sl, d.now()) {
 		return sl.e, nil
 	}
+	if !d.loads.Start(k) {
+		return nil, errClosed // no Source is read after Close (TestCloseCancelledNotAnError)
+	}
+	defer d.loads.Done(k)
 	ctx, cancel := context.WithTimeout(d.ctx, d.site.timeout)
 	defer cancel()
 	// 2.
@@ -229,10 +219,12 @@ func (d *documents) load(k docKey, old *entry) (e *entry, err error) {
 			if old != nil {
 				d.cache.remove(k) // the page is gone: 404 from now on
 			}
+		case d.ctx.Err() != nil && !errors.As(err, new(*panicError)):
+			// Close ended it: no failure (TestCloseCancelledNotAnError).
 		default:
 			err = fmt.Errorf("building %s: %w", d.site.fileName(k), err)
 			d.failures.failed(k, d.now().Add(d.site.retryAfter))
-			d.rep.failed(k, old != nil, err, d.ctx.Err() != nil)
+			d.rep.failed(k, old != nil, err)
 		}
 	}()
 	// 3.
@@ -267,7 +259,10 @@ func (d *documents) load(k docKey, old *entry) (e *entry, err error) {
 	// 7.
 	j := d.job(k, old)
 	j.alone = cl.alone
-	e, fx, err := d.builders[k.kind].build(ctx, j)
+	e, fx, err := guarded(ctx, d.builders[k.kind], j)
+	if err == nil && d.ctx.Err() != nil {
+		err = errClosed // ended after Close: keep, share and tell nothing (TestCloseLateBuild)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -98,8 +98,15 @@ func putEncoder(e *encoder) {
 }
 
 // encodePage streams page n of src through an encoder into w. Any error of
-// the source or of w, and a cancelled ctx, fails the whole page: the
-// caller must then discard what w received.
+// the source or of w, a cancelled ctx, and a URL past the page size fail
+// the whole page: the caller must then discard what w received.
+//
+// The page size bounds what the Source yields, valid URLs or not: the
+// first URL past it ends the page there, with one error, unread beyond
+// (TestPageOverSize). Such a Source pages wrongly: the URLs past the size
+// would be in no file, and reporting each would cost a log line per URL.
+// A URL that does not fit the byte limit is skipped and reported, as the
+// page size bounds those too.
 func encodePage(ctx context.Context, src Source, n int64, w io.Writer, spec *pageSpec) (st pageStats, err error) {
 	e := getEncoder()
 	defer putEncoder(e)
@@ -110,12 +117,15 @@ func encodePage(ctx context.Context, src Source, n int64, w io.Writer, spec *pag
 		if err != nil {
 			return st, fmt.Errorf("reading page %d: %w", n, err)
 		}
-		if i++; i%ctxCheckEvery == 0 {
+		if i++; i > e.maxURLs {
+			return st, fmt.Errorf("reading page %d: %w, %d", n, errOverPageSize, e.maxURLs)
+		}
+		if i%ctxCheckEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return st, err
 			}
 		}
-		if !spec.now.IsZero() && u.LastMod.After(spec.now.Add(maxLastModSkew)) {
+		if !spec.now.IsZero() && u.LastMod.After(spec.now.Add(maxLastModSkew)) && validYear(u.LastMod) {
 			if st.future++; st.future == 1 {
 				st.futureLoc = u.Loc
 			}

@@ -39,41 +39,57 @@ func checkFull(t *testing.T, r result, urls []URL, written int) {
 	}
 }
 
+// TestPageSize: a page holds what its Source yields up to the page size;
+// one URL more fails the page there, with nothing reported for it
+// (TestPageOverSize serves such a page).
 func TestPageSize(t *testing.T) {
 	urls := numbered(MaxURLs + 1)
 	for _, tc := range []struct {
 		name    string
 		maxURLs int
 		given   int
-		written int
+		written int // -1: the page fails
 	}{
 		{"under", 3, 2, 2},
 		{"exactly", 3, 3, 3},
-		{"over", 3, 5, 3},
-		{"one", 1, 4, 1},
-		{"zero means 50,000", 0, MaxURLs + 1, MaxURLs},
-		{"negative means 50,000", -1, MaxURLs + 1, MaxURLs},
-		{"never above 50,000", MaxURLs + 10, MaxURLs + 1, MaxURLs},
+		{"over", 3, 5, -1},
+		{"one", 1, 4, -1},
+		{"zero means 50,000", 0, MaxURLs, MaxURLs},
+		{"zero means 50,000, over", 0, MaxURLs + 1, -1},
+		{"negative means 50,000", -1, MaxURLs + 1, -1},
+		{"never above 50,000", MaxURLs + 10, MaxURLs + 1, -1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := encodeSpec(t, listSource(urls[:tc.given]...), pageSpec{base: testBase, maxURLs: tc.maxURLs})
-			checkFull(t, r, urls[:tc.given], tc.written)
+			if tc.written >= 0 {
+				checkFull(t, r, urls[:tc.given], tc.written)
+				return
+			}
+			want := "reading page 1: more URLs than the section's page size, " + strconv.Itoa(min(max(tc.maxURLs, 0), MaxURLs))
+			if tc.maxURLs <= 0 {
+				want = want[:len(want)-1] + "50000"
+			}
+			if !errors.Is(r.err, errOverPageSize) || r.err.Error() != want || len(r.rejected) > 0 {
+				t.Errorf("err %v, %d rejected; want %q and none rejected", r.err, len(r.rejected), want)
+			}
 		})
 	}
 }
 
-func TestPageSizeCountsOnlyWrittenURLs(t *testing.T) {
-	urls := []URL{{Loc: testBase + "1"}, {Loc: "/invalid"}, {Loc: testBase + "2"}, {Loc: testBase + "3"}}
-	r := encodeSpec(t, listSource(urls...), pageSpec{base: testBase, maxURLs: 2})
-	if r.err != nil || r.st.urls != 2 || len(r.rejected) != 2 {
+// TestPageSizeCountsEveryURL: the page size bounds the URLs a Source
+// yields, invalid ones too, so that reports are bounded as well.
+func TestPageSizeCountsEveryURL(t *testing.T) {
+	urls := []URL{{Loc: testBase + "1"}, {Loc: "/invalid"}, {Loc: testBase + "2"}}
+	r := encodeSpec(t, listSource(urls[:2]...), pageSpec{base: testBase, maxURLs: 2})
+	if r.err != nil || r.st.urls != 1 || len(r.rejected) != 1 {
 		t.Fatalf("err %v, %d written, rejected %v", r.err, r.st.urls, r.rejected)
 	}
 	var bad *InvalidURLError
 	if !errors.As(r.rejected[0].err, &bad) || r.rejected[0].loc != "/invalid" {
-		t.Errorf("first rejection %v, want the invalid URL", r.rejected[0])
+		t.Errorf("rejection %v, want the invalid URL", r.rejected[0])
 	}
-	if r.rejected[1].loc != testBase+"3" || !errors.Is(r.rejected[1].err, ErrPageFull) {
-		t.Errorf("second rejection %v, want %s3 ErrPageFull", r.rejected[1], testBase)
+	if r := encodeSpec(t, listSource(urls...), pageSpec{base: testBase, maxURLs: 2}); !errors.Is(r.err, errOverPageSize) {
+		t.Errorf("three URLs for a page of two, one invalid: err %v, want the page size", r.err)
 	}
 }
 
@@ -217,7 +233,7 @@ func TestDeterministic(t *testing.T) {
 	}
 	specs := []pageSpec{
 		{base: testBase, ext: extAll},
-		{base: testBase, ext: ExtNone, maxURLs: 2},
+		{base: testBase, ext: ExtNone, maxURLs: len(rich)},
 	}
 	first := make([][]byte, len(specs))
 	for round := range 3 {
@@ -262,12 +278,13 @@ func TestEncodePageErrors(t *testing.T) {
 		{"source fails first", failingSource(errDB), pageSpec{}, errDB, 0},
 		{"source fails halfway", failingSource(errDB, valid...), pageSpec{}, errDB, 0},
 		{"source fails after a rejection", failingSource(errDB, URL{Loc: "/bad"}, valid[0]), pageSpec{}, errDB, 1},
-		{"source fails when the page is full", failingSource(errDB, valid...), pageSpec{maxURLs: 1}, errDB, 2},
+		{"source fails after a full page", failingSource(errDB, valid...), pageSpec{maxURLs: 3}, errDB, 0},
+		{"a URL past the page size fails the page", failingSource(errDB, valid...), pageSpec{maxURLs: 1}, errOverPageSize, 0},
 		{"no URL", listSource(), pageSpec{}, errEmptyPage, 0},
 		{"no valid URL", listSource(URL{Loc: "/a"}, URL{Loc: "ftp://example.com/b"}), pageSpec{}, errEmptyPage, 2},
 		// Strict mode reports the URL that fails the page, then stops.
 		{"strict: an invalid URL fails the page", listSource(valid[0], URL{Loc: "/bad"}, valid[1]), pageSpec{strict: true}, errNotAbsolute, 1},
-		{"strict: a full page fails", listSource(valid...), pageSpec{strict: true, maxURLs: 2}, ErrPageFull, 1},
+		{"strict: a URL past the page size fails", listSource(valid...), pageSpec{strict: true, maxURLs: 2}, errOverPageSize, 0},
 		{"strict: too many bytes fail", listSource(valid...), pageSpec{strict: true, maxBytes: 200}, ErrPageFull, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -294,7 +311,8 @@ func TestEncodePageStrictAccepts(t *testing.T) {
 }
 
 func TestEncodePageNilReport(t *testing.T) {
-	spec := pageSpec{base: testBase, maxURLs: 1}
+	one := encodeSpec(t, listSource(URL{Loc: anchorLoc}), pageSpec{base: testBase}) // room for one URL: the third does not fit
+	spec := pageSpec{base: testBase, maxURLs: 3, maxBytes: one.st.bytes}
 	var buf bytes.Buffer
 	st, err := encodePage(context.Background(), listSource(URL{Loc: "/bad"}, URL{Loc: anchorLoc}, URL{Loc: anchorLoc}), 1, &buf, &spec)
 	if err != nil || st.urls != 1 || st.rejected != 2 {

@@ -6,12 +6,13 @@ import (
 	"unicode/utf8"
 )
 
-// ErrPageFull is reported for a URL that was not written because its page
-// already held its section's page size in URLs, or because writing it would
-// have taken the file past 52,428,800 bytes. The page keeps the URLs before
-// it, and every URL after it is reported with ErrPageFull too. Lower the
-// section's PageSize if this happens: pages heavy with images or hreflang
-// alternates can reach the byte limit before the URL limit.
+// ErrPageFull is reported for a URL that was not written because writing
+// it would have taken the file past 52,428,800 bytes. The page keeps the
+// URLs before it, and every URL after it is reported with ErrPageFull too.
+// Lower the section's PageSize if this happens: pages heavy with images or
+// hreflang alternates can reach the byte limit before the URL limit. (A
+// URL past the page size is no ErrPageFull: it fails the page, see
+// Source.)
 var ErrPageFull = errors.New("sitemap: page full")
 
 // InvalidURLError reports a URL that breaks a protocol rule and was
@@ -65,8 +66,13 @@ func invalid(u *URL, field string, err error) error {
 var (
 	// errNotFound means the document does not exist (404).
 	errNotFound = errors.New("no such page")
+	// errOverPageSize means a Source yielded more URLs for a page than
+	// the section's page size (encodePage).
+	errOverPageSize = errors.New("more URLs than the section's page size")
 	// errPanic wraps a panic of a Source.
 	errPanic = errors.New("source panicked")
+	// errGoexit wraps a runtime.Goexit of a Source (t.FailNow calls it).
+	errGoexit = errors.New("source called runtime.Goexit")
 	// errBackoff means the document's last build failed less than
 	// RetryAfter ago, and there is no copy to serve (503).
 	errBackoff = errors.New("the last build failed; not retried yet")
@@ -74,13 +80,29 @@ var (
 	errBusy = errors.New("too many requests waiting for builds")
 	// errWaitTimeout means a build took longer than BuildTimeout (503).
 	errWaitTimeout = errors.New("build timeout")
+	// errClosed means Close was called: no build starts, and one that
+	// ends after it keeps nothing (503).
+	errClosed = errors.New("closed")
 )
 
-// panicError is a panic of a Source, with the stack where it happened.
+// panicError is a panic of a Source, or its runtime.Goexit (goexit), with
+// the stack where it happened.
 type panicError struct {
-	value any
-	stack []byte
+	value  any
+	stack  []byte
+	goexit bool
 }
 
-func (p *panicError) Error() string { return fmt.Sprintf("%v: %v", errPanic, p.value) }
-func (p *panicError) Unwrap() error { return errPanic }
+func (p *panicError) Error() string {
+	if p.goexit {
+		return errGoexit.Error()
+	}
+	return fmt.Sprintf("%v: %v", errPanic, p.value)
+}
+
+func (p *panicError) Unwrap() error {
+	if p.goexit {
+		return errGoexit
+	}
+	return errPanic
+}

@@ -41,7 +41,11 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	h := w.Header()
 	h["X-Robots-Tag"] = hdrNoindex
-	rt, ok := st.route(r.URL.Path)
+	// The path as the client wrote it: a name is served under its one
+	// canonical form, never under a percent-encoded alias such as
+	// /%73itemap-1.xml.gz (TestPercentEncodedAlias). For the names we
+	// serve, which need no escaping, this is r.URL.Path, with no copy.
+	rt, ok := st.route(r.URL.EscapedPath())
 	if !ok {
 		s.notFound(w, &s.rep.perSection.other)
 		return
@@ -94,6 +98,7 @@ func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, r
 		h["Cache-Control"] = cc
 	}
 	cw := countingWriter{ResponseWriter: w}
+	r = wholeIfMultiRange(r)
 	var content io.ReadSeeker
 	var plain *plainBody
 	ct := hdrXMLCT
@@ -123,7 +128,6 @@ func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, r
 		defer putPlainBody(plain) // after ServeContent: nothing reads it then
 		content = plain
 		cw.hold = true
-		r = wholeIfMultiRange(r)
 	}
 	http.ServeContent(&cw, r, "", e.lastMod, content)
 	if plain != nil && plain.err != nil { // cannot happen: we compressed it
@@ -144,12 +148,13 @@ func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, r
 }
 
 // wholeIfMultiRange returns r without its Range header if that asks for
-// several ranges, so that the plain XML is sent whole (200), as RFC 9110
-// §14.2 allows. Served as asked, the ranges could come in any order, and
-// each one before the last would restart the decompression: a few hundred
-// one-byte ranges would cost as many decompressions of the page. Whole, it
-// costs one; crawlers do not send such requests. ServeContent would also
-// read the body from a goroutine of its own, which may outlive the call.
+// several ranges, so that the file is sent whole (200), as RFC 9110 §14.2
+// allows; crawlers do not send such requests (TestMultiRange). Served as
+// asked, ranges that overlap, or a few hundred one-byte ranges, would
+// send many times the file's size in parts and part headers. For the
+// plain XML, the ranges could also come in any order, and each one before
+// the last would restart the decompression, and ServeContent would read
+// the body from a goroutine of its own, which may outlive the call.
 func wholeIfMultiRange(r *http.Request) *http.Request {
 	if !strings.Contains(r.Header.Get("Range"), ",") {
 		return r

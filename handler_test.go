@@ -435,3 +435,32 @@ func TestErrorClearsValidators(t *testing.T) {
 		t.Errorf("503: status %d, ETag %q, Cache-Control %q", w.Code, w.Header().Get("Etag"), w.Header().Get("Cache-Control"))
 	}
 }
+
+// TestMultiRange: a Range of several ranges, overlapping or not, is
+// answered with the whole file (200), in every representation: served as
+// asked, a few hundred one-byte ranges cost many times the file in part
+// headers. One range is still a 206.
+func TestMultiRange(t *testing.T) {
+	sm := newTestSitemap(t, Config{FeedEntries: 10}, Section{Name: "p", Source: newRecent(recentURLs(30)...)})
+	var many strings.Builder
+	for i := range 300 {
+		fmt.Fprintf(&many, ",%d-%d", i%40, i%40)
+	}
+	for _, path := range []string{"/sitemap-p-1.xml.gz", "/sitemap-p-1.xml", "/sitemap-p-1.txt", "/sitemap_index.xml", "/sitemap-p.atom"} {
+		for _, ae := range []string{"gzip", "identity"} {
+			full := get(sm, path, "Accept-Encoding", ae)
+			if full.Code != 200 {
+				t.Fatalf("%s: %d", path, full.Code)
+			}
+			for _, rng := range []string{"bytes=0-10,5-20", "bytes=0-0,0-0", "bytes=0-5,10-15", "bytes=0-0" + many.String()} {
+				w := get(sm, path, "Accept-Encoding", ae, "Range", rng)
+				if w.Code != 200 || !bytes.Equal(w.Body.Bytes(), full.Body.Bytes()) {
+					t.Errorf("%s (%s) Range %.30s: %d with %d bytes, want 200 with the file's %d", path, ae, rng, w.Code, w.Body.Len(), full.Body.Len())
+				}
+			}
+			if w := get(sm, path, "Accept-Encoding", ae, "Range", "bytes=2-5"); w.Code != http.StatusPartialContent || !bytes.Equal(w.Body.Bytes(), full.Body.Bytes()[2:6]) {
+				t.Errorf("%s (%s) one range: %d %q", path, ae, w.Code, w.Body)
+			}
+		}
+	}
+}

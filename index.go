@@ -47,9 +47,10 @@ func (b indexBuilder) build(ctx context.Context, j job) (*entry, effects, error)
 	var list []indexEntry
 	var changed []docKey
 	var future int
+	var n int64 // pages listed, every section's (listPages)
 	for i, sec := range b.site.sections {
 		var prev int64
-		for info, err := range sec.src.Pages(ctx) {
+		for info, err := range listPages(ctx, sec.src.Pages(ctx), &n, b.site.maxPages) {
 			if err != nil {
 				return nil, effects{}, fmt.Errorf("reading the pages of section %q: %w", sec.name, err)
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"time"
 )
 
@@ -51,14 +52,11 @@ func (r *reporter) built(k docKey) {
 }
 
 // failed logs and counts a failed build of k; old tells whether a last
-// good copy is served meanwhile. A build that Close cancelled (closing)
-// is counted, not logged.
-func (r *reporter) failed(k docKey, old bool, err error, closing bool) {
+// good copy is served meanwhile. A build that Close ended is no failure,
+// and never told here.
+func (r *reporter) failed(k docKey, old bool, err error) {
 	defer r.stats.buildErrors.Add(1) // last: a test that sees it sees the log
 	r.of(k).buildErrors.Add(1)
-	if closing && errors.Is(err, context.Canceled) {
-		return
-	}
 	args := []any{"page", r.site.fileName(k), "err", err, "retry_after", r.site.retryAfter}
 	if p := (*panicError)(nil); errors.As(err, &p) {
 		args = append(args, "stack", string(p.stack))
@@ -75,6 +73,19 @@ func (r *reporter) failed(k docKey, old bool, err error, closing bool) {
 func (r *reporter) slotHeld(k docKey, held time.Duration) {
 	r.log.Warn("sitemap: the source ignored the build timeout; its build slot was held until it returned",
 		"page", r.site.fileName(k), "held", held, "timeout", r.site.timeout)
+}
+
+// abandoned logs, once, the loads that Close stopped waiting for after
+// BuildTimeout: their Source ignores its context. They end on their own
+// and keep nothing.
+func (r *reporter) abandoned(keys []docKey) {
+	names := make([]string, len(keys))
+	for i, k := range keys {
+		names[i] = r.site.fileName(k)
+	}
+	slices.Sort(names)
+	r.log.Warn("sitemap: Close gave up waiting for builds whose source ignores its context; they keep nothing when they end",
+		"builds", names, "waited", r.site.timeout)
 }
 
 // unavailable logs at debug level and counts a 503 of k: a failed build

@@ -131,3 +131,40 @@ func TestBasePathPrefix(t *testing.T) {
 		t.Errorf("robots.txt does not name the index under the base path:\n%s", got)
 	}
 }
+
+// TestPercentEncodedAlias: only the canonical name of a file is served. A
+// path whose escaped form is not that name, though it decodes to it
+// (/%73itemap-1.xml.gz), is a 404, from the handler and the middleware
+// alike, under a base path too; the application never sees it.
+func TestPercentEncodedAlias(t *testing.T) {
+	for _, tc := range []struct {
+		base    string
+		src     Source
+		aliases []string
+	}{
+		{"https://example.com", newRecent(recentURLs(3)...), []string{"/%73itemap-p-1.xml.gz", "/sitemap-p-%31.xml.gz", "/sitemap%2Dp-1.xml",
+			"/sitemap-p-1.xml%2Egz", "/sitemap-p-1%2Etxt", "/sitemap_index%2Exml", "/%73itemap_index.xml", "/sitemap-%70.atom"}},
+		{"https://example.com/shop", listSource(URL{Loc: "https://example.com/shop/a"}), []string{"/shop/%73itemap-p-1.xml.gz",
+			"/%73hop/sitemap-p-1.xml.gz", "/shop%2Fsitemap-p-1.xml.gz", "/shop/sitemap_index%2Exml"}},
+	} {
+		sm := newTestSitemap(t, Config{BaseURL: tc.base, FeedEntries: 10}, Section{Name: "p", Source: tc.src})
+		app := sm.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("app")) }))
+		prefix := strings.TrimPrefix(tc.base, "https://example.com")
+		canonical := []string{"/sitemap-p-1.xml.gz", "/sitemap-p-1.xml", "/sitemap-p-1.txt", "/sitemap_index.xml"}
+		if prefix == "" {
+			canonical = append(canonical, "/sitemap-p.atom")
+		}
+		for _, p := range canonical {
+			if w := get(sm, prefix+p); w.Code != 200 {
+				t.Errorf("%s%s = %d, want 200", prefix, p, w.Code)
+			}
+		}
+		for _, p := range tc.aliases {
+			for name, h := range map[string]http.Handler{"handler": sm, "middleware": app} {
+				if w := get(h, p); w.Code != http.StatusNotFound {
+					t.Errorf("%s %s = %d %.40q, want 404", name, p, w.Code, w.Body)
+				}
+			}
+		}
+	}
+}

@@ -3,7 +3,6 @@ package sitemap
 import (
 	"context"
 	"errors"
-	"iter"
 	"net/http"
 	"slices"
 	"testing"
@@ -124,15 +123,10 @@ func mapsEqual(a, b map[string]int64) bool {
 }
 
 func TestSectionStatsPageFull(t *testing.T) {
-	// A Source whose page holds more URLs than the section's PageSize.
-	sm := newTestSitemap(t, Config{}, Section{PageSize: 3, Source: SourceFunc{
-		PagesFunc: func(context.Context) iter.Seq2[PageInfo, error] {
-			return func(yield func(PageInfo, error) bool) { yield(PageInfo{Number: 1}, nil) }
-		},
-		URLsFunc: func(ctx context.Context, _ int64) iter.Seq2[URL, error] {
-			return FromSlice(numbered(4), 4).URLs(ctx, 1)
-		},
-	}})
+	// A page whose fourth URL does not fit the byte limit (lowered here).
+	sm := newTestSitemap(t, Config{}, Section{Source: FromSlice(numbered(4), 4)})
+	spec := &sm.site.sections[0].spec
+	spec.maxBytes = encodeSpec(t, listSource(numbered(3)...), *spec).st.bytes
 	get(sm, "/sitemap-1.xml.gz")
 	if got := sectionStatsOf(t, sm, "").RejectedURLs; !mapsEqual(got, map[string]int64{"page_full": 1}) {
 		t.Errorf("rejected %v, want one page_full", got)

@@ -37,6 +37,7 @@ type site struct {
 
 	maxBuilds    int
 	maxWaiting   int64 // 0 for no bound
+	maxPages     int64 // the pages an index lists at most: maxIndexPages (a test lowers it)
 	cacheBytes   int64
 	cacheEntries int
 }
@@ -95,6 +96,7 @@ func newSite(cfg *Config, sections []Section) (*site, error) {
 		maxWaiting:   int64(max(cmp.Or(cfg.MaxWaiting, defaultMaxWaiting), 0)),
 		cacheBytes:   cmp.Or(cfg.CacheBytes, defaultCacheBytes),
 		cacheEntries: cmp.Or(cfg.CacheEntries, defaultCacheEntries),
+		maxPages:     maxIndexPages,
 	}
 	if cfg.ListXML {
 		st.listExt = ".xml"

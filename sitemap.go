@@ -37,10 +37,10 @@ type Config struct {
 	// built; more get 503 with Retry-After at once. Zero means 1,000;
 	// negative means no bound.
 	MaxWaiting int
-	// BuildTimeout bounds one build, and how long a request waits for
-	// one: then it gets 503 with Retry-After, even if the Source ignores
-	// its context (the build slot stays taken until the Source returns).
-	// Zero means 2 minutes.
+	// BuildTimeout bounds one build, how long a request waits for one
+	// (then it gets 503 with Retry-After, even if the Source ignores its
+	// context: the build slot stays taken until the Source returns), and
+	// how long Close waits for the builds under way. Zero means 2 minutes.
 	BuildTimeout time.Duration
 	// GzipLevel is the compression level, 1 (fastest) to 9 (smallest).
 	// Zero means 6, the gzip default.
@@ -152,8 +152,9 @@ type Section struct {
 	// its files are sitemap-N.xml.gz.
 	Name   string
 	Source Source
-	// PageSize is the most URLs one file may hold; URLs the Source yields
-	// beyond it are reported with ErrPageFull. A Source that implements
+	// PageSize is the most URLs one file may hold; a URL the Source yields
+	// beyond it fails the page (logged, 503 or the last good copy), and is
+	// read no further. A Source that implements
 	// PageSizer gives it: leave PageSize zero, since New refuses a value
 	// that differs. Otherwise zero means 50,000, or 1,000 for a news
 	// section.
@@ -305,11 +306,14 @@ func (s *Sitemap) Notify(urls ...string) {
 	s.rep.changed(&Change{Changed: urls})
 }
 
-// Close stops background rebuilds and waits for them to end. Requests
-// after Close are answered from the cache; builds fail with 503. With
-// IndexNow, Close then sends the URLs still queued, for at most 10
-// seconds, and drops (counts and logs) what is left; URLs notified
-// afterwards are dropped.
+// Close cancels the builds under way, background rebuilds and builds for
+// requests, and waits for them to end, for at most BuildTimeout: a build
+// whose Source ignores its context is then left to end on its own (Close
+// logs which, once), and keeps, stores and reports nothing when it does.
+// A build that Close ends is no build error. Requests after Close are
+// answered from the cache; nothing is built (503). With IndexNow, Close
+// then sends the URLs still queued, for at most 10 seconds, and drops
+// (counts and logs) what is left; URLs notified afterwards are dropped.
 func (s *Sitemap) Close() error {
 	s.docs.close()
 	s.docs.tier.close()

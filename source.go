@@ -51,9 +51,10 @@ type PageInfo struct {
 //     and only pages that have at least one URL.
 //   - URLs(ctx, n) yields the URLs of page n in a deterministic order, so
 //     that the same data gives the same bytes. A page holds at most its
-//     section's page size (50,000 at most); a URL past that is reported and
-//     not written. For a page that does not exist or is empty, URLs yields
-//     nothing (the handler answers 404).
+//     section's page size (50,000 at most), valid URLs or not: a URL past
+//     that fails the page, as an error does, and is read no further. For a
+//     page that does not exist or is empty, URLs yields nothing (the
+//     handler answers 404).
 //   - A Source returns its error through the iterator, as the second
 //     value, and then stops. An error, even after some URLs, fails the whole
 //     page: nothing of it is cached or served. The iterator must also stop
@@ -61,7 +62,11 @@ type PageInfo struct {
 //   - The URL values yielded are only read until yield returns; their
 //     slices may be reused.
 //   - Methods are called concurrently, for different pages, and must honour
-//     ctx cancellation.
+//     ctx cancellation. One that does not is stopped all the same where the
+//     build can: URLs and Pages are read no further than the build's
+//     deadline, give or take 256 items, and Pages no further than the
+//     pages of 500 index files (25,000,000). A panic, or a runtime.Goexit,
+//     fails the build as an error does.
 type Source interface {
 	Pages(ctx context.Context) iter.Seq2[PageInfo, error]
 	URLs(ctx context.Context, page int64) iter.Seq2[URL, error]
