@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -143,7 +144,8 @@ type heldCopy struct {
 }
 
 // crawlFault is a fault of the Store, or of a replica, while crawlers
-// crawl: it starts at a quarter of the run and lasts half of it.
+// crawl: it starts at a quarter of the run and lasts half of it (1.5 s
+// by default; SITEMAP_CRAWL_RUN=30s gives the 15 s).
 type crawlFault struct {
 	start, end func(st *faultStore, sms []*Sitemap)
 	now        func(i int) func() time.Time // replica i's clock, if not time.Now
@@ -202,8 +204,22 @@ func TestCrawlInvariant(t *testing.T) {
 	}
 }
 
+// crawlRun is how long a crawl lasts: 3 s, or SITEMAP_CRAWL_RUN (such as
+// 30s, for faults of 15 s).
+func crawlRun(t *testing.T) time.Duration {
+	v := os.Getenv("SITEMAP_CRAWL_RUN")
+	if v == "" {
+		return 3 * time.Second
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		t.Fatalf("SITEMAP_CRAWL_RUN: %v", err)
+	}
+	return d
+}
+
 func crawl(t *testing.T, fault crawlFault) {
-	const run = 3 * time.Second
+	run := crawlRun(t)
 	src := &crawlSource{}
 	st := &faultStore{memStore: newMemStore()}
 	var sms []*Sitemap

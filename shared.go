@@ -106,9 +106,14 @@ func (sh *shared) get(ctx context.Context, k docKey, name string) (*entry, []key
 
 // setBorn stores t as the time the Store's state began.
 func (sh *shared) setBorn(ctx context.Context, t time.Time) error {
-	b := binary.LittleEndian.AppendUint64([]byte(bornMagic), uint64(t.UnixNano()))
-	b = binary.LittleEndian.AppendUint64(b, xxhash.Sum64(b))
+	b := encodeBorn(t)
 	return sh.call(ctx, func() error { return sh.st.Set(ctx, sh.ns+"born", b) })
+}
+
+// encodeBorn returns the stored form of t, when the Store's state began.
+func encodeBorn(t time.Time) []byte {
+	b := binary.LittleEndian.AppendUint64([]byte(bornMagic), uint64(t.UnixNano()))
+	return binary.LittleEndian.AppendUint64(b, xxhash.Sum64(b))
 }
 
 // bornMagic starts the record of when the Store's state began.

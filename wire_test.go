@@ -272,3 +272,18 @@ func TestWireMessages(t *testing.T) {
 		})
 	}
 }
+
+// TestWireBorn: when the Store's state began, as every replica reads it
+// with each copy (fleet.born).
+func TestWireBorn(t *testing.T) {
+	const golden = "534d4201008063f8995bcb17a95342542b9dee1a"
+	b := encodeBorn(wireT1)
+	wireGolden(t, "born", b, golden)
+	got, err := decodeBorn(wireHex(t, golden))
+	if err != nil || !got.Equal(wireT1) {
+		t.Fatalf("the golden born decodes to %v, %v; want %v", got, err, wireT1)
+	}
+	if _, err := decodeBorn(append(b[:len(b)-1:len(b)-1], b[len(b)-1]^1)); err == nil {
+		t.Error("a damaged born decodes")
+	}
+}
