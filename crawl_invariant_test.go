@@ -135,13 +135,6 @@ func (s *faultStore) Publish(ctx context.Context, ch string, msg []byte) error {
 	return s.memStore.Publish(ctx, ch, msg)
 }
 
-// heldCopy is a crawler's copy of a page.
-type heldCopy struct {
-	rev     int64
-	etag    string
-	lastMod string
-	at      time.Time
-}
 
 // crawlFault is a fault of the Store, or of a replica, while crawlers
 // crawl: it starts at a quarter of the run and lasts half of it (1.5 s
@@ -251,81 +244,28 @@ func crawl(t *testing.T, fault crawlFault) {
 			time.Sleep(60 * time.Millisecond)
 		}
 	})
-	var mu sync.Mutex
-	var lies []string
-	var checked, notModified atomic.Int64
-	for range 2 { // crawlers behind a load balancer
-		wg.Go(func() {
-			copies := map[int]heldCopy{}
-			for ctx.Err() == nil {
-				p, sm := rand.N(3)+1, sms[rand.N(3)]
-				path := "/sitemap-" + strconv.Itoa(p) + ".xml.gz"
-				h, ok := copies[p]
-				var w = get(sm, path)
-				if ok {
-					if rand.N(2) == 0 {
-						w = get(sm, path, "If-None-Match", h.etag)
-					} else {
-						w = get(sm, path, "If-Modified-Since", h.lastMod)
-					}
-				}
-				what := "a 200"
-				if w.Code == http.StatusNotModified {
-					notModified.Add(1)
-					what = "a GET just after a 304"
-					w = get(sm, path) // the 304, re-checked
-				}
-				if w.Code != http.StatusOK {
-					continue // a 503 while the replica cannot build: no validator given
-				}
-				checked.Add(1)
-				got := crawled(t, w)
-				lie := ""
-				switch {
-				case got.at.IsZero() || h.at.IsZero():
-					// No Last-Modified: only the ETag validates, and it
-					// names the bytes.
-				case got.rev > h.rev && !got.at.After(h.at):
-					lie = fmt.Sprintf("%s: %s gave rev %d under Last-Modified %s, not after %s of the held rev %d",
-						path, what, got.rev, got.lastMod, h.lastMod, h.rev)
-				case got.rev == h.rev && got.at.Before(h.at):
-					lie = fmt.Sprintf("%s: %s gave rev %d under Last-Modified %s, back from %s", path, what, got.rev, got.lastMod, h.lastMod)
-				}
-				if got.at.After(time.Now().Add(2 * time.Second)) { // clock.go: maxAhead, or a floor
-					lie = fmt.Sprintf("%s: Last-Modified %s in the future", path, got.lastMod)
-				}
-				if lie != "" {
-					mu.Lock()
-					lies = append(lies, lie)
-					mu.Unlock()
-				}
-				copies[p] = got
-			}
-		})
+	replicas := make([]http.Handler, len(sms))
+	for i, sm := range sms {
+		replicas[i] = sm
 	}
+	res := testkit.Crawl(ctx, t, 2, replicas, []string{"/sitemap-1.xml.gz", "/sitemap-2.xml.gz", "/sitemap-3.xml.gz"}, crawlRev)
 	wg.Wait()
-	t.Logf("%d responses checked, %d of them after a 304; %d lies", checked.Load(), notModified.Load(), len(lies))
-	if checked.Load() == 0 || notModified.Load() == 0 {
-		t.Errorf("the crawl checked %d responses and %d 304s: it tested nothing", checked.Load(), notModified.Load())
-	}
-	for i, l := range lies {
-		if i == 10 {
-			t.Errorf("and %d more", len(lies)-10)
-			break
-		}
-		t.Error(l)
-	}
+	res.Report(t)
 	converge(t, sms, src)
 }
 
-// crawled reads a crawler's copy of a page from w.
-func crawled(t *testing.T, w *httptest.ResponseRecorder) heldCopy {
-	body := string(testkit.Gunzip(t, w.Body.Bytes()))
-	_, rest, _ := strings.Cut(body, "?rev=")
+// crawlRev reads the revision of a crawlSource page from its XML.
+func crawlRev(xml []byte) int64 {
+	_, rest, _ := strings.Cut(string(xml), "?rev=")
 	rev, _ := strconv.ParseInt(rest[:strings.IndexByte(rest, '<')], 10, 64)
-	got := heldCopy{rev: rev, etag: w.Header().Get("Etag"), lastMod: w.Header().Get("Last-Modified")}
-	got.at, _ = http.ParseTime(got.lastMod)
-	return got
+	return rev
+}
+
+// crawled reads a page's revision and Last-Modified from w.
+func crawled(t *testing.T, w *httptest.ResponseRecorder) (rev int64, lastMod string, at time.Time) {
+	lastMod = w.Header().Get("Last-Modified")
+	at, _ = http.ParseTime(lastMod)
+	return crawlRev(testkit.Gunzip(t, w.Body.Bytes())), lastMod, at
 }
 
 // converge checks that, once the catalogue and the faults stop, every
@@ -345,21 +285,21 @@ func converge(t *testing.T, sms []*Sitemap, src *crawlSource) {
 					last = fmt.Sprintf("replica %d: %s: %d", i, path, w.Code)
 					break
 				}
-				got := crawled(t, w)
+				rev, lastMod, at := crawled(t, w)
 				switch {
-				case got.rev != src.rev[p].Load():
-					last = fmt.Sprintf("replica %d: %s: rev %d, want %d", i, path, got.rev, src.rev[p].Load())
-				case got.lastMod == "":
+				case rev != src.rev[p].Load():
+					last = fmt.Sprintf("replica %d: %s: rev %d, want %d", i, path, rev, src.rev[p].Load())
+				case lastMod == "":
 					last = fmt.Sprintf("replica %d: %s: no Last-Modified", i, path)
-				case lm != "" && got.lastMod != lm:
-					last = fmt.Sprintf("replica %d: %s: Last-Modified %s, another's %s", i, path, got.lastMod, lm)
-				case !strings.Contains(get(sm, "/sitemap_index.xml").Body.String(), path+"</loc><lastmod>"+got.at.Format("2006-01-02T15:04:05Z")+"</lastmod>"):
-					last = fmt.Sprintf("replica %d: the index does not list %s at its Last-Modified %s", i, path, got.lastMod)
+				case lm != "" && lastMod != lm:
+					last = fmt.Sprintf("replica %d: %s: Last-Modified %s, another's %s", i, path, lastMod, lm)
+				case !strings.Contains(get(sm, "/sitemap_index.xml").Body.String(), path+"</loc><lastmod>"+at.Format("2006-01-02T15:04:05Z")+"</lastmod>"):
+					last = fmt.Sprintf("replica %d: the index does not list %s at its Last-Modified %s", i, path, lastMod)
 				}
 				if last != "" {
 					break
 				}
-				lm = got.lastMod
+				lm = lastMod
 			}
 		}
 		if last == "" {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -21,7 +22,13 @@ type Proxy struct {
 	mu    sync.Mutex
 	cut   bool
 	conns map[net.Conn]struct{} // open connections, both sides
+
+	delay atomic.Int64 // how long each read from the target waits before it is forwarded (Slow)
 }
+
+// Slow makes every reply from the target wait d before it is forwarded,
+// as from a server that is overloaded or far away; zero ends it.
+func (p *Proxy) Slow(d time.Duration) { p.delay.Store(int64(d)) }
 
 // New starts a proxy to target on a free port of 127.0.0.1. It is closed,
 // with every connection through it, when t ends.
@@ -119,7 +126,24 @@ func (p *Proxy) forward(client net.Conn) {
 		done <- struct{}{}
 	}
 	go cp(server, client)
-	go cp(client, server)
+	go func() { // the replies, slowed while Slow says so
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := server.Read(buf)
+			if d := time.Duration(p.delay.Load()); d > 0 && n > 0 {
+				time.Sleep(d)
+			}
+			if n > 0 {
+				if _, werr := client.Write(buf[:n]); werr != nil {
+					break
+				}
+			}
+			if err != nil {
+				break
+			}
+		}
+		done <- struct{}{}
+	}()
 	<-done
 	// One side ended: close both, which ends the other copy.
 	p.untrack(client)

@@ -1,0 +1,175 @@
+package redisstore_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/freshmap/sitemap"
+	"github.com/freshmap/sitemap/adapters/redisstore"
+	"github.com/freshmap/sitemap/internal/tcpproxy"
+	"github.com/freshmap/sitemap/internal/testkit"
+	"github.com/redis/go-redis/v9"
+)
+
+// TestFleetCrawlInvariant: three replicas on a real Redis, the catalogue
+// changing every 100 ms, crawlers re-checking every 304 by a GET
+// (testkit.Crawl), while Redis is killed, slowed to 500 ms a reply,
+// flushed, restarted empty, given a garbage or a forged generation, or
+// while one replica's clock is an hour ahead: no lie, and within 2 s of
+// the end every replica serves the last revision under one
+// Last-Modified, which the index lists. Each fault lasts half the run:
+// 1.5 s, or 15 s with SITEMAP_CRAWL_RUN=30s.
+func TestFleetCrawlInvariant(t *testing.T) {
+	run := 3 * time.Second
+	if v := os.Getenv("SITEMAP_CRAWL_RUN"); v != "" {
+		var err error
+		if run, err = time.ParseDuration(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type fault struct {
+		start, end func(p *tcpproxy.Proxy, admin redis.UniversalClient, prefix string)
+		ahead      bool // replica 2's clock is an hour ahead
+	}
+	ctx := context.Background()
+	gen := func(prefix string) string { return prefix + "{https://example.com/}:gen" }
+	flush := func(_ *tcpproxy.Proxy, admin redis.UniversalClient, prefix string) {
+		if keys, err := admin.Keys(ctx, prefix+"*").Result(); err == nil && len(keys) > 0 {
+			admin.Del(ctx, keys...)
+		}
+	}
+	faults := map[string]fault{
+		"none":    {},
+		"killed":  {start: func(p *tcpproxy.Proxy, _ redis.UniversalClient, _ string) { p.Cut() }, end: func(p *tcpproxy.Proxy, _ redis.UniversalClient, _ string) { p.Restore() }},
+		"slowed":  {start: func(p *tcpproxy.Proxy, _ redis.UniversalClient, _ string) { p.Slow(500 * time.Millisecond) }, end: func(p *tcpproxy.Proxy, _ redis.UniversalClient, _ string) { p.Slow(0) }},
+		"flushed": {start: flush, end: flush},
+		"restarted empty": {
+			start: func(p *tcpproxy.Proxy, _ redis.UniversalClient, _ string) { p.Cut() },
+			end: func(p *tcpproxy.Proxy, admin redis.UniversalClient, prefix string) {
+				flush(p, admin, prefix)
+				p.Restore()
+			},
+		},
+		"garbage generation": {
+			start: func(_ *tcpproxy.Proxy, admin redis.UniversalClient, prefix string) { admin.Set(ctx, gen(prefix), "garbage", 0) },
+			end:   func(_ *tcpproxy.Proxy, admin redis.UniversalClient, prefix string) { admin.Del(ctx, gen(prefix)) },
+		},
+		"forged generation": {
+			start: func(_ *tcpproxy.Proxy, admin redis.UniversalClient, prefix string) {
+				admin.Set(ctx, gen(prefix), strconv.FormatInt(1<<50, 10), 0)
+			},
+			end: func(*tcpproxy.Proxy, redis.UniversalClient, string) {},
+		},
+		"clock an hour ahead": {ahead: true},
+	}
+	for name, f := range faults {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			admin, prefix := redisClient(t)
+			proxy := tcpproxy.New(t, redisAddr(t))
+			src := newCatalogue(150) // 3 pages
+			var sms []*sitemap.Sitemap
+			var replicas []http.Handler
+			for i := range 3 {
+				cfg := sitemap.Config{BaseURL: "https://example.com", TTL: 400 * time.Millisecond,
+					Store: newStore(t, dial(t, proxy.Addr()), redisstore.Options{Prefix: prefix, Timeout: 250 * time.Millisecond, LockTTL: time.Second})}
+				if f.ahead && i == 2 {
+					cfg.Now = func() time.Time { return time.Now().Add(time.Hour) }
+				}
+				sm, err := sitemap.New(cfg, sitemap.Section{Source: src})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { sm.Close() })
+				sms, replicas = append(sms, sm), append(replicas, sm)
+			}
+			ctx, cancel := context.WithTimeout(t.Context(), run)
+			defer cancel()
+			var wg sync.WaitGroup
+			if f.start != nil {
+				wg.Go(func() {
+					time.Sleep(run / 4)
+					f.start(proxy, admin, prefix)
+					time.Sleep(run / 2)
+					f.end(proxy, admin, prefix)
+				})
+			}
+			wg.Go(func() { // the catalogue changes
+				for ctx.Err() == nil {
+					src.rev.Add(1)
+					sms[rand.N(3)].Invalidate("")
+					time.Sleep(100 * time.Millisecond)
+				}
+			})
+			paths := files(150)[1:]
+			res := testkit.Crawl(ctx, t, 2, replicas, paths, revOf)
+			wg.Wait()
+			res.Report(t)
+			converged(t, sms, paths, src)
+		})
+	}
+}
+
+// revOf reads the revision of a catalogue page from its XML.
+func revOf(xml []byte) int64 {
+	_, rest, _ := strings.Cut(string(xml), "?rev=")
+	rev, _ := strconv.ParseInt(rest[:strings.IndexByte(rest, '<')], 10, 64)
+	return rev
+}
+
+// converged waits until every replica serves the last revision of every
+// page under one Last-Modified, which its index lists, and fails t if
+// that takes more than 2 s.
+func converged(t *testing.T, sms []*sitemap.Sitemap, paths []string, src *catalogue) {
+	t.Helper()
+	start := time.Now()
+	var last string
+	for time.Since(start) < 5*time.Second {
+		last = ""
+		for _, path := range paths {
+			lm := ""
+			for i, sm := range sms {
+				w := testkit.Fetch(sm, path)
+				if w.Code != http.StatusOK {
+					last = fmt.Sprintf("replica %d: %s: %d", i, path, w.Code)
+					break
+				}
+				got, at := revOf(testkit.Gunzip(t, w.Body.Bytes())), w.Header().Get("Last-Modified")
+				lmt, _ := http.ParseTime(at)
+				index := testkit.Fetch(sm, "/sitemap_index.xml").Body.String()
+				switch {
+				case got != src.rev.Load():
+					last = fmt.Sprintf("replica %d: %s: rev %d, want %d", i, path, got, src.rev.Load())
+				case at == "" || lm != "" && at != lm:
+					last = fmt.Sprintf("replica %d: %s: Last-Modified %q, another's %q", i, path, at, lm)
+				case !strings.Contains(index, path+"</loc><lastmod>"+lmt.Format("2006-01-02T15:04:05Z")+"</lastmod>"):
+					last = fmt.Sprintf("replica %d: the index does not list %s at its Last-Modified %s", i, path, at)
+				}
+				if last != "" {
+					break
+				}
+				lm = at
+			}
+			if last != "" {
+				break
+			}
+		}
+		if last == "" {
+			t.Logf("converged in %v", time.Since(start).Round(time.Millisecond))
+			if d := time.Since(start); d > 2*time.Second {
+				t.Errorf("the replicas converged in %v, want 2 s at most", d)
+			}
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Errorf("the replicas did not converge in 5 s: %s", last)
+}

@@ -1,0 +1,133 @@
+package testkit
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// The crawl invariant: a validator is never given for bytes that changed.
+// Crawlers behind a load balancer fetch files from random replicas with
+// the copy they hold (If-None-Match or If-Modified-Since); every 304 is
+// re-checked at once by a GET to the same replica, and every response is
+// compared with the copy held before. A newer revision of a file (as rev
+// reads it from the bytes) under a Last-Modified not after the held one
+// is a lie: a crawler asking If-Modified-Since would have been told 304
+// and kept its stale copy. So is the same revision under an earlier
+// Last-Modified, and a Last-Modified more than two seconds ahead.
+
+// CrawlResult is what a crawl saw.
+type CrawlResult struct {
+	Checked, NotModified int64
+	Lies                 []string
+}
+
+// heldCopy is a crawler's copy of a file.
+type heldCopy struct {
+	rev     int64
+	etag    string
+	lastMod string
+	at      time.Time
+}
+
+// Crawl runs crawlers crawlers on replicas until ctx ends, each fetching
+// random paths, and returns what they saw; rev reads a file's revision
+// from its XML (gunzipped for a .gz path).
+func Crawl(ctx context.Context, t testing.TB, crawlers int, replicas []http.Handler, paths []string, rev func(xml []byte) int64) CrawlResult {
+	var res CrawlResult
+	var mu sync.Mutex
+	var checked, notModified atomic.Int64
+	var wg sync.WaitGroup
+	for range crawlers {
+		wg.Go(func() {
+			copies := map[string]heldCopy{}
+			for ctx.Err() == nil {
+				path, h := paths[rand.N(len(paths))], replicas[rand.N(len(replicas))]
+				held, ok := copies[path]
+				var w *httptest.ResponseRecorder
+				switch {
+				case !ok:
+					w = Fetch(h, path)
+				case rand.N(2) == 0:
+					w = Fetch(h, path, "If-None-Match", held.etag)
+				default:
+					w = Fetch(h, path, "If-Modified-Since", held.lastMod)
+				}
+				what := "a 200"
+				if w.Code == http.StatusNotModified {
+					notModified.Add(1)
+					what = "a GET just after a 304"
+					w = Fetch(h, path) // the 304, re-checked
+				}
+				if w.Code != http.StatusOK {
+					continue // a 503 while the replica cannot build: no validator given
+				}
+				checked.Add(1)
+				body := w.Body.Bytes()
+				if strings.HasSuffix(path, ".gz") {
+					body = Gunzip(t, body)
+				}
+				got := heldCopy{rev: rev(body), etag: w.Header().Get("Etag"), lastMod: w.Header().Get("Last-Modified")}
+				got.at, _ = http.ParseTime(got.lastMod)
+				lie := ""
+				switch {
+				case got.at.After(time.Now().Add(2 * time.Second)):
+					lie = fmt.Sprintf("%s: Last-Modified %s in the future", path, got.lastMod)
+				case !ok || got.at.IsZero() || held.at.IsZero():
+					// No Last-Modified: only the ETag validates, and it
+					// names the bytes.
+				case got.rev > held.rev && !got.at.After(held.at):
+					lie = fmt.Sprintf("%s: %s gave rev %d under Last-Modified %s, not after %s of the held rev %d",
+						path, what, got.rev, got.lastMod, held.lastMod, held.rev)
+				case got.rev == held.rev && got.at.Before(held.at):
+					lie = fmt.Sprintf("%s: %s gave rev %d under Last-Modified %s, back from %s", path, what, got.rev, got.lastMod, held.lastMod)
+				}
+				if lie != "" {
+					mu.Lock()
+					res.Lies = append(res.Lies, lie)
+					mu.Unlock()
+				}
+				copies[path] = got
+			}
+		})
+	}
+	wg.Wait()
+	res.Checked, res.NotModified = checked.Load(), notModified.Load()
+	return res
+}
+
+// Report logs what the crawl saw, and fails t for each lie (the first
+// ten) or if it tested nothing.
+func (r CrawlResult) Report(t testing.TB) {
+	t.Helper()
+	t.Logf("%d responses checked, %d of them after a 304; %d lies", r.Checked, r.NotModified, len(r.Lies))
+	if r.Checked == 0 || r.NotModified == 0 {
+		t.Errorf("the crawl checked %d responses and %d 304s: it tested nothing", r.Checked, r.NotModified)
+	}
+	for i, l := range r.Lies {
+		if i == 10 {
+			t.Errorf("and %d more", len(r.Lies)-10)
+			break
+		}
+		t.Error(l)
+	}
+}
+
+// Fetch serves a GET of path by h, with the request headers given as
+// name, value pairs.
+func Fetch(h http.Handler, path string, header ...string) *httptest.ResponseRecorder {
+	r := httptest.NewRequest(http.MethodGet, path, nil)
+	for i := 0; i+1 < len(header); i += 2 {
+		r.Header.Set(header[i], header[i+1])
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	return w
+}
