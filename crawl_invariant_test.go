@@ -135,7 +135,6 @@ func (s *faultStore) Publish(ctx context.Context, ch string, msg []byte) error {
 	return s.memStore.Publish(ctx, ch, msg)
 }
 
-
 // crawlFault is a fault of the Store, or of a replica, while crawlers
 // crawl: it starts at a quarter of the run and lasts half of it (1.5 s
 // by default; SITEMAP_CRAWL_RUN=30s gives the 15 s).

@@ -59,8 +59,10 @@ func TestFleetCrawlInvariant(t *testing.T) {
 			},
 		},
 		"garbage generation": {
-			start: func(_ *tcpproxy.Proxy, admin redis.UniversalClient, prefix string) { admin.Set(ctx, gen(prefix), "garbage", 0) },
-			end:   func(_ *tcpproxy.Proxy, admin redis.UniversalClient, prefix string) { admin.Del(ctx, gen(prefix)) },
+			start: func(_ *tcpproxy.Proxy, admin redis.UniversalClient, prefix string) {
+				admin.Set(ctx, gen(prefix), "garbage", 0)
+			},
+			end: func(_ *tcpproxy.Proxy, admin redis.UniversalClient, prefix string) { admin.Del(ctx, gen(prefix)) },
 		},
 		"forged generation": {
 			start: func(_ *tcpproxy.Proxy, admin redis.UniversalClient, prefix string) {
