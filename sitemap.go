@@ -202,6 +202,8 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 		},
 	}
 	d.ctx, d.cancel = context.WithCancel(context.Background())
+	d.rebuilds = newRebuilds(st.maxBuilds, d.background, d.rebuild, d.ctx.Done())
+	d.hearing = newHearing(d.heard, d.ctx.Done())
 	// Last, what starts goroutines, which only Close stops.
 	if cfg.IndexNow != nil {
 		if rep.indexNow, err = newIndexNow(cfg.IndexNow, st.base.url, log, now); err != nil {
