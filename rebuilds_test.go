@@ -18,13 +18,22 @@ type unitRebuilds struct {
 	hold    map[docKey]chan bool // a build of k waits until closed
 	wg      sync.WaitGroup
 	close   func()
+	gate    chan struct{} // workers start once it is closed
 }
 
 func newUnitRebuilds(t *testing.T, max int) *unitRebuilds {
-	u := &unitRebuilds{hold: map[docKey]chan bool{}}
+	u := &unitRebuilds{hold: map[docKey]chan bool{}, gate: make(chan struct{})}
+	close(u.gate)
 	done := make(chan struct{})
 	u.close = sync.OnceFunc(func() { close(done) })
-	u.rebuilds = newRebuilds(max, func(f func()) bool { u.wg.Go(f); return true }, u.build, done)
+	start := func(f func()) bool {
+		u.wg.Go(func() {
+			<-u.gate
+			f()
+		})
+		return true
+	}
+	u.rebuilds = newRebuilds(max, start, u.build, done)
 	u.every = 50 * time.Millisecond
 	t.Cleanup(func() { u.close(); u.wg.Wait() })
 	return u
@@ -69,10 +78,12 @@ func (u *unitRebuilds) idle(t *testing.T) {
 // often asked, then the index once for them all.
 func TestRebuildsOrder(t *testing.T) {
 	u := newUnitRebuilds(t, 2)
+	u.gate = make(chan struct{}) // no build starts before the last ask
 	pages := []docKey{pageKey(0, 1), pageKey(0, 2), pageKey(0, 3), pageKey(1, 1)}
 	for range 100 {
 		u.ask(append(pages, pages...))
 	}
+	close(u.gate)
 	u.idle(t)
 	got := u.take()
 	if len(got) != 5 || got[4] != indexKey || !slices.Equal(got[:4], pages) && !sameKeys(got[:4], pages) {
