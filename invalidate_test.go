@@ -282,3 +282,33 @@ func TestInvalidateStormFleet(t *testing.T) {
 		}
 	}
 }
+
+// TestInvalidateCloseEndsWorkers: Close ends Invalidate's workers, the
+// one that sleeps until a page's turn comes too.
+func TestInvalidateCloseEndsWorkers(t *testing.T) {
+	src := newFake(10, 10)
+	before := runtime.NumGoroutine()
+	sm, err := New(Config{BaseURL: "https://example.com"}, Section{Source: src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	get(sm, "/sitemap_index.xml")
+	get(sm, "/sitemap-1.xml.gz")
+	sm.Invalidate("", 1)
+	waitFor(t, func() bool { return src.urlsCalls.Load() == 2 })
+	sm.Invalidate("", 1) // its turn comes in a second: a worker sleeps until then
+	waitFor(t, func() bool {
+		sm.docs.rebuilds.mu.Lock()
+		defer sm.docs.rebuilds.mu.Unlock()
+		return sm.docs.rebuilds.sleeping
+	})
+	sm.Close()
+	for deadline := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > before; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines left after Close, %d before", runtime.NumGoroutine(), before)
+		}
+	}
+	if n := src.urlsCalls.Load(); n != 2 {
+		t.Errorf("%d page reads: a rebuild ran after Close", n)
+	}
+}
