@@ -19,7 +19,8 @@ import (
 // document (get); it answers from the cache, or from the tier (the other
 // replicas), or loads the document with its kind's builder, then keeps
 // the copy and does what the build said must follow (effects). The tier
-// tells it what the other replicas said through its inbox methods.
+// tells it what the other replicas said through its inbox methods; those,
+// and Invalidate's, are in invalidate.go.
 type documents struct {
 	site     *site
 	cache    *pageCache
