@@ -16,9 +16,11 @@ import (
 //     the data from before the change (TestInvalidateDuringRebuild).
 //  2. A document's rebuild starts at most once every rebuildEvery; one
 //     asked sooner waits for its turn (TestInvalidateStorm).
-//  3. The index waits until no page waits or is being rebuilt, and is
-//     then rebuilt once for all of them, within the same bound
-//     (TestRebuildsAgainAndTurn, TestInvalidate).
+//  3. The index waits until no page is ready or being rebuilt, and for
+//     the pages that wait for their turn at most rebuildEvery, then is
+//     rebuilt once for all of them, within the same bound
+//     (TestRebuildsAgainAndTurn, TestRebuildsIndexNotStarved,
+//     TestInvalidate).
 //  4. At most max rebuilds run at once, on workers that exist only while
 //     there is work (one of them sleeping until a rebuild that waits for
 //     its turn is due), and that end once done is closed
@@ -51,6 +53,7 @@ const rebuildEvery = time.Second
 type rebuild struct {
 	last     time.Time // when its last rebuild started
 	waiting  bool      // asked for, not started: in ready or later (a page), or the index
+	asked    time.Time // the index: when it began to wait
 	building bool
 	again    bool // asked for while building: once more after
 }
@@ -92,6 +95,7 @@ func (r *rebuilds) askOne(k docKey, now time.Time) {
 func (r *rebuilds) queue(k docKey, st *rebuild, now time.Time) {
 	st.waiting = true
 	if k == indexKey {
+		st.asked = now
 		return
 	}
 	if at := st.last.Add(r.every); at.After(now) {
@@ -175,10 +179,18 @@ func (r *rebuilds) next(now time.Time, slept bool) (k docKey, sleep time.Duratio
 	var wake time.Time // when something waiting is due
 	if len(r.later) > 0 {
 		wake = r.later[0].at
-	} else if ix := r.docs[indexKey]; ix != nil && ix.waiting && r.busy == 0 {
-		if wake = ix.last.Add(r.every); !wake.After(now) {
+	}
+	if ix := r.docs[indexKey]; ix != nil && ix.waiting && r.busy == 0 {
+		at := ix.last.Add(r.every) // its turn
+		if wait := ix.asked.Add(r.every); len(r.later) > 0 && wait.After(at) {
+			at = wait // the pages that wait for their turn, for a while
+		}
+		if !at.After(now) {
 			r.begin(indexKey, now)
 			return indexKey, 0, true
+		}
+		if wake.IsZero() || at.Before(wake) {
+			wake = at
 		}
 	}
 	if wake.IsZero() || r.sleeping {

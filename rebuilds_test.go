@@ -149,3 +149,29 @@ func TestRebuildsDone(t *testing.T) {
 		t.Errorf("built %v after done", got)
 	}
 }
+
+// TestRebuildsIndexNotStarved: pages asked for again and again, each
+// waiting for its turn in its own time, keep the index waiting for a turn
+// at most, not for as long as they are asked for.
+func TestRebuildsIndexNotStarved(t *testing.T) {
+	u := newUnitRebuilds(t, 2)
+	pages := []docKey{pageKey(0, 1), pageKey(0, 2), pageKey(0, 3)}
+	start := time.Now()
+	for time.Since(start) < 6*u.every {
+		// Each page asked for every 2 ms, page n from n×15 ms on: their
+		// turns come apart, and one of them always waits for its own.
+		n := min(int(time.Since(start)/(15*time.Millisecond))+1, len(pages))
+		u.ask(pages[:n])
+		time.Sleep(2 * time.Millisecond)
+	}
+	got := u.take()
+	indexes := 0
+	for _, k := range got {
+		if k == indexKey {
+			indexes++
+		}
+	}
+	if indexes < 2 {
+		t.Errorf("the index was built %d times in %v of pages asked for in turn, want one every %v or so: %v", indexes, 6*u.every, 2*u.every, got)
+	}
+}
