@@ -24,7 +24,8 @@ import (
 //  4. At most max rebuilds run at once, on workers that exist only while
 //     there is work (one of them sleeping until a rebuild that waits for
 //     its turn is due), and that end once done is closed
-//     (TestCloseStopsEverything).
+//     (TestInvalidateCloseEndsWorkers, TestRebuildsDone,
+//     TestCloseStopsEverything).
 //
 // What a rebuild is, is build's business (documents.rebuild): it may find
 // that the document needs none by now.
@@ -109,10 +110,7 @@ func (r *rebuilds) queue(k docKey, st *rebuild, now time.Time) {
 // sleeping one, whose timer may be later than what now waits.
 func (r *rebuilds) spawn() {
 	if r.sleeping {
-		select {
-		case r.wake <- struct{}{}:
-		default:
-		}
+		r.wakeSleeper()
 	}
 	idle := r.workers - r.busy
 	if ix := r.docs[indexKey]; ix != nil && ix.building {
@@ -121,6 +119,14 @@ func (r *rebuilds) spawn() {
 	for r.workers < r.max && (r.workers == 0 || idle < len(r.ready)) && r.start(r.work) {
 		r.workers++
 		idle++
+	}
+}
+
+// wakeSleeper makes the sleeping worker look again.
+func (r *rebuilds) wakeSleeper() {
+	select {
+	case r.wake <- struct{}{}:
+	default:
 	}
 }
 
@@ -193,11 +199,12 @@ func (r *rebuilds) next(now time.Time, slept bool) (k docKey, sleep time.Duratio
 			wake = at
 		}
 	}
+	r.sweep(now)
 	if wake.IsZero() || r.sleeping {
-		r.workers--
-		if r.workers == 0 {
-			r.sweep(now)
+		if r.sleeping && !wake.IsZero() {
+			r.wakeSleeper() // to sleep until wake, if it is sooner
 		}
+		r.workers--
 		return docKey{}, 0, false
 	}
 	r.sleeping = true
@@ -228,7 +235,7 @@ func (r *rebuilds) finish(k docKey, now time.Time) {
 
 // sweep forgets, at most once every rebuildEvery, the documents whose turn
 // has come again and that do not wait: docs holds only those asked for
-// lately.
+// lately, or waiting.
 func (r *rebuilds) sweep(now time.Time) {
 	if now.Sub(r.swept) < r.every {
 		return
