@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -19,7 +18,8 @@ import (
 // document (get); it answers from the cache, or from the tier (the other
 // replicas), or loads the document with its kind's builder, then keeps
 // the copy and does what the build said must follow (effects). The tier
-// tells it what the other replicas said through its inbox methods.
+// tells it what the other replicas said through its inbox methods; those,
+// and Invalidate's, are in invalidate.go.
 type documents struct {
 	site     *site
 	cache    *pageCache
@@ -31,9 +31,11 @@ type documents struct {
 	rep      *reporter
 	now      func() time.Time
 
-	group   singleflight.Group
-	sem     chan struct{} // one token per running build (MaxBuilds)
-	waiting atomic.Int64  // requests waiting for a build (MaxWaiting)
+	group    singleflight.Group
+	sem      chan struct{} // one token per running build (MaxBuilds)
+	waiting  atomic.Int64  // requests waiting for a build (MaxWaiting)
+	rebuilds *rebuilds     // Invalidate's, at most one waiting per document
+	hearing  *hearing      // what the other replicas say, at most once a second per document
 
 	lifetime // the builds' own context, background goroutines, loads under way: what close ends
 }
@@ -373,118 +375,6 @@ func (d *documents) text(k docKey, e *entry) (*entry, error) {
 		return nil, fmt.Errorf("the text form of %s: %w", d.site.fileName(k), err)
 	}
 	return t, nil
-}
-
-// invalidate says that the pages keys changed, with the index and the
-// feeds feeds, then rebuilds, in the background, the pages that are
-// cached and the index, at most MaxBuilds at a time. A page neither
-// cached nor listed by the cached index is ignored: no such page, as far
-// as anyone knows.
-func (d *documents) invalidate(keys []docKey, feeds []docKey) {
-	for _, k := range feeds {
-		d.outdate(k)
-		d.failures.forget(k)
-	}
-	var idx *entry
-	if sl, ok := d.cache.peek(indexKey); ok {
-		idx = sl.e
-	}
-	var rebuild, listed []docKey
-	seen := make(map[docKey]bool, len(keys))
-	for _, k := range keys {
-		if seen[k] {
-			continue
-		}
-		seen[k] = true
-		if _, cached := d.cache.peek(k); cached {
-			rebuild = append(rebuild, k)
-		} else if idx != nil && idx.lists(k) {
-			listed = append(listed, k)
-		}
-	}
-	changed := make([]docKey, 0, len(rebuild)+len(listed)+1)
-	changed = append(append(append(changed, rebuild...), listed...), indexKey)
-	d.outdate(changed...)
-	for _, k := range changed {
-		d.clocks.told(k)
-	}
-	for _, k := range changed {
-		d.failures.forget(k)
-	}
-	d.background(func() {
-		var wg sync.WaitGroup
-		work := make(chan docKey)
-		for range min(cap(d.sem), len(rebuild)) {
-			wg.Go(func() {
-				for k := range work {
-					var old *entry
-					if sl, ok := d.cache.peek(k); ok {
-						old = sl.e
-					}
-					d.group.Do(k.String(), func() (any, error) { return d.load(k, old) })
-				}
-			})
-		}
-		for _, k := range rebuild {
-			if d.ctx.Err() != nil {
-				break
-			}
-			work <- k
-		}
-		close(work)
-		wg.Wait()
-		if d.ctx.Err() == nil {
-			var old *entry
-			if sl, ok := d.cache.peek(indexKey); ok {
-				old = sl.e
-			}
-			d.group.Do(indexKey.String(), func() (any, error) { return d.load(indexKey, old) })
-		}
-	})
-}
-
-// knownPages lists the pages of section sec that the cached index lists
-// or the cache holds.
-func (d *documents) knownPages(sec int) []int64 {
-	var pages []int64
-	if sl, ok := d.cache.peek(indexKey); ok && sec < len(sl.e.pages) {
-		for _, p := range sl.e.pages[sec] {
-			pages = append(pages, p.Number)
-		}
-	}
-	for _, k := range d.cache.keys() {
-		if k.kind == docPage && k.sec == sec {
-			pages = append(pages, k.page)
-		}
-	}
-	return pages
-}
-
-// changed is told by the tier that another replica said k changed at
-// generation gen (inbox).
-func (d *documents) changed(k docKey, gen int64) {
-	sl, cached := d.cache.peek(k)
-	if cached {
-		sl.looked.Store(0) // the tier has news of k: look there on the next request
-	}
-	d.ledger.heard(k, gen)
-	d.group.Forget(k.String())
-	d.failures.forget(k)
-	d.clocks.told(k)
-}
-
-// stored is told by the tier that another replica stored a copy of k
-// whose XML hash is hash (inbox). That is no change of k: a cached copy
-// with other bytes is superseded, not outdated, and is served only until
-// the stored one is fetched.
-func (d *documents) stored(k docKey, hash uint64) {
-	if sl, cached := d.cache.peek(k); cached {
-		sl.looked.Store(0)
-		if sl.e.hash != hash {
-			sl.superseded.Store(true)
-			d.group.Forget(k.String())
-		}
-	}
 }
 
 // peekOrGet returns the cached copy of k, fresh or not, without counting

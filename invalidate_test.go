@@ -3,7 +3,11 @@ package sitemap
 import (
 	"context"
 	"net/http"
+	"runtime"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -96,5 +100,215 @@ func TestInvalidateErrors(t *testing.T) {
 	sm.Close()
 	if err := sm.Invalidate("p"); err != nil { // after Close: nothing starts
 		t.Error(err)
+	}
+}
+
+// peakGoroutines samples runtime.NumGoroutine until stop is called, and
+// returns the highest it saw (itself included).
+func peakGoroutines() (stop func() int) {
+	var peak atomic.Int64
+	done, ended := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(ended)
+		for {
+			if n := int64(runtime.NumGoroutine()); n > peak.Load() {
+				peak.Store(n)
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(20 * time.Microsecond):
+			}
+		}
+	}()
+	return func() int {
+		close(done)
+		<-ended
+		return int(peak.Load())
+	}
+}
+
+// rebuildsIdle waits until no rebuild of Invalidate waits or runs.
+func rebuildsIdle(t *testing.T, sm *Sitemap) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		if w, b := sm.docs.rebuilds.waiting(); w == 0 && b == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("Invalidate's rebuilds did not end")
+		}
+	}
+	sm.docs.wg.Wait()
+}
+
+// TestInvalidateStorm: 100,000 Invalidates of one page, each after a
+// change of the catalogue, as fast as they come. Each used to start its own
+// background rebuild: 160,000 goroutines at once, and as many Source reads
+// as the storm lasted builds. Now the page waits at most once (with the
+// index after it), is rebuilt at most once a second, and afterwards serves
+// the last change.
+func TestInvalidateStorm(t *testing.T) {
+	src := &revSource{fakeSource: newFake(10, 10)}
+	sm := newTestSitemap(t, Config{}, Section{Source: src})
+	get(sm, "/sitemap_index.xml")
+	get(sm, "/sitemap-1.xml.gz")
+	reads, indexReads := src.urlsCalls.Load(), src.pageCalls.Load()
+	before := runtime.NumGoroutine()
+	stop := peakGoroutines()
+	const calls = 100_000
+	most, start := 0, time.Now()
+	for i := range calls {
+		src.rev.Add(1)
+		if err := sm.Invalidate("", 1); err != nil {
+			t.Fatal(err)
+		}
+		if i%1000 == 0 {
+			w, _ := sm.docs.rebuilds.waiting()
+			most = max(most, w)
+		}
+	}
+	storm := time.Since(start)
+	peak := stop() - 1 // less the sampler
+	rebuildsIdle(t, sm)
+	t.Logf("figures: %d Invalidates in %v: %d goroutines at most (%d before), at most %d documents waiting; %d page reads, %d index reads",
+		calls, storm.Round(time.Millisecond), peak, before, most, src.urlsCalls.Load()-reads, src.pageCalls.Load()-indexReads)
+	// One rebuild at once, then at most one a second while the storm
+	// lasts, and one after it: 2 for a storm of less than a second.
+	limit := int64(storm/time.Second) + 2
+	if peak > before+4 { // a worker and its build's compressor
+		t.Errorf("%d goroutines during the storm, %d before: want a few workers at most", peak, before)
+	}
+	if most > 2 {
+		t.Errorf("%d documents waiting for a rebuild: want the page and the index", most)
+	}
+	if got := src.urlsCalls.Load() - reads; got < 1 || got > limit {
+		t.Errorf("%d page reads for a storm of %v, want 1 to %d", got, storm, limit)
+	}
+	if got := src.pageCalls.Load() - indexReads; got > limit {
+		t.Errorf("%d index reads for a storm of %v, want at most %d", got, storm, limit)
+	}
+	e, ok := cachedEntry(sm, pageKey(0, 1))
+	if !ok || !sm.docs.ledger.current(pageKey(0, 1), e.stamp) {
+		t.Fatal("the page is not current after the storm")
+	}
+	hits := sm.Stats().CacheHits
+	w := get(sm, "/sitemap-1.xml.gz")
+	if want := "rev=" + strconv.Itoa(calls); !strings.Contains(string(testkit.Gunzip(t, w.Body.Bytes())), want) || sm.Stats().CacheHits != hits+1 {
+		t.Errorf("after the storm the page does not serve %s from the cache", want)
+	}
+}
+
+// TestInvalidateDuringRebuild: Invalidates that come while the page's
+// rebuild reads the Source make it rebuilt once more after, not once per
+// call, and the last change is served.
+func TestInvalidateDuringRebuild(t *testing.T) {
+	src := &revSource{fakeSource: newFake(10, 10)}
+	sm := newTestSitemap(t, Config{}, Section{Source: src})
+	get(sm, "/sitemap_index.xml")
+	get(sm, "/sitemap-1.xml.gz")
+	reading, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	src.onURL = func(_ context.Context, page, i int64) error {
+		if i == 0 && src.urlsCalls.Load() == 2 { // the first rebuild
+			once.Do(func() { close(reading) })
+			<-release
+		}
+		return nil
+	}
+	src.rev.Add(1)
+	if err := sm.Invalidate("", 1); err != nil {
+		t.Fatal(err)
+	}
+	<-reading
+	for range 1000 {
+		src.rev.Add(1)
+		if err := sm.Invalidate("", 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(release)
+	rebuildsIdle(t, sm)
+	if got := src.urlsCalls.Load(); got != 3 {
+		t.Errorf("%d page reads, want 3: the first build, the held rebuild, one more after it", got)
+	}
+	if body := string(testkit.Gunzip(t, get(sm, "/sitemap-1.xml.gz").Body.Bytes())); !strings.Contains(body, "rev=1001<") && !strings.Contains(body, "rev=1001&") {
+		t.Errorf("the page does not serve the last change, rev=1001:\n%.300s", body)
+	}
+}
+
+// TestInvalidateStormFleet: the storm on one of two replicas that share a
+// Store. Each call still tells the others (a generation and a message), but
+// what it leaves is bounded on both: a goroutine or so, two page reads for
+// the fleet, one mark per document, and both serve the last change after.
+func TestInvalidateStormFleet(t *testing.T) {
+	src := &revSource{fakeSource: newFake(250, 50)}
+	sms := replicas(t, newMemStore(), 2, src, Config{})
+	for _, sm := range sms {
+		get(sm, "/sitemap_index.xml")
+		get(sm, "/sitemap-1.xml.gz")
+	}
+	reads := src.urlsCalls.Load()
+	before := runtime.NumGoroutine()
+	stop := peakGoroutines()
+	start := time.Now()
+	const calls = 100_000
+	for range calls {
+		src.rev.Add(1)
+		if err := sms[0].Invalidate("", 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	storm := time.Since(start)
+	peak := stop() - 1
+	want := "rev=" + strconv.Itoa(calls) + "<"
+	for _, sm := range sms {
+		waitFor(t, func() bool {
+			return strings.Contains(string(testkit.Gunzip(t, get(sm, "/sitemap-1.xml.gz").Body.Bytes())), want)
+		})
+	}
+	got := src.urlsCalls.Load() - reads
+	t.Logf("figures: %d Invalidates in %v: %d goroutines at most (%d before), %d page reads, marks %d and %d",
+		calls, storm.Round(time.Millisecond), peak, before, got, sms[0].docs.ledger.size(), sms[1].docs.ledger.size())
+	if peak > before+5 { // a worker, a build's compressor, a timer's callback on the other
+		t.Errorf("%d goroutines during the storm, %d before", peak, before)
+	}
+	if limit := int64(storm/time.Second) + 3; got > limit {
+		t.Errorf("%d page reads for a storm of %v, want at most %d", got, storm, limit)
+	}
+	for i, sm := range sms {
+		if n := sm.docs.ledger.size(); n > 2 {
+			t.Errorf("replica %d: %d marks, want the page's and the index's", i, n)
+		}
+	}
+}
+
+// TestInvalidateCloseEndsWorkers: Close ends Invalidate's workers, the
+// one that sleeps until a page's turn comes too.
+func TestInvalidateCloseEndsWorkers(t *testing.T) {
+	src := newFake(10, 10)
+	before := runtime.NumGoroutine()
+	sm, err := New(Config{BaseURL: "https://example.com"}, Section{Source: src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	get(sm, "/sitemap_index.xml")
+	get(sm, "/sitemap-1.xml.gz")
+	sm.Invalidate("", 1)
+	waitFor(t, func() bool { return src.urlsCalls.Load() == 2 })
+	sm.Invalidate("", 1) // its turn comes in a second: a worker sleeps until then
+	waitFor(t, func() bool {
+		sm.docs.rebuilds.mu.Lock()
+		defer sm.docs.rebuilds.mu.Unlock()
+		return sm.docs.rebuilds.sleeping
+	})
+	sm.Close()
+	for deadline := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > before; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines left after Close, %d before", runtime.NumGoroutine(), before)
+		}
+	}
+	if n := src.urlsCalls.Load(); n != 2 {
+		t.Errorf("%d page reads: a rebuild ran after Close", n)
 	}
 }

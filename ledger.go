@@ -29,7 +29,9 @@ type ledger struct {
 	mu      sync.Mutex
 	marks   map[docKey]stamp // per document: when it was last said to have changed
 	top     int64            // the highest generation of a mark, held aside
-	pending []docKey         // said here while the Store was off: not yet told to the other replicas
+	floor   uint64           // the latest epoch of a mark pruned: a document without a mark changed no later
+	limit   int              // prune the marks once they are more
+	pending map[docKey]bool  // said here while the Store was off: not yet told to the other replicas
 }
 
 // stamp is a point in the ledger: an epoch and a store generation.
@@ -45,7 +47,12 @@ const builtHere = math.MaxInt64
 // other replicas: no copy built elsewhere is current until it is told.
 const held = math.MaxInt64
 
-func newLedger() *ledger { return &ledger{marks: make(map[docKey]stamp)} }
+// minMarks is the fewest marks the ledger prunes (prune).
+const minMarks = 4096
+
+func newLedger() *ledger {
+	return &ledger{marks: make(map[docKey]stamp), limit: minMarks, pending: make(map[docKey]bool)}
+}
 
 // now returns the ledger's stamp as it is now.
 func (l *ledger) now() stamp { return stamp{epoch: l.epoch.Load(), gen: l.gen.Load()} }
@@ -56,13 +63,17 @@ func (l *ledger) current(k docKey, st stamp) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	m, ok := l.marks[k]
-	return !ok || st.epoch >= m.epoch && st.gen >= m.gen
+	if !ok {
+		return st.epoch >= l.floor
+	}
+	return st.epoch >= m.epoch && st.gen >= m.gen
 }
 
 // said marks keys as changed now, here: copies made before are not
-// current. Marks are kept (one per document ever said to have changed,
-// and only documents the index lists or the cache holds are), so a slow
-// build that started before a change can never be kept after it.
+// current. A mark is kept while its document is cached, listed by the
+// index or held (prune), so a slow build that started before a change can
+// never be kept after it; only documents the index lists or the cache
+// holds are marked (documents.known).
 func (l *ledger) said(keys ...docKey) {
 	epoch := l.epoch.Add(1)
 	l.mark(keys, func(m *stamp) { m.epoch = epoch })
@@ -89,7 +100,10 @@ func (l *ledger) mark(keys []docKey, set func(m *stamp)) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, k := range keys {
-		m := l.marks[k]
+		m, ok := l.marks[k]
+		if !ok {
+			m.epoch = l.floor // what a pruned mark said
+		}
 		set(&m)
 		l.marks[k] = m
 		if m.gen != held {
@@ -99,19 +113,27 @@ func (l *ledger) mark(keys []docKey, set func(m *stamp)) {
 }
 
 // postpone keeps keys, held, to tell the other replicas when the Store
-// answers again.
+// answers again. Each is kept once, however often it is postponed.
 func (l *ledger) postpone(keys []docKey) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.pending = append(l.pending, keys...)
+	for _, k := range keys {
+		l.pending[k] = true
+	}
 }
 
-// takePending returns the keys postpone kept, and forgets them.
+// takePending returns the keys postpone kept, each once, and forgets them.
 func (l *ledger) takePending() []docKey {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	p := l.pending
-	l.pending = nil
+	if len(l.pending) == 0 {
+		return nil
+	}
+	p := make([]docKey, 0, len(l.pending))
+	for k := range l.pending {
+		p = append(p, k)
+	}
+	clear(l.pending)
 	return p
 }
 
@@ -160,4 +182,72 @@ func (l *ledger) lower(gen int64) {
 		}
 	}
 	l.top = gen
+}
+
+// overgrown reports whether the marks are to be pruned: more than twice
+// as many as the last prune kept (and minMarks). It says so once, until
+// prune.
+func (l *ledger) overgrown() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.marks) <= l.limit {
+		return false
+	}
+	l.limit = math.MaxInt
+	return true
+}
+
+// prune drops the marks of the documents that known says this replica no
+// longer knows of (neither cached nor listed by the index), but a held
+// one, which is being told to the others. What a dropped mark said is kept
+// in the floor: a document with no mark is current from the latest epoch
+// dropped on, so a build of it that started before a dropped change is
+// never kept (TestLedgerPrune). So that the floor outdates no copy kept
+// before, each of cached, the documents cached now, keeps a mark of its
+// own: a zero one for a document never said to have changed.
+//
+// The generation of a dropped mark is not kept: a document neither cached
+// nor listed here is requested only once an index lists it again, and a
+// stored copy from before its change, built less than TTL ago, may then
+// be taken as current, as a replica that started after the change would.
+func (l *ledger) prune(known func(docKey) bool, cached []docKey) {
+	type kept struct {
+		k docKey
+		m stamp
+	}
+	l.mu.Lock()
+	all := make([]kept, 0, len(l.marks))
+	for k, m := range l.marks {
+		if m.gen != held {
+			all = append(all, kept{k, m})
+		}
+	}
+	l.mu.Unlock()
+	drop := all[:0]
+	for _, km := range all {
+		if !known(km.k) {
+			drop = append(drop, km)
+		}
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, km := range drop {
+		if l.marks[km.k] == km.m { // unless it changed meanwhile
+			delete(l.marks, km.k)
+			l.floor = max(l.floor, km.m.epoch)
+		}
+	}
+	for _, k := range cached {
+		if _, ok := l.marks[k]; !ok {
+			l.marks[k] = stamp{}
+		}
+	}
+	l.limit = max(minMarks, 2*len(l.marks))
+}
+
+// size returns the number of marks.
+func (l *ledger) size() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.marks)
 }

@@ -221,6 +221,8 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 		},
 	}
 	d.ctx, d.cancel = context.WithCancel(context.Background())
+	d.rebuilds = newRebuilds(st.maxBuilds, d.background, d.rebuild, d.ctx.Done())
+	d.hearing = newHearing(d.heard, d.ctx.Done())
 	// Last, what starts goroutines, which only Close stops.
 	if cfg.IndexNow != nil {
 		if rep.indexNow, err = newIndexNow(cfg.IndexNow, st.base.url, log, now); err != nil {
@@ -240,14 +242,21 @@ func (s *Sitemap) IndexURL() string { return s.site.indexLoc }
 // Invalidate tells the Sitemap that pages of a section changed, such as
 // after a product was edited (adapters/sqlsource's PageOf names its
 // page); with no page number, every page of the section did. Each cached
-// page named is rebuilt at once in the background, at most MaxBuilds at a
-// time, and the index after them; meanwhile the old copy is served, and
-// every request that starts after its rebuild finished gets the new bytes
-// under a new Last-Modified. A page that is not cached gets a new clock,
-// which the index shows, and is built on its next request. A page number
-// the section does not have (one that neither the cached index lists nor
-// the cache holds) is ignored. The only error is a section name that is
-// not configured.
+// page named is rebuilt in the background, at most MaxBuilds at a time,
+// and the index after them; meanwhile the old copy is served (and a
+// request for it starts its rebuild), and every request that starts after
+// its rebuild finished gets the new bytes under a new Last-Modified. A
+// page that is not cached gets a new clock, which the index shows, and is
+// built on its next request. A page number the section does not have (one
+// that neither the cached index lists nor the cache holds) is ignored. The
+// only error is a section name that is not configured.
+//
+// Invalidate returns at once, however often it is called: a page's
+// rebuild starts at once, or, when Invalidate rebuilt it less than a
+// second ago, once that second has passed, and a page waits for one
+// rebuild at most (one more after a rebuild under way, which may have
+// read the data from before the change). A storm of calls for one page
+// costs one background worker and about one Source read a second.
 //
 // The section's Atom feed, if it has one, is outdated too: its cached copy
 // is served while it is rebuilt, on its next request.

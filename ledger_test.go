@@ -1,0 +1,67 @@
+package sitemap
+
+import "testing"
+
+// TestLedgerPendingOnce: changes postponed while the Store is off are
+// kept once each, however often they are said: 100,000 Invalidates of one
+// page used to keep 200,000 keys, to be told all at once.
+func TestLedgerPendingOnce(t *testing.T) {
+	l := newLedger()
+	for range 100_000 {
+		l.hold([]docKey{pageKey(0, 1), indexKey})
+		l.postpone([]docKey{pageKey(0, 1), indexKey})
+	}
+	if got := l.takePending(); len(got) != 2 {
+		t.Errorf("%d keys pending, want 2", len(got))
+	}
+	if got := l.takePending(); len(got) != 0 {
+		t.Errorf("%d keys pending after they were taken", len(got))
+	}
+}
+
+// TestLedgerPrune: once the marks are many, those of documents no longer
+// known are dropped, but never so that a copy made before a dropped change
+// is current; a copy cached before the prune stays current, and a held
+// mark is kept.
+func TestLedgerPrune(t *testing.T) {
+	l := newLedger()
+	cached := pageKey(0, 1_000_000) // never said to have changed
+	kept := l.now()                 // its copy's stamp, and a slow build's of the others
+	for n := range int64(minMarks) {
+		l.said(pageKey(0, n+1))
+	}
+	if l.overgrown() {
+		t.Fatalf("overgrown at %d marks", l.size())
+	}
+	l.hold([]docKey{pageKey(1, 1)})
+	l.said(pageKey(0, minMarks+1))
+	if !l.overgrown() || l.overgrown() {
+		t.Fatal("overgrown does not say so once past the limit")
+	}
+	known := func(k docKey) bool { return k.sec == 0 && k.page <= 10 }
+	l.prune(known, []docKey{cached})
+	if got, want := l.size(), 10+1+1; got != want {
+		t.Errorf("%d marks after the prune, want %d: the known, the held, the cached", got, want)
+	}
+	for _, k := range []docKey{pageKey(0, 5), pageKey(0, 500), pageKey(0, minMarks+1), pageKey(1, 1)} {
+		if l.current(k, kept) {
+			t.Errorf("a copy of %v made before its change is current after the prune", k)
+		}
+		if !l.current(k, stamp{epoch: l.now().epoch, gen: builtHere}) && k != pageKey(1, 1) {
+			t.Errorf("a copy of %v made after its change is not current after the prune", k)
+		}
+	}
+	if !l.current(cached, kept) {
+		t.Error("a cached copy of a document never changed is not current after the prune")
+	}
+	if !l.current(pageKey(2, 1), stamp{epoch: l.now().epoch}) {
+		t.Error("a copy of a document never changed, made after the prune, is not current")
+	}
+	l.said(pageKey(0, 500)) // marked anew: from the floor on
+	if l.current(pageKey(0, 500), kept) {
+		t.Error("a copy made before a pruned change is current once marked again")
+	}
+	if l.overgrown() {
+		t.Error("overgrown right after a prune")
+	}
+}
