@@ -25,6 +25,16 @@ import (
 // Sitemap serve from its own cache and Source for a while, with no error
 // a client can see, and try the Store again later.
 //
+// A Store may also tell its own time, with a method
+//
+//	Time(ctx context.Context) (time.Time, error)
+//
+// as adapters/redisstore does (Redis TIME): a replica whose time is more
+// than two seconds off the Store's then gives its content clocks in the
+// Store's time. The Sitemap also keeps a "born" value, when the Store's
+// state began: a Store that loses its values (flushed, restarted empty)
+// is noticed by it, and by a generation (Incr) far below one it gave.
+//
 // A Store's methods are called concurrently.
 type Store interface {
 	// Get returns the values of keys, in order, with nil for a key that
