@@ -78,13 +78,11 @@ func (d *documents) get(ctx context.Context, k docKey) (*entry, error) {
 }
 
 // fresh reports whether sl, the cached copy of k, may be served as it is:
-// younger than TTL, current, and not superseded by another replica's.
+// younger than TTL (entry.expires), current, not superseded by another
+// replica's, and not built alone while the replicas can agree again.
 func (d *documents) fresh(k docKey, sl *slot, now time.Time) bool {
-	ttl := d.site.ttl
-	if sl.e.unclocked {
-		ttl = min(ttl, time.Second)
-	}
-	return now.Before(sl.e.built.Add(ttl)) && d.ledger.current(k, sl.e.stamp) && !sl.superseded.Load()
+	return now.Before(sl.e.expires(d.site.ttl)) && d.ledger.current(k, sl.e.stamp) && !sl.superseded.Load() &&
+		!(sl.e.alone && !d.tier.stats().down)
 }
 
 // listed reports whether the index lists page k. A stale or missing index

@@ -24,6 +24,9 @@ type entry struct {
 	// (clock.go, rule 1), so the copy is fresh for a second only: the next
 	// build, in a later second, gives them one.
 	unclocked bool
+	// alone: built with no clock agreed with the other replicas (tier.go),
+	// so without Last-Modified; fresh only while they cannot agree.
+	alone bool
 
 	// ETag header values, one per representation, precomputed.
 	etagFile, etagGzip, etagPlain []string
@@ -86,12 +89,22 @@ func (e *entry) renewed(now time.Time) *entry {
 	return r
 }
 
-// withoutClock returns e without a Last-Modified: the same bytes, to be
-// validated by their ETag alone.
+// withoutClock returns e without a Last-Modified, as built alone: the
+// same bytes, to be validated by their ETag alone.
 func (e *entry) withoutClock() *entry {
 	r := e.renewed(e.built)
-	r.lastMod = time.Time{}
+	r.lastMod, r.alone = time.Time{}, true
 	return r
+}
+
+// expires returns when e stops being fresh, built as it was with a TTL of
+// ttl: a second after it was built if it has no clock yet (rule 1 of
+// clock.go), so that a build in a later second gives it one.
+func (e *entry) expires(ttl time.Duration) time.Time {
+	if e.unclocked {
+		ttl = min(ttl, time.Second)
+	}
+	return e.built.Add(ttl)
 }
 
 // cost is the bytes e holds in the cache: its gzip file, and an index's

@@ -155,7 +155,9 @@ func (b feedBuilder) build(ctx context.Context, j job) (*entry, effects, error) 
 	b.rep.built(k)
 	b.rep.log.Debug("sitemap: built feed", "section", sec.name, "entries", len(entries), "gzip_bytes", len(gz),
 		"duration", dur, "clock", at)
-	return newEntry(gz, sum, b.site.gzipLevel, at, now), effects{}, nil
+	e := newEntry(gz, sum, b.site.gzipLevel, at, now)
+	e.unclocked, e.alone = at.IsZero() && !j.alone, j.alone
+	return e, effects{}, nil
 }
 
 // recent reads the entries of the feed of sec: at most FeedEntries URLs

@@ -171,7 +171,7 @@ func (f *fleet) look(ctx context.Context, k docKey, old *entry) (got, stale *ent
 // built less than TTL ago, current, and not older than local, this
 // replica's copy (if any).
 func (f *fleet) fresh(k docKey, rec, local *entry) bool {
-	return f.now().Before(rec.built.Add(f.site.ttl)) && f.ledger.current(k, rec.stamp) &&
+	return f.now().Before(rec.expires(f.site.ttl)) && f.ledger.current(k, rec.stamp) &&
 		(local == nil || !rec.built.Before(local.built) || rec.hash == local.hash)
 }
 

@@ -139,6 +139,6 @@ func (b indexBuilder) encodeFile(list []indexEntry, file int, now time.Time, agr
 	}
 	at, _, _ := b.clocks.built(indexFileKey(file), sum, newest, time.Time{}, now, agreed)
 	e := newEntry(gz, sum, st.gzipLevel, at, now)
-	e.unclocked = at.IsZero() && agreed
+	e.unclocked, e.alone = at.IsZero() && agreed, !agreed
 	return e, count, nil
 }
