@@ -142,13 +142,7 @@ func TestPanicMidPipe(t *testing.T) {
 	}
 	// A goroutine that has handed over its result may take a moment to
 	// return (more under the race detector): wait for it, but not forever.
-	for deadline := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > before; {
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<16)
-			t.Fatalf("%d goroutines left, %d before:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitGoroutines(t, before)
 }
 
 func TestStaleWhileRevalidate(t *testing.T) {

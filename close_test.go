@@ -39,13 +39,7 @@ func TestCloseStopsEverything(t *testing.T) {
 	}
 	sm.Notify(inBase + "p/1")
 	sm.Close()
-	for deadline := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > before; {
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<16)
-			t.Fatalf("%d goroutines left, %d before:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitGoroutines(t, before)
 }
 
 // TestCloseBounded: a background refresh whose Source ignores its context

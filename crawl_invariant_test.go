@@ -7,7 +7,6 @@ import (
 	"iter"
 	"math/rand/v2"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"strconv"
 	"strings"
@@ -247,68 +246,12 @@ func crawl(t *testing.T, fault crawlFault) {
 	for i, sm := range sms {
 		replicas[i] = sm
 	}
-	res := testkit.Crawl(ctx, t, 2, replicas, []string{"/sitemap-1.xml.gz", "/sitemap-2.xml.gz", "/sitemap-3.xml.gz"}, crawlRev)
+	paths := []string{"/sitemap-1.xml.gz", "/sitemap-2.xml.gz", "/sitemap-3.xml.gz"}
+	res := testkit.Crawl(ctx, t, 2, replicas, paths, testkit.Rev)
 	wg.Wait()
 	res.Report(t)
-	converge(t, sms, src)
-}
-
-// crawlRev reads the revision of a crawlSource page from its XML.
-func crawlRev(xml []byte) int64 {
-	_, rest, _ := strings.Cut(string(xml), "?rev=")
-	rev, _ := strconv.ParseInt(rest[:strings.IndexByte(rest, '<')], 10, 64)
-	return rev
-}
-
-// crawled reads a page's revision and Last-Modified from w.
-func crawled(t *testing.T, w *httptest.ResponseRecorder) (rev int64, lastMod string, at time.Time) {
-	lastMod = w.Header().Get("Last-Modified")
-	at, _ = http.ParseTime(lastMod)
-	return crawlRev(testkit.Gunzip(t, w.Body.Bytes())), lastMod, at
-}
-
-// converge checks that, once the catalogue and the faults stop, every
-// replica serves every page's last revision within 2 s, under one
-// Last-Modified for the fleet, which the index lists.
-func converge(t *testing.T, sms []*Sitemap, src *crawlSource) {
-	start := time.Now()
-	var last string
-	for time.Since(start) < 4*time.Second {
-		last = ""
-		for p := 1; p <= 3 && last == ""; p++ {
-			path := "/sitemap-" + strconv.Itoa(p) + ".xml.gz"
-			var lm string
-			for i, sm := range sms {
-				w := get(sm, path)
-				if w.Code != http.StatusOK {
-					last = fmt.Sprintf("replica %d: %s: %d", i, path, w.Code)
-					break
-				}
-				rev, lastMod, at := crawled(t, w)
-				switch {
-				case rev != src.rev[p].Load():
-					last = fmt.Sprintf("replica %d: %s: rev %d, want %d", i, path, rev, src.rev[p].Load())
-				case lastMod == "":
-					last = fmt.Sprintf("replica %d: %s: no Last-Modified", i, path)
-				case lm != "" && lastMod != lm:
-					last = fmt.Sprintf("replica %d: %s: Last-Modified %s, another's %s", i, path, lastMod, lm)
-				case !strings.Contains(get(sm, "/sitemap_index.xml").Body.String(), path+"</loc><lastmod>"+at.Format("2006-01-02T15:04:05Z")+"</lastmod>"):
-					last = fmt.Sprintf("replica %d: the index does not list %s at its Last-Modified %s", i, path, lastMod)
-				}
-				if last != "" {
-					break
-				}
-				lm = lastMod
-			}
-		}
-		if last == "" {
-			t.Logf("converged in %v", time.Since(start).Round(time.Millisecond))
-			if d := time.Since(start); d > 2*time.Second {
-				t.Errorf("the replicas converged in %v, want 2 s at most", d)
-			}
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Errorf("the replicas did not converge in 4 s: %s", last)
+	testkit.Converged(t, replicas, paths, func(path string) int64 {
+		n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(path, "/sitemap-"), ".xml.gz"))
+		return src.rev[n].Load()
+	})
 }

@@ -10,6 +10,7 @@ import (
 	"iter"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -363,4 +364,17 @@ func cachedEntry(sm *Sitemap, k docKey) (*entry, bool) {
 		return nil, false
 	}
 	return sl.e, true
+}
+
+// waitGoroutines waits until no more goroutines run than before, failing
+// t with their stacks after 5 s: a goroutine that has handed over its
+// result may take a moment to return (more under the race detector).
+func waitGoroutines(t testing.TB, before int) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > before; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<16)
+			t.Fatalf("%d goroutines left, %d before:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
+		}
+	}
 }

@@ -303,11 +303,7 @@ func TestInvalidateCloseEndsWorkers(t *testing.T) {
 		return sm.docs.rebuilds.sleeping
 	})
 	sm.Close()
-	for deadline := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > before; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d goroutines left after Close, %d before", runtime.NumGoroutine(), before)
-		}
-	}
+	waitGoroutines(t, before)
 	if n := src.urlsCalls.Load(); n != 2 {
 		t.Errorf("%d page reads: a rebuild ran after Close", n)
 	}

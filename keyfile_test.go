@@ -74,13 +74,7 @@ func TestNotify(t *testing.T) {
 	if st.IndexNowSent != 6 || st.IndexNowRefused != 1 || st.IndexNowDropped != 0 || st.IndexNowFailed != 0 {
 		t.Errorf("stats %+v", st)
 	}
-	for deadline := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > before; {
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<16)
-			t.Fatalf("%d goroutines left, %d before:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitGoroutines(t, before)
 	sm.Close() // again: nothing to do
 }
 

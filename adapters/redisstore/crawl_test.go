@@ -2,12 +2,10 @@ package redisstore_test
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -112,66 +110,10 @@ func TestFleetCrawlInvariant(t *testing.T) {
 				}
 			})
 			paths := files(150)[1:]
-			res := testkit.Crawl(ctx, t, 2, replicas, paths, revOf)
+			res := testkit.Crawl(ctx, t, 2, replicas, paths, testkit.Rev)
 			wg.Wait()
 			res.Report(t)
-			converged(t, sms, paths, src)
+			testkit.Converged(t, replicas, paths, func(string) int64 { return src.rev.Load() })
 		})
 	}
-}
-
-// revOf reads the revision of a catalogue page from its XML.
-func revOf(xml []byte) int64 {
-	_, rest, _ := strings.Cut(string(xml), "?rev=")
-	rev, _ := strconv.ParseInt(rest[:strings.IndexByte(rest, '<')], 10, 64)
-	return rev
-}
-
-// converged waits until every replica serves the last revision of every
-// page under one Last-Modified, which its index lists, and fails t if
-// that takes more than 2 s.
-func converged(t *testing.T, sms []*sitemap.Sitemap, paths []string, src *catalogue) {
-	t.Helper()
-	start := time.Now()
-	var last string
-	for time.Since(start) < 5*time.Second {
-		last = ""
-		for _, path := range paths {
-			lm := ""
-			for i, sm := range sms {
-				w := testkit.Fetch(sm, path)
-				if w.Code != http.StatusOK {
-					last = fmt.Sprintf("replica %d: %s: %d", i, path, w.Code)
-					break
-				}
-				got, at := revOf(testkit.Gunzip(t, w.Body.Bytes())), w.Header().Get("Last-Modified")
-				lmt, _ := http.ParseTime(at)
-				index := testkit.Fetch(sm, "/sitemap_index.xml").Body.String()
-				switch {
-				case got != src.rev.Load():
-					last = fmt.Sprintf("replica %d: %s: rev %d, want %d", i, path, got, src.rev.Load())
-				case at == "" || lm != "" && at != lm:
-					last = fmt.Sprintf("replica %d: %s: Last-Modified %q, another's %q", i, path, at, lm)
-				case !strings.Contains(index, path+"</loc><lastmod>"+lmt.Format("2006-01-02T15:04:05Z")+"</lastmod>"):
-					last = fmt.Sprintf("replica %d: the index does not list %s at its Last-Modified %s", i, path, at)
-				}
-				if last != "" {
-					break
-				}
-				lm = at
-			}
-			if last != "" {
-				break
-			}
-		}
-		if last == "" {
-			t.Logf("converged in %v", time.Since(start).Round(time.Millisecond))
-			if d := time.Since(start); d > 2*time.Second {
-				t.Errorf("the replicas converged in %v, want 2 s at most", d)
-			}
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Errorf("the replicas did not converge in 5 s: %s", last)
 }

@@ -77,16 +77,6 @@ func replica(t *testing.T, c redis.UniversalClient, prefix string, src sitemap.S
 	return sm
 }
 
-func fetch(h http.Handler, path string, hdr ...string) *httptest.ResponseRecorder {
-	r := httptest.NewRequest(http.MethodGet, path, nil)
-	for i := 0; i+1 < len(hdr); i += 2 {
-		r.Header.Set(hdr[i], hdr[i+1])
-	}
-	w := httptest.NewRecorder()
-	h.ServeHTTP(w, r)
-	return w
-}
-
 // fleet returns three replicas of src on one Redis, each with a client of
 // its own, and the key prefix they share.
 func fleet(t *testing.T, src sitemap.Source) ([]*sitemap.Sitemap, string) {
@@ -103,7 +93,7 @@ func TestFleetCrawlReadsEachPageOnce(t *testing.T) {
 	sms, _ := fleet(t, src)
 	for _, p := range files(500) {
 		for i, sm := range sms {
-			if w := fetch(sm, p); w.Code != http.StatusOK {
+			if w := testkit.Fetch(sm, p); w.Code != http.StatusOK {
 				t.Fatalf("replica %d %s: %d", i, p, w.Code)
 			}
 		}
@@ -125,7 +115,7 @@ func TestFleetColdBurst(t *testing.T) {
 	codes := make([]int, 200)
 	var wg sync.WaitGroup
 	for i := range codes {
-		wg.Go(func() { codes[i] = fetch(sms[i%3], "/sitemap-7.xml.gz").Code })
+		wg.Go(func() { codes[i] = testkit.Fetch(sms[i%3], "/sitemap-7.xml.gz").Code })
 	}
 	wg.Wait()
 	for i, c := range codes {
@@ -143,7 +133,7 @@ func TestFleetFreshReplica(t *testing.T) {
 	sms, prefix := fleet(t, src)
 	first := map[string]*httptest.ResponseRecorder{}
 	for _, p := range files(500) {
-		first[p] = fetch(sms[0], p)
+		first[p] = testkit.Fetch(sms[0], p)
 	}
 	reads := src.reads.Load()
 	// A new process: an empty cache and no clocks of its own.
@@ -151,13 +141,13 @@ func TestFleetFreshReplica(t *testing.T) {
 	inm, ims, full := fresh(), fresh(), fresh()
 	for _, p := range files(500) {
 		h := first[p].Header()
-		if w := fetch(inm, p, "If-None-Match", h.Get("Etag")); w.Code != http.StatusNotModified {
+		if w := testkit.Fetch(inm, p, "If-None-Match", h.Get("Etag")); w.Code != http.StatusNotModified {
 			t.Errorf("%s If-None-Match: %d, want 304", p, w.Code)
 		}
-		if w := fetch(ims, p, "If-Modified-Since", h.Get("Last-Modified")); w.Code != http.StatusNotModified {
+		if w := testkit.Fetch(ims, p, "If-Modified-Since", h.Get("Last-Modified")); w.Code != http.StatusNotModified {
 			t.Errorf("%s If-Modified-Since: %d, want 304", p, w.Code)
 		}
-		w := fetch(full, p)
+		w := testkit.Fetch(full, p)
 		if w.Code != http.StatusOK || !bytes.Equal(w.Body.Bytes(), first[p].Body.Bytes()) ||
 			w.Header().Get("Etag") != h.Get("Etag") || w.Header().Get("Last-Modified") != h.Get("Last-Modified") {
 			t.Errorf("%s: %d, not the bytes and validators the first replica served", p, w.Code)
@@ -176,10 +166,10 @@ func TestFleetInvalidate(t *testing.T) {
 	sms, _ := fleet(t, src)
 	for _, p := range files(500) {
 		for _, sm := range sms {
-			fetch(sm, p)
+			testkit.Fetch(sm, p)
 		}
 	}
-	before := fetch(sms[1], "/sitemap-4.xml.gz").Header()
+	before := testkit.Fetch(sms[1], "/sitemap-4.xml.gz").Header()
 	// The change comes in a later second than the first build, so the
 	// clock can move to it without running more than a second ahead.
 	first, _ := http.ParseTime(before.Get("Last-Modified"))
@@ -189,9 +179,9 @@ func TestFleetInvalidate(t *testing.T) {
 		t.Fatal(err)
 	}
 	old := before.Get("Etag")
-	eventually(t, func() bool { return fetch(sms[0], "/sitemap-4.xml.gz").Header().Get("Etag") != old })
+	eventually(t, func() bool { return testkit.Fetch(sms[0], "/sitemap-4.xml.gz").Header().Get("Etag") != old })
 	for i, sm := range sms[1:] {
-		w := fetch(sm, "/sitemap-4.xml.gz")
+		w := testkit.Fetch(sm, "/sitemap-4.xml.gz")
 		if w.Header().Get("Etag") == old || !bytes.Contains(testkit.Gunzip(t, w.Body.Bytes()), []byte("rev=1")) {
 			t.Errorf("replica %d serves the old bytes after the rebuild", i+1)
 		}
@@ -225,7 +215,7 @@ func TestFleetRedisCut(t *testing.T) {
 		t.Helper()
 		for _, p := range paths {
 			for i, sm := range sms {
-				if w := fetch(sm, p); w.Code != http.StatusOK {
+				if w := testkit.Fetch(sm, p); w.Code != http.StatusOK {
 					t.Fatalf("replica %d %s: %d", i, p, w.Code)
 				}
 			}
@@ -248,7 +238,7 @@ func TestFleetRedisCut(t *testing.T) {
 	proxy.Restore()
 	for i, sm := range sms {
 		eventually(t, func() bool { return !sm.Stats().StoreDown })
-		if w := fetch(sm, paths[20]); w.Code != http.StatusOK {
+		if w := testkit.Fetch(sm, paths[20]); w.Code != http.StatusOK {
 			t.Fatalf("replica %d after the restore: %d", i, w.Code)
 		}
 	}
@@ -282,7 +272,7 @@ func TestFleetRedisCutUnderLoad(t *testing.T) {
 						return
 					default:
 					}
-					if w := fetch(sm, p); w.Code != http.StatusOK {
+					if w := testkit.Fetch(sm, p); w.Code != http.StatusOK {
 						failed.Add(1)
 						t.Errorf("%s: %d", p, w.Code)
 					}
@@ -300,7 +290,7 @@ func TestFleetRedisCutUnderLoad(t *testing.T) {
 	wg.Wait()
 	t.Logf("%d responses, %d failed, %d page reads", served.Load(), failed.Load(), src.reads.Load())
 	for _, sm := range sms {
-		eventually(t, func() bool { fetch(sm, "/sitemap_index.xml"); return !sm.Stats().StoreDown })
+		eventually(t, func() bool { testkit.Fetch(sm, "/sitemap_index.xml"); return !sm.Stats().StoreDown })
 	}
 }
 
@@ -329,12 +319,12 @@ func TestFleetLockHolderStops(t *testing.T) {
 	holder := replica(t, dial(t, proxy.Addr()), prefix, stuck, opts)
 	healthy := newCatalogue(500)
 	other := replica(t, c, prefix, healthy, opts)
-	fetch(holder, "/sitemap_index.xml")
-	go fetch(holder, "/sitemap-3.xml.gz")
+	testkit.Fetch(holder, "/sitemap_index.xml")
+	go testkit.Fetch(holder, "/sitemap-3.xml.gz")
 	<-started // the holder has the lock of page 3, and is stuck in its Source
 	start := time.Now()
 	done := make(chan int, 1)
-	go func() { done <- fetch(other, "/sitemap-3.xml.gz").Code }()
+	go func() { done <- testkit.Fetch(other, "/sitemap-3.xml.gz").Code }()
 	eventually(t, func() bool { return other.Stats().StoreWaits == 1 })
 	proxy.Cut() // the holder stops renewing
 	code := <-done

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -130,4 +131,66 @@ func Fetch(h http.Handler, path string, header ...string) *httptest.ResponseReco
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, r)
 	return w
+}
+
+// Rev reads the revision a test catalogue writes in its locations
+// ("…?rev=N<"), from a file's XML.
+func Rev(xml []byte) int64 {
+	_, rest, _ := strings.Cut(string(xml), "?rev=")
+	end := strings.IndexByte(rest, '<')
+	if end < 0 {
+		return -1
+	}
+	rev, err := strconv.ParseInt(rest[:end], 10, 64)
+	if err != nil {
+		return -1
+	}
+	return rev
+}
+
+// Converged waits, after a crawl, until every replica serves the revision
+// want gives for each of paths (.xml.gz files) under one Last-Modified for
+// them all, which each replica's index (/sitemap_index.xml) lists; it
+// fails t if that takes more than 2 s, or does not happen in 5.
+func Converged(t testing.TB, replicas []http.Handler, paths []string, want func(path string) int64) {
+	t.Helper()
+	start := time.Now()
+	var last string
+	for time.Since(start) < 5*time.Second {
+		last = converged(t, replicas, paths, want)
+		if last == "" {
+			t.Logf("converged in %v", time.Since(start).Round(time.Millisecond))
+			if d := time.Since(start); d > 2*time.Second {
+				t.Errorf("the replicas converged in %v, want 2 s at most", d)
+			}
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Errorf("the replicas did not converge in 5 s: %s", last)
+}
+
+// converged returns what keeps the replicas from having converged, or "".
+func converged(t testing.TB, replicas []http.Handler, paths []string, want func(path string) int64) string {
+	for _, path := range paths {
+		lm := ""
+		for i, h := range replicas {
+			w := Fetch(h, path)
+			if w.Code != http.StatusOK {
+				return fmt.Sprintf("replica %d: %s: %d", i, path, w.Code)
+			}
+			rev, at := Rev(Gunzip(t, w.Body.Bytes())), w.Header().Get("Last-Modified")
+			lmt, _ := http.ParseTime(at)
+			switch {
+			case rev != want(path):
+				return fmt.Sprintf("replica %d: %s: rev %d, want %d", i, path, rev, want(path))
+			case at == "" || lm != "" && at != lm:
+				return fmt.Sprintf("replica %d: %s: Last-Modified %q, another's %q", i, path, at, lm)
+			case !strings.Contains(Fetch(h, "/sitemap_index.xml").Body.String(), path+"</loc><lastmod>"+lmt.Format("2006-01-02T15:04:05Z")+"</lastmod>"):
+				return fmt.Sprintf("replica %d: the index does not list %s at its Last-Modified %s", i, path, at)
+			}
+			lm = at
+		}
+	}
+	return ""
 }
