@@ -284,6 +284,13 @@ func (c *clocks) raiseFloor(t time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.floor = later(c.floor, floorAfter(t))
+	for _, r := range c.m {
+		if !r.built && r.at.Before(c.floor) {
+			// Only listed here so far: its clock came from the old floor or
+			// the Source's facts, and another replica may have served it.
+			r.at, r.floored = c.floor, true
+		}
+	}
 }
 
 // setFloor makes t the floor, earlier or not: the time since which what

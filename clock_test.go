@@ -317,3 +317,17 @@ func (c *clocks) build(k docKey, hash uint64, newest, changed, now time.Time) (t
 	lm, _, moved := c.built(k, hash, newest, changed, now, true)
 	return lm, moved
 }
+
+// TestClockRaiseFloorListed: a file only listed here, whose clock came
+// from the floor, takes the new floor when the Store lost its state: the
+// clock another replica served for it before the loss is not known here
+// (the crawl with a flushed Redis found the old floor given to new bytes).
+func TestClockRaiseFloorListed(t *testing.T) {
+	c := newClocks(t0, true, nil)
+	k := pageKey(0, 1)
+	at, _ := c.listed(k, PageInfo{Number: 1}, t0, false)
+	c.raiseFloor(t0.Add(time.Minute))
+	if lm, _ := c.build(k, 1, time.Time{}, time.Time{}, t0.Add(time.Minute)); !lm.After(at) {
+		t.Errorf("first Last-Modified after the loss %v, not after the listed %v", lm, at)
+	}
+}
