@@ -52,6 +52,22 @@ func (c *pageCache) get(k docKey) (*slot, bool) {
 	return c.lru.Get(k)
 }
 
+// swap replaces the copy of k by e if it is still old, in a new slot
+// whose synced is old's, and returns the slot k has then (false if none).
+func (c *pageCache) swap(k docKey, old, e *entry) (*slot, bool) {
+	if c.lru == nil {
+		return nil, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	sl, ok := c.lru.Peek(k)
+	if ok && sl.e == old {
+		c.put(k, e, sl.synced.Load())
+		sl, ok = c.lru.Peek(k)
+	}
+	return sl, ok
+}
+
 // peek returns a slot without marking it used.
 func (c *pageCache) peek(k docKey) (*slot, bool) {
 	if c.lru == nil {
@@ -66,13 +82,21 @@ func (c *pageCache) peek(k docKey) (*slot, bool) {
 // the least recently used entries until the byte budget holds. An entry
 // larger than the whole budget is not cached.
 func (c *pageCache) add(k docKey, e *entry, synced int64) {
-	if c.lru == nil || e.cost() > c.budget {
+	if c.lru == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.put(k, e, synced)
+}
+
+// put is add with c.mu held.
+func (c *pageCache) put(k docKey, e *entry, synced int64) {
+	if e.cost() > c.budget {
 		return
 	}
 	sl := &slot{e: e}
 	sl.synced.Store(synced)
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.lru.Remove(k)
 	c.lru.Add(k, sl)
 	n := e.cost()

@@ -61,6 +61,7 @@ type fileClock struct {
 	served  time.Time // the Last-Modified of the bytes last built (at or before at); zero if they have none yet
 	hash    uint64    // xxhash of those bytes
 	built   bool      // hash is known
+	ungiven bool      // no bytes were given at as their Last-Modified yet (a floor, or the Source's time): other bytes may take it (rule 1)
 	version string    // PageInfo.Version as the index last saw it
 
 	// In this process only:
@@ -113,7 +114,7 @@ func fact(t, now time.Time) time.Time {
 // first is the clock of a file with no history here whose newest lastmod
 // is newest and whose Source change time is changed (zero if unknown).
 func (c *clocks) first(newest, changed time.Time) *fileClock {
-	r := &fileClock{at: later(newest, changed), fact: later(newest, changed), changed: changed}
+	r := &fileClock{at: later(newest, changed), fact: later(newest, changed), changed: changed, ungiven: true}
 	if changed.IsZero() && c.floor.After(r.at) {
 		r.at, r.floored = c.floor, true
 	}
@@ -141,15 +142,22 @@ func (c *clocks) built(k docKey, hash uint64, newest, changed, now time.Time, ag
 	f := later(newest, changed)
 	r.fact, r.changed, r.newest = later(r.fact, f), later(r.changed, changed), f
 	var lm time.Time
-	if !r.built || r.hash == hash && !r.served.IsZero() {
+	switch {
+	case !r.built || r.hash == hash && !r.served.IsZero():
 		lm = later(r.at, f) // rules 2 and 3
-	} else {
-		lm = later(later(now, f), r.at.Add(time.Second)) // rule 1
+	default:
+		// Rule 1: a second past at, unless no bytes had it yet (here or,
+		// the build being agreed, on another replica: seed).
+		step := time.Second
+		if r.ungiven {
+			step = 0
+		}
+		lm = later(later(now, f), r.at.Add(step))
 	}
 	if !agreed || lm.After(later(now.Add(maxAhead), c.floor)) {
 		r.served = time.Time{} // rule 1: no Last-Modified until a later build
 	} else {
-		r.at, r.served = lm, lm
+		r.at, r.served, r.ungiven = lm, lm, false
 	}
 	if r.at.After(prev) && !r.at.Equal(c.floor) {
 		r.floored = false
@@ -204,7 +212,7 @@ func (c *clocks) listed(k docKey, info PageInfo, now time.Time, cached bool) (at
 	r.version = info.Version
 	r.fact, r.changed = later(r.fact, later(lastMod, ch)), later(r.changed, ch)
 	if !cached && later(lastMod, ch).After(r.at) {
-		r.at, r.floored = later(lastMod, ch), false
+		r.at, r.floored, r.ungiven = later(lastMod, ch), false, true
 	}
 	return c.lastmod(r), changed
 }
@@ -272,23 +280,28 @@ func (c *clocks) seed(k docKey, x fileClock, now time.Time) bool {
 	if x.version != "" && (r.version == "" || x.at.After(r.at)) {
 		r.version = x.version
 	}
-	if x.at.After(r.at) {
-		r.at, r.floored = x.at, false
+	switch {
+	case x.at.After(r.at):
+		r.at, r.floored, r.ungiven = x.at, false, x.ungiven
+	case x.at.Equal(r.at):
+		r.ungiven = r.ungiven && x.ungiven
 	}
 	return true
 }
 
-// raiseFloor makes t the floor of every file with no history here: what
-// kept clocks before t is lost (a Store flushed or restarted empty).
+// raiseFloor makes the floor after t that of every file: what kept clocks
+// before t is lost (the Store lost its state: era.go), and another
+// replica may have given any file, after the clock it has here, a clock
+// up to t. A file whose clock is earlier takes the floor, which every
+// replica that knows of the loss computes alike, so that the same bytes
+// get the same clock whichever replica builds them next.
 func (c *clocks) raiseFloor(t time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.floor = later(c.floor, floorAfter(t))
 	for _, r := range c.m {
-		if !r.built && r.at.Before(c.floor) {
-			// Only listed here so far: its clock came from the old floor or
-			// the Source's facts, and another replica may have served it.
-			r.at, r.floored = c.floor, true
+		if r.at.Before(c.floor) {
+			r.at, r.floored, r.ungiven = c.floor, true, true
 		}
 	}
 }

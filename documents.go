@@ -50,19 +50,23 @@ func (d *documents) get(ctx context.Context, k docKey) (*entry, error) {
 	now := d.now()
 	deadline := time.Now().Add(d.site.timeout)
 	if sl, ok := d.cache.get(k); ok {
-		if d.fresh(k, sl, now) {
-			if d.tier.unsynced(sl) {
-				if rec := d.tier.newer(k, sl); rec != nil {
-					return d.adopt(k, rec), nil
-				}
+		// Expired, said to have changed, or cached before this replica
+		// last lost touch with the others: another replica may have
+		// stored a newer copy; if not, serve it (while it is rebuilt, if
+		// it is not fresh).
+		fresh := d.fresh(k, sl, now)
+		if !fresh || d.tier.unsynced(sl) {
+			if rec := d.tier.newer(k, sl); rec != nil {
+				return d.adopt(k, rec), nil
 			}
+		}
+		// Checked after the look, which may have found a new era.
+		if !d.tier.clocked(sl.e) {
+			sl, fresh = d.unclock(k, sl), false
+		}
+		if fresh {
 			d.rep.hit(k)
 			return sl.e, nil
-		}
-		// Expired, or said to have changed: another replica may have
-		// stored a newer copy; if not, serve it while it is rebuilt.
-		if rec := d.tier.newer(k, sl); rec != nil {
-			return d.adopt(k, rec), nil
 		}
 		d.rep.stale(k)
 		d.refresh(k, sl, now)
@@ -79,10 +83,25 @@ func (d *documents) get(ctx context.Context, k docKey) (*entry, error) {
 
 // fresh reports whether sl, the cached copy of k, may be served as it is:
 // younger than TTL (entry.expires), current, not superseded by another
-// replica's, and not built alone while the replicas can agree again.
+// replica's, not built alone while the replicas can agree again, and
+// made in the Store's era.
 func (d *documents) fresh(k docKey, sl *slot, now time.Time) bool {
 	return now.Before(sl.e.expires(d.site.ttl)) && d.ledger.current(k, sl.e.stamp) && !sl.superseded.Load() &&
-		!(sl.e.alone && !d.tier.stats().down)
+		!(sl.e.alone && !d.tier.stats().down) && d.tier.clocked(sl.e)
+}
+
+// unclock replaces sl, the cached copy of k, made before the Store lost
+// its state, by the same bytes without their Last-Modified (era.go): they
+// are served so while they are rebuilt or replaced. It returns the slot
+// k has then.
+func (d *documents) unclock(k docKey, sl *slot) *slot {
+	e := sl.e.withoutClock()
+	if n, ok := d.cache.swap(k, sl.e, e); ok {
+		return n
+	}
+	n := &slot{e: e} // too large to cache, or gone
+	n.synced.Store(sl.synced.Load())
+	return n
 }
 
 // listed reports whether the index lists page k. A stale or missing index
@@ -266,7 +285,7 @@ func (d *documents) load(k docKey, old *entry) (e *entry, err error) {
 	if err != nil {
 		return nil, err
 	}
-	e.stamp, e.gen = stamp{epoch: st.epoch, gen: builtHere}, cl.gen
+	e.stamp, e.gen, e.era = stamp{epoch: st.epoch, gen: builtHere}, cl.gen, cl.era
 	d.clocks.sync() // the clocks it gave last, before anyone is given them
 	if fx.moved {
 		// The index lists this page's clock: out of date here now; the

@@ -37,8 +37,9 @@ type entry struct {
 	more  []*entry     // index only: its files after the first (sitemap_index-2.xml, …)
 	sums  []urlSum     // a page's URLs, hashed, when changes are tracked (changes.go)
 
-	stamp stamp // the ledger when it was made: current until a change after it (ledger.go)
-	gen   int64 // the store generation when its build started, as its record carries it (record.go)
+	stamp stamp     // the ledger when it was made: current until a change after it (ledger.go)
+	gen   int64     // the store generation when its build started, as its record carries it (record.go)
+	era   time.Time // with a Store: when the Store's state began, as its build saw it; its clock holds in that era only (fleet.go)
 
 	// text is the page's plain-text form, made from it on first request
 	// (text.go); textMu makes that happen once.
@@ -82,7 +83,7 @@ const _ uint32 = MaxBytes
 func (e *entry) renewed(now time.Time) *entry {
 	r := &entry{
 		gz: e.gz, size: e.size, lastMod: e.lastMod, built: now, info: e.info, hash: e.hash, level: e.level,
-		stamp: e.stamp, gen: e.gen,
+		stamp: e.stamp, gen: e.gen, era: e.era,
 		etagFile: e.etagFile, etagGzip: e.etagGzip, etagPlain: e.etagPlain, gzLen: e.gzLen, pages: e.pages, more: e.more, sums: e.sums,
 	}
 	r.text.Store(e.text.Load()) // the same bytes, the same text

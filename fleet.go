@@ -35,9 +35,11 @@ type fleet struct {
 	// off it by more than skewTolerance (skew).
 	now func() time.Time
 
-	mu     sync.Mutex
-	bornAt time.Time   // when the Store's state began, as last read; zero before
-	warned atomic.Bool // a clock ahead of this replica's was logged
+	mu     sync.Mutex   // held while a new era is taken (era.go)
+	bornAt atomic.Int64 // the era: when the Store's state began, in Unix ns, as last read; 0 before
+	heard  atomic.Int64 // when another replica last said the Store lost its state, in Unix ns (era.go)
+	behind atomic.Bool  // the generation went back, and no new era is agreed yet (era.go)
+	warned atomic.Bool  // a clock ahead of this replica's was logged
 
 	looks  singleflight.Group // one look per document at a time (newer)
 	ctx    context.Context    // cancelled by close
@@ -112,11 +114,12 @@ func (f *fleet) acquire(ctx context.Context, k docKey, old *entry) (claim, error
 			}
 			// The generation the build starts at, from the Store itself.
 			gen, err := f.sh.incr(ctx)
-			if !ok || err != nil {
+			if !ok || err != nil || !f.gave(ctx, gen) {
 				return claim{stale: old, unlock: unlock, alone: true}, nil
 			}
-			f.gave(gen)
-			return claim{stale: old, unlock: unlock, gen: gen}, nil
+			// Read after the generation: a loss it revealed raised the
+			// floor first (era.go).
+			return claim{stale: old, unlock: unlock, gen: gen, era: f.era()}, nil
 		case !errors.Is(err, ErrLocked):
 			return claim{stale: old, unlock: noUnlock, alone: true}, nil
 		}
@@ -139,10 +142,14 @@ func (f *fleet) acquire(ctx context.Context, k docKey, old *entry) (claim, error
 func (f *fleet) look(ctx context.Context, k docKey, old *entry) (got, stale *entry, ok bool) {
 	st := f.ledger.now()
 	rec, clocks, born, err := f.sh.get(ctx, k, f.site.storeName(k))
-	if err != nil {
+	if err != nil || !f.born(ctx, born) {
 		return nil, old, false
 	}
-	f.born(ctx, born)
+	if !born.Equal(f.era()) {
+		// Read in an era that is over, or before this one began: what it
+		// holds is as if missing (era.go).
+		rec, clocks = nil, nil
+	}
 	now := f.now()
 	for _, kc := range clocks {
 		if !f.clocks.seed(kc.k, kc.c, now) {
@@ -185,8 +192,13 @@ func (f *fleet) newer(k docKey, sl *slot) *entry {
 		return nil // looked just now; a message that a new copy is stored resets this (documents.stored)
 	}
 	v, _, _ := f.looks.Do(k.String(), func() (any, error) {
-		defer sl.synced.Store(f.sh.breaks.Load())
-		rec, _, _ := f.look(f.ctx, k, sl.e)
+		breaks := f.sh.breaks.Load()
+		rec, _, ok := f.look(f.ctx, k, sl.e)
+		if ok {
+			// Only a look the Store answered: until it answers again, the
+			// copy is looked up before it is served.
+			sl.synced.Store(breaks)
+		}
 		if rec == nil {
 			sl.looked.Store(time.Now().UnixNano())
 		}
@@ -202,7 +214,10 @@ func (f *fleet) newer(k docKey, sl *slot) *entry {
 // replica knows the clock, and e must not be served under it.
 func (f *fleet) share(ctx context.Context, k docKey, e *entry) bool {
 	name := f.site.storeName(k)
-	if k.kind == docPage && f.sh.setClock(ctx, name, f.clocks.state(k)) != nil {
+	if !e.era.Equal(f.era()) {
+		return false // the Store lost its state during the build: its clock is from before
+	}
+	if k.kind == docPage && f.sh.setClock(ctx, name, e.era, f.clocks.state(k)) != nil {
 		return false
 	}
 	if f.sh.set(ctx, k, name, e, f.clocks.state) != nil {
@@ -222,7 +237,7 @@ func (f *fleet) announce(keys []docKey) {
 		f.ledger.postpone(keys)
 		return
 	}
-	f.gave(gen)
+	f.gave(f.ctx, gen)
 	names := make([]string, len(keys))
 	for i, k := range keys {
 		names[i] = f.site.fileName(k)
@@ -241,7 +256,7 @@ func (f *fleet) storedClocks(ctx context.Context, pages [][]PageInfo) {
 	var keys []docKey
 	var names []string
 	flush := func() bool {
-		cs, err := f.sh.getClocks(ctx, names)
+		cs, err := f.sh.getClocks(ctx, f.era(), names)
 		for i, c := range cs {
 			f.clocks.seed(keys[i], c, f.now())
 		}
@@ -325,7 +340,7 @@ func (f *fleet) subscribe() <-chan struct{} {
 		return nil
 	}
 	if gen, err := sh.incr(f.ctx); err == nil {
-		f.gave(gen)
+		f.gave(f.ctx, gen)
 	}
 	f.skew(f.ctx)
 	return broken
@@ -344,6 +359,10 @@ func (f *fleet) onMessage(b []byte) {
 	if m.from == sh.id {
 		return
 	}
+	if m.kind == msgLost {
+		f.heardLoss()
+		return
+	}
 	for _, name := range m.names {
 		k, ok := f.site.keyOf(name)
 		if !ok {
@@ -356,60 +375,6 @@ func (f *fleet) onMessage(b []byte) {
 			f.inbox.stored(k, m.hash)
 		}
 	}
-}
-
-// gave takes gen, a generation the Store gave: one far below another it
-// gave means the Store lost its state (ledger.gave).
-func (f *fleet) gave(gen int64) {
-	if f.ledger.gave(gen) {
-		f.lost(f.now(), "its generation went back")
-	}
-}
-
-// born checks when the Store's state began, as a look read it (zero if
-// the Store holds none). A Store that lost its state (flushed, restarted
-// empty, its records garbage) is noticed here, whatever the generation
-// says; a Store with no state yet is given it.
-func (f *fleet) born(ctx context.Context, b time.Time) {
-	f.mu.Lock()
-	known := f.bornAt
-	if !b.IsZero() {
-		f.bornAt = b
-	}
-	f.mu.Unlock()
-	switch {
-	case b.IsZero():
-		now := f.now()
-		if f.sh.setBorn(ctx, now) == nil {
-			f.mu.Lock()
-			f.bornAt = now
-			f.mu.Unlock()
-		}
-		if !known.IsZero() {
-			f.lost(now, "it holds no state")
-		} else {
-			f.clocks.raiseFloor(now)
-		}
-	case known.IsZero():
-		// The clocks of every file built since b are in the Store: no
-		// earlier floor is needed for a file it holds none of.
-		f.clocks.setFloor(b)
-	case !b.Equal(known):
-		f.lost(b, "another replica found it empty")
-	}
-}
-
-// lost handles a Store that lost its state at or before t: no file with
-// no clock here gets one before t; the marks of changes are brought down
-// to the Store's new generation (ledger.gave), so copies built from now
-// on are judged against it; and every copy held here is looked up again.
-func (f *fleet) lost(t time.Time, why string) {
-	f.clocks.raiseFloor(t)
-	if gen, err := f.sh.incr(f.ctx); err == nil {
-		f.ledger.rebase(gen)
-	}
-	f.sh.breaks.Add(1)
-	f.log.Warn("sitemap: the store lost its state ("+why+"); clocks continue from this replica's and from now", "at", t)
 }
 
 // ahead logs, once, a clock another replica gave that is more than

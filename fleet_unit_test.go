@@ -157,6 +157,10 @@ func newUnitReplica(t *testing.T, store Store, log *slog.Logger) *unitReplica {
 	r.in = &fakeInbox{ledger: r.l}
 	r.f = newFleet(newShared(store, st.base.url, log), st, r.l, r.c, r.in, log, testkit.NewClock(unitT0).Now)
 	t.Cleanup(r.f.close)
+	// The era, as a first look takes it: agreed by the first replica.
+	if b, err := r.f.sh.getBorn(t.Context()); err != nil || !r.f.born(t.Context(), b) {
+		t.Fatalf("the replica could not take the store's era: %v", err)
+	}
 	return r
 }
 
@@ -179,7 +183,7 @@ func (r *unitReplica) build(t *testing.T, k docKey, body string) *entry {
 	t.Helper()
 	st := r.l.now()
 	e := unitEntry(t, body)
-	e.stamp, e.gen = stamp{epoch: st.epoch, gen: builtHere}, st.gen
+	e.stamp, e.gen, e.era = stamp{epoch: st.epoch, gen: builtHere}, st.gen, r.f.era()
 	r.c.built(k, e.hash, e.lastMod, time.Time{}, unitT0, true)
 	r.f.share(t.Context(), k, e)
 	return e

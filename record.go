@@ -12,14 +12,15 @@ import (
 // The record of a document in a Store: everything a replica needs to
 // serve it and to answer conditional requests without building it (the
 // gzip bytes, the validators' hash, the content clock, when it was built,
-// its PageInfo and the store generation its build started at), and what
+// its PageInfo, the store generation its build started at and the Store's
+// era then), and what
 // the next build needs to keep the clock going forward (the clock's
 // state; for an index, every page's) and to derive changes (the URL
 // sums). It ends in the xxhash of what precedes it: a value that was cut,
 // or is not a record at all, does not decode, and is a miss.
 
 // recordMagic starts every record; its last byte is the format version.
-const recordMagic = "SMR\x01"
+const recordMagic = "SMR\x02"
 
 // errRecord is the error of decodeRecord for a value that is not a
 // record of this version.
@@ -46,6 +47,7 @@ func encodeRecord(k docKey, e *entry, clock func(docKey) fileClock) []byte {
 	b = append(b, recordMagic...)
 	b = appendFile(b, e, clock(k))
 	b = binary.AppendVarint(b, e.gen)
+	b = appendTime(b, e.era)
 	b = binary.AppendVarint(b, e.info.Number)
 	b = appendTime(b, e.info.LastMod)
 	b = appendString(b, e.info.Version)
@@ -87,13 +89,22 @@ func appendClock(b []byte, c fileClock) []byte {
 	b = appendTime(b, c.at)
 	b = appendTime(b, c.served)
 	b = binary.LittleEndian.AppendUint64(b, c.hash)
+	var flags byte
 	if c.built {
-		b = append(b, 1)
-	} else {
-		b = append(b, 0)
+		flags |= clockBuilt
 	}
-	return appendString(b, c.version)
+	if c.ungiven {
+		flags |= clockUngiven
+	}
+	return appendString(append(b, flags), c.version)
 }
+
+// The flags of a clock: built, and ungiven (a clock file written before
+// ungiven was kept has none: every clock in it was given).
+const (
+	clockBuilt   = 1 << 0
+	clockUngiven = 1 << 1
+)
 
 // clockMagic starts the stored clock of a page.
 const clockMagic = "SMK\x01"
@@ -116,6 +127,33 @@ func decodeClock(b []byte) (fileClock, error) {
 		return fileClock{}, errRecord
 	}
 	return c, nil
+}
+
+// storedClockMagic starts the clock of a page as a Store keeps it, with
+// the era it was given in.
+const storedClockMagic = "SME\x01"
+
+// encodeStoredClock returns the stored form of a page's clock c, given in
+// era (shared.setClock).
+func encodeStoredClock(era time.Time, c fileClock) []byte {
+	b := appendTime(append(make([]byte, 0, 80), storedClockMagic...), era)
+	b = appendClock(b, c)
+	return binary.LittleEndian.AppendUint64(b, xxhash.Sum64(b))
+}
+
+// decodeStoredClock returns the era and the clock encodeStoredClock
+// stored.
+func decodeStoredClock(b []byte) (time.Time, fileClock, error) {
+	if len(b) < len(storedClockMagic)+8 || string(b[:len(storedClockMagic)]) != storedClockMagic ||
+		xxhash.Sum64(b[:len(b)-8]) != binary.LittleEndian.Uint64(b[len(b)-8:]) {
+		return time.Time{}, fileClock{}, errRecord
+	}
+	d := &decoder{b: b[len(storedClockMagic) : len(b)-8]}
+	era, c := d.time(), d.clock()
+	if d.err != nil || len(d.b) != 0 {
+		return time.Time{}, fileClock{}, errRecord
+	}
+	return era, c, nil
 }
 
 // appendTime appends t to the nanosecond, or a zero time as one byte.
@@ -151,6 +189,7 @@ func decodeRecord(k docKey, b []byte) (*entry, []keyClock, error) {
 	e, c := d.file()
 	clocks := []keyClock{{k, c}}
 	e.gen = d.varint()
+	e.era = d.time()
 	e.info.Number = d.varint()
 	e.info.LastMod = d.time()
 	e.info.Version = d.string()
@@ -269,13 +308,11 @@ func (d *decoder) time() time.Time {
 
 func (d *decoder) clock() fileClock {
 	c := fileClock{at: d.time(), served: d.time(), hash: d.uint64()}
-	switch d.byte() {
-	case 0:
-	case 1:
-		c.built = true
-	default:
+	flags := d.byte()
+	if flags&^(clockBuilt|clockUngiven) != 0 {
 		d.fail()
 	}
+	c.built, c.ungiven = flags&clockBuilt != 0, flags&clockUngiven != 0
 	c.version = d.string()
 	return c
 }

@@ -68,7 +68,8 @@ func (sh *shared) call(ctx context.Context, f func() error) error {
 // outlives an evicted copy.
 //
 // It also returns when the Store's state began (born), zero if the Store
-// holds none, or garbage.
+// holds none, or garbage. A copy or clock stored in another era (before
+// the Store last lost its state) is left out: its clock is from then.
 func (sh *shared) get(ctx context.Context, k docKey, name string) (*entry, []keyClock, time.Time, error) {
 	keys := []string{sh.ns + "born", sh.ns + name}
 	if k.kind == docPage {
@@ -86,7 +87,7 @@ func (sh *shared) get(ctx context.Context, k docKey, name string) (*entry, []key
 	vs = vs[1:]
 	var clocks []keyClock
 	if len(vs) == 2 && vs[1] != nil {
-		if c, err := decodeClock(vs[1]); err == nil {
+		if era, c, err := decodeStoredClock(vs[1]); err == nil && !born.IsZero() && era.Equal(born) {
 			clocks = append(clocks, keyClock{k, c})
 		}
 	}
@@ -101,7 +102,24 @@ func (sh *shared) get(ctx context.Context, k docKey, name string) (*entry, []key
 		}
 		return nil, clocks, born, nil
 	}
+	if born.IsZero() || !e.era.Equal(born) {
+		return nil, clocks, born, nil
+	}
 	return e, append(clocks, carried...), born, nil
+}
+
+// getBorn returns when the Store's state began, zero if it holds none.
+func (sh *shared) getBorn(ctx context.Context) (time.Time, error) {
+	var vs [][]byte
+	err := sh.call(ctx, func() (err error) {
+		vs, err = sh.st.Get(ctx, sh.ns+"born")
+		return err
+	})
+	if err != nil || len(vs) != 1 {
+		return time.Time{}, cmp.Or(err, errRecord)
+	}
+	born, _ := decodeBorn(vs[0])
+	return born, nil
 }
 
 // setBorn stores t as the time the Store's state began.
@@ -151,32 +169,40 @@ func (sh *shared) set(ctx context.Context, k docKey, name string, e *entry, cloc
 	return sh.call(ctx, func() error { return sh.st.Set(ctx, sh.ns+name, b) })
 }
 
-// setClock stores the clock of the page name, apart from its copy: an
-// index build reads every page's.
-func (sh *shared) setClock(ctx context.Context, name string, c fileClock) error {
-	b := encodeClock(c)
+// setClock stores the clock of the page name, given in era, apart from
+// its copy: an index build reads every page's.
+func (sh *shared) setClock(ctx context.Context, name string, era time.Time, c fileClock) error {
+	b := encodeStoredClock(era, c)
 	return sh.call(ctx, func() error { return sh.st.Set(ctx, sh.ns+"clock:"+name, b) })
 }
 
 // getClocks returns the stored clocks of the pages names, a zero clock
-// for one that has none or does not decode.
-func (sh *shared) getClocks(ctx context.Context, names []string) ([]fileClock, error) {
-	keys := make([]string, len(names))
+// for one that has none, does not decode or was stored in another era
+// than era.
+func (sh *shared) getClocks(ctx context.Context, era time.Time, names []string) ([]fileClock, error) {
+	keys := make([]string, len(names)+1)
+	keys[0] = sh.ns + "born"
 	for i, n := range names {
-		keys[i] = sh.ns + "clock:" + n
+		keys[i+1] = sh.ns + "clock:" + n
 	}
 	var vs [][]byte
 	err := sh.call(ctx, func() (err error) {
 		vs, err = sh.st.Get(ctx, keys...)
 		return err
 	})
-	if err != nil || len(vs) != len(names) {
+	if err != nil || len(vs) != len(keys) {
 		return nil, cmp.Or(err, errRecord)
 	}
-	cs := make([]fileClock, len(vs))
-	for i, v := range vs {
-		if v != nil {
-			cs[i], _ = decodeClock(v)
+	cs := make([]fileClock, len(names))
+	if born, _ := decodeBorn(vs[0]); born.IsZero() || !born.Equal(era) {
+		return cs, nil
+	}
+	for i, v := range vs[1:] {
+		if v == nil {
+			continue
+		}
+		if at, c, err := decodeStoredClock(v); err == nil && at.Equal(era) {
+			cs[i] = c
 		}
 	}
 	return cs, nil
@@ -198,6 +224,7 @@ func (sh *shared) lock(ctx context.Context, name string) (unlock func(), err err
 const (
 	msgChanged byte = 1 // said to have changed at gen: outdate them
 	msgBuilt   byte = 2 // a new copy, whose hash is hash, is in the store
+	msgLost    byte = 3 // the store lost its state: look it up before serving (era.go)
 )
 
 type message struct {
@@ -230,7 +257,7 @@ func decodeMessage(b []byte) (*message, error) {
 	for i := range m.names {
 		m.names[i] = d.string()
 	}
-	if d.err != nil || len(d.b) != 0 || m.kind != msgChanged && m.kind != msgBuilt {
+	if d.err != nil || len(d.b) != 0 || m.kind != msgChanged && m.kind != msgBuilt && m.kind != msgLost {
 		return nil, errRecord
 	}
 	return m, nil

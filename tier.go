@@ -1,6 +1,9 @@
 package sitemap
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // A tier is where a copy of a document may come from besides a build
 // here, and where a copy built here goes: nowhere without a Store
@@ -11,6 +14,12 @@ type tier interface {
 	// replica last lost touch with the others, and was not looked up in
 	// the tier since.
 	unsynced(sl *slot) bool
+	// clocked reports whether the clock e was served under still holds:
+	// e was made in the Store's current era (fleet.born). A copy made
+	// before the Store lost its state is served without its
+	// Last-Modified until it is rebuilt or replaced, as the other
+	// replicas give its bytes a clock after the loss.
+	clocked(e *entry) bool
 	// newer returns a current, fresh copy of k that the tier holds and sl
 	// (this replica's copy) is not, for documents to keep; or nil. It
 	// looks at most once a second per copy while nothing says a newer one
@@ -57,6 +66,9 @@ type claim struct {
 	// it (never one a message claimed): a change told after it has a
 	// later one, so the copy is not current for it (ledger.go).
 	gen int64
+	// era is when the Store's state began, as the build's look saw it: the
+	// clocks given in it hold only until the Store loses its state.
+	era time.Time
 }
 
 // tierStats are a tier's counters, as Stats reports them.
@@ -81,6 +93,7 @@ var _ tier = noTier{}
 
 func (noTier) unsynced(*slot) bool                        { return false }
 func (noTier) newer(docKey, *slot) *entry                 { return nil }
+func (noTier) clocked(*entry) bool                        { return true }
 func (noTier) share(context.Context, docKey, *entry) bool { return true }
 func (noTier) announce([]docKey)                          {}
 func (noTier) breaks() int64                              { return 0 }

@@ -106,7 +106,7 @@ func (s *wireStore) calls(t *testing.T) (ops, msgs []string) {
 			t.Errorf("a published message does not decode: %v", err)
 			continue
 		}
-		kind := map[byte]string{msgChanged: "changed", msgBuilt: "built"}[m.kind]
+		kind := map[byte]string{msgChanged: "changed", msgBuilt: "built", msgLost: "lost"}[m.kind]
 		msgs = append(msgs, kind+" "+strings.Join(m.names, " "))
 	}
 	slices.Sort(msgs)
@@ -116,7 +116,7 @@ func (s *wireStore) calls(t *testing.T) (ops, msgs []string) {
 		case strings.HasSuffix(k, "}:born"):
 			_, err = decodeBorn(v)
 		case strings.Contains(k, "}:clock:"):
-			_, err = decodeClock(v)
+			_, _, err = decodeStoredClock(v)
 		default:
 			_, _, err = decodeRecord(indexKey, v)
 		}
@@ -239,6 +239,7 @@ func TestWireKeys(t *testing.T) {
 				"get {https://example.com/shop/}:sitemap-products.atom",
 				"get {https://example.com/shop/}:sitemap_index.xml@a022896365adeb7d",
 				"incr {https://example.com/shop/}:gen",
+				"lock {https://example.com/shop/}:lock:born",
 				"lock {https://example.com/shop/}:lock:sitemap-products-1.xml.gz",
 				"lock {https://example.com/shop/}:lock:sitemap-products-3.xml.gz",
 				"lock {https://example.com/shop/}:lock:sitemap-products.atom",
@@ -252,6 +253,7 @@ func TestWireKeys(t *testing.T) {
 				"set {https://example.com/shop/}:sitemap-products.atom",
 				"set {https://example.com/shop/}:sitemap_index.xml@a022896365adeb7d",
 				"subscribe {https://example.com/shop/}:changes",
+				"unlock {https://example.com/shop/}:lock:born",
 				"unlock {https://example.com/shop/}:lock:sitemap-products-1.xml.gz",
 				"unlock {https://example.com/shop/}:lock:sitemap-products-3.xml.gz",
 				"unlock {https://example.com/shop/}:lock:sitemap-products.atom",
@@ -299,6 +301,7 @@ func TestWireKeys(t *testing.T) {
 				"get {https://example.com/}:sitemap.atom",
 				"get {https://example.com/}:sitemap_index.xml@e934a84adb052768",
 				"incr {https://example.com/}:gen",
+				"lock {https://example.com/}:lock:born",
 				"lock {https://example.com/}:lock:sitemap-2.xml.gz",
 				"lock {https://example.com/}:lock:sitemap.atom",
 				"lock {https://example.com/}:lock:sitemap_index.xml@e934a84adb052768",
@@ -309,6 +312,7 @@ func TestWireKeys(t *testing.T) {
 				"set {https://example.com/}:sitemap.atom",
 				"set {https://example.com/}:sitemap_index.xml@e934a84adb052768",
 				"subscribe {https://example.com/}:changes",
+				"unlock {https://example.com/}:lock:born",
 				"unlock {https://example.com/}:lock:sitemap-2.xml.gz",
 				"unlock {https://example.com/}:lock:sitemap.atom",
 				"unlock {https://example.com/}:lock:sitemap_index.xml@e934a84adb052768",

@@ -49,7 +49,7 @@ func wireGolden(t *testing.T, what string, got []byte, want string) {
 func wireSameClock(t *testing.T, what string, got, want fileClock) {
 	t.Helper()
 	if !got.at.Equal(want.at) || !got.served.Equal(want.served) || got.hash != want.hash ||
-		got.built != want.built || got.version != want.version {
+		got.built != want.built || got.ungiven != want.ungiven || got.version != want.version {
 		t.Errorf("%s: decoded clock %+v, want %+v", what, got, want)
 	}
 }
@@ -123,7 +123,7 @@ var (
 func wirePageEntry(t *testing.T) *entry {
 	e := newEntry(wireHex(t, wireGzPage), 0xbec8920c7645895a, 6, wireT1, wireT2)
 	e.info = PageInfo{Number: 3, LastMod: wireT3, Version: "v17"}
-	e.gen = 12
+	e.gen, e.era = 12, wireT3
 	return e
 }
 
@@ -140,8 +140,8 @@ func TestWireRecordPage(t *testing.T) {
 		sums   []urlSum
 		golden string
 	}{
-		{"without sums", nil, "534d52015a8945760c92c8be060180bb91e30c0001f0bd91e30ccba1e58e020180bb91e30c0001feba91e30c005a8945760c92c8be01037631375d1f8b080000096e8800ff004400bbff3c75726c7365743e3c75726c3e3c6c6f633e68747470733a2f2f6578616d706c652e636f6d2f73686f702f702f313c2f6c6f633e3c2f75726c3e3c2f75726c7365743e0a03009264bc3a44000000180601809485e30c00037631370000005090981138a5fbcc"},
-		{"with sums", []urlSum{{loc: 0x0123456789abcdef, entry: 0xfedcba9876543210}, {loc: 1, entry: 2}}, "534d52015a8945760c92c8be060180bb91e30c0001f0bd91e30ccba1e58e020180bb91e30c0001feba91e30c005a8945760c92c8be01037631375d1f8b080000096e8800ff004400bbff3c75726c7365743e3c75726c3e3c6c6f633e68747470733a2f2f6578616d706c652e636f6d2f73686f702f702f313c2f6c6f633e3c2f75726c3e3c2f75726c7365743e0a03009264bc3a44000000180601809485e30c000376313702efcdab89674523011032547698badcfe010000000000000002000000000000000000d9fcf5b79176f4db"},
+		{"without sums", nil, "534d52025a8945760c92c8be060180bb91e30c0001f0bd91e30ccba1e58e020180bb91e30c0001feba91e30c005a8945760c92c8be01037631375d1f8b080000096e8800ff004400bbff3c75726c7365743e3c75726c3e3c6c6f633e68747470733a2f2f6578616d706c652e636f6d2f73686f702f702f313c2f6c6f633e3c2f75726c3e3c2f75726c7365743e0a03009264bc3a440000001801809485e30c000601809485e30c0003763137000000170e074705ca0448"},
+		{"with sums", []urlSum{{loc: 0x0123456789abcdef, entry: 0xfedcba9876543210}, {loc: 1, entry: 2}}, "534d52025a8945760c92c8be060180bb91e30c0001f0bd91e30ccba1e58e020180bb91e30c0001feba91e30c005a8945760c92c8be01037631375d1f8b080000096e8800ff004400bbff3c75726c7365743e3c75726c3e3c6c6f633e68747470733a2f2f6578616d706c652e636f6d2f73686f702f702f313c2f6c6f633e3c2f75726c3e3c2f75726c7365743e0a03009264bc3a440000001801809485e30c000601809485e30c000376313702efcdab89674523011032547698badcfe01000000000000000200000000000000000013cd0501bb644672"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := wirePageEntry(t)
@@ -154,8 +154,8 @@ func TestWireRecordPage(t *testing.T) {
 			}
 			wireSameFile(t, "page", got, e)
 			wireSameInfo(t, "info", got.info, e.info)
-			if got.gen != e.gen {
-				t.Errorf("decoded gen %d, want %d", got.gen, e.gen)
+			if got.gen != e.gen || !got.era.Equal(e.era) {
+				t.Errorf("decoded gen %d era %v, want %d %v", got.gen, got.era, e.gen, e.era)
 			}
 			if !slices.Equal(got.sums, e.sums) {
 				t.Errorf("decoded sums %x, want %x", got.sums, e.sums)
@@ -173,9 +173,9 @@ func TestWireRecordPage(t *testing.T) {
 // of every page it lists. These bytes are the Store's wire format, shared
 // by old and new replicas during a deploy: they must not change.
 func TestWireRecordIndex(t *testing.T) {
-	const golden = "534d5201653bf2957309066a090180bb91e30c0001f0bd91e30ccba1e58e020180bb91e30c000180bb91e30c00653bf2957309066a01007e1f8b080000096e8800ff0065009aff3c736974656d6170696e6465783e3c736974656d61703e3c6c6f633e68747470733a2f2f6578616d706c652e636f6d2f73686f702f736974656d61702d312e786d6c2e677a3c2f6c6f633e3c2f736974656d61703e3c2f736974656d6170696e6465783e0a03003a545a1c650000000e0000000002020201809485e30c0002613101809485e30c0001809485e30c0011110000000000000102613104000001f0bd91e30ccba1e58e020000000000000000000000010a01feba91e30c0000000000000000000000000000017bbf65b29cb01e130901feba91e30c0001f0bd91e30ccba1e58e0201feba91e30c0001feba91e30c007bbf65b29cb01e1301007e1f8b080000096e8800ff0065009aff3c736974656d6170696e6465783e3c736974656d61703e3c6c6f633e68747470733a2f2f6578616d706c652e636f6d2f73686f702f736974656d61702d322e786d6c2e677a3c2f6c6f633e3c2f736974656d61703e3c2f736974656d6170696e6465783e0a0300b2e4e6366500000015eeb83e82960f2b"
+	const golden = "534d5202653bf2957309066a090180bb91e30c0001f0bd91e30ccba1e58e020180bb91e30c000180bb91e30c00653bf2957309066a01007e1f8b080000096e8800ff0065009aff3c736974656d6170696e6465783e3c736974656d61703e3c6c6f633e68747470733a2f2f6578616d706c652e636f6d2f73686f702f736974656d61702d312e786d6c2e677a3c2f6c6f633e3c2f736974656d61703e3c2f736974656d6170696e6465783e0a03003a545a1c650000000e01809485e30c000000000002020201809485e30c0002613101809485e30c0001809485e30c0011110000000000000102613104000001f0bd91e30ccba1e58e020000000000000000000000010a01feba91e30c0000000000000000000000000000017bbf65b29cb01e130901feba91e30c0001f0bd91e30ccba1e58e0201feba91e30c0001feba91e30c007bbf65b29cb01e1301007e1f8b080000096e8800ff0065009aff3c736974656d6170696e6465783e3c736974656d61703e3c6c6f633e68747470733a2f2f6578616d706c652e636f6d2f73686f702f736974656d61702d322e786d6c2e677a3c2f6c6f633e3c2f736974656d61703e3c2f736974656d6170696e6465783e0a0300b2e4e63665000000bcd6fa66a9700b1e"
 	e := newEntry(wireHex(t, wireGzIndex1), 0x6a06097395f23b65, 9, wireT1, wireT2)
-	e.gen = 7
+	e.gen, e.era = 7, wireT3
 	e.pages = [][]PageInfo{
 		{{Number: 1, LastMod: wireT3, Version: "a1"}, {Number: 2}},
 		{{Number: 5, LastMod: wireT4, Version: ""}},
@@ -198,7 +198,7 @@ func TestWireRecordIndex(t *testing.T) {
 	}
 	wireSameFile(t, "index file 1", got, e)
 	wireSameInfo(t, "info", got.info, e.info)
-	if got.gen != e.gen || got.sums != nil {
+	if got.gen != e.gen || !got.era.Equal(e.era) || got.sums != nil {
 		t.Errorf("decoded gen %d sums %v, want %d and none", got.gen, got.sums, e.gen)
 	}
 	if len(got.pages) != len(e.pages) {
@@ -231,6 +231,7 @@ func TestWireClock(t *testing.T) {
 	}{
 		{"full", fileClock{at: wireT1, served: wireT2, hash: 0x0123456789abcdef, built: true, version: "rows=42;max=2024-05-01"}, "534d4b010180bb91e30c0001f0bd91e30ccba1e58e02efcdab89674523010116726f77733d34323b6d61783d323032342d30352d3031cdd6ccc21bdd4ef8"},
 		{"zero", fileClock{}, "534d4b01000000000000000000000000dc8dfd2204fa1a65"},
+		{"ungiven", fileClock{at: wireT1, hash: 0x0123456789abcdef, built: true, ungiven: true}, "534d4b010180bb91e30c0000efcdab89674523010300cc2836c3adb10aca"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			wireGolden(t, "clock", encodeClock(tc.c), tc.golden)
@@ -240,6 +241,26 @@ func TestWireClock(t *testing.T) {
 			}
 			wireSameClock(t, "clock", got, tc.c)
 		})
+	}
+}
+
+// TestWireStoredClock pins a page's clock as a Store keeps it apart from
+// its copy, with the era it was given in (shared.setClock).
+func TestWireStoredClock(t *testing.T) {
+	c := fileClock{at: wireT1, served: wireT2, hash: 0x0123456789abcdef, built: true, version: "v3"}
+	const golden = "534d450101809485e30c000180bb91e30c0001f0bd91e30ccba1e58e02efcdab89674523010102763311bab54e4d2614cb"
+	wireGolden(t, "stored clock", encodeStoredClock(wireT3, c), golden)
+	era, got, err := decodeStoredClock(wireHex(t, golden))
+	if err != nil {
+		t.Fatalf("the golden stored clock does not decode: %v", err)
+	}
+	if !era.Equal(wireT3) {
+		t.Errorf("decoded era %v, want %v", era, wireT3)
+	}
+	wireSameClock(t, "stored clock", got, c)
+	b := encodeStoredClock(wireT3, c)
+	if _, _, err := decodeStoredClock(append(b[:len(b)-1:len(b)-1], b[len(b)-1]^1)); err == nil {
+		t.Error("a damaged stored clock decodes")
 	}
 }
 
@@ -255,10 +276,11 @@ func TestWireMessages(t *testing.T) {
 	}{
 		{"changed", message{kind: msgChanged, from: from, gen: 42, names: []string{"sitemap-products-3.xml.gz", "sitemap_index.xml"}}, "0101020304050607085400000000000000000219736974656d61702d70726f64756374732d332e786d6c2e677a11736974656d61705f696e6465782e786d6c"},
 		{"built", message{kind: msgBuilt, from: from, hash: 0xbec8920c7645895a, names: []string{"sitemap-products-1.xml.gz"}}, "020102030405060708005a8945760c92c8be0119736974656d61702d70726f64756374732d312e786d6c2e677a"},
+		{"lost", message{kind: msgLost, from: from}, "03010203040506070800000000000000000000"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if msgChanged != 1 || msgBuilt != 2 {
-				t.Fatalf("message kinds changed: msgChanged %d, msgBuilt %d; want 1 and 2", msgChanged, msgBuilt)
+			if msgChanged != 1 || msgBuilt != 2 || msgLost != 3 {
+				t.Fatalf("message kinds changed: msgChanged %d, msgBuilt %d, msgLost %d; want 1, 2 and 3", msgChanged, msgBuilt, msgLost)
 			}
 			wireGolden(t, "message", tc.m.encode(), tc.golden)
 			got, err := decodeMessage(wireHex(t, tc.golden))
