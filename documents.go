@@ -304,6 +304,12 @@ func (d *documents) load(k docKey, old *entry) (e *entry, err error) {
 			e = e.withoutClock()
 		}
 		d.keep(k, e)
+	} else if !e.lastMod.IsZero() {
+		// Outdated while it was built: neither kept nor shared, but given
+		// to the requests that waited for it, without a clock the others
+		// could not know of (they would give other bytes the same one).
+		d.clocks.withdraw(k, e.hash)
+		e = e.withoutClock()
 	}
 	if fx.moved {
 		d.tier.announce([]docKey{indexKey})

@@ -208,16 +208,17 @@ func (f *fleet) newer(k docKey, sl *slot) *entry {
 }
 
 // share stores e, the copy of k just built here, with its clocks, and
-// tells the other replicas: a page's clock first (an index build reads
-// it, whoever builds the page), then the copy, then the message. It
-// reports whether the clock and the copy were stored: if not, no other
-// replica knows the clock, and e must not be served under it.
+// tells the other replicas: its clock first, durably (an index build reads
+// a page's, whoever builds the page; it outlives the copy), then the copy,
+// then the message. It reports whether the clock and the copy were
+// stored: if not, no other replica knows the clock, and e must not be
+// served under it.
 func (f *fleet) share(ctx context.Context, k docKey, e *entry) bool {
 	name := f.site.storeName(k)
 	if !e.era.Equal(f.era()) {
 		return false // the Store lost its state during the build: its clock is from before
 	}
-	if k.kind == docPage && f.sh.setClock(ctx, name, e.era, f.clocks.state(k)) != nil {
+	if f.sh.setClock(ctx, name, e.era, f.clocks.state(k)) != nil {
 		return false
 	}
 	if f.sh.set(ctx, k, name, e, f.clocks.state) != nil {

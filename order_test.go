@@ -138,8 +138,10 @@ func TestOrderStampBeforeRead(t *testing.T) {
 // the newer copy stays.
 func TestOrderNeverKeepOverNewerChange(t *testing.T) {
 	src := &orderSource{}
-	sm := newTestSitemap(t, Config{BaseURL: "https://example.com"}, Section{Source: src})
+	clk := testkit.NewClock(time.Now())
+	sm := newTestSitemap(t, Config{BaseURL: "https://example.com", Now: clk.Now}, Section{Source: src})
 	get(sm, "/sitemap_index.xml")
+	clk.Add(10 * time.Second) // past the first clocks' floor: every build may get a clock
 	reading, release := make(chan struct{}), make(chan struct{})
 	src.setHook(func(read int64) {
 		if read == 1 {
@@ -148,8 +150,10 @@ func TestOrderNeverKeepOverNewerChange(t *testing.T) {
 		}
 	})
 	slow := make(chan string)
+	slowMod := make(chan string, 1)
 	go func() {
 		w := get(sm, "/sitemap-1.xml.gz")
+		slowMod <- w.Header().Get("Last-Modified")
 		slow <- revOf(t, w.Result(), w.Body.Bytes())
 	}()
 	<-reading
@@ -163,6 +167,11 @@ func TestOrderNeverKeepOverNewerChange(t *testing.T) {
 	close(release)
 	if got := <-slow; got != "0" {
 		t.Errorf("the slow build served rev %s, want 0", got)
+	}
+	// Its clock, given after the newer copy's, would make a client holding
+	// it get 304 for the newer bytes: it is served without one.
+	if lm := <-slowMod; lm != "" {
+		t.Errorf("the slow build's outdated copy was served under Last-Modified %s, want none", lm)
 	}
 	if e, _ := cachedEntry(sm, pageKey(0, 1)); e == nil || getRev(t, sm) != "1" || src.reads.Load() != 2 {
 		t.Errorf("the slow build's copy replaced the newer one (%d reads)", src.reads.Load())

@@ -63,18 +63,15 @@ func (sh *shared) call(ctx context.Context, f func() error) error {
 }
 
 // get returns the stored copy of the document k, named name, and the
-// clocks it carries; nil if there is none or it does not decode. For a
-// page, the clocks include the one stored apart (setClock), which
-// outlives an evicted copy.
+// clocks it carries; nil if there is none or it does not decode. The
+// clocks include the one stored apart (setClock), which outlives an
+// expired or evicted copy.
 //
 // It also returns when the Store's state began (born), zero if the Store
 // holds none, or garbage. A copy or clock stored in another era (before
 // the Store last lost its state) is left out: its clock is from then.
 func (sh *shared) get(ctx context.Context, k docKey, name string) (*entry, []keyClock, time.Time, error) {
-	keys := []string{sh.ns + "born", sh.ns + name}
-	if k.kind == docPage {
-		keys = append(keys, sh.ns+"clock:"+name)
-	}
+	keys := []string{sh.ns + "born", sh.ns + name, sh.ns + "clock:" + name}
 	var vs [][]byte
 	err := sh.call(ctx, func() (err error) {
 		vs, err = sh.st.Get(ctx, keys...)
@@ -86,7 +83,7 @@ func (sh *shared) get(ctx context.Context, k docKey, name string) (*entry, []key
 	born, _ := decodeBorn(vs[0])
 	vs = vs[1:]
 	var clocks []keyClock
-	if len(vs) == 2 && vs[1] != nil {
+	if vs[1] != nil {
 		if era, c, err := decodeStoredClock(vs[1]); err == nil && !born.IsZero() && era.Equal(born) {
 			clocks = append(clocks, keyClock{k, c})
 		}
@@ -125,7 +122,20 @@ func (sh *shared) getBorn(ctx context.Context) (time.Time, error) {
 // setBorn stores t as the time the Store's state began.
 func (sh *shared) setBorn(ctx context.Context, t time.Time) error {
 	b := encodeBorn(t)
-	return sh.call(ctx, func() error { return sh.st.Set(ctx, sh.ns+"born", b) })
+	return sh.call(ctx, func() error { return sh.setDurable(ctx, sh.ns+"born", b) })
+}
+
+// setDurable stores value under key for as long as the Store keeps its
+// counters, if it can (a method SetDurable, as adapters/redisstore has:
+// no TTL), else as any value. What must last as long as the Store's state
+// is stored so: when that state began, and the content clocks.
+func (sh *shared) setDurable(ctx context.Context, key string, value []byte) error {
+	if d, ok := sh.st.(interface {
+		SetDurable(ctx context.Context, key string, value []byte) error
+	}); ok {
+		return d.SetDurable(ctx, key, value)
+	}
+	return sh.st.Set(ctx, key, value)
 }
 
 // encodeBorn returns the stored form of t, when the Store's state began.
@@ -169,11 +179,12 @@ func (sh *shared) set(ctx context.Context, k docKey, name string, e *entry, cloc
 	return sh.call(ctx, func() error { return sh.st.Set(ctx, sh.ns+name, b) })
 }
 
-// setClock stores the clock of the page name, given in era, apart from
-// its copy: an index build reads every page's.
+// setClock stores the clock of the document name, given in era, apart
+// from its copy, durably: an index build reads every page's, and a copy
+// that expired leaves its clock.
 func (sh *shared) setClock(ctx context.Context, name string, era time.Time, c fileClock) error {
 	b := encodeStoredClock(era, c)
-	return sh.call(ctx, func() error { return sh.st.Set(ctx, sh.ns+"clock:"+name, b) })
+	return sh.call(ctx, func() error { return sh.setDurable(ctx, sh.ns+"clock:"+name, b) })
 }
 
 // getClocks returns the stored clocks of the pages names, a zero clock

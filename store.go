@@ -35,6 +35,20 @@ import (
 // state began: a Store that loses its values (flushed, restarted empty)
 // is noticed by it, and by a generation (Incr) far below one it gave.
 //
+// A Store may also keep some values as long as its counters, with a
+// method
+//
+//	SetDurable(ctx context.Context, key string, value []byte) error
+//
+// as adapters/redisstore does (SET with no TTL, which a volatile-*
+// maxmemory-policy never evicts). The Sitemap stores so what must last as
+// long as the Store's state: born, and the content clock of every file it
+// built (a few dozen bytes each). Without it they are stored with Set; a
+// Store that expires or evicts values then loses a clock that a copy of
+// a file not built since took with it, and a replica that starts after
+// that knows no clock of that file but the floor (README, The content
+// clock).
+//
 // A Store's methods are called concurrently.
 type Store interface {
 	// Get returns the values of keys, in order, with nil for a key that

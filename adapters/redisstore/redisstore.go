@@ -35,10 +35,12 @@
 // The Sitemap puts its base URL in a hash tag, so on Redis Cluster the
 // keys of one site are in one slot and Get reads them with one MGET.
 //
-// Values are SET with a TTL ([Options].TTL); counters (Incr) have none, and
-// never expire. Run Redis with a volatile-* maxmemory-policy, such as
-// volatile-lru, which evicts only keys that have a TTL: values, never
-// counters, as [sitemap.Store] requires. An allkeys-* policy may evict a
+// Values are SET with a TTL ([Options].TTL); counters (Incr) and durable
+// values (SetDurable: when the Store's state began, and each file's
+// content clock, a few dozen bytes per file) have none, and never expire.
+// Run Redis with a volatile-* maxmemory-policy, such as volatile-lru,
+// which evicts only keys that have a TTL: copies, never counters or
+// clocks, as [sitemap.Store] requires. An allkeys-* policy may evict a
 // counter while values remain; noeviction, Redis's default, evicts nothing
 // and makes Set fail once memory is full.
 //
@@ -179,6 +181,19 @@ func (s *Store) Set(ctx context.Context, key string, value []byte) error {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	if err := s.client.Set(ctx, s.prefix+key, value, s.ttl).Err(); err != nil {
+		return fmt.Errorf("redisstore: set %q: %w", key, err)
+	}
+	return nil
+}
+
+// SetDurable stores value under key with no TTL, as counters are kept:
+// a volatile-* maxmemory-policy never evicts it. The Sitemap keeps so when
+// the Store's state began and the content clock of each file (a few dozen
+// bytes per file), which must outlive the copies (sitemap.Store).
+func (s *Store) SetDurable(ctx context.Context, key string, value []byte) error {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	if err := s.client.Set(ctx, s.prefix+key, value, 0).Err(); err != nil {
 		return fmt.Errorf("redisstore: set %q: %w", key, err)
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/freshmap/sitemap"
 	"github.com/freshmap/sitemap/adapters/redisstore"
+	"github.com/freshmap/sitemap/internal/testkit"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -149,6 +150,54 @@ func TestSetTTL(t *testing.T) {
 	}
 	if ttl := c.PTTL(ctx, prefix+"v").Val(); ttl <= time.Second || ttl > 1500*time.Millisecond {
 		t.Errorf("PTTL = %v, want just under 1.5s", ttl)
+	}
+}
+
+// TestSetDurable: a durable value has no TTL, whatever the key held
+// before, so a volatile-* policy never evicts it; and a Sitemap keeps so
+// when the Store's state began and every file's clock, while its copies
+// expire.
+func TestSetDurable(t *testing.T) {
+	c, prefix := redisClient(t)
+	st := newStore(t, c, redisstore.Options{Prefix: prefix, TTL: time.Hour})
+	ctx := context.Background()
+	c.Set(ctx, prefix+"d", "old", time.Minute)
+	if err := st.SetDurable(ctx, "d", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if ttl := c.PTTL(ctx, prefix+"d").Val(); ttl != -1 {
+		t.Errorf("PTTL of a durable value = %v, want none (-1)", ttl)
+	}
+
+	sm, err := sitemap.New(sitemap.Config{BaseURL: "https://example.com", Store: st}, sitemap.Section{Source: newCatalogue(120)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sm.Close()
+	for _, path := range files(120) {
+		if w := testkit.Fetch(sm, path); w.Code != 200 {
+			t.Fatalf("GET %s: %d", path, w.Code)
+		}
+	}
+	keys := c.Keys(ctx, prefix+"*").Val()
+	durable, copies := 0, 0
+	for _, k := range keys {
+		ttl := c.PTTL(ctx, k).Val()
+		switch {
+		case strings.HasSuffix(k, "}:born") || strings.Contains(k, "}:clock:"):
+			durable++
+			if ttl != -1 {
+				t.Errorf("%s has a TTL (%v): it must outlive the copies", k, ttl)
+			}
+		case strings.Contains(k, "}:sitemap"):
+			copies++
+			if ttl <= 0 {
+				t.Errorf("%s, a copy, has no TTL (%v)", k, ttl)
+			}
+		}
+	}
+	if durable != 1+len(files(120)) || copies != len(files(120)) {
+		t.Errorf("%d durable values and %d copies, want born and %d clocks, and %d copies: %q", durable, copies, len(files(120)), len(files(120)), keys)
 	}
 }
 
