@@ -27,9 +27,13 @@ type Breaker struct {
 	now      func() time.Time // time.Now; a test may set another
 }
 
+// The cooldown's bounds. Max is short: a probe is one call with its own
+// short timeout, so trying the service again once a second costs it
+// nothing, and a replica shares again (and agrees on clocks again)
+// within a second of the service's return, however long it was away.
 const (
 	Min = 250 * time.Millisecond
-	Max = 30 * time.Second
+	Max = time.Second
 )
 
 // New returns a closed breaker that logs to log: opened (at warn level,
