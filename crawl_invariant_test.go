@@ -7,7 +7,6 @@ import (
 	"iter"
 	"math/rand/v2"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -195,27 +194,13 @@ func TestCrawlInvariant(t *testing.T) {
 	}
 }
 
-// crawlRun is how long a crawl lasts: 3 s, or SITEMAP_CRAWL_RUN (such as
-// 30s, for faults of 15 s).
-func crawlRun(t *testing.T) time.Duration {
-	v := os.Getenv("SITEMAP_CRAWL_RUN")
-	if v == "" {
-		return 3 * time.Second
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil {
-		t.Fatalf("SITEMAP_CRAWL_RUN: %v", err)
-	}
-	return d
-}
-
 func crawl(t *testing.T, fault crawlFault) {
-	run := crawlRun(t)
+	run := testkit.CrawlRun(t)
 	src := &crawlSource{}
 	st := &faultStore{memStore: newMemStore()}
 	var sms []*Sitemap
 	for i := range 3 {
-		cfg := Config{BaseURL: "https://example.com", Store: st, TTL: 400 * time.Millisecond}
+		cfg := Config{BaseURL: "https://example.com", Store: st, TTL: testkit.CrawlTTL(t)}
 		if fault.now != nil {
 			cfg.Now = fault.now(i)
 		}

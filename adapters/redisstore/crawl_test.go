@@ -4,7 +4,6 @@ import (
 	"context"
 	"math/rand/v2"
 	"net/http"
-	"os"
 	"strconv"
 	"sync"
 	"testing"
@@ -26,13 +25,7 @@ import (
 // Last-Modified, which the index lists. Each fault lasts half the run:
 // 1.5 s, or 15 s with SITEMAP_CRAWL_RUN=30s.
 func TestFleetCrawlInvariant(t *testing.T) {
-	run := 3 * time.Second
-	if v := os.Getenv("SITEMAP_CRAWL_RUN"); v != "" {
-		var err error
-		if run, err = time.ParseDuration(v); err != nil {
-			t.Fatal(err)
-		}
-	}
+	run := testkit.CrawlRun(t)
 	type fault struct {
 		start, end func(p *tcpproxy.Proxy, admin redis.UniversalClient, prefix string)
 		ahead      bool // replica 2's clock is an hour ahead
@@ -79,7 +72,7 @@ func TestFleetCrawlInvariant(t *testing.T) {
 			var sms []*sitemap.Sitemap
 			var replicas []http.Handler
 			for i := range 3 {
-				cfg := sitemap.Config{BaseURL: "https://example.com", TTL: 400 * time.Millisecond,
+				cfg := sitemap.Config{BaseURL: "https://example.com", TTL: testkit.CrawlTTL(t),
 					Store: newStore(t, dial(t, proxy.Addr()), redisstore.Options{Prefix: prefix, Timeout: 250 * time.Millisecond, LockTTL: time.Second})}
 				if f.ahead && i == 2 {
 					cfg.Now = func() time.Time { return time.Now().Add(time.Hour) }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,6 +24,28 @@ import (
 // is a lie: a crawler asking If-Modified-Since would have been told 304
 // and kept its stale copy. So is the same revision under an earlier
 // Last-Modified, and a Last-Modified more than two seconds ahead.
+
+// CrawlRun is how long a crawl lasts: 3 s, or SITEMAP_CRAWL_RUN (such as
+// 30s, for the faults of 15 s).
+func CrawlRun(t testing.TB) time.Duration { return envDuration(t, "SITEMAP_CRAWL_RUN", 3*time.Second) }
+
+// CrawlTTL is the replicas' TTL in a crawl: 400 ms, or SITEMAP_CRAWL_TTL
+// (such as 1m: copies then stay cached across the faults).
+func CrawlTTL(t testing.TB) time.Duration {
+	return envDuration(t, "SITEMAP_CRAWL_TTL", 400*time.Millisecond)
+}
+
+func envDuration(t testing.TB, name string, def time.Duration) time.Duration {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return d
+}
 
 // CrawlResult is what a crawl saw.
 type CrawlResult struct {
