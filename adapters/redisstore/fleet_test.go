@@ -300,7 +300,9 @@ func TestFleetRedisCutUnderLoad(t *testing.T) {
 // one of them builds the page.
 func TestFleetLockHolderStops(t *testing.T) {
 	const lockTTL = 500 * time.Millisecond
-	opts := redisstore.Options{Timeout: 50 * time.Millisecond, LockTTL: lockTTL}
+	// A Timeout that a loaded machine does not reach: the other replica
+	// must wait for the lock, not build alone after a slow reply.
+	opts := redisstore.Options{Timeout: 150 * time.Millisecond, LockTTL: lockTTL}
 	c, prefix := redisClient(t)
 	stuck := newCatalogue(500)
 	started, release := make(chan struct{}), make(chan struct{})
