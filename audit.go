@@ -63,7 +63,7 @@ type AuditReport struct {
 	Checked      int64            // URLs requested and checked
 	Skipped      int64            // sampled URLs not requested: over PerMinute, or not on the site's host
 	FilesSkipped int64            // built files not audited: the queue was full, or no application is wrapped
-	Findings     map[string]int64 // findings by kind: status, redirect, noindex, canonical, robots, error
+	Findings     map[string]int64 // findings by kind: status, redirect, noindex, canonical, robots, error (each present, zero or not)
 	Files        []AuditFile      // the last audit of each file (at most 1,024, the latest), by file name
 }
 
@@ -334,6 +334,9 @@ func (a *auditor) logFile(res *AuditFile) {
 func (a *auditor) report() AuditReport {
 	r := AuditReport{Checked: a.checked.Load(), Skipped: a.skipped.Load(), FilesSkipped: a.filesSkipped.Load(),
 		Findings: make(map[string]int64)}
+	for _, k := range pagecheck.Kinds {
+		r.Findings[k] = 0
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for k, n := range a.kinds {

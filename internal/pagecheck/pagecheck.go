@@ -29,6 +29,10 @@ const (
 	Error     = "error"     // the page could not be fetched at all
 )
 
+// Kinds are the kinds of finding, in the order Check and a robots.txt
+// check find them.
+var Kinds = []string{Status, Redirect, Noindex, Canonical, Robots, Error}
+
 // Finding is one thing wrong with a listed URL.
 type Finding struct {
 	Kind   string // one of the kinds above
