@@ -61,7 +61,7 @@ func Check(loc string, status int, h http.Header, body []byte) []Finding {
 	if isHTML(h.Get("Content-Type"), body) {
 		metaNoindex, linkCanon := readHead(body[:min(len(body), HeadBytes)])
 		if noindex == "" && metaNoindex != "" {
-			noindex = `<meta content="` + metaNoindex + `">`
+			noindex = metaNoindex
 		}
 		canon = cmpOr(canon, linkCanon)
 	}
@@ -128,8 +128,8 @@ func isDirective(a string) bool {
 	return false
 }
 
-// readHead reads the <head> of an HTML document: the content of a
-// <meta name="robots"> or name="googlebot" that says noindex, and the href
+// readHead reads the <head> of an HTML document: a <meta name="robots">
+// or name="googlebot" that says noindex, as a tag, and the href
 // of the first <link rel="canonical">. It stops at <body> or at the first
 // element of the body.
 func readHead(body []byte) (noindex, canonical string) {
@@ -147,7 +147,7 @@ func readHead(body []byte) (noindex, canonical string) {
 				a := attrs(z, hasAttr)
 				n := strings.ToLower(a["name"])
 				if (n == "robots" || n == "googlebot") && noindex == "" && robotsNoindex(a["content"], false) {
-					noindex = a["content"]
+					noindex = `<meta name="` + n + `" content="` + a["content"] + `">`
 				}
 			case "link":
 				a := attrs(z, hasAttr)
