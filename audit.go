@@ -216,8 +216,8 @@ func (a *auditor) audit(j auditJob) {
 	if res.Checked == 0 {
 		return
 	}
-	a.record(res)
 	a.logFile(res)
+	a.record(res) // last: a reader that sees the file's audit sees its log line
 }
 
 // sample picks ceil(share × n) of locs, at least one, at random, in the
