@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"net/http"
@@ -343,16 +344,33 @@ func (a *auditor) report() AuditReport {
 		r.Findings[k] = n
 	}
 	for _, f := range a.files {
-		c := *f
-		c.Findings = make(map[string]int, len(f.Findings))
-		for k, n := range f.Findings {
-			c.Findings[k] = n
-		}
-		c.Examples = slices.Clone(f.Examples)
-		r.Files = append(r.Files, c)
+		r.Files = append(r.Files, f.clone())
 	}
 	slices.SortFunc(r.Files, func(x, y AuditFile) int { return strings.Compare(x.File, y.File) })
 	return r
+}
+
+// fileAudit returns the last audit of the file name (as fileName gives
+// it), for a view of that one file, without copying the others; false
+// when it has none, or when the audit is off (a nil auditor).
+func (a *auditor) fileAudit(name string) (AuditFile, bool) {
+	if a == nil {
+		return AuditFile{}, false
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if f := a.files[name]; f != nil {
+		return f.clone(), true
+	}
+	return AuditFile{}, false
+}
+
+// clone is a copy of f that shares nothing with it.
+func (f *AuditFile) clone() AuditFile {
+	c := *f
+	c.Findings = maps.Clone(f.Findings)
+	c.Examples = slices.Clone(f.Examples)
+	return c
 }
 
 // locsOf returns the location of every URL of a built page (gzipped).

@@ -122,6 +122,12 @@ func TestAuditFindsPlantedFaults(t *testing.T) {
 	if len(f.Examples) != auditExamples || f.Examples[0] != (AuditFinding{pagecheck.Redirect, "https://example.com/moved", "301 /ok"}) {
 		t.Errorf("examples %+v", f.Examples)
 	}
+	if one, ok := sm.rep.audit.fileAudit("sitemap-pages-1.xml.gz"); !ok || one.Checked != f.Checked || len(one.Examples) != len(f.Examples) {
+		t.Errorf("fileAudit: %+v, %v; want the file's audit", one, ok)
+	}
+	if _, ok := (*auditor)(nil).fileAudit("sitemap-pages-1.xml.gz"); ok {
+		t.Error("a nil auditor has an audit")
+	}
 	if st := sm.Stats(); st.AuditChecked != int64(len(listed)) || st.AuditFindings != 7 {
 		t.Errorf("Stats: checked %d, findings %d; want %d, 7", st.AuditChecked, st.AuditFindings, len(listed))
 	}
