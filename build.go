@@ -93,6 +93,7 @@ func (b pageBuilder) build(ctx context.Context, j job) (*entry, effects, error) 
 		return nil, effects{}, err
 	}
 	b.rep.built(k)
+	b.rep.pageBuilt(k, gz)
 	if st.future > 0 {
 		b.rep.future(sec, k, st.future, st.futureLoc)
 	}

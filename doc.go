@@ -68,6 +68,14 @@
 // endpoints in the background, in batches, retried on 429 and 5xx from a
 // bounded queue, and the Sitemap serves the key file at BASE/KEY.txt.
 //
+// # Self-audit
+//
+// With [Config.Audit], a sample of each built page's URLs is requested in
+// process through the application [Sitemap.Handler] wraps, marked with
+// [AuditHeader], and checked for a status other than 200, a redirect,
+// noindex, another canonical and robots.txt; [Sitemap.Audit] reports what
+// was found.
+//
 // Responses carry a strong ETag (a hash of the XML) and a Last-Modified,
 // the file's content clock: the later of its newest lastmod and the time
 // its bytes last changed, which never moves backwards (see the README's

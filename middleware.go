@@ -12,6 +12,9 @@ func (s *Sitemap) Handler(next http.Handler) http.Handler {
 	if kf := s.site.keyFile; kf != nil {
 		m.keyLen = len(kf.path)
 	}
+	if a := s.rep.audit; a != nil {
+		a.attach(m) // the audit requests pages as a crawler would: through the middleware
+	}
 	return m
 }
 

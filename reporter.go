@@ -21,6 +21,7 @@ type reporter struct {
 	onNotice   func(string, int64, string, error)
 	onChange   func(Change)
 	indexNow   *indexNow // the IndexNow sender; nil when off
+	audit      *auditor  // the self-audit; nil when off
 }
 
 func newReporter(st *site, cfg *Config, log *slog.Logger) *reporter {
@@ -125,6 +126,14 @@ func (r *reporter) corrected(sec *section, n int64, loc string, err error) {
 func (r *reporter) future(sec *section, k docKey, n int, loc string) {
 	r.log.Warn("sitemap: URL lastmods in the future written as the build time", "section", sec.name, "page", k.page,
 		"count", n, "first", quote(loc))
+}
+
+// pageBuilt hands the page k, just built (gzipped), to the self-audit,
+// when it is on.
+func (r *reporter) pageBuilt(k docKey, gz []byte) {
+	if r.audit != nil {
+		r.audit.enqueue(r.site.fileName(k), gz)
+	}
 }
 
 // tracking reports whether changes are derived: someone listens.

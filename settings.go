@@ -143,6 +143,11 @@ func newSite(cfg *Config, sections []Section) (*site, error) {
 		st.headers.cacheControl = []string{cc}
 	}
 	st.headers.retryAfter = []string{strconv.Itoa(int((st.retryAfter + time.Second - 1) / time.Second))}
+	if cfg.Audit != nil {
+		if err := checkAudit(cfg.Audit); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.IndexNow != nil {
 		if err := checkIndexNow(cfg.IndexNow); err != nil {
 			return nil, err

@@ -140,6 +140,12 @@ type Config struct {
 	// table. Crawlers ignore it. Off by default: the files carry no
 	// instruction and sitemap.xsl is the application's.
 	Stylesheet bool
+	// Audit, if set, turns on the self-audit: after a page is built, a
+	// sample of its URLs is requested in process through the application
+	// that Handler wraps, and checked (status 200, no redirect, no
+	// noindex, the canonical link, robots.txt); see Audit and
+	// Sitemap.Audit. Nil means off.
+	Audit *Audit
 }
 
 // Section is one named part of the sitemap tree, such as products,
@@ -228,6 +234,9 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 		if rep.indexNow, err = newIndexNow(cfg.IndexNow, st.base.url, log, now); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrConfig, err) // cannot happen: newSite checked it
 		}
+	}
+	if cfg.Audit != nil {
+		rep.audit = newAuditor(st, cfg.Audit, log, now)
 	}
 	if cfg.Store != nil {
 		d.tier = newFleet(newShared(cfg.Store, st.base.url, log), st, d.ledger, clocks, d, log, raw)
@@ -327,6 +336,9 @@ func (s *Sitemap) Close() error {
 	s.docs.close()
 	s.docs.tier.close()
 	s.docs.clocks.file.close()
+	if a := s.rep.audit; a != nil {
+		a.close(s.site.timeout)
+	}
 	if n := s.rep.indexNow; n != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), indexNowCloseTimeout)
 		n.Close(ctx)

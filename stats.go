@@ -42,6 +42,11 @@ type Stats struct {
 	IndexNowDropped int64 // URLs dropped: the queue was full, or Close ended before they were sent
 	IndexNowRefused int64 // URLs given to Notify that are not under the base URL
 
+	// The self-audit (Config.Audit); Sitemap.Audit has them by kind and file.
+	AuditChecked  int64 // URLs requested in process and checked
+	AuditSkipped  int64 // sampled URLs not requested: over Audit.PerMinute, or not on the site's host
+	AuditFindings int64 // problems found: a URL may have several
+
 	// The Store (Config.Store).
 	StoreHits   int64 // documents taken from the store instead of built here
 	StoreWaits  int64 // builds that waited for another replica's
@@ -63,6 +68,9 @@ func (s *Sitemap) Stats() Stats {
 	if in := s.rep.indexNow; in != nil {
 		st.IndexNowSent, st.IndexNowFailed, st.IndexNowRetried = in.Sent.Load(), in.Failed.Load(), in.Retried.Load()
 		st.IndexNowDropped, st.IndexNowRefused = in.Dropped.Load(), in.refused.Load()
+	}
+	if a := s.rep.audit; a != nil {
+		st.AuditChecked, st.AuditSkipped, st.AuditFindings = a.checked.Load(), a.skipped.Load(), a.findings.Load()
 	}
 	t := s.docs.tier.stats()
 	st.StoreHits, st.StoreWaits, st.StoreErrors, st.StoreDown = t.hits, t.waits, t.errs, t.down
@@ -88,4 +96,14 @@ func (s *Sitemap) SectionStats() []SectionStats {
 		}
 	}
 	return append(out, st.index.snapshot(), st.other.snapshot())
+}
+
+// Audit returns what the self-audit (Config.Audit) found: the totals
+// since New by kind, and the last audit of each file with its first
+// findings. It is empty when the audit is off.
+func (s *Sitemap) Audit() AuditReport {
+	if a := s.rep.audit; a != nil {
+		return a.report()
+	}
+	return AuditReport{Findings: map[string]int64{}}
 }

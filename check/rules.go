@@ -53,6 +53,12 @@ var Rules = []Rule{
 	{"http-last-modified", Warning, "the response has a Last-Modified"},
 	{"http-conditional", Warning, "If-None-Match with the ETag, and If-Modified-Since with the Last-Modified, are answered 304"},
 	{"http-head", Error, "HEAD answers the GET's status with no body"},
+	{"page-status", Warning, "with -deep: a page the sitemap lists answers 200 (not a 4xx or 5xx)"},
+	{"page-redirect", Warning, "with -deep: a listed page does not redirect; list the target instead"},
+	{"page-noindex", Warning, "with -deep: a listed page has no noindex (X-Robots-Tag or <meta name=\"robots\">, for all crawlers or Googlebot)"},
+	{"page-canonical", Warning, "with -deep: a listed page's canonical link (<link rel=\"canonical\"> or a Link header), if any, names the listed URL"},
+	{"page-robots", Warning, "with -deep: the site's robots.txt allows a listed page to Googlebot (longest match wins)"},
+	{"page-error", Warning, "with -deep: a listed page could be fetched"},
 	{"http-unknown", Error, "a sitemap path that names no file (a page past the last, a made-up name) answers 404 or another 4xx, never a 5xx"},
 }
 

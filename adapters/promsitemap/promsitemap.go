@@ -34,6 +34,7 @@ type collector struct {
 	indexNowURLs, indexNowFailed        *prometheus.Desc
 	indexNowRetried                     *prometheus.Desc
 	store, storeErrors, storeDown       *prometheus.Desc
+	auditURLs, auditFindings, fileFinds *prometheus.Desc
 }
 
 // New returns a collector of the metrics of sm, to register with a
@@ -56,9 +57,14 @@ type collector struct {
 //	store_documents_total{result}           with a Store: documents taken from it (hit), and builds that waited for another replica's (wait)
 //	store_errors_total                      store calls that failed, and stored values that did not decode
 //	store_down                              1 while the store is not called (the replica serves alone), else 0
+//	audit_urls_total{result}                self-audit URLs: checked (requested in process), skipped (over the rate, or off the site)
+//	audit_findings_total{kind}              self-audit findings: status, redirect, noindex, canonical, robots, error
+//	audit_file_findings{file,kind}          the findings of each file's last self-audit, for the kinds it found (at most 1,024 files)
 //
-// The IndexNow metrics are zero unless Config.IndexNow is set, and the
-// store metrics unless Config.Store is.
+// The IndexNow metrics are zero unless Config.IndexNow is set, the store
+// metrics unless Config.Store is, and the audit metrics unless
+// Config.Audit is. A file label is a sitemap file's name, which comes from
+// the configuration and a page number.
 func New(sm *sitemap.Sitemap) prometheus.Collector {
 	sec := []string{"section"}
 	d := func(name, help string, labels ...string) *prometheus.Desc {
@@ -84,6 +90,9 @@ func New(sm *sitemap.Sitemap) prometheus.Collector {
 		store:           d("store_documents_total", "Documents taken from the shared store (hit), and builds that waited for another replica's (wait).", "result"),
 		storeErrors:     d("store_errors_total", "Shared store calls that failed, and stored values that did not decode."),
 		storeDown:       d("store_down", "1 while the shared store is not called and the replica serves alone."),
+		auditURLs:       d("audit_urls_total", "Self-audit URLs by result: checked in process, or skipped (over the rate, or off the site).", "result"),
+		auditFindings:   d("audit_findings_total", "Self-audit findings by kind: status, redirect, noindex, canonical, robots, error.", "kind"),
+		fileFinds:       d("audit_file_findings", "Findings of each sitemap file's last self-audit, by kind.", "file", "kind"),
 	}
 }
 
@@ -93,6 +102,7 @@ func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 		c.builds, c.buildErrors, c.buildSeconds, c.requests, c.responses, c.rejected,
 		c.servedBytes, c.cacheBytes, c.cacheItems, c.revalidated, c.corrected,
 		c.indexNowURLs, c.indexNowFailed, c.indexNowRetried, c.store, c.storeErrors, c.storeDown,
+		c.auditURLs, c.auditFindings, c.fileFinds,
 	} {
 		ch <- d
 	}
@@ -145,4 +155,15 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		down = 1
 	}
 	gauge(c.storeDown, down)
+	a := c.sm.Audit()
+	counter(c.auditURLs, a.Checked, "checked")
+	counter(c.auditURLs, a.Skipped, "skipped")
+	for kind, n := range a.Findings {
+		counter(c.auditFindings, n, kind)
+	}
+	for _, f := range a.Files {
+		for kind, n := range f.Findings {
+			gauge(c.fileFinds, int64(n), f.File, kind)
+		}
+	}
 }

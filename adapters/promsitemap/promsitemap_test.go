@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/freshmap/sitemap"
 	"github.com/freshmap/sitemap/adapters/promsitemap"
@@ -241,5 +242,52 @@ sitemap_store_documents_total{result="wait"} 0
 	}
 	if got := value(t, reg, "sitemap_store_errors_total{}"); got < 1 {
 		t.Errorf("sitemap_store_errors_total = %v, want at least 1", got)
+	}
+}
+
+// TestAuditMetrics: the self-audit's URLs and findings, in all and by
+// file, after an audit that finds a 404; and the metrics lint clean.
+func TestAuditMetrics(t *testing.T) {
+	sm, err := sitemap.New(sitemap.Config{BaseURL: "https://example.com", Audit: &sitemap.Audit{Share: 1}},
+		sitemap.Section{Name: "pages", Source: sitemap.FromSlice([]sitemap.URL{{Loc: "https://example.com/"}, {Loc: "https://example.com/gone"}}, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sm.Close() })
+	app := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/gone" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write([]byte("<!doctype html><title>home</title>"))
+	})
+	sm.Handler(app).ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/sitemap-pages-1.xml.gz", nil))
+	for deadline := time.Now().Add(5 * time.Second); len(sm.Audit().Files) == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no audit after 5 s")
+		}
+	}
+	c := promsitemap.New(sm)
+	want := `
+# HELP sitemap_audit_file_findings Findings of each sitemap file's last self-audit, by kind.
+# TYPE sitemap_audit_file_findings gauge
+sitemap_audit_file_findings{file="sitemap-pages-1.xml.gz",kind="status"} 1
+# HELP sitemap_audit_urls_total Self-audit URLs by result: checked in process, or skipped (over the rate, or off the site).
+# TYPE sitemap_audit_urls_total counter
+sitemap_audit_urls_total{result="checked"} 2
+sitemap_audit_urls_total{result="skipped"} 0
+`
+	if err := testutil.CollectAndCompare(c, strings.NewReader(want), "sitemap_audit_file_findings", "sitemap_audit_urls_total"); err != nil {
+		t.Error(err)
+	}
+	if n := testutil.CollectAndCount(c, "sitemap_audit_findings_total"); n != 6 {
+		t.Errorf("%d audit_findings_total series, want one a kind: 6", n)
+	}
+	problems, err := testutil.CollectAndLint(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems {
+		t.Errorf("%s: %s", p.Metric, p.Text)
 	}
 }

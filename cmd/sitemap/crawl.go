@@ -27,6 +27,7 @@ type crawler struct {
 	prog      *progress
 
 	remoteArgs bool        // some argument is a URL: foreign robots.txt may be fetched
+	deep       *deep       // -deep: the listed pages checked too; nil when off
 	robotsTxt  robotsCache // each origin's Sitemap: lines
 
 	wg      sync.WaitGroup
@@ -144,6 +145,9 @@ func (c *crawler) remote(loc string, child bool) {
 		return
 	}
 	kind, children := c.chk.Document(loc, loc, data)
+	if kind == check.URLSet && c.deep != nil {
+		c.pages(loc, data)
+	}
 	if kind != check.Index {
 		return
 	}

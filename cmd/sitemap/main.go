@@ -1,7 +1,7 @@
 // Command sitemap checks sitemaps against the protocol's rules, with no
 // xmllint needed, and exports a served tree to a directory.
 //
-//	sitemap check [-json] [-concurrency N] [-timeout D] [-max-memory MiB] URL|FILE…
+//	sitemap check [-json] [-concurrency N] [-timeout D] [-max-memory MiB] [-deep [-deep-sample N] [-deep-max N]] URL|FILE…
 //	sitemap export -o DIR [-public URL] [-concurrency N] [-timeout D] URL
 //
 // A URL may name a site (https://example.com/) or its robots.txt, whose
@@ -11,6 +11,13 @@
 // 304, HEAD) is checked too. A FILE is a local sitemap or index, plain or
 // gzip; the files an index lists are checked when a file of the same name
 // lies beside it.
+//
+// With -deep, a sample of the pages each remote sitemap file lists
+// (-deep-sample a file, -deep-max in all) is fetched too, redirects not
+// followed, with the header Sitemap-Audit: 1, and checked as the
+// middleware's self-audit checks them: a 200, no redirect, no noindex, a
+// canonical link naming the listed URL, allowed to Googlebot by the
+// site's robots.txt. These findings are warnings (the page-* rules).
 //
 // Findings are printed as "file:line:col: severity: rule: message", then a
 // summary table; -json prints one JSON object instead. The exit status is 1
@@ -41,7 +48,7 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, http.DefaultTransport))
 }
 
-const usage = "usage: sitemap check [-json] [-concurrency N] [-timeout D] [-max-memory MiB] URL|FILE…\n" +
+const usage = "usage: sitemap check [-json] [-concurrency N] [-timeout D] [-max-memory MiB] [-deep [-deep-sample N] [-deep-max N]] URL|FILE…\n" +
 	"       sitemap export -o DIR [-public URL] [-concurrency N] [-timeout D] URL"
 
 // run is the command, with its outputs and transport given so that tests
@@ -61,15 +68,21 @@ func run(args []string, stdout, stderr io.Writer, transport http.RoundTripper) i
 	concurrency := fs.Int("concurrency", 4, "files fetched at once")
 	timeout := fs.Duration("timeout", 30*time.Second, "bound on each HTTP request")
 	maxMemory := fs.Int64("max-memory", 1024, "bound on the checker's memory, in MiB: the Go runtime's soft limit, and, less the files in flight, what the rules across files may hold")
+	deepOn := fs.Bool("deep", false, "also fetch a sample of the pages each sitemap file lists, and check them: a 200, no redirect, no noindex, the canonical link, robots.txt")
+	deepSample := fs.Int("deep-sample", 10, "with -deep: pages sampled of each sitemap file")
+	deepMax := fs.Int("deep-max", 1000, "with -deep: pages fetched at most in all")
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2
 	}
-	if fs.NArg() == 0 || *concurrency < 1 || *timeout <= 0 || *maxMemory < 64 {
+	if fs.NArg() == 0 || *concurrency < 1 || *timeout <= 0 || *maxMemory < 64 || *deepSample < 1 || *deepMax < 1 {
 		fs.Usage()
 		return 2
 	}
 
 	cr := newCrawler(transport, *concurrency, *timeout)
+	if *deepOn {
+		cr.deep = newDeep(transport, *deepSample, *deepMax)
+	}
 	for _, arg := range fs.Args() {
 		cr.remoteArgs = cr.remoteArgs || isURL(arg)
 	}

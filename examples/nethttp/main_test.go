@@ -3,8 +3,10 @@ package main
 import (
 	"io"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/freshmap/sitemap/examples/internal/demotest"
 	"github.com/freshmap/sitemap/internal/testenv"
@@ -17,6 +19,51 @@ func TestSite(t *testing.T) {
 	demotest.Check(t, base, cat.DB, "pages", "products", "news")
 
 	// The crawl shows in the metrics.
+	body := metrics(t, base)
+	for _, want := range []string{`sitemap_builds_total{section="products"} 4`, `sitemap_builds_total{section="_index"} 1`,
+		`sitemap_build_duration_seconds_count{section="news"}`, `sitemap_cache_entries{section="pages"} 1`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics has no %s", want)
+		}
+	}
+}
+
+// TestSiteAudit: the demo's self-audit checks a sample of every built
+// file (a pages file, four products files of 500, a news file: 1 % of
+// each, at least one) through the shop's own routes, and finds nothing
+// wrong.
+func TestSiteAudit(t *testing.T) {
+	base, _ := demotest.Serve(t, 2000, 500, newHandler)
+	for _, f := range []string{"/sitemap-pages-1.xml.gz", "/sitemap-products-1.xml.gz", "/sitemap-products-2.xml.gz",
+		"/sitemap-products-3.xml.gz", "/sitemap-products-4.xml.gz"} {
+		resp, err := http.Get(base + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	checked := regexp.MustCompile(`(?m)^sitemap_audit_urls_total\{result="checked"\} (\d+)$`)
+	var body string
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		body = metrics(t, base)
+		if m := checked.FindStringSubmatch(body); m != nil && m[1] == "21" { // 1 + 4 × 5
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the audit did not check 21 URLs within 10 s:\n%s", body)
+		}
+	}
+	for line := range strings.Lines(body) {
+		if strings.HasPrefix(line, "sitemap_audit_findings_total{") && !strings.HasSuffix(line, " 0\n") ||
+			strings.HasPrefix(line, "sitemap_audit_file_findings{") {
+			t.Errorf("the demo has a finding: %s", line)
+		}
+	}
+}
+
+// metrics returns the body of base/metrics.
+func metrics(t *testing.T, base string) string {
+	t.Helper()
 	resp, err := http.Get(base + "/metrics")
 	if err != nil {
 		t.Fatal(err)
@@ -26,12 +73,7 @@ func TestSite(t *testing.T) {
 	if err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET /metrics: %d, %v", resp.StatusCode, err)
 	}
-	for _, want := range []string{`sitemap_builds_total{section="products"} 4`, `sitemap_builds_total{section="_index"} 1`,
-		`sitemap_build_duration_seconds_count{section="news"}`, `sitemap_cache_entries{section="pages"} 1`} {
-		if !strings.Contains(string(body), want) {
-			t.Errorf("/metrics has no %s", want)
-		}
-	}
+	return string(body)
 }
 
 // TestFleet serves a catalogue of 2,000 products, 500 a sitemap file,

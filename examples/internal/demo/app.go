@@ -47,6 +47,7 @@ var StaticPages = []struct{ Path, Title string }{
 
 var page = template.Must(template.New("page").Parse(`<!doctype html>
 <html lang="{{.Lang}}"><head><meta charset="utf-8"><title>{{.Title}} · Freshmap demo shop</title>
+<link rel="canonical" href="{{.Canonical}}">
 {{range .Alternates}}<link rel="alternate" hreflang="{{.Lang}}" href="{{.Href}}">
 {{end}}</head>
 <body><p><a href="/">Freshmap demo shop</a> · <a href="/news">News</a> · <a href="/sitemap_index.xml">Sitemap</a></p>
@@ -67,12 +68,18 @@ type pageData struct {
 	Images      []string
 	Links       []link
 	Alternates  []link
+	Canonical   string
 }
 
-func (a *App) render(w http.ResponseWriter, d pageData) {
+// render writes the page d for r, whose canonical URL is its own: the
+// base URL and the path (the query is never part of a page's identity
+// here). A request of the sitemap's self-audit (sitemap.AuditHeader)
+// would be left out of analytics here, if the demo had any.
+func (a *App) render(w http.ResponseWriter, r *http.Request, d pageData) {
 	if d.Lang == "" {
 		d.Lang = "en"
 	}
+	d.Canonical = a.base + r.URL.EscapedPath()
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	if err := page.Execute(w, d); err != nil {
 		a.log.Error("demo: rendering a page", "err", err)
@@ -115,13 +122,13 @@ func (a *App) Home(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	a.render(w, d)
+	a.render(w, r, d)
 }
 
 // Static returns the handler of a fixed page.
 func (a *App) Static(title string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		a.render(w, pageData{Title: title, Paragraphs: []string{"This page is listed in the sitemap's pages section."}})
+		a.render(w, r, pageData{Title: title, Paragraphs: []string{"This page is listed in the sitemap's pages section."}})
 	}
 }
 
@@ -183,7 +190,7 @@ func (a *App) Product(prefix string) http.HandlerFunc {
 			a.fail(w, r, err)
 			return
 		}
-		a.render(w, d)
+		a.render(w, r, d)
 	}
 }
 
@@ -235,7 +242,7 @@ func (a *App) News(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	a.render(w, d)
+	a.render(w, r, d)
 }
 
 // Article serves /news/{id}/{slug}.
@@ -257,7 +264,7 @@ func (a *App) Article(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/news/"+strconv.FormatInt(id, 10)+"/"+slug, http.StatusMovedPermanently)
 		return
 	}
-	a.render(w, pageData{Lang: lang, Title: title, Paragraphs: []string{
+	a.render(w, r, pageData{Lang: lang, Title: title, Paragraphs: []string{
 		"Published " + time.Unix(published, 0).UTC().Format(time.RFC1123) + "."}})
 }
 

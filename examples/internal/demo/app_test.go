@@ -37,6 +37,7 @@ func TestApp(t *testing.T) {
 	}{
 		{"/", 200, `href="/p/1/minimal-glass-sofa"`},
 		{"/about", 200, "<h1>About us</h1>"},
+		{"/about", 200, `<link rel="canonical" href="https://shop.example/about">`},
 		{"/p/1/minimal-glass-sofa", 200, `<link rel="alternate" hreflang="fr" href="https://shop.example/fr/p/1/minimal-glass-sofa">`},
 		{"/de/p/1/minimal-glass-sofa", 200, `<html lang="de">`},
 		{"/fr/p/1/wrong-slug", 301, "/fr/p/1/minimal-glass-sofa"},

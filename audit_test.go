@@ -1,0 +1,299 @@
+package sitemap
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/freshmap/sitemap/internal/pagecheck"
+	"github.com/freshmap/sitemap/internal/testkit"
+)
+
+// faultyApp is an application with planted faults: each path answers as
+// its comment says. It counts the requests it sees, and those that lack
+// the audit's marking header.
+type faultyApp struct {
+	mu       sync.Mutex
+	paths    []string // every request but robots.txt, in order
+	robots   int
+	unmarked int
+}
+
+func (f *faultyApp) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	if r.Header.Get(AuditHeader) != "1" {
+		f.unmarked++
+	}
+	if r.URL.Path == "/robots.txt" {
+		f.robots++
+	} else {
+		f.paths = append(f.paths, r.URL.RequestURI())
+	}
+	f.mu.Unlock()
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	head := `<link rel="canonical" href="https://example.com` + r.URL.RequestURI() + `">`
+	switch p := r.URL.Path; {
+	case p == "/robots.txt":
+		h.Set("Content-Type", "text/plain")
+		fmt.Fprint(w, "User-agent: *\nDisallow: /private/\n")
+		return
+	case p == "/moved": // a 301
+		http.Redirect(w, r, "/ok", http.StatusMovedPermanently)
+		return
+	case p == "/gone": // a 404
+		http.NotFound(w, r)
+		return
+	case p == "/header-noindex": // a noindex header
+		h.Set("X-Robots-Tag", "noindex")
+	case p == "/meta-noindex": // a meta noindex
+		head += `<meta name="robots" content="noindex, follow">`
+	case p == "/wrong-canonical": // a wrong canonical
+		head = `<link rel="canonical" href="/ok">`
+	case p == "/panic":
+		panic("planted")
+	}
+	fmt.Fprintf(w, "<!doctype html><html><head><title>t</title>%s</head><body>%s</body></html>", head, strings.Repeat("x", 1<<20))
+}
+
+func (f *faultyApp) seen() (paths []string, robots, unmarked int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.paths), f.robots, f.unmarked
+}
+
+// noNetwork fails t if anything is sent through http.DefaultTransport
+// while the test runs: the audit must stay in process.
+type noNetwork struct{ t *testing.T }
+
+func (n noNetwork) RoundTrip(r *http.Request) (*http.Response, error) {
+	n.t.Errorf("a request left the process: %s", r.URL)
+	return nil, errors.New("no network in this test")
+}
+
+func urlsAt(paths ...string) []URL {
+	urls := make([]URL, len(paths))
+	for i, p := range paths {
+		urls[i] = URL{Loc: "https://example.com" + p}
+	}
+	return urls
+}
+
+// TestAuditFindsPlantedFaults: each planted fault is found, named by
+// kind and file; the application sees every request marked; nothing
+// leaves the process.
+func TestAuditFindsPlantedFaults(t *testing.T) {
+	old := http.DefaultTransport
+	http.DefaultTransport = noNetwork{t}
+	defer func() { http.DefaultTransport = old }()
+	var logs testkit.SyncBuffer
+	app := &faultyApp{}
+	listed := []string{"/ok", "/moved", "/gone", "/header-noindex", "/meta-noindex", "/wrong-canonical", "/private/x", "/panic"}
+	sm := newTestSitemap(t, Config{Audit: &Audit{Share: 1}, Logger: slog.New(slog.NewTextHandler(&logs, nil))},
+		Section{Name: "pages", Source: listSource(urlsAt(listed...)...)})
+	h := sm.Handler(app)
+	if w := get(h, "/sitemap-pages-1.xml.gz"); w.Code != http.StatusOK {
+		t.Fatalf("status %d", w.Code)
+	}
+	waitFor(t, func() bool { return len(sm.Audit().Files) == 1 })
+
+	r := sm.Audit()
+	f := r.Files[0]
+	if f.File != "sitemap-pages-1.xml.gz" || f.Checked != len(listed) || r.Checked != int64(len(listed)) {
+		t.Errorf("file %q checked %d (total %d), want sitemap-pages-1.xml.gz and %d", f.File, f.Checked, r.Checked, len(listed))
+	}
+	want := map[string]int{pagecheck.Redirect: 1, pagecheck.Status: 1, pagecheck.Noindex: 2, pagecheck.Canonical: 1,
+		pagecheck.Robots: 1, pagecheck.Error: 1}
+	for k, n := range want {
+		if f.Findings[k] != n || r.Findings[k] != int64(n) {
+			t.Errorf("%s: %d in the file, %d in all; want %d", k, f.Findings[k], r.Findings[k], n)
+		}
+	}
+	if len(f.Findings) != len(want) {
+		t.Errorf("findings %v, want %v", f.Findings, want)
+	}
+	if len(f.Examples) != auditExamples || f.Examples[0] != (AuditFinding{pagecheck.Redirect, "https://example.com/moved", "301 /ok"}) {
+		t.Errorf("examples %+v", f.Examples)
+	}
+	if one, ok := sm.rep.audit.fileAudit("sitemap-pages-1.xml.gz"); !ok || one.Checked != f.Checked || len(one.Examples) != len(f.Examples) {
+		t.Errorf("fileAudit: %+v, %v; want the file's audit", one, ok)
+	}
+	if _, ok := (*auditor)(nil).fileAudit("sitemap-pages-1.xml.gz"); ok {
+		t.Error("a nil auditor has an audit")
+	}
+	if st := sm.Stats(); st.AuditChecked != int64(len(listed)) || st.AuditFindings != 7 {
+		t.Errorf("Stats: checked %d, findings %d; want %d, 7", st.AuditChecked, st.AuditFindings, len(listed))
+	}
+	paths, robots, unmarked := app.seen()
+	if len(paths) != len(listed) || robots != 1 || unmarked != 0 {
+		t.Errorf("the app saw %v and robots.txt %d times, %d unmarked; want %v, once, none", paths, robots, unmarked, listed)
+	}
+	line := logs.String()
+	for _, s := range []string{"audit found problems", "file=sitemap-pages-1.xml.gz", "noindex=2", "redirect https://example.com/moved"} {
+		if !strings.Contains(line, s) {
+			t.Errorf("log lacks %q:\n%s", s, line)
+		}
+	}
+	if n := strings.Count(line, "audit found"); n != 1 {
+		t.Errorf("%d audit lines, want 1", n)
+	}
+}
+
+// TestAuditRate: the URLs requested a minute stay within PerMinute however
+// many files are built, counted on a fake clock; a new minute gives a new
+// budget; Share bounds each file's sample.
+func TestAuditRate(t *testing.T) {
+	clk := testkit.NewClock(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
+	app := &faultyApp{}
+	sm := newTestSitemap(t, Config{Now: clk.Now, Audit: &Audit{Share: 1, PerMinute: 5}},
+		Section{Source: newFake(40, 10)}) // four files of ten URLs
+	h := sm.Handler(app)
+	for p := 1; p <= 4; p++ {
+		get(h, fmt.Sprintf("/sitemap-%d.xml.gz", p))
+	}
+	waitFor(t, func() bool { r := sm.Audit(); return r.Checked+r.Skipped+10*r.FilesSkipped == 40 })
+	if r := sm.Audit(); r.Checked != 5 {
+		t.Errorf("checked %d in a minute, want 5 (skipped %d)", r.Checked, r.Skipped)
+	}
+	clk.Add(time.Minute)
+	sm.InvalidateAll()
+	waitFor(t, func() bool { r := sm.Audit(); return r.Checked+r.Skipped+10*r.FilesSkipped == 80 })
+	if r := sm.Audit(); r.Checked != 10 {
+		t.Errorf("checked %d in two minutes, want 10", r.Checked)
+	}
+	if paths, _, _ := app.seen(); len(paths) != 10 {
+		t.Errorf("the app saw %d page requests, want 10", len(paths))
+	}
+
+	share := newTestSitemap(t, Config{Audit: &Audit{Share: 0.1, PerMinute: 1000}}, Section{Source: newFake(95, 95)})
+	get(share.Handler(&faultyApp{}), "/sitemap-1.xml.gz")
+	waitFor(t, func() bool { return len(share.Audit().Files) == 1 })
+	if r := share.Audit(); r.Checked != 10 || r.Skipped != 0 {
+		t.Errorf("a tenth of 95 URLs: checked %d, skipped %d; want 10, 0", r.Checked, r.Skipped)
+	}
+}
+
+// TestAuditOff: without Config.Audit nothing is requested; without a
+// wrapped application a built file is skipped; bad settings fail New;
+// Close stops the worker.
+func TestAuditOff(t *testing.T) {
+	app := &faultyApp{}
+	off := newTestSitemap(t, Config{}, Section{Source: newFake(3, 3)})
+	get(off.Handler(app), "/sitemap-1.xml.gz")
+	if paths, robots, _ := app.seen(); len(paths)+robots != 0 || len(off.Audit().Files) != 0 {
+		t.Errorf("audit off, yet the app saw %v", paths)
+	}
+	alone := newTestSitemap(t, Config{Audit: &Audit{}}, Section{Source: newFake(3, 3)})
+	get(alone, "/sitemap-1.xml.gz")
+	if r := alone.Audit(); r.FilesSkipped != 1 || r.Checked != 0 {
+		t.Errorf("no application: %+v, want one file skipped", r)
+	}
+	for _, a := range []Audit{{PerMinute: -1}, {Share: 1.5}, {Share: -0.1}, {Timeout: -1}} {
+		if _, err := New(Config{BaseURL: "https://example.com", Audit: &a}, Section{Source: newFake(1, 1)}); !errors.Is(err, ErrConfig) {
+			t.Errorf("%+v: err %v, want ErrConfig", a, err)
+		}
+	}
+	before := runtime.NumGoroutine()
+	sm, err := New(Config{BaseURL: "https://example.com", Audit: &Audit{}}, Section{Source: newFake(1, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sm.Close()
+	waitGoroutines(t, before)
+}
+
+// TestAuditOffSite: a listed URL on another host is never requested.
+func TestAuditOffSite(t *testing.T) {
+	a := &auditor{site: &site{base: splitBase("https://example.com/shop/")}}
+	for loc, want := range map[string]bool{
+		"https://example.com/shop/a":      true,
+		"https://example.com":             true,
+		"https://example.com?x":           true,
+		"https://example.com.evil.net/":   false,
+		"http://example.com/shop/a":       false,
+		"https://example.com:8443/shop/a": false,
+		"https://other.example/shop/a":    false,
+		"https://example.com@evil.net/x":  false,
+	} {
+		if got := a.onSite(loc); got != want {
+			t.Errorf("onSite(%q) = %v, want %v", loc, got, want)
+		}
+	}
+}
+
+// TestAuditStorm: 100,000 built files handed to the audit at once cost
+// one worker, a queue of 8 and the minute's budget: the rest are skipped.
+func TestAuditStorm(t *testing.T) {
+	clk := testkit.NewClock(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
+	app := &faultyApp{}
+	sm := newTestSitemap(t, Config{Now: clk.Now, Audit: &Audit{Share: 1, PerMinute: 7}}, Section{Source: newFake(3, 3)})
+	sm.Handler(app)
+	w := get(sm, "/sitemap-1.xml.gz")
+	e, ok := cachedEntry(sm, pageKey(0, 1))
+	if w.Code != http.StatusOK || !ok {
+		t.Fatal("page 1 not built")
+	}
+	waitFor(t, func() bool { return len(sm.Audit().Files) == 1 })
+	before := runtime.NumGoroutine()
+	for range 100_000 {
+		sm.rep.audit.enqueue("sitemap-1.xml.gz", e.gz)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("%d goroutines after the storm, %d before", n, before)
+	}
+	waitFor(t, func() bool { r := sm.Audit(); return r.Checked+r.Skipped+3*r.FilesSkipped == 3*100_001 })
+	if r := sm.Audit(); r.Checked != 7 || r.FilesSkipped < 100_000-auditQueue-1 { // the queue, and the file in hand
+		t.Errorf("checked %d (want 7), files skipped %d", r.Checked, r.FilesSkipped)
+	}
+}
+
+// TestAuditRecorder: a body of any size keeps its first HeadBytes only;
+// the headers are those sent with the status.
+func TestAuditRecorder(t *testing.T) {
+	w := &auditRecorder{header: make(http.Header)}
+	w.Header().Set("X-Robots-Tag", "noindex")
+	w.WriteHeader(http.StatusEarlyHints) // informational: not the answer
+	w.WriteHeader(http.StatusNotFound)
+	w.Header().Set("X-Late", "1") // after the status: never sent
+	chunk := make([]byte, 64<<10)
+	for range 100 {
+		if n, err := w.Write(chunk); n != len(chunk) || err != nil {
+			t.Fatalf("Write: %d, %v", n, err)
+		}
+	}
+	if w.status != http.StatusNotFound || len(w.body) != pagecheck.HeadBytes || w.sent.Get("X-Late") != "" || w.sent.Get("X-Robots-Tag") != "noindex" {
+		t.Errorf("status %d, %d bytes kept, sent headers %v", w.status, len(w.body), w.sent)
+	}
+}
+
+// TestAuditCloseHung: Close waits for an application that ignores its
+// context for at most BuildTimeout, and says so.
+func TestAuditCloseHung(t *testing.T) {
+	var logs testkit.SyncBuffer
+	entered, release := make(chan struct{}), make(chan struct{})
+	defer close(release)
+	app := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/hang" {
+			close(entered)
+			<-release // ignores its context
+		}
+	})
+	sm, err := New(Config{BaseURL: "https://example.com", BuildTimeout: 50 * time.Millisecond, Audit: &Audit{Share: 1},
+		Logger: slog.New(slog.NewTextHandler(&logs, nil))}, Section{Source: listSource(urlsAt("/hang")...)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	get(sm.Handler(app), "/sitemap-1.xml.gz")
+	<-entered
+	sm.Close()
+	if !strings.Contains(logs.String(), "Close gave up waiting for the audit's request") {
+		t.Errorf("log:\n%s", logs.String())
+	}
+}
