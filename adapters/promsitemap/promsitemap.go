@@ -34,6 +34,8 @@ type collector struct {
 	indexNowURLs, indexNowFailed        *prometheus.Desc
 	indexNowRetried                     *prometheus.Desc
 	store, storeErrors, storeDown       *prometheus.Desc
+	crawlLast, crawlFetches             *prometheus.Desc
+	crawlForbidden, crawlUnlogged       *prometheus.Desc
 }
 
 // New returns a collector of the metrics of sm, to register with a
@@ -56,6 +58,17 @@ type collector struct {
 //	store_documents_total{result}           with a Store: documents taken from it (hit), and builds that waited for another replica's (wait)
 //	store_errors_total                      store calls that failed, and stored values that did not decode
 //	store_down                              1 while the store is not called (the replica serves alone), else 0
+//	crawler_last_fetch_timestamp_seconds{section,file,crawler,verified}
+//	                                        the crawl log: when each crawler family last fetched each file
+//	crawler_fetches_total{section,crawler,verified,code}
+//	                                        fetches of the section's files by crawler family and status ("other" for a status not counted apart)
+//	crawler_forbidden_total                 403s to clients that are not verified crawlers (Crawlers.VerifiedOnly)
+//	crawl_log_unlogged_total                fetches not logged: the crawl log had Crawlers.Files files already
+//
+// The crawler label is a family of sitemap.CrawlFetch ("Googlebot", …,
+// "other") and verified "true" or "false", so a claim not verified by
+// address is never counted with the verified family; the files are those
+// the crawl log holds, at most Crawlers.Files.
 //
 // The IndexNow metrics are zero unless Config.IndexNow is set, and the
 // store metrics unless Config.Store is.
@@ -84,6 +97,10 @@ func New(sm *sitemap.Sitemap) prometheus.Collector {
 		store:           d("store_documents_total", "Documents taken from the shared store (hit), and builds that waited for another replica's (wait).", "result"),
 		storeErrors:     d("store_errors_total", "Shared store calls that failed, and stored values that did not decode."),
 		storeDown:       d("store_down", "1 while the shared store is not called and the replica serves alone."),
+		crawlLast:       d("crawler_last_fetch_timestamp_seconds", "When each crawler family last fetched each sitemap file, in Unix seconds.", "section", "file", "crawler", "verified"),
+		crawlFetches:    d("crawler_fetches_total", "Fetches of the section's files by crawler family and status code.", "section", "crawler", "verified", "code"),
+		crawlForbidden:  d("crawler_forbidden_total", "403s to clients that are not verified crawlers."),
+		crawlUnlogged:   d("crawl_log_unlogged_total", "Fetches of files the full crawl log could not keep."),
 	}
 }
 
@@ -93,6 +110,7 @@ func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 		c.builds, c.buildErrors, c.buildSeconds, c.requests, c.responses, c.rejected,
 		c.servedBytes, c.cacheBytes, c.cacheItems, c.revalidated, c.corrected,
 		c.indexNowURLs, c.indexNowFailed, c.indexNowRetried, c.store, c.storeErrors, c.storeDown,
+		c.crawlLast, c.crawlFetches, c.crawlForbidden, c.crawlUnlogged,
 	} {
 		ch <- d
 	}
@@ -128,6 +146,19 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		counter(c.servedBytes, st.BytesServed, s)
 		gauge(c.cacheBytes, st.CachedBytes, s)
 		gauge(c.cacheItems, int64(st.CachedDocuments), s)
+		for _, f := range st.CrawlCounts {
+			code := "other"
+			if f.Status != 0 {
+				code = strconv.Itoa(f.Status)
+			}
+			counter(c.crawlFetches, f.Fetches, s, f.Crawler, strconv.FormatBool(f.Verified), code)
+		}
+	}
+	for _, fc := range c.sm.CrawlLog() {
+		for _, f := range fc.Crawls {
+			ch <- prometheus.MustNewConstMetric(c.crawlLast, prometheus.GaugeValue,
+				float64(f.Time.UnixNano())/1e9, fc.Section, fc.File, f.Crawler, strconv.FormatBool(f.Verified))
+		}
 	}
 	st := c.sm.Stats()
 	counter(c.revalidated, st.Revalidated)
@@ -145,4 +176,6 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		down = 1
 	}
 	gauge(c.storeDown, down)
+	counter(c.crawlForbidden, st.CrawlerForbidden)
+	counter(c.crawlUnlogged, st.CrawlLogFull)
 }
