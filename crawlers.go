@@ -37,7 +37,7 @@ const (
 var crawlerNames = [numCrawlers]string{"Googlebot", "Bingbot", "YandexBot", "Applebot", "DuckDuckBot", "Baiduspider", "other"}
 
 // crawlerTokens are the lower-case User-Agent tokens of each family: a UA
-// containing one, in any case, claims the family. Googlebot covers its
+// with a word that starts with one, in any case, claims the family. Googlebot covers its
 // variants (Googlebot-Image, Googlebot-News, …), Bingbot msnbot and
 // BingPreview, YandexBot every Yandex robot.
 var crawlerTokens = [crawlerOther][]string{
@@ -53,34 +53,95 @@ var crawlerTokens = [crawlerOther][]string{
 // come early, and a long header costs no more than this.
 const maxUALen = 512
 
-// crawlerOf returns the family a User-Agent claims.
+// crawlerOf returns the family a User-Agent claims: a word of it (a run
+// of letters, digits, '-' and '_') starts with a family's token, in any
+// case. One pass over the bytes: only a word whose first letter starts a
+// token is compared.
 func crawlerOf(ua string) crawler {
 	if len(ua) > maxUALen {
 		ua = ua[:maxUALen]
 	}
-	for f, tokens := range crawlerTokens {
-		for _, t := range tokens {
-			if containsFold(ua, t) {
-				return crawler(f)
+	if !mayClaim(ua) {
+		return crawlerOther
+	}
+	inWord := false
+	for i := 0; i < len(ua); i++ {
+		c := ua[i]
+		class := byteClass[c]
+		if class == 0 {
+			inWord = false
+			continue
+		}
+		if inWord {
+			continue
+		}
+		inWord = true
+		if class == 1 {
+			continue // starts no token
+		}
+		for _, t := range tokensByFirst[lower(c)-'a'] {
+			if len(ua)-i >= len(t.token) && hasPrefixFold(ua[i:], t.token) {
+				return t.family
 			}
 		}
 	}
 	return crawlerOther
 }
 
-// containsFold reports whether s contains the lower-case ASCII token t,
-// in any case, without allocating (lower is loc.go's).
-func containsFold(s, t string) bool {
-	for i := 0; i+len(t) <= len(s); i++ {
-		j := 0
-		for j < len(t) && lower(s[i+j]) == t[j] {
-			j++
-		}
-		if j == len(t) {
+// crawlerMarks are parts of every token as the crawlers write them; a UA
+// with none of them (a browser's) is told apart by a few vectorised
+// searches, without the byte-by-byte pass. So a claim must spell the
+// mark as the crawler does ("Googlebot", "googlebot", not "GOOGLEBOT").
+var crawlerMarks = [...]string{"bot", "Bot", "spider", "Yandex", "BingPreview"}
+
+// mayClaim reports whether ua contains a mark of crawlerMarks.
+func mayClaim(ua string) bool {
+	for _, m := range crawlerMarks {
+		if strings.Contains(ua, m) {
 			return true
 		}
 	}
 	return false
+}
+
+// byteClass is 0 for a byte that is no part of a word, 2 for the first
+// letter of a token (in either case), and 1 for the other word bytes.
+var byteClass [256]uint8
+
+// tokensByFirst are the tokens by their first letter.
+var tokensByFirst [26][]struct {
+	token  string
+	family crawler
+}
+
+func init() {
+	for c := range 256 {
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_':
+			byteClass[c] = 1
+		}
+	}
+	for f, tokens := range crawlerTokens {
+		for _, t := range tokens {
+			i := t[0] - 'a'
+			tokensByFirst[i] = append(tokensByFirst[i], struct {
+				token  string
+				family crawler
+			}{t, crawler(f)})
+			byteClass[t[0]], byteClass[t[0]-'a'+'A'] = 2, 2
+		}
+	}
+}
+
+// hasPrefixFold reports whether s starts with the lower-case ASCII token
+// t, in any case (lower is loc.go's).
+func hasPrefixFold(s, t string) bool {
+	for j := range len(t) {
+		if lower(s[j]) != t[j] {
+			return false
+		}
+	}
+	return true
 }
 
 // crawlerSlot is a column of the crawl log: a family as claimed, and,

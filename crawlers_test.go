@@ -11,7 +11,13 @@ func TestCrawlerOf(t *testing.T) {
 	for ua, want := range map[string]crawler{
 		"Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)": crawlerGoogle,
 		"Googlebot-Image/1.0": crawlerGoogle,
-		"GOOGLEBOT":           crawlerGoogle,
+		"GOOGLEBOT":           crawlerOther, // not as Google spells it
+		"googlebot/2.1":       crawlerGoogle,
+		"Mozilla/5.0 (compatible; YandexImages/3.0)": crawlerYandex,
+		"Mozilla/5.0 (Linux; Android 6.0.1) Chrome/W.X.Y.Z Mobile Safari/537.36 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)":   crawlerGoogle,
+		"Mozilla/5.0 AppleWebKit/605.1.15 (KHTML, like Gecko) Version/13.1.1 Safari/605.1.15 (Applebot/0.1; +http://www.apple.com/go/applebot)": crawlerApple,
+		"robot":           crawlerOther,
+		"AppleWebKit bot": crawlerOther,
 		"Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)": crawlerBing,
 		"msnbot/2.0b": crawlerBing,
 		"Mozilla/5.0 (compatible; YandexBot/3.0; +http://yandex.com/bots)":                           crawlerYandex,
