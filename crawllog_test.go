@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"reflect"
 	"runtime"
 	"strconv"
 	"testing"
@@ -113,6 +114,16 @@ func TestCrawlLogSpoofed(t *testing.T) {
 	}
 	if idx := crawlsOf(t, sm, "sitemap_index.xml"); len(idx) != 1 || !idx[0].Verified {
 		t.Errorf("the index: %+v", idx)
+	}
+	// The lookup the HTML view makes, by key.
+	if byKey := sm.crawls.file(pageKey(0, 1)); !reflect.DeepEqual(byKey, got) {
+		t.Errorf("file(p-1) = %+v, want %+v", byKey, got)
+	}
+	if byKey := sm.crawls.file(indexFileKey(1)); len(byKey) != 1 {
+		t.Errorf("file(index 1) = %+v", byKey)
+	}
+	if none := sm.crawls.file(pageKey(0, 3)); none != nil {
+		t.Errorf("file(p-3), never fetched = %+v", none)
 	}
 
 	// SectionStats: the section's latest fetch per column, counts by status.
