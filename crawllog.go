@@ -86,7 +86,7 @@ type CrawlCount struct {
 
 // FileCrawls is the crawl log of one file.
 type FileCrawls struct {
-	File    string       // its name, such as "sitemap-products-3.xml.gz" or "sitemap_index.xml"
+	File    string       // its name, such as "sitemap-products-3.xml.gz" or "sitemap_index.xml"; fetches of its .xml and .txt forms count here too
 	Section string       // its section, as SectionStats names it ("_index" for the index files)
 	Crawls  []CrawlFetch // one per column that fetched it, the latest first
 }

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"runtime"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -62,15 +63,17 @@ func crawlsOf(t *testing.T, sm *Sitemap, file string) []CrawlFetch {
 // TestCrawlLogSpoofed: a Googlebot User-Agent from an address outside
 // Googlebot's ranges is logged apart, unverified, and never as Googlebot.
 func TestCrawlLogSpoofed(t *testing.T) {
-	clk := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
-	sm := crawlSitemap(t, Config{Now: func() time.Time { return clk }})
+	var clock atomic.Int64 // read by background refreshes too
+	clock.Store(time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC).UnixNano())
+	sm := crawlSitemap(t, Config{TTL: 24 * time.Hour, Now: func() time.Time { return time.Unix(0, clock.Load()) }})
 	for i := range 100 { // spoofed, from many addresses
 		addr := "203.0." + strconv.Itoa(i) + ".7:4000"
 		if w := fetch(sm, "/sitemap-p-1.xml.gz", googlebotUA, addr); w.Code != 200 {
 			t.Fatal(w.Code)
 		}
 	}
-	clk = clk.Add(time.Hour)
+	clock.Add(int64(time.Hour))
+	clk := time.Unix(0, clock.Load())
 	w := fetch(sm, "/sitemap-p-1.xml.gz", googlebotUA, "66.249.66.1:5000")
 	etag := w.Header().Get("Etag")
 	got := crawlsOf(t, sm, "sitemap-p-1.xml.gz")
@@ -90,7 +93,7 @@ func TestCrawlLogSpoofed(t *testing.T) {
 	}
 
 	// A conditional fetch answered 304, and an unverified Bingbot (no ranges).
-	clk = clk.Add(time.Minute)
+	clock.Add(int64(time.Minute))
 	if w := fetch(sm, "/sitemap-p-1.xml.gz", googlebotUA, "66.249.66.1:5000", "If-None-Match", etag); w.Code != 304 {
 		t.Fatal(w.Code)
 	}
