@@ -226,16 +226,16 @@ func (rs rangeSet) contains(a netip.Addr) bool {
 		return false
 	}
 	n := addrNum(a.Unmap())
-	i, _ := slices.BinarySearchFunc(rs, n, func(r addrRange, n [2]uint64) int {
-		if less(r.hi, n) {
-			return -1
+	i, j := 0, len(rs) // the first range whose hi is not below n is in [i, j]
+	for i < j {
+		h := int(uint(i+j) >> 1)
+		if hi := rs[h].hi; hi[0] < n[0] || hi[0] == n[0] && hi[1] < n[1] {
+			i = h + 1
+		} else {
+			j = h
 		}
-		if less(n, r.lo) {
-			return 1
-		}
-		return 0
-	})
-	return i < len(rs) && !less(n, rs[i].lo) && !less(rs[i].hi, n)
+	}
+	return i < len(rs) && !less(n, rs[i].lo)
 }
 
 // crawlerIDs tells who asks: the families' ranges (nil for a family
