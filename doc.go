@@ -61,6 +61,10 @@
 // [Sitemap.Stats] and [Sitemap.SectionStats] count hits, misses, builds
 // and their durations, rejected URLs and responses, for metrics (the
 // adapters/promsitemap collector, or expvar through adapters/expvarsitemap).
+// [Sitemap.CrawlLog] tells, for each file, the last fetch by each crawler
+// family (Googlebot, Bingbot, …), recognised by User-Agent and verified by
+// the address ranges the owner gives in [Config.Crawlers], in a table of
+// fixed size; [Crawlers.VerifiedOnly] answers 403 to everyone else.
 //
 // # IndexNow
 //
@@ -90,7 +94,8 @@
 // robots.txt that allows everything and names the sitemap is served.
 //
 // Nothing of a request but its method, path, Accept-Encoding and
-// conditional headers decides a response: Host and X-Forwarded-* headers
+// conditional headers decides a response (and, with
+// [Crawlers.VerifiedOnly], its User-Agent and address): Host and X-Forwarded-* headers
 // never reach a sitemap, a cache key or robots.txt; every absolute URL
 // comes from [Config.BaseURL]. To serve several hosts from one process,
 // make one Sitemap per host and hand them to [NewSites]: [Sites.Handler]

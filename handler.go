@@ -2,6 +2,7 @@ package sitemap
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"io"
 	"net/http"
@@ -55,7 +56,19 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		serveError(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
-	k := rt.key
+	k, file := rt.key, rt.key // file: the file's key in the crawl log
+	if k.kind == docIndex {
+		file = indexFileKey(rt.file)
+	}
+	var who crawlerSlot
+	if s.crawls != nil {
+		who = s.crawls.ids.slotOf(r)
+		if s.crawls.forbids(who) {
+			serveError(w, "403 forbidden", http.StatusForbidden)
+			s.crawls.record(file, who, r, http.StatusForbidden, 0, false)
+			return
+		}
+	}
 	e, err := s.docs.get(r.Context(), k)
 	if err == nil && k.kind == docIndex {
 		if e = e.file(rt.file); e == nil {
@@ -67,7 +80,7 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case errors.Is(err, errNotFound):
-		s.notFound(w, s.rep.of(k))
+		s.notFound(w, s.rep.of(k)) // not logged: a path is no file
 		return
 	case err != nil:
 		if r.Context().Err() != nil {
@@ -76,9 +89,11 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.rep.unavailable(r.Context(), k, err)
 		h["Retry-After"] = st.headers.retryAfter
 		serveError(w, "sitemap temporarily unavailable", http.StatusServiceUnavailable)
+		s.crawls.record(file, who, r, http.StatusServiceUnavailable, 0, false)
 		return
 	}
-	s.serveEntry(w, r, e, rt.rep, s.rep.of(k))
+	status, n := s.serveEntry(w, r, e, rt.rep, s.rep.of(k))
+	s.crawls.record(file, who, r, status, n, true)
 }
 
 func (s *Sitemap) notFound(w http.ResponseWriter, c *secCounters) {
@@ -91,8 +106,9 @@ func (s *Sitemap) notFound(w http.ResponseWriter, c *secCounters) {
 // answer: conditional requests (304, 412), HEAD and Range. The gzip
 // representations are e's bytes as they are; the plain one is decompressed
 // as it is written (plainBody), and only as far as the response needs.
-// The response is counted in c too.
-func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, rep representation, c *secCounters) {
+// The response is counted in c too. It returns the response's status and
+// body bytes.
+func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, rep representation, c *secCounters) (int, int64) {
 	h := w.Header()
 	if cc := s.site.headers.cacheControl; cc != nil {
 		h["Cache-Control"] = cc
@@ -136,7 +152,7 @@ func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, r
 			panic(http.ErrAbortHandler) // the client must not take a cut body for the page
 		}
 		serveError(w, "internal error", http.StatusInternalServerError)
-		return
+		return http.StatusInternalServerError, cw.n
 	}
 	cw.release()
 	if cw.status == http.StatusNotModified {
@@ -145,6 +161,7 @@ func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, r
 	}
 	s.rep.stats.bytesServed.Add(cw.n)
 	c.bytesServed.Add(cw.n)
+	return cmp.Or(cw.status, http.StatusOK), cw.n
 }
 
 // wholeIfMultiRange returns r without its Range header if that asks for

@@ -89,6 +89,14 @@ type SectionStats struct {
 
 	CachedDocuments int   // documents in the cache now
 	CachedBytes     int64 // their compressed size (with their text forms)
+
+	// Crawls is the crawl log of the section's files (Sitemap.CrawlLog
+	// has it per file): for each crawler family that fetched one, verified
+	// apart from unverified, its latest fetch of any, with Fetches its
+	// fetches of them all. CrawlCounts counts those fetches by status.
+	// Nil if none; always nil for "_other".
+	Crawls      []CrawlFetch
+	CrawlCounts []CrawlCount
 }
 
 // secCounters are the counters of one section or pseudo-section.

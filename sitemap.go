@@ -146,6 +146,11 @@ type Config struct {
 	// noindex, the canonical link, robots.txt); see Audit and
 	// Sitemap.Audit. Nil means off.
 	Audit *Audit
+	// Crawlers configures the crawl log (Sitemap.CrawlLog): the last
+	// fetch of each file by each crawler family, verified by address
+	// when given the families' published ranges. The zero value logs by
+	// User-Agent, up to 1,000 files; see Crawlers.
+	Crawlers Crawlers
 }
 
 // Section is one named part of the sitemap tree, such as products,
@@ -186,6 +191,7 @@ type Sitemap struct {
 	docs   *documents
 	rep    *reporter
 	robots atomic.Pointer[robotsSet] // robots.txt lines for the current number of index files
+	crawls *crawlLog                 // who fetched each file (crawllog.go); nil when off
 }
 
 // New checks cfg and the sections and returns a Sitemap ready to serve.
@@ -203,6 +209,10 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 		now = time.Now
 	}
 	rep := newReporter(st, &cfg, log)
+	crawls, err := newCrawlLog(&cfg.Crawlers, st, now)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
 	for _, sec := range st.sections {
 		sec.spec.notice = func(page int64, loc string, err error) { rep.corrected(sec, page, loc, err) }
 	}
@@ -241,7 +251,7 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 	if cfg.Store != nil {
 		d.tier = newFleet(newShared(cfg.Store, st.base.url, log), st, d.ledger, clocks, d, log, raw)
 	}
-	return &Sitemap{site: st, docs: d, rep: rep}, nil
+	return &Sitemap{site: st, docs: d, rep: rep, crawls: crawls}, nil
 }
 
 // IndexURL is the absolute URL of the sitemap index: its first file, when

@@ -52,6 +52,12 @@ type Stats struct {
 	StoreWaits  int64 // builds that waited for another replica's
 	StoreErrors int64 // store calls that failed, and values that did not decode
 	StoreDown   bool  // the store is not being called now (its circuit breaker is open): this replica serves alone
+
+	// The crawl log (Config.Crawlers, Sitemap.CrawlLog).
+	CrawlerFetches    int64 // sitemap file requests by verified crawlers
+	CrawlerUnverified int64 // by clients whose User-Agent claims a crawler family, not verified by address
+	CrawlerForbidden  int64 // 403s of Crawlers.VerifiedOnly
+	CrawlLogFull      int64 // fetches of files not logged: the log had Crawlers.Files files already
 }
 
 // Stats returns the current counters.
@@ -74,6 +80,10 @@ func (s *Sitemap) Stats() Stats {
 	}
 	t := s.docs.tier.stats()
 	st.StoreHits, st.StoreWaits, st.StoreErrors, st.StoreDown = t.hits, t.waits, t.errs, t.down
+	if l := s.crawls; l != nil {
+		st.CrawlerFetches, st.CrawlerUnverified = l.totals()
+		st.CrawlerForbidden, st.CrawlLogFull = l.forbidden.Load(), l.full.Load()
+	}
 	return st
 }
 
@@ -86,16 +96,42 @@ func (s *Sitemap) Stats() Stats {
 // snapshot may show a request counted in one and not yet in another.
 func (s *Sitemap) SectionStats() []SectionStats {
 	st := s.rep.perSection
-	out := make([]SectionStats, 0, 2*len(s.site.sections)+2)
+	n := len(s.site.sections)
+	out := make([]SectionStats, 0, 2*n+2)
 	for i := range st.pages {
-		out = append(out, st.pages[i].snapshot())
+		out = append(out, s.withCrawls(st.pages[i].snapshot(), i))
 	}
 	for i, sec := range s.site.sections {
 		if sec.feed != nil {
-			out = append(out, st.feeds[i].snapshot())
+			out = append(out, s.withCrawls(st.feeds[i].snapshot(), n+i))
 		}
 	}
-	return append(out, st.index.snapshot(), st.other.snapshot())
+	return append(out, s.withCrawls(st.index.snapshot(), 2*n), st.other.snapshot())
+}
+
+// withCrawls adds the crawl log of section row i (crawlLog.sectionRow).
+func (s *Sitemap) withCrawls(st SectionStats, i int) SectionStats {
+	if s.crawls != nil {
+		st.Crawls, st.CrawlCounts = s.crawls.section(i)
+	}
+	return st
+}
+
+// CrawlLog returns the crawl log (Config.Crawlers): for each file fetched
+// since New (up to Crawlers.Files files), its last fetch by each crawler
+// family, verified claims apart from unverified ones, the latest first.
+// Files come in the order of SectionStats: the pages of each section by
+// number, the feeds, the index files. Nil when the crawl log is off.
+func (s *Sitemap) CrawlLog() []FileCrawls {
+	if s.crawls == nil {
+		return nil
+	}
+	rows := s.crawls.files()
+	out := make([]FileCrawls, len(rows))
+	for i, row := range rows {
+		out[i] = FileCrawls{File: s.site.fileName(row.key), Section: s.rep.of(row.key).name, Crawls: row.snapshot()}
+	}
+	return out
 }
 
 // Audit returns what the self-audit (Config.Audit) found: the totals

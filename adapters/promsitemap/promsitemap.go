@@ -35,6 +35,8 @@ type collector struct {
 	indexNowRetried                     *prometheus.Desc
 	store, storeErrors, storeDown       *prometheus.Desc
 	auditURLs, auditFindings, fileFinds *prometheus.Desc
+	crawlLast, crawlFetches             *prometheus.Desc
+	crawlForbidden, crawlUnlogged       *prometheus.Desc
 }
 
 // New returns a collector of the metrics of sm, to register with a
@@ -60,6 +62,17 @@ type collector struct {
 //	audit_urls_total{result}                self-audit URLs: checked (requested in process), skipped (over the rate, or off the site)
 //	audit_findings_total{kind}              self-audit findings: status, redirect, noindex, canonical, robots, error
 //	audit_file_findings{file,kind}          the findings of each file's last self-audit, for the kinds it found (at most 1,024 files)
+//	crawler_last_fetch_timestamp_seconds{section,file,crawler,verified}
+//	                                        the crawl log: when each crawler family last fetched each file
+//	crawler_fetches_total{section,crawler,verified,code}
+//	                                        fetches of the section's files by crawler family and status ("other" for a status not counted apart)
+//	crawler_forbidden_total                 403s to clients that are not verified crawlers (Crawlers.VerifiedOnly)
+//	crawl_log_unlogged_total                fetches not logged: the crawl log had Crawlers.Files files already
+//
+// The crawler label is a family of sitemap.CrawlFetch ("Googlebot", …,
+// "other") and verified "true" or "false", so a claim not verified by
+// address is never counted with the verified family; the files are those
+// the crawl log holds, at most Crawlers.Files.
 //
 // The IndexNow metrics are zero unless Config.IndexNow is set, the store
 // metrics unless Config.Store is, and the audit metrics unless
@@ -93,6 +106,10 @@ func New(sm *sitemap.Sitemap) prometheus.Collector {
 		auditURLs:       d("audit_urls_total", "Self-audit URLs by result: checked in process, or skipped (over the rate, or off the site).", "result"),
 		auditFindings:   d("audit_findings_total", "Self-audit findings by kind: status, redirect, noindex, canonical, robots, error.", "kind"),
 		fileFinds:       d("audit_file_findings", "Findings of each sitemap file's last self-audit, by kind.", "file", "kind"),
+		crawlLast:       d("crawler_last_fetch_timestamp_seconds", "When each crawler family last fetched each sitemap file, in Unix seconds.", "section", "file", "crawler", "verified"),
+		crawlFetches:    d("crawler_fetches_total", "Fetches of the section's files by crawler family and status code.", "section", "crawler", "verified", "code"),
+		crawlForbidden:  d("crawler_forbidden_total", "403s to clients that are not verified crawlers."),
+		crawlUnlogged:   d("crawl_log_unlogged_total", "Fetches of files the full crawl log could not keep."),
 	}
 }
 
@@ -103,6 +120,7 @@ func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 		c.servedBytes, c.cacheBytes, c.cacheItems, c.revalidated, c.corrected,
 		c.indexNowURLs, c.indexNowFailed, c.indexNowRetried, c.store, c.storeErrors, c.storeDown,
 		c.auditURLs, c.auditFindings, c.fileFinds,
+		c.crawlLast, c.crawlFetches, c.crawlForbidden, c.crawlUnlogged,
 	} {
 		ch <- d
 	}
@@ -138,6 +156,19 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		counter(c.servedBytes, st.BytesServed, s)
 		gauge(c.cacheBytes, st.CachedBytes, s)
 		gauge(c.cacheItems, int64(st.CachedDocuments), s)
+		for _, f := range st.CrawlCounts {
+			code := "other"
+			if f.Status != 0 {
+				code = strconv.Itoa(f.Status)
+			}
+			counter(c.crawlFetches, f.Fetches, s, f.Crawler, strconv.FormatBool(f.Verified), code)
+		}
+	}
+	for _, fc := range c.sm.CrawlLog() {
+		for _, f := range fc.Crawls {
+			ch <- prometheus.MustNewConstMetric(c.crawlLast, prometheus.GaugeValue,
+				float64(f.Time.UnixNano())/1e9, fc.Section, fc.File, f.Crawler, strconv.FormatBool(f.Verified))
+		}
 	}
 	st := c.sm.Stats()
 	counter(c.revalidated, st.Revalidated)
@@ -166,4 +197,6 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 			gauge(c.fileFinds, int64(n), f.File, kind)
 		}
 	}
+	counter(c.crawlForbidden, st.CrawlerForbidden)
+	counter(c.crawlUnlogged, st.CrawlLogFull)
 }

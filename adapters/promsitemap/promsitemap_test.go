@@ -6,6 +6,7 @@ import (
 	"iter"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -282,6 +283,66 @@ sitemap_audit_urls_total{result="skipped"} 0
 	}
 	if n := testutil.CollectAndCount(c, "sitemap_audit_findings_total"); n != 6 {
 		t.Errorf("%d audit_findings_total series, want one a kind: 6", n)
+	}
+	problems, err := testutil.CollectAndLint(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems {
+		t.Errorf("%s: %s", p.Metric, p.Text)
+	}
+}
+
+// TestCrawlerMetrics: the crawl log's series, a spoofed Googlebot apart
+// from the verified one, and lint-clean.
+func TestCrawlerMetrics(t *testing.T) {
+	at := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	sm, err := sitemap.New(sitemap.Config{
+		BaseURL: "https://example.com",
+		Now:     func() time.Time { return at },
+		Crawlers: sitemap.Crawlers{Ranges: func() (map[string][]netip.Prefix, error) {
+			return map[string][]netip.Prefix{"Googlebot": {netip.MustParsePrefix("66.249.64.0/19")}}, nil
+		}},
+	}, sitemap.Section{Name: "products", Source: sitemap.FromSlice([]sitemap.URL{{Loc: "https://example.com/a"}}, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sm.Close()
+	const googlebot = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
+	for _, c := range []struct{ path, addr, etag string }{
+		{"/sitemap-products-1.xml.gz", "66.249.66.1:1000", ""},
+		{"/sitemap-products-1.xml.gz", "66.249.66.1:1000", "*"}, // a 304
+		{"/sitemap-products-1.xml.gz", "198.51.100.7:1000", ""}, // spoofed
+		{"/sitemap_index.xml", "66.249.66.1:1000", ""},
+	} {
+		r := httptest.NewRequest(http.MethodGet, c.path, nil)
+		r.RemoteAddr = c.addr
+		r.Header.Set("User-Agent", googlebot)
+		if c.etag != "" {
+			r.Header.Set("If-None-Match", c.etag)
+		}
+		sm.ServeHTTP(httptest.NewRecorder(), r)
+	}
+	want := `
+# HELP sitemap_crawler_fetches_total Fetches of the section's files by crawler family and status code.
+# TYPE sitemap_crawler_fetches_total counter
+sitemap_crawler_fetches_total{code="200",crawler="Googlebot",section="_index",verified="true"} 1
+sitemap_crawler_fetches_total{code="200",crawler="Googlebot",section="products",verified="false"} 1
+sitemap_crawler_fetches_total{code="200",crawler="Googlebot",section="products",verified="true"} 1
+sitemap_crawler_fetches_total{code="304",crawler="Googlebot",section="products",verified="true"} 1
+# HELP sitemap_crawler_last_fetch_timestamp_seconds When each crawler family last fetched each sitemap file, in Unix seconds.
+# TYPE sitemap_crawler_last_fetch_timestamp_seconds gauge
+sitemap_crawler_last_fetch_timestamp_seconds{crawler="Googlebot",file="sitemap-products-1.xml.gz",section="products",verified="false"} 1.7955216e+09
+sitemap_crawler_last_fetch_timestamp_seconds{crawler="Googlebot",file="sitemap-products-1.xml.gz",section="products",verified="true"} 1.7955216e+09
+sitemap_crawler_last_fetch_timestamp_seconds{crawler="Googlebot",file="sitemap_index.xml",section="_index",verified="true"} 1.7955216e+09
+# HELP sitemap_crawler_forbidden_total 403s to clients that are not verified crawlers.
+# TYPE sitemap_crawler_forbidden_total counter
+sitemap_crawler_forbidden_total 0
+`
+	c := promsitemap.New(sm)
+	if err := testutil.CollectAndCompare(c, strings.NewReader(want), "sitemap_crawler_fetches_total",
+		"sitemap_crawler_last_fetch_timestamp_seconds", "sitemap_crawler_forbidden_total"); err != nil {
+		t.Error(err)
 	}
 	problems, err := testutil.CollectAndLint(c)
 	if err != nil {

@@ -1,0 +1,383 @@
+package sitemap
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/netip"
+	"slices"
+	"strings"
+)
+
+// Who asks for a file: the crawler family a User-Agent names, and whether
+// the request's address is in that family's published ranges. Nothing
+// here allocates per request, and nothing is fetched over the network:
+// the ranges are the owner's (Crawlers.Ranges).
+
+// crawler is a crawler family; crawlerOther is every other client.
+type crawler uint8
+
+const (
+	crawlerGoogle crawler = iota
+	crawlerBing
+	crawlerYandex
+	crawlerApple
+	crawlerDuckDuck
+	crawlerBaidu
+	crawlerOther
+	numCrawlers
+)
+
+// crawlerNames are the families' names, as Crawlers.Ranges keys them and
+// CrawlFetch.Crawler gives them.
+var crawlerNames = [numCrawlers]string{"Googlebot", "Bingbot", "YandexBot", "Applebot", "DuckDuckBot", "Baiduspider", "other"}
+
+// crawlerTokens are the lower-case User-Agent tokens of each family: a UA
+// with a word that starts with one, in any case, claims the family. Googlebot covers its
+// variants (Googlebot-Image, Googlebot-News, …), Bingbot msnbot and
+// BingPreview, YandexBot every Yandex robot.
+var crawlerTokens = [crawlerOther][]string{
+	crawlerGoogle:   {"googlebot"},
+	crawlerBing:     {"bingbot", "msnbot", "bingpreview"},
+	crawlerYandex:   {"yandex"},
+	crawlerApple:    {"applebot"},
+	crawlerDuckDuck: {"duckduckbot", "duckassistbot"},
+	crawlerBaidu:    {"baiduspider"},
+}
+
+// maxUALen bounds the part of a User-Agent searched: the crawlers' tokens
+// come early, and a long header costs no more than this.
+const maxUALen = 512
+
+// crawlerOf returns the family a User-Agent claims: a word of it (a run
+// of letters, digits, '-' and '_') starts with a family's token, in any
+// case. One pass over the bytes: only a word whose first letter starts a
+// token is compared.
+func crawlerOf(ua string) crawler {
+	if len(ua) > maxUALen {
+		ua = ua[:maxUALen]
+	}
+	if !mayClaim(ua) {
+		return crawlerOther
+	}
+	inWord := false
+	for i := 0; i < len(ua); i++ {
+		c := ua[i]
+		class := byteClass[c]
+		if class == 0 {
+			inWord = false
+			continue
+		}
+		if inWord {
+			continue
+		}
+		inWord = true
+		if class == 1 {
+			continue // starts no token
+		}
+		for _, t := range tokensByFirst[lower(c)-'a'] {
+			if len(ua)-i >= len(t.token) && hasPrefixFold(ua[i:], t.token) {
+				return t.family
+			}
+		}
+	}
+	return crawlerOther
+}
+
+// crawlerMarks are parts of every token as the crawlers write them; a UA
+// with none of them (a browser's) is told apart by a few vectorised
+// searches, without the byte-by-byte pass. So a claim must spell the
+// mark as the crawler does ("Googlebot", "googlebot", not "GOOGLEBOT").
+var crawlerMarks = [...]string{"bot", "Bot", "spider", "Yandex", "BingPreview"}
+
+// mayClaim reports whether ua contains a mark of crawlerMarks.
+func mayClaim(ua string) bool {
+	for _, m := range crawlerMarks {
+		if strings.Contains(ua, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// byteClass is 0 for a byte that is no part of a word, 2 for the first
+// letter of a token (in either case), and 1 for the other word bytes.
+var byteClass [256]uint8
+
+// tokensByFirst are the tokens by their first letter.
+var tokensByFirst [26][]struct {
+	token  string
+	family crawler
+}
+
+func init() {
+	for c := range 256 {
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_':
+			byteClass[c] = 1
+		}
+	}
+	for f, tokens := range crawlerTokens {
+		for _, t := range tokens {
+			i := t[0] - 'a'
+			tokensByFirst[i] = append(tokensByFirst[i], struct {
+				token  string
+				family crawler
+			}{t, crawler(f)})
+			byteClass[t[0]], byteClass[t[0]-'a'+'A'] = 2, 2
+		}
+	}
+}
+
+// hasPrefixFold reports whether s starts with the lower-case ASCII token
+// t, in any case (lower is loc.go's).
+func hasPrefixFold(s, t string) bool {
+	for j := range len(t) {
+		if lower(s[j]) != t[j] {
+			return false
+		}
+	}
+	return true
+}
+
+// crawlerSlot is a column of the crawl log: a family as claimed, and,
+// for the named families, verified apart. slotOf gives 2f for family f
+// verified, 2f+1 for a claim not verified, and slotOther for the rest.
+type crawlerSlot uint8
+
+const (
+	slotOther = crawlerSlot(2 * crawlerOther)
+	numSlots  = int(slotOther) + 1
+)
+
+func (c crawlerSlot) family() crawler { return crawler(c / 2) }
+func (c crawlerSlot) verified() bool  { return c < slotOther && c%2 == 0 }
+
+// addrRange is a closed range of addresses, as 128-bit numbers (IPv4 as
+// IPv4-mapped IPv6).
+type addrRange struct{ lo, hi [2]uint64 }
+
+// rangeSet is a sorted list of disjoint address ranges, searched in
+// O(log n) without allocating.
+type rangeSet []addrRange
+
+func addrNum(a netip.Addr) [2]uint64 {
+	b := a.As16()
+	return [2]uint64{binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:])}
+}
+
+func less(a, b [2]uint64) bool { return a[0] < b[0] || a[0] == b[0] && a[1] < b[1] }
+
+// newRangeSet makes the set of the prefixes, merging those that overlap.
+func newRangeSet(prefixes []netip.Prefix) rangeSet {
+	var rs rangeSet
+	for _, p := range prefixes {
+		if !p.IsValid() {
+			continue
+		}
+		p = p.Masked()
+		bits := p.Bits()
+		if p.Addr().Is4() {
+			bits += 96
+		}
+		lo := addrNum(p.Addr())
+		hi := lo
+		host := 128 - bits // the host bits, set in hi
+		switch {
+		case host >= 64:
+			hi[1] = ^uint64(0)
+			if host > 64 {
+				hi[0] |= ^uint64(0) >> (128 - host)
+			}
+		case host > 0:
+			hi[1] |= ^uint64(0) >> (64 - host)
+		}
+		rs = append(rs, addrRange{lo, hi})
+	}
+	slices.SortFunc(rs, func(a, b addrRange) int {
+		if less(a.lo, b.lo) {
+			return -1
+		}
+		if less(b.lo, a.lo) {
+			return 1
+		}
+		return 0
+	})
+	out := rs[:0]
+	for _, r := range rs {
+		if n := len(out); n > 0 && !less(out[n-1].hi, r.lo) {
+			if less(out[n-1].hi, r.hi) {
+				out[n-1].hi = r.hi
+			}
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// contains reports whether a is in the set.
+func (rs rangeSet) contains(a netip.Addr) bool {
+	if !a.IsValid() || len(rs) == 0 {
+		return false
+	}
+	n := addrNum(a.Unmap())
+	i, j := 0, len(rs) // the first range whose hi is not below n is in [i, j]
+	for i < j {
+		h := int(uint(i+j) >> 1)
+		if hi := rs[h].hi; hi[0] < n[0] || hi[0] == n[0] && hi[1] < n[1] {
+			i = h + 1
+		} else {
+			j = h
+		}
+	}
+	return i < len(rs) && !less(n, rs[i].lo)
+}
+
+// crawlerIDs tells who asks: the families' ranges (nil for a family
+// whose ranges the owner did not give) and where the address is read.
+type crawlerIDs struct {
+	ranges [crawlerOther]rangeSet
+	header string // a trusted proxy's header with the client address; "" for RemoteAddr
+}
+
+// newCrawlerIDs reads the ranges the owner gives, once. A family name
+// that is not one of crawlerNames is an error.
+func newCrawlerIDs(c *Crawlers) (*crawlerIDs, error) {
+	ids := &crawlerIDs{header: http.CanonicalHeaderKey(c.AddressHeader)}
+	if c.Ranges == nil {
+		return ids, nil
+	}
+	byName, err := c.Ranges()
+	if err != nil {
+		return nil, fmt.Errorf("Crawlers.Ranges: %w", err)
+	}
+	for name, prefixes := range byName {
+		f := slices.Index(crawlerNames[:crawlerOther], name)
+		if f < 0 {
+			return nil, fmt.Errorf("Crawlers.Ranges: unknown crawler %q (want one of %s)", name, strings.Join(crawlerNames[:crawlerOther], ", "))
+		}
+		ids.ranges[f] = newRangeSet(prefixes)
+	}
+	return ids, nil
+}
+
+// slotOf returns the column of the request r. An address is read only for
+// a family with ranges, and a claim without ranges is never verified.
+func (ids *crawlerIDs) slotOf(r *http.Request) crawlerSlot {
+	var ua string
+	if v := r.Header["User-Agent"]; len(v) > 0 {
+		ua = v[0]
+	}
+	f := crawlerOf(ua)
+	if f == crawlerOther {
+		return slotOther
+	}
+	if ids.ranges[f].contains(ids.addr(r)) {
+		return crawlerSlot(2 * f)
+	}
+	return crawlerSlot(2*f + 1)
+}
+
+// addr returns the client's address: the host of RemoteAddr, or, with a
+// trusted proxy header, the last address in it (the one the proxy added;
+// those before it are the client's to write). Invalid if none parses.
+func (ids *crawlerIDs) addr(r *http.Request) netip.Addr {
+	if ids.header != "" {
+		v := r.Header[ids.header]
+		if len(v) == 0 {
+			return netip.Addr{}
+		}
+		last := v[len(v)-1]
+		if i := strings.LastIndexByte(last, ','); i >= 0 {
+			last = last[i+1:]
+		}
+		a, _ := netip.ParseAddr(strings.TrimSpace(last))
+		return a
+	}
+	if ap, err := netip.ParseAddrPort(r.RemoteAddr); err == nil {
+		return ap.Addr()
+	}
+	a, _ := netip.ParseAddr(r.RemoteAddr)
+	return a
+}
+
+// maxRangesBytes bounds what ReadCrawlerRanges reads.
+const maxRangesBytes = 16 << 20
+
+// ReadCrawlerRanges reads a crawler's published address ranges, for
+// Crawlers.Ranges: either the JSON that Google and Bing publish
+// (googlebot.json, bingbot.json: {"prefixes": [{"ipv4Prefix": "…"},
+// {"ipv6Prefix": "…"}]}), or a plain list of prefixes or addresses, one a
+// line, with '#' comments. It reads at most 16 MiB. Download the files
+// yourself: the library never fetches them.
+func ReadCrawlerRanges(r io.Reader) ([]netip.Prefix, error) {
+	br := bufio.NewReader(io.LimitReader(r, maxRangesBytes))
+	first, err := firstNonSpace(br)
+	if err != nil {
+		return nil, fmt.Errorf("sitemap: crawler ranges: %w", err)
+	}
+	if first == '{' {
+		var doc struct {
+			Prefixes []struct {
+				V4 string `json:"ipv4Prefix"`
+				V6 string `json:"ipv6Prefix"`
+			} `json:"prefixes"`
+		}
+		if err := json.NewDecoder(br).Decode(&doc); err != nil {
+			return nil, fmt.Errorf("sitemap: crawler ranges: %w", err)
+		}
+		out := make([]netip.Prefix, 0, len(doc.Prefixes))
+		for _, p := range doc.Prefixes {
+			s := p.V4 + p.V6
+			pf, err := netip.ParsePrefix(s)
+			if err != nil {
+				return nil, fmt.Errorf("sitemap: crawler ranges: %w", err)
+			}
+			out = append(out, pf)
+		}
+		return out, nil
+	}
+	var out []netip.Prefix
+	sc := bufio.NewScanner(br)
+	for sc.Scan() {
+		line, _, _ := strings.Cut(sc.Text(), "#")
+		if line = strings.TrimSpace(line); line == "" {
+			continue
+		}
+		pf, err := netip.ParsePrefix(line)
+		if err != nil {
+			a, aerr := netip.ParseAddr(line)
+			if aerr != nil {
+				return nil, fmt.Errorf("sitemap: crawler ranges: %w", err)
+			}
+			pf = netip.PrefixFrom(a, a.BitLen())
+		}
+		out = append(out, pf)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("sitemap: crawler ranges: %w", err)
+	}
+	return out, nil
+}
+
+// firstNonSpace peeks at the first byte that is not white space. An empty
+// input is an error.
+func firstNonSpace(br *bufio.Reader) (byte, error) {
+	for {
+		c, err := br.ReadByte()
+		if err == io.EOF {
+			return 0, errors.New("empty")
+		}
+		if err != nil {
+			return 0, err
+		}
+		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			return c, br.UnreadByte()
+		}
+	}
+}
