@@ -9,7 +9,8 @@ import (
 )
 
 // entry is one built document, kept gzip-compressed. It never changes
-// once made, but for text, the memo of its plain-text form (text.go).
+// once made, but for text and html, the memos of its plain-text form
+// (text.go) and HTML view (html.go).
 // What is coordinated about a cached copy is in its slot (cache.go).
 type entry struct {
 	gz      []byte    // the gzip file of the XML
@@ -45,6 +46,13 @@ type entry struct {
 	// (text.go); textMu makes that happen once.
 	text   atomic.Pointer[entry]
 	textMu sync.Mutex
+	// html is its HTML view, made from it on first request (html.go);
+	// htmlMu makes that happen once.
+	html   atomic.Pointer[htmlView]
+	htmlMu sync.Mutex
+	// urls is a page's URL count, when built here (0 if unknown), which
+	// the index's HTML view shows.
+	urls int
 }
 
 // newEntry makes a cache entry of gz, the gzip (at level) of XML whose
@@ -85,8 +93,10 @@ func (e *entry) renewed(now time.Time) *entry {
 		gz: e.gz, size: e.size, lastMod: e.lastMod, built: now, info: e.info, hash: e.hash, level: e.level,
 		stamp: e.stamp, gen: e.gen, era: e.era,
 		etagFile: e.etagFile, etagGzip: e.etagGzip, etagPlain: e.etagPlain, gzLen: e.gzLen, pages: e.pages, more: e.more, sums: e.sums,
+		urls: e.urls,
 	}
-	r.text.Store(e.text.Load()) // the same bytes, the same text
+	r.text.Store(e.text.Load()) // the same bytes, the same text and HTML
+	r.html.Store(e.html.Load())
 	return r
 }
 
@@ -114,6 +124,9 @@ func (e *entry) cost() int64 {
 	n := int64(len(e.gz)) + int64(len(e.sums))*16
 	if t := e.text.Load(); t != nil {
 		n += int64(len(t.gz))
+	}
+	if v := e.html.Load(); v != nil {
+		n += v.cost()
 	}
 	for _, f := range e.more {
 		n += int64(len(f.gz))

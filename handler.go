@@ -65,6 +65,12 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err == nil && rt.rep == asText {
 		e, err = s.docs.text(k, e)
 	}
+	if err == nil && rt.rep == asHTML {
+		e, err = s.docs.htmlPart(k, e, rt.part)
+		if st.htmlIndex {
+			delete(h, "X-Robots-Tag")
+		}
+	}
 	switch {
 	case errors.Is(err, errNotFound):
 		s.notFound(w, s.rep.of(k))
@@ -77,6 +83,14 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h["Retry-After"] = st.headers.retryAfter
 		serveError(w, "sitemap temporarily unavailable", http.StatusServiceUnavailable)
 		return
+	}
+	if rt.rep == asHTML {
+		if notes := s.notes.of(k); len(notes) > 0 {
+			if err := serveWithNotes(w, r, e, notes); err != nil { // cannot happen: we compressed it
+				serveError(w, "internal error", http.StatusInternalServerError)
+			}
+			return
+		}
 	}
 	s.serveEntry(w, r, e, rt.rep, s.rep.of(k))
 }
@@ -107,6 +121,8 @@ func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, r
 		ct = hdrTextCT
 	case asAtom:
 		ct = hdrAtomCT
+	case asHTML:
+		ct = hdrHTMLCT
 	}
 	switch {
 	case rep == asGzipFile:

@@ -140,6 +140,21 @@ type Config struct {
 	// table. Crawlers ignore it. Off by default: the files carry no
 	// instruction and sitemap.xsl is the application's.
 	Stylesheet bool
+
+	// HTML serves an HTML view of the sitemap for people, with no script:
+	// BASE/sitemap_index.html lists every file with its lastmod and URL
+	// count, and BASE/sitemap-NAME-N.html lists a file's URLs with their
+	// lastmod, images, alternates, news and video, in parts of at most
+	// 2 MB (sitemap-NAME-N.part2.html, …) linked by rel="prev" and
+	// rel="next". A view is made from the file's cached XML, with no
+	// Source read, has the file's Last-Modified and its own ETag, and is
+	// counted in CacheBytes. The XML index never lists it. Off by default:
+	// these paths are the application's.
+	HTML bool
+	// HTMLIndexable lets search engines index the HTML view: its pages
+	// are sent without "X-Robots-Tag: noindex". Off by default: the view
+	// repeats what the XML says, for people.
+	HTMLIndexable bool
 }
 
 // Section is one named part of the sitemap tree, such as products,
@@ -180,6 +195,7 @@ type Sitemap struct {
 	docs   *documents
 	rep    *reporter
 	robots atomic.Pointer[robotsSet] // robots.txt lines for the current number of index files
+	notes  htmlNoteList              // what the HTML view shows live about a file (html.go); none yet
 }
 
 // New checks cfg and the sections and returns a Sitemap ready to serve.

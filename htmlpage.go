@@ -1,0 +1,212 @@
+package sitemap
+
+import (
+	"cmp"
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/klauspost/compress/gzip"
+)
+
+// The rows of a page's HTML view (html.go): one per <url> of the page's
+// cached XML, read back with encoding/xml, which the bytes this package
+// wrote always satisfy.
+
+// xmlURL is what the view shows of a <url>. A field without a namespace
+// matches its element in any namespace.
+type xmlURL struct {
+	Loc     string `xml:"loc"`
+	LastMod string `xml:"lastmod"`
+	Images  []struct {
+		Loc     string `xml:"loc"`
+		Title   string `xml:"title"`
+		Caption string `xml:"caption"`
+	} `xml:"http://www.google.com/schemas/sitemap-image/1.1 image"`
+	Alternates []struct {
+		Hreflang string `xml:"hreflang,attr"`
+		Href     string `xml:"href,attr"`
+	} `xml:"http://www.w3.org/1999/xhtml link"`
+	News *struct {
+		Name     string `xml:"publication>name"`
+		Language string `xml:"publication>language"`
+		Date     string `xml:"publication_date"`
+		Title    string `xml:"title"`
+	} `xml:"http://www.google.com/schemas/sitemap-news/0.9 news"`
+	Videos []struct {
+		Title    string `xml:"title"`
+		Content  string `xml:"content_loc"`
+		Player   string `xml:"player_loc"`
+		Duration string `xml:"duration"`
+	} `xml:"http://www.google.com/schemas/sitemap-video/1.1 video"`
+}
+
+var pageCols = []string{"#", "URL", "Last modified", "Images", "Alternates", "News and video"}
+
+// pageHTML makes the HTML view of e, the cached copy of page k.
+func (st *site) pageHTML(k docKey, e *entry) (*htmlView, error) {
+	file := st.fileName(k)
+	intro := []byte(`The URLs that <a href="`)
+	intro = appendAttr(intro, file)
+	intro = append(intro, `">`...)
+	intro = appendEscaped(intro, file)
+	intro = append(intro, `</a> lists, as search engines read them`...)
+	intro = appendLastMod(intro, e)
+	intro = append(intro, `. <a href="sitemap_index.html">All sitemap files</a>.`...)
+	parts := newHTMLParts(&htmlShell{stem: st.htmlStem(k), title: "Sitemap file " + file, intro: intro, noun: "URLs", cols: pageCols},
+		st.gzipLevel, e)
+	zr, err := gzip.NewReader(bytes.NewReader(e.gz))
+	if err != nil {
+		return nil, err
+	}
+	dec := xml.NewDecoder(zr)
+	var row []byte
+	for n := 1; ; {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			return parts.done()
+		}
+		if err != nil {
+			return nil, err
+		}
+		se, ok := tok.(xml.StartElement)
+		if !ok || se.Name.Local != "url" {
+			continue
+		}
+		var u xmlURL
+		if err := dec.DecodeElement(&u, &se); err != nil {
+			return nil, err
+		}
+		row = appendURLRow(row[:0], n, &u)
+		if err := parts.add(row); err != nil {
+			return nil, err
+		}
+		n++
+	}
+}
+
+// appendLastMod appends ", last modified DATE" if e has a Last-Modified.
+func appendLastMod(b []byte, e *entry) []byte {
+	if e.lastMod.IsZero() {
+		return b
+	}
+	return appendHTMLTime(append(b, ", last modified "...), e.lastMod.UTC().Format("2006-01-02T15:04:05Z"))
+}
+
+// appendURLRow appends the row of u, URL number n of its page. At most
+// htmlListMax images, alternates and videos are shown, and htmlTextMax
+// runes of a text, so that a row stays far below a part's size.
+func appendURLRow(b []byte, n int, u *xmlURL) []byte {
+	b = append(b, "<tr><td>"...)
+	b = strconv.AppendInt(b, int64(n), 10)
+	b = append(b, `</td><th scope="row">`...)
+	b = appendHTMLLink(b, u.Loc, u.Loc, "")
+	b = append(b, "</th><td>"...)
+	b = appendHTMLTime(b, u.LastMod)
+	b = append(b, "</td><td>"...)
+	b = appendHTMLList(b, len(u.Images), func(b []byte, i int) []byte {
+		im := u.Images[i]
+		return appendHTMLLink(b, im.Loc, cmp.Or(im.Title, im.Caption, im.Loc), "")
+	})
+	b = append(b, "</td><td>"...)
+	b = appendHTMLList(b, len(u.Alternates), func(b []byte, i int) []byte {
+		a := u.Alternates[i]
+		return appendHTMLLink(b, a.Href, a.Hreflang, a.Hreflang)
+	})
+	b = append(b, "</td><td>"...)
+	if nw := u.News; nw != nil {
+		b = append(b, "<p>News: <cite>"...)
+		b = appendHTMLShort(b, nw.Title)
+		b = append(b, "</cite>, "...)
+		b = appendHTMLShort(b, nw.Name)
+		b = append(b, " ("...)
+		b = appendHTMLShort(b, nw.Language)
+		b = append(b, "), "...)
+		b = appendHTMLTime(b, nw.Date)
+		b = append(b, "</p>"...)
+	}
+	b = appendHTMLList(b, len(u.Videos), func(b []byte, i int) []byte {
+		v := u.Videos[i]
+		b = append(b, "Video: "...)
+		b = appendHTMLLink(b, cmp.Or(v.Content, v.Player), v.Title, "")
+		if v.Duration != "" {
+			b = append(b, ", "...)
+			b = appendHTMLShort(b, v.Duration)
+			b = append(b, " s"...)
+		}
+		return b
+	})
+	return append(b, "</td></tr>\n"...)
+}
+
+// appendHTMLList appends n items (at most htmlListMax, then how many more)
+// as a list, each appended by item; nothing if n is 0.
+func appendHTMLList(b []byte, n int, item func(b []byte, i int) []byte) []byte {
+	if n == 0 {
+		return b
+	}
+	b = append(b, "<ul>"...)
+	for i := range min(n, htmlListMax) {
+		b = item(append(b, "<li>"...), i)
+		b = append(b, "</li>"...)
+	}
+	if n > htmlListMax {
+		b = append(b, "<li>and "...)
+		b = strconv.AppendInt(b, int64(n-htmlListMax), 10)
+		b = append(b, " more</li>"...)
+	}
+	return append(b, "</ul>"...)
+}
+
+// appendHTMLLink appends a link to href showing text (shortened), with the
+// hreflang lang if any. Only an http or https URL is a link: anything
+// else (a sitemap holds none) is shown as text.
+func appendHTMLLink(b []byte, href, text, lang string) []byte {
+	if !strings.HasPrefix(href, "https://") && !strings.HasPrefix(href, "http://") {
+		return appendHTMLShort(b, text)
+	}
+	b = append(b, `<a href="`...)
+	b = appendAttr(b, href)
+	if lang != "" {
+		b = append(b, `" hreflang="`...)
+		b = appendAttr(b, lang)
+	}
+	b = append(b, `">`...)
+	if text == href {
+		b = appendEscaped(b, text) // a URL is shown whole: at most 2,048 bytes
+	} else {
+		b = appendHTMLShort(b, text)
+	}
+	return append(b, "</a>"...)
+}
+
+// appendHTMLTime appends a W3C datetime as a <time> element.
+func appendHTMLTime(b []byte, t string) []byte {
+	if t == "" {
+		return b
+	}
+	b = append(b, `<time datetime="`...)
+	b = appendAttr(b, t)
+	b = append(b, `">`...)
+	b = appendEscaped(b, t)
+	return append(b, "</time>"...)
+}
+
+// appendHTMLShort appends s, escaped, cut after htmlTextMax runes.
+func appendHTMLShort(b []byte, s string) []byte {
+	if utf8.RuneCountInString(s) <= htmlTextMax {
+		return appendEscaped(b, s)
+	}
+	i, n := 0, 0
+	for i = range s {
+		if n == htmlTextMax {
+			break
+		}
+		n++
+	}
+	return append(appendEscaped(b, s[:i]), "…"...)
+}
