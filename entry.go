@@ -126,10 +126,16 @@ func (e *entry) cost() int64 {
 		n += int64(len(t.gz))
 	}
 	if v := e.html.Load(); v != nil {
-		n += v.cost()
+		n += gzBytes(v.parts)
 	}
-	for _, f := range e.more {
-		n += int64(len(f.gz))
+	return n + gzBytes(e.more)
+}
+
+// gzBytes is the bytes of the gzip files of es.
+func gzBytes(es []*entry) int64 {
+	var n int64
+	for _, e := range es {
+		n += int64(len(e.gz))
 	}
 	return n
 }

@@ -67,6 +67,7 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if err == nil && rt.rep == asHTML {
 		e, err = s.docs.htmlPart(k, e, rt.part)
+		h["Content-Security-Policy"] = hdrHTMLCSP
 		if st.htmlIndex {
 			delete(h, "X-Robots-Tag")
 		}

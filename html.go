@@ -36,7 +36,12 @@ const (
 // comment cannot come from a sitemap's content, whose '<' is escaped.
 const htmlNotesMarker = "<!--sitemap-notes-->"
 
-var hdrHTMLCT = []string{"text/html; charset=utf-8"}
+var (
+	hdrHTMLCT = []string{"text/html; charset=utf-8"}
+	// hdrHTMLCSP lets a view run no script and load nothing, whatever a
+	// sitemap holds: it needs only its own inline style.
+	hdrHTMLCSP = []string{"default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"}
+)
 
 // htmlView is the HTML view of a document: its parts, in order, each an
 // entry served as the document's other forms are.
@@ -51,13 +56,7 @@ func (v *htmlView) part(n int) *entry {
 }
 
 // cost is the bytes the view holds in the cache.
-func (v *htmlView) cost() int64 {
-	var n int64
-	for _, p := range v.parts {
-		n += int64(len(p.gz))
-	}
-	return n
-}
+func (v *htmlView) cost() int64 { return gzBytes(v.parts) }
 
 // htmlOf returns the HTML view of e, made once by make: the first call
 // makes it and gives it to attach, which stores it in e.html.

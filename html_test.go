@@ -79,7 +79,7 @@ func TestHTMLPage(t *testing.T) {
 		t.Error("the HTML view read the Source")
 	}
 	h := w.Header()
-	if h.Get("X-Robots-Tag") != "noindex" || h.Get("Last-Modified") != xml.Header().Get("Last-Modified") ||
+	if h.Get("X-Robots-Tag") != "noindex" || !strings.HasPrefix(h.Get("Content-Security-Policy"), "default-src 'none'") || h.Get("Last-Modified") != xml.Header().Get("Last-Modified") ||
 		h.Get("Etag") == "" || h.Get("Etag") == xml.Header().Get("Etag") {
 		t.Errorf("headers %v, the XML's %v", h, xml.Header())
 	}

@@ -1,8 +1,8 @@
 package sitemap
 
 import (
-	"cmp"
 	"bytes"
+	"cmp"
 	"encoding/xml"
 	"errors"
 	"io"
