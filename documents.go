@@ -395,9 +395,17 @@ func (d *documents) text(k docKey, e *entry) (*entry, error) {
 }
 
 // htmlPart returns part n of the HTML view of e, the copy of k (made
-// once and counted in the cache's budget), or errNotFound.
-func (d *documents) htmlPart(k docKey, e *entry, n int) (*entry, error) {
+// once and counted in the cache's budget), or errNotFound. Making a view
+// takes a build slot (MaxBuilds), waited for while ctx lasts: it costs
+// several times the XML's build (BENCHMARKS.md).
+func (d *documents) htmlPart(ctx context.Context, k docKey, e *entry, n int) (*entry, error) {
 	v, err := htmlOf(e, func() (*htmlView, error) {
+		select {
+		case d.sem <- struct{}{}:
+			defer func() { <-d.sem }()
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 		if k.kind == docIndex {
 			return d.site.indexHTML(e, d.urls)
 		}

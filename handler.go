@@ -66,7 +66,7 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		e, err = s.docs.text(k, e)
 	}
 	if err == nil && rt.rep == asHTML {
-		e, err = s.docs.htmlPart(k, e, rt.part)
+		e, err = s.docs.htmlPart(r.Context(), k, e, rt.part)
 		h["Content-Security-Policy"] = hdrHTMLCSP
 		if st.htmlIndex {
 			delete(h, "X-Robots-Tag")

@@ -4,7 +4,9 @@ import (
 	"context"
 	"iter"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -308,4 +310,47 @@ func TestHTMLNotes(t *testing.T) {
 	if w := get(sm, "/sitemap-products-2.html"); w.Header().Get("Etag") == "" || w.Header().Get("Last-Modified") == "" {
 		t.Errorf("a file without notes: %v", w.Header())
 	}
+}
+
+// TestHTMLTakesBuildSlot: making a view takes a build slot (MaxBuilds),
+// and a client that leaves while it waits for one makes nothing.
+func TestHTMLTakesBuildSlot(t *testing.T) {
+	sm, _ := htmlTestSitemap(t, Config{MaxBuilds: 1})
+	get(sm, "/sitemap-products-1.xml.gz")
+	sm.docs.sem <- struct{}{} // the one slot, taken
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	w := httptest.NewRecorder()
+	sm.ServeHTTP(w, httptest.NewRequestWithContext(ctx, http.MethodGet, "/sitemap-products-1.html", nil))
+	if w.Body.Len() != 0 || mustEntry(t, sm, pageKey(0, 1)).html.Load() != nil { // the client left: no answer
+		t.Errorf("a view made without a build slot: %d %s", w.Code, w.Body)
+	}
+	<-sm.docs.sem
+	if w := get(sm, "/sitemap-products-1.html"); w.Code != http.StatusOK {
+		t.Errorf("with the slot free: %d", w.Code)
+	}
+}
+
+// TestHTMLRepeated: 100,000 requests for parts that do not exist, or for
+// the one that does, make one view, and leave the cache and the
+// goroutines as they were.
+func TestHTMLRepeated(t *testing.T) {
+	sm, _ := htmlTestSitemap(t, Config{})
+	get(sm, "/sitemap-products-1.html")
+	entries, bytes := sm.docs.cache.usage()
+	before := runtime.NumGoroutine()
+	v := mustEntry(t, sm, pageKey(0, 1)).html.Load()
+	for i := range 100_000 {
+		path := "/sitemap-products-1.part" + strconv.Itoa(2+i) + ".html"
+		if i%2 == 0 {
+			path = "/sitemap-products-1.html"
+		}
+		if w := get(sm, path); w.Code != http.StatusOK && w.Code != http.StatusNotFound {
+			t.Fatalf("%s: %d", path, w.Code)
+		}
+	}
+	if e, b := sm.docs.cache.usage(); e != entries || b != bytes || mustEntry(t, sm, pageKey(0, 1)).html.Load() != v {
+		t.Errorf("cache %d entries, %d bytes, want %d, %d and the same view", e, b, entries, bytes)
+	}
+	waitGoroutines(t, before)
 }
