@@ -58,9 +58,9 @@ func (v *htmlView) part(n int) *entry {
 // cost is the bytes the view holds in the cache.
 func (v *htmlView) cost() int64 { return gzBytes(v.parts) }
 
-// htmlOf returns the HTML view of e, made once by make: the first call
+// htmlOf returns the HTML view of e, made once by build: the first call
 // makes it and gives it to attach, which stores it in e.html.
-func htmlOf(e *entry, make func() (*htmlView, error), attach func(v *htmlView)) (*htmlView, error) {
+func htmlOf(e *entry, build func() (*htmlView, error), attach func(v *htmlView)) (*htmlView, error) {
 	if v := e.html.Load(); v != nil {
 		return v, nil
 	}
@@ -69,7 +69,7 @@ func htmlOf(e *entry, make func() (*htmlView, error), attach func(v *htmlView)) 
 	if v := e.html.Load(); v != nil {
 		return v, nil
 	}
-	v, err := make()
+	v, err := build()
 	if err != nil {
 		return nil, err
 	}
@@ -278,11 +278,13 @@ func serveWithNotes(w http.ResponseWriter, r *http.Request, p *entry, notes []st
 	b := make([]byte, 0, len(body)+htmlNotesMax+64)
 	b = append(append(b, before...), "<ul class=\"notes\">\n"...)
 	for _, n := range notes {
-		if len(b)-len(before)+len(n) > htmlNotesMax {
-			break
-		}
+		li := len(b)
 		b = appendEscaped(append(b, "<li>"...), n)
 		b = append(b, "</li>\n"...)
+		if len(b)-len(before) > htmlNotesMax {
+			b = b[:li] // escaped, it would pass the bound
+			break
+		}
 	}
 	b = append(append(b, "</ul>"...), after...)
 	h := w.Header()
