@@ -1,7 +1,12 @@
 package sitemap
 
 import (
+	"bytes"
 	"context"
+	"encoding/xml"
+	"io"
+	"os"
+	"path/filepath"
 	"iter"
 	"net/http"
 	"net/http/httptest"
@@ -353,4 +358,55 @@ func TestHTMLRepeated(t *testing.T) {
 		t.Errorf("cache %d entries, %d bytes, want %d, %d and the same view", e, b, entries, bytes)
 	}
 	waitGoroutines(t, before)
+}
+
+// TestHTMLReadBack reads every <url> of the golden files with eachURL:
+// as many as encoding/xml finds, and those plainURL reads by hand read as
+// encoding/xml reads them. A caption that holds a line break and what
+// looks like a <url> stays in its element.
+func TestHTMLReadBack(t *testing.T) {
+	golden, _ := filepath.Glob("testdata/*.golden")
+	caption := encodeURLs(t, URL{Loc: "https://example.com/b", Images: []Image{{Loc: "https://example.com/i.jpg",
+		Caption: "two\n<url><loc>https://example.com/fake</loc></url>\n"}}}, URL{Loc: "https://example.com/c?a=1&b='2'"})
+	long := URL{Loc: "https://example.com/long"} // a line longer than eachURL's 64 KiB buffer
+	for i := range 300 {
+		long.Images = append(long.Images, Image{Loc: "https://example.com/" + strings.Repeat("i", 300) + strconv.Itoa(i)})
+	}
+	longDoc := encodeURLs(t, URL{Loc: "https://example.com/a"}, long, URL{Loc: "https://example.com/z"})
+	docs := map[string][]byte{"caption": caption.doc, "long": longDoc.doc}
+	for _, g := range golden {
+		b, err := os.ReadFile(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs[g] = b
+	}
+	for name, doc := range docs {
+		if !bytes.Contains(doc, []byte("<urlset")) {
+			continue
+		}
+		gz, _, err := compress(1, func(w io.Writer) error { _, err := w.Write(doc); return err })
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, plain := 0, 0
+		err = eachURL(gz, func(elem []byte) error {
+			n++
+			var want, got xmlURL
+			if err := xml.Unmarshal(elem, &want); err != nil {
+				return err
+			}
+			if plainURL(elem, &got) {
+				plain++
+				if got.Loc != want.Loc || got.LastMod != want.LastMod {
+					t.Errorf("%s: plainURL read %q %q, encoding/xml %q %q", name, got.Loc, got.LastMod, want.Loc, want.LastMod)
+				}
+			}
+			return nil
+		})
+		if want := decodeAll(t, doc); err != nil || n != want {
+			t.Errorf("%s: %d elements, want %d: %v", name, n, want, err)
+		}
+		t.Logf("%s: %d <url>, %d read by hand", name, n, plain)
+	}
 }

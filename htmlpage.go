@@ -4,21 +4,18 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/xml"
-	"errors"
-	"io"
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/klauspost/compress/gzip"
 )
 
 // The rows of a page's HTML view (html.go): one per <url> of the page's
-// cached XML, read back with encoding/xml, which the bytes this package
-// wrote always satisfy.
+// cached XML (eachURL), read back by hand when it holds a location and
+// the protocol's own elements only (plainURL), and with encoding/xml
+// when it holds extensions.
 
-// xmlURL is what the view shows of a <url>. A field without a namespace
-// matches its element in any namespace.
+// xmlURL is what the view shows of a <url>. A field's tag is its local
+// name: an element is read alone, without its prefix's declaration.
 type xmlURL struct {
 	Loc     string `xml:"loc"`
 	LastMod string `xml:"lastmod"`
@@ -26,23 +23,23 @@ type xmlURL struct {
 		Loc     string `xml:"loc"`
 		Title   string `xml:"title"`
 		Caption string `xml:"caption"`
-	} `xml:"http://www.google.com/schemas/sitemap-image/1.1 image"`
+	} `xml:"image"`
 	Alternates []struct {
 		Hreflang string `xml:"hreflang,attr"`
 		Href     string `xml:"href,attr"`
-	} `xml:"http://www.w3.org/1999/xhtml link"`
+	} `xml:"link"`
 	News *struct {
 		Name     string `xml:"publication>name"`
 		Language string `xml:"publication>language"`
 		Date     string `xml:"publication_date"`
 		Title    string `xml:"title"`
-	} `xml:"http://www.google.com/schemas/sitemap-news/0.9 news"`
+	} `xml:"news"`
 	Videos []struct {
 		Title    string `xml:"title"`
 		Content  string `xml:"content_loc"`
 		Player   string `xml:"player_loc"`
 		Duration string `xml:"duration"`
-	} `xml:"http://www.google.com/schemas/sitemap-video/1.1 video"`
+	} `xml:"video"`
 }
 
 var pageCols = []string{"#", "URL", "Last modified", "Images", "Alternates", "News and video"}
@@ -59,34 +56,63 @@ func (st *site) pageHTML(k docKey, e *entry) (*htmlView, error) {
 	intro = append(intro, `. <a href="sitemap_index.html">All sitemap files</a>.`...)
 	parts := newHTMLParts(&htmlShell{stem: st.htmlStem(k), title: "Sitemap file " + file, intro: intro, noun: "URLs", cols: pageCols},
 		st.gzipLevel, e)
-	zr, err := gzip.NewReader(bytes.NewReader(e.gz))
+	var row []byte
+	n := 0
+	err := eachURL(e.gz, func(elem []byte) error {
+		var u xmlURL
+		if !plainURL(elem, &u) {
+			if err := xml.Unmarshal(elem, &u); err != nil {
+				return err
+			}
+		}
+		n++
+		row = appendURLRow(row[:0], n, &u)
+		return parts.add(row)
+	})
 	if err != nil {
 		return nil, err
 	}
-	dec := xml.NewDecoder(zr)
-	var row []byte
-	for n := 1; ; {
-		tok, err := dec.Token()
-		if errors.Is(err, io.EOF) {
-			return parts.done()
-		}
-		if err != nil {
-			return nil, err
-		}
-		se, ok := tok.(xml.StartElement)
-		if !ok || se.Name.Local != "url" {
-			continue
-		}
-		var u xmlURL
-		if err := dec.DecodeElement(&u, &se); err != nil {
-			return nil, err
-		}
-		row = appendURLRow(row[:0], n, &u)
-		if err := parts.add(row); err != nil {
-			return nil, err
-		}
-		n++
+	return parts.done()
+}
+
+var (
+	tagURLLoc  = []byte("<url><loc>")
+	tagLocEnd  = []byte("</loc>")
+	tagURLEnd  = []byte("</url>")
+	tagLastmod = [2][]byte{[]byte("<lastmod>"), []byte("</lastmod>")}
+	tagOthers  = [...][2][]byte{{[]byte("<changefreq>"), []byte("</changefreq>")}, {[]byte("<priority>"), []byte("</priority>")}}
+)
+
+// plainURL reads elem, a <url> this package wrote, into u if it holds a
+// location and the protocol's own elements only, as most do, and reports
+// whether it did; a <url> with anything else is left to encoding/xml.
+func plainURL(elem []byte, u *xmlURL) bool {
+	rest, ok := bytes.CutPrefix(elem, tagURLLoc)
+	if !ok {
+		return false
 	}
+	loc, rest, ok := bytes.Cut(rest, tagLocEnd)
+	if !ok {
+		return false
+	}
+	var lastmod []byte
+	if r, ok := bytes.CutPrefix(rest, tagLastmod[0]); ok {
+		if lastmod, rest, ok = bytes.Cut(r, tagLastmod[1]); !ok {
+			return false
+		}
+	}
+	for _, tag := range tagOthers {
+		if r, ok := bytes.CutPrefix(rest, tag[0]); ok {
+			if _, rest, ok = bytes.Cut(r, tag[1]); !ok {
+				return false
+			}
+		}
+	}
+	if !bytes.Equal(rest, tagURLEnd) {
+		return false
+	}
+	u.Loc, u.LastMod = string(appendUnescapedLoc(nil, loc)), string(lastmod)
+	return true
 }
 
 // appendLastMod appends ", last modified DATE" if e has a Last-Modified.
