@@ -101,10 +101,12 @@ func (e *entry) renewed(now time.Time) *entry {
 }
 
 // withoutClock returns e without a Last-Modified, as built alone: the
-// same bytes, to be validated by their ETag alone.
+// same bytes, to be validated by their ETag alone. Its HTML view, whose
+// parts carry the old Last-Modified, is made again if asked for.
 func (e *entry) withoutClock() *entry {
 	r := e.renewed(e.built)
 	r.lastMod, r.alone = time.Time{}, true
+	r.html.Store(nil)
 	return r
 }
 

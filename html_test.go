@@ -410,3 +410,17 @@ func TestHTMLReadBack(t *testing.T) {
 		t.Logf("%s: %d <url>, %d read by hand", name, n, plain)
 	}
 }
+
+// TestHTMLWithoutClock: a copy that loses its Last-Modified (built alone,
+// or from before the Store's era) loses the view made under it, whose
+// parts carry that Last-Modified.
+func TestHTMLWithoutClock(t *testing.T) {
+	sm, _ := htmlTestSitemap(t, Config{})
+	if w := get(sm, "/sitemap-products-1.html"); w.Header().Get("Last-Modified") == "" {
+		t.Fatal("no Last-Modified")
+	}
+	e := mustEntry(t, sm, pageKey(0, 1))
+	if e.html.Load() == nil || e.renewed(e.built).html.Load() == nil || e.withoutClock().html.Load() != nil {
+		t.Error("the view is not kept by renewed, or kept without its clock")
+	}
+}
