@@ -99,7 +99,7 @@ func (b pageBuilder) build(ctx context.Context, j job) (*entry, effects, error) 
 	}
 	at, _, moved := b.clocks.built(k, sum, st.newest, info.Changed, now, !j.alone)
 	e := newEntry(gz, sum, b.site.gzipLevel, at, now)
-	e.info, e.unclocked, e.alone = info, at.IsZero() && !j.alone, j.alone
+	e.info, e.unclocked, e.alone, e.urls = info, at.IsZero() && !j.alone, j.alone, st.urls
 	fx := effects{moved: moved}
 	if tr != nil {
 		e.sums = tr.sums

@@ -116,23 +116,23 @@ func (c *pageCache) remove(k docKey) {
 	c.lru.Remove(k)
 }
 
-// attachText gives e, the entry of k, its text form t, and counts t's
-// bytes in the budget if e is cached under k (evicting as needed). Both
-// happen under the cache's lock, so an eviction counts e with or without
-// its text, never half.
-func (c *pageCache) attachText(k docKey, e, t *entry) {
+// attach gives e, the entry of k, a form made from it (its text, its
+// HTML view) with set, and counts the form's n bytes in the budget if e is
+// cached under k (evicting as needed). Both happen under the cache's lock,
+// so an eviction counts e with or without the form, never half.
+func (c *pageCache) attach(k docKey, e *entry, n int64, set func()) {
 	if c.lru == nil {
-		e.text.Store(t)
+		set()
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e.text.Store(t)
+	set()
 	if cur, ok := c.lru.Peek(k); !ok || cur.e != e {
 		return
 	}
-	c.bytes += int64(len(t.gz))
-	c.account(k).cached(0, int64(len(t.gz)))
+	c.bytes += n
+	c.account(k).cached(0, n)
 	for c.bytes > c.budget && c.lru.Len() > 0 {
 		c.lru.RemoveOldest()
 	}

@@ -28,6 +28,8 @@
 //	/sitemap-SECTION.atom            the section's Atom feed of its newest URLs ([Config.FeedEntries])
 //	/sitemap.atom                    the same, for a single unnamed section
 //	/robots.txt                      the application's, with Sitemap: merged in (middleware only)
+//	/sitemap_index.html              the index as HTML for people ([Config.HTML])
+//	/sitemap-SECTION-N.html …        a page as HTML, in parts under 2 MB (.part2.html …)
 //	/sitemap.xsl                     the stylesheet that shows the files in a browser ([Config.Stylesheet])
 //
 // # Sources

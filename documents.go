@@ -393,11 +393,45 @@ func (d *documents) outdateHere(keys ...docKey) {
 // text returns the plain-text form of e, the copy of page k, made once
 // and counted in the cache's budget.
 func (d *documents) text(k docKey, e *entry) (*entry, error) {
-	t, err := textOf(e, d.site.gzipLevel, func(t *entry) { d.cache.attachText(k, e, t) })
+	t, err := textOf(e, d.site.gzipLevel, func(t *entry) { d.cache.attach(k, e, int64(len(t.gz)), func() { e.text.Store(t) }) })
 	if err != nil {
 		return nil, fmt.Errorf("the text form of %s: %w", d.site.fileName(k), err)
 	}
 	return t, nil
+}
+
+// htmlPart returns part n of the HTML view of e, the copy of k (made
+// once and counted in the cache's budget), or errNotFound. Making a view
+// takes a build slot (MaxBuilds), waited for while ctx lasts: it costs
+// several times the XML's build (BENCHMARKS.md).
+func (d *documents) htmlPart(ctx context.Context, k docKey, e *entry, n int) (*entry, error) {
+	v, err := htmlOf(e, func() (*htmlView, error) {
+		select {
+		case d.sem <- struct{}{}:
+			defer func() { <-d.sem }()
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if k.kind == docIndex {
+			return d.site.indexHTML(e, d.urls)
+		}
+		return d.site.pageHTML(k, e)
+	}, func(v *htmlView) { d.cache.attach(k, e, v.cost(), func() { e.html.Store(v) }) })
+	if err != nil {
+		return nil, fmt.Errorf("the HTML view of %s: %w", d.site.fileName(k), err)
+	}
+	if p := v.part(n); p != nil {
+		return p, nil
+	}
+	return nil, errNotFound
+}
+
+// urls is the URL count of page k if a copy built here is cached, or 0.
+func (d *documents) urls(k docKey) int {
+	if sl, ok := d.cache.peek(k); ok {
+		return sl.e.urls
+	}
+	return 0
 }
 
 // peekOrGet returns the cached copy of k, fresh or not, without counting

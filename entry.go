@@ -9,7 +9,8 @@ import (
 )
 
 // entry is one built document, kept gzip-compressed. It never changes
-// once made, but for text, the memo of its plain-text form (text.go).
+// once made, but for text and html, the memos of its plain-text form
+// (text.go) and HTML view (html.go).
 // What is coordinated about a cached copy is in its slot (cache.go).
 type entry struct {
 	gz      []byte    // the gzip file of the XML
@@ -45,6 +46,13 @@ type entry struct {
 	// (text.go); textMu makes that happen once.
 	text   atomic.Pointer[entry]
 	textMu sync.Mutex
+	// html is its HTML view, made from it on first request (html.go);
+	// htmlMu makes that happen once.
+	html   atomic.Pointer[htmlView]
+	htmlMu sync.Mutex
+	// urls is a page's URL count, when built here (0 if unknown), which
+	// the index's HTML view shows.
+	urls int
 }
 
 // newEntry makes a cache entry of gz, the gzip (at level) of XML whose
@@ -85,16 +93,20 @@ func (e *entry) renewed(now time.Time) *entry {
 		gz: e.gz, size: e.size, lastMod: e.lastMod, built: now, info: e.info, hash: e.hash, level: e.level,
 		stamp: e.stamp, gen: e.gen, era: e.era,
 		etagFile: e.etagFile, etagGzip: e.etagGzip, etagPlain: e.etagPlain, gzLen: e.gzLen, pages: e.pages, more: e.more, sums: e.sums,
+		urls: e.urls,
 	}
-	r.text.Store(e.text.Load()) // the same bytes, the same text
+	r.text.Store(e.text.Load()) // the same bytes, the same text and HTML
+	r.html.Store(e.html.Load())
 	return r
 }
 
 // withoutClock returns e without a Last-Modified, as built alone: the
-// same bytes, to be validated by their ETag alone.
+// same bytes, to be validated by their ETag alone. Its HTML view, whose
+// parts carry the old Last-Modified, is made again if asked for.
 func (e *entry) withoutClock() *entry {
 	r := e.renewed(e.built)
 	r.lastMod, r.alone = time.Time{}, true
+	r.html.Store(nil)
 	return r
 }
 
@@ -115,8 +127,17 @@ func (e *entry) cost() int64 {
 	if t := e.text.Load(); t != nil {
 		n += int64(len(t.gz))
 	}
-	for _, f := range e.more {
-		n += int64(len(f.gz))
+	if v := e.html.Load(); v != nil {
+		n += gzBytes(v.parts)
+	}
+	return n + gzBytes(e.more)
+}
+
+// gzBytes is the bytes of the gzip files of es.
+func gzBytes(es []*entry) int64 {
+	var n int64
+	for _, e := range es {
+		n += int64(len(e.gz))
 	}
 	return n
 }

@@ -78,6 +78,13 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err == nil && rt.rep == asText {
 		e, err = s.docs.text(k, e)
 	}
+	if err == nil && rt.rep == asHTML {
+		e, err = s.docs.htmlPart(r.Context(), k, e, rt.part)
+		h["Content-Security-Policy"] = hdrHTMLCSP
+		if st.htmlIndex {
+			delete(h, "X-Robots-Tag")
+		}
+	}
 	switch {
 	case errors.Is(err, errNotFound):
 		s.notFound(w, s.rep.of(k)) // not logged: a path is no file
@@ -92,8 +99,18 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.crawls.record(file, who, r, http.StatusServiceUnavailable, 0, false)
 		return
 	}
+	if rt.rep == asHTML {
+		if notes := s.notes.of(k); len(notes) > 0 {
+			if err := serveWithNotes(w, r, e, notes); err != nil { // cannot happen: we compressed it
+				serveError(w, "internal error", http.StatusInternalServerError)
+			}
+			return
+		}
+	}
 	status, n := s.serveEntry(w, r, e, rt.rep, s.rep.of(k))
-	s.crawls.record(file, who, r, status, n, true)
+	if rt.rep != asHTML { // the view is for people; the log is of the files crawlers fetch
+		s.crawls.record(file, who, r, status, n, true)
+	}
 }
 
 func (s *Sitemap) notFound(w http.ResponseWriter, c *secCounters) {
@@ -123,6 +140,8 @@ func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, r
 		ct = hdrTextCT
 	case asAtom:
 		ct = hdrAtomCT
+	case asHTML:
+		ct = hdrHTMLCT
 	}
 	switch {
 	case rep == asGzipFile:

@@ -10,7 +10,8 @@ import (
 
 // The locations of a <urlset> this package wrote, read back from its
 // gzip bytes: for the text form (text.go) and for the URLs a rebuilt page
-// lost (changes.go).
+// lost (changes.go); and its <url> elements whole, for the HTML view
+// (htmlpage.go).
 
 // eachLoc calls f with the location, as written, of every <url> of gz, a
 // <urlset> this package wrote (see xmlToText for why a line that starts
@@ -63,4 +64,53 @@ func appendUnescapedLoc(b, loc []byte) []byte {
 		}
 	}
 	return b
+}
+
+// eachURL calls f with every <url> element of gz, a <urlset> this package
+// wrote, as written; elem is valid during the call only. An element
+// starts a line ("<url>") and ends one ("</url>"); it spans several lines
+// only where a text holds a line break, and no line of a text starts or
+// ends so, since a text's '<' is escaped.
+func eachURL(gz []byte, f func(elem []byte) error) error {
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		return err
+	}
+	br := bufio.NewReaderSize(zr, 64<<10)
+	var elem []byte // the element read so far, when it spans reads or lines
+	lineStart, in := true, false
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if err != nil && err != bufio.ErrBufferFull && err != io.EOF {
+			return err
+		}
+		ends := err != bufio.ErrBufferFull // chunk ends a line, or the stream
+		if lineStart && !in && bytes.HasPrefix(chunk, []byte("<url>")) {
+			in = true
+		}
+		if in {
+			switch body := bytes.TrimSuffix(chunk, []byte("\n")); {
+			case ends && len(elem) == 0 && bytes.HasSuffix(body, []byte("</url>")):
+				in = false
+				if err := f(body); err != nil {
+					return err
+				}
+			case ends && bytes.HasSuffix(append(elem, body...), []byte("</url>")):
+				elem, in = append(elem, body...), false
+				if err := f(elem); err != nil {
+					return err
+				}
+				elem = elem[:0]
+			default:
+				elem = append(elem, chunk...)
+			}
+		}
+		if err == io.EOF {
+			if in {
+				return io.ErrUnexpectedEOF
+			}
+			return nil
+		}
+		lineStart = ends
+	}
 }

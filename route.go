@@ -94,7 +94,7 @@ func (st *site) storeName(k docKey) string {
 func (st *site) keyOf(name string) (docKey, bool) {
 	rt, ok := st.route(st.base.path + name)
 	switch {
-	case !ok:
+	case !ok, rt.rep == asHTML:
 		return docKey{}, false
 	case rt.rep == asAtom, rt.key.kind == docIndex && rt.file == 1, rt.key.kind == docPage && rt.rep == asGzipFile:
 		return rt.key, true
@@ -110,6 +110,7 @@ const (
 	asXML                            // .xml: negotiated, gzip-encoded or plain
 	asText                           // .txt: the page's locations, one a line (text.go), negotiated
 	asAtom                           // .atom: a section's Atom feed (feed.go), negotiated
+	asHTML                           // .html: a part of the document's HTML view (html.go), negotiated
 )
 
 // route is what a sitemap path names: a document, the form it is served
@@ -118,12 +119,14 @@ type route struct {
 	key  docKey
 	file int // the index file, from 1
 	rep  representation
+	part int // the part of the HTML view, from 1
 }
 
 // owns reports whether path is one of the sitemap's file names, valid or
 // not: sitemap_index.xml, or sitemap-*.xml, sitemap-*.xml.gz, sitemap-*.txt,
-// sitemap-*.atom and sitemap.atom under the base path, and sitemap.xsl
-// with Config.Stylesheet. The middleware passes every other path on.
+// sitemap-*.atom and sitemap.atom under the base path, sitemap.xsl
+// with Config.Stylesheet, and sitemap_index*.html and sitemap-*.html with
+// Config.HTML. The middleware passes every other path on.
 func (st *site) owns(path string) bool {
 	prefix := st.base.path
 	// Most requests are not ours: reject them on one byte first.
@@ -133,6 +136,9 @@ func (st *site) owns(path string) bool {
 	rest, ok := strings.CutPrefix(path, prefix)
 	if !ok {
 		return false
+	}
+	if st.html && strings.HasSuffix(rest, ".html") && (strings.HasPrefix(rest, "sitemap-") || strings.HasPrefix(rest, "sitemap_index")) {
+		return true
 	}
 	return rest == indexFile || rest == unnamedFeed || st.xsl != nil && rest == xslName || strings.HasPrefix(rest, "sitemap_index-") && strings.HasSuffix(rest, ".xml") ||
 		strings.HasPrefix(rest, "sitemap-") && (strings.HasSuffix(rest, ".xml") || strings.HasSuffix(rest, ".xml.gz") ||
@@ -151,6 +157,9 @@ func (st *site) route(path string) (route, bool) {
 	}
 	if rest == unnamedFeed {
 		return feedRoute(st.unnamed)
+	}
+	if st.html && strings.HasSuffix(rest, ".html") {
+		return st.htmlRoute(strings.TrimSuffix(rest, ".html"))
 	}
 	if num, ok := strings.CutPrefix(rest, "sitemap_index-"); ok {
 		// sitemap_index-2.xml and on; the first file has no number.
@@ -200,6 +209,45 @@ func (st *site) route(path string) (route, bool) {
 		return route{}, false
 	}
 	return route{key: pageKey(sec.index, n), rep: rep}, true
+}
+
+// htmlRoute routes the name of a part of an HTML view, less ".html":
+// sitemap_index or sitemap-NAME-N for the first part, and with ".partP"
+// (P from 2, canonical) for the others (htmlPartName).
+func (st *site) htmlRoute(stem string) (route, bool) {
+	part := int64(1)
+	if i := strings.LastIndex(stem, ".part"); i >= 0 {
+		p, ok := parsePage(stem[i+len(".part"):])
+		if !ok || p < 2 {
+			return route{}, false
+		}
+		stem, part = stem[:i], min(p, math.MaxInt32)
+	}
+	rt, ok := route{key: indexKey, file: 1}, stem == "sitemap_index"
+	if !ok {
+		// The page's XML route decides: the same names, the same rules.
+		rt, ok = st.route(st.base.path + stem + ".xml.gz")
+	}
+	rt.rep, rt.part = asHTML, int(part)
+	return rt, ok && rt.key.kind != docFeed
+}
+
+// htmlStem is the name of the first part of document k's HTML view, less
+// ".html": sitemap_index, or sitemap-NAME-N.
+func (st *site) htmlStem(k docKey) string {
+	if k.kind == docIndex {
+		return "sitemap_index"
+	}
+	return st.sections[k.sec].filePfx + strconv.FormatInt(k.page, 10)
+}
+
+// htmlPartName is the file name of part n (from 1) of the HTML view
+// whose stem is stem.
+func htmlPartName(stem string, n int) string {
+	if n == 1 {
+		return stem + ".html"
+	}
+	return stem + ".part" + strconv.Itoa(n) + ".html"
 }
 
 // feedRoute routes to the feed of sec, if sec has one.

@@ -33,6 +33,8 @@ type site struct {
 	stylesheet string     // the <?xml-stylesheet?> line of every file; "" when off
 	xsl        *xslFile   // the stylesheet it names (xsl.go); nil when off
 	keyFile    *keyFile   // the IndexNow key file; nil when off
+	html       bool       // serve the HTML view (html.go)
+	htmlIndex  bool       // let search engines index the HTML view: no X-Robots-Tag
 	layout     string     // names the sections, in order, in the index's store key
 
 	maxBuilds    int
@@ -98,6 +100,7 @@ func newSite(cfg *Config, sections []Section) (*site, error) {
 		cacheEntries: cmp.Or(cfg.CacheEntries, defaultCacheEntries),
 		maxPages:     maxIndexPages,
 	}
+	st.html, st.htmlIndex = cfg.HTML, cfg.HTML && cfg.HTMLIndexable
 	if cfg.ListXML {
 		st.listExt = ".xml"
 	}

@@ -151,6 +151,21 @@ type Config struct {
 	// when given the families' published ranges. The zero value logs by
 	// User-Agent, up to 1,000 files; see Crawlers.
 	Crawlers Crawlers
+
+	// HTML serves an HTML view of the sitemap for people, with no script:
+	// BASE/sitemap_index.html lists every file with its lastmod and URL
+	// count, and BASE/sitemap-NAME-N.html lists a file's URLs with their
+	// lastmod, images, alternates, news and video, in parts of at most
+	// 2 MB (sitemap-NAME-N.part2.html, …) linked by rel="prev" and
+	// rel="next". A view is made from the file's cached XML, with no
+	// Source read, has the file's Last-Modified and its own ETag, and is
+	// counted in CacheBytes. The XML index never lists it. Off by default:
+	// these paths are the application's.
+	HTML bool
+	// HTMLIndexable lets search engines index the HTML view: its pages
+	// are sent without "X-Robots-Tag: noindex". Off by default: the view
+	// repeats what the XML says, for people.
+	HTMLIndexable bool
 }
 
 // Section is one named part of the sitemap tree, such as products,
@@ -192,6 +207,7 @@ type Sitemap struct {
 	rep    *reporter
 	robots atomic.Pointer[robotsSet] // robots.txt lines for the current number of index files
 	crawls *crawlLog                 // who fetched each file (crawllog.go); nil when off
+	notes  htmlNoteList              // what the HTML view shows live about a file (html.go, htmlnotes.go)
 }
 
 // New checks cfg and the sections and returns a Sitemap ready to serve.
@@ -251,7 +267,14 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 	if cfg.Store != nil {
 		d.tier = newFleet(newShared(cfg.Store, st.base.url, log), st, d.ledger, clocks, d, log, raw)
 	}
-	return &Sitemap{site: st, docs: d, rep: rep, crawls: crawls}, nil
+	sm := &Sitemap{site: st, docs: d, rep: rep, crawls: crawls}
+	if crawls != nil {
+		sm.notes = append(sm.notes, crawlNotes{log: crawls, now: now})
+	}
+	if rep.audit != nil {
+		sm.notes = append(sm.notes, auditNotes{audit: rep.audit, site: st})
+	}
+	return sm, nil
 }
 
 // IndexURL is the absolute URL of the sitemap index: its first file, when

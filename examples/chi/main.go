@@ -97,7 +97,7 @@ func newRouter(db *sql.DB, store sitemap.Store, opt demo.Options, log *slog.Logg
 
 	// Each section's page size comes from its Source. With a Store, each
 	// document is built by one replica and served by all of them.
-	sm, err := sitemap.New(sitemap.Config{BaseURL: opt.Base, Logger: log, Audit: &sitemap.Audit{}, Store: store},
+	sm, err := sitemap.New(sitemap.Config{BaseURL: opt.Base, Logger: log, Audit: &sitemap.Audit{}, HTML: true, Store: store},
 		sitemap.Section{Name: "pages", Source: pages},
 		sitemap.Section{Name: "products", Source: products, Extensions: sitemap.ExtImage | sitemap.ExtAlternates},
 	)

@@ -106,7 +106,7 @@ func newHandler(db *sql.DB, store sitemap.Store, opt demo.Options, log *slog.Log
 
 	// Each section's page size comes from its Source. With a Store, each
 	// document is built by one replica and served by all of them.
-	sm, err := sitemap.New(sitemap.Config{BaseURL: opt.Base, Logger: log, Audit: &sitemap.Audit{}, FeedEntries: 100, IndexNow: opt.IndexNow(), Store: store},
+	sm, err := sitemap.New(sitemap.Config{BaseURL: opt.Base, Logger: log, Audit: &sitemap.Audit{}, HTML: true, FeedEntries: 100, IndexNow: opt.IndexNow(), Store: store},
 		sitemap.Section{Name: "pages", Source: sitemap.FromSlice(pages, 0)},
 		sitemap.Section{Name: "products", Source: products, Extensions: sitemap.ExtImage | sitemap.ExtAlternates},
 		sitemap.Section{Name: "news", Source: news, Extensions: sitemap.ExtNews},

@@ -50,7 +50,7 @@ var page = template.Must(template.New("page").Parse(`<!doctype html>
 <link rel="canonical" href="{{.Canonical}}">
 {{range .Alternates}}<link rel="alternate" hreflang="{{.Lang}}" href="{{.Href}}">
 {{end}}</head>
-<body><p><a href="/">Freshmap demo shop</a> · <a href="/news">News</a> · <a href="/sitemap_index.xml">Sitemap</a></p>
+<body><p><a href="/">Freshmap demo shop</a> · <a href="/news">News</a> · <a href="/sitemap_index.html">Sitemap</a></p>
 <h1>{{.Title}}</h1>
 {{range .Paragraphs}}<p>{{.}}</p>
 {{end}}{{range .Images}}<img src="{{.}}" width="160" height="120" alt="">
@@ -99,7 +99,7 @@ func (a *App) fail(w http.ResponseWriter, r *http.Request, err error) {
 // latest news.
 func (a *App) Home(w http.ResponseWriter, r *http.Request) {
 	d := pageData{Title: "Welcome", Paragraphs: []string{"A shop with a huge catalogue and a sitemap that is always fresh."},
-		Links: []link{{Href: "/sitemap_index.xml", Text: "Sitemap index"}, {Href: "/robots.txt", Text: "robots.txt"}}}
+		Links: []link{{Href: "/sitemap_index.html", Text: "Sitemap (HTML view)"}, {Href: "/sitemap_index.xml", Text: "Sitemap index"}, {Href: "/robots.txt", Text: "robots.txt"}}}
 	for _, p := range StaticPages {
 		d.Links = append(d.Links, link{Href: p.Path, Text: p.Title})
 	}

@@ -72,6 +72,7 @@ func printURLs(h http.Handler, base string, out io.Writer, log *slog.Logger) {
 	fmt.Fprintf(out, "  %-48s the shop\n", base+"/")
 	fmt.Fprintf(out, "  %-48s its robots.txt, with the Sitemap: line merged in\n", base+"/robots.txt")
 	fmt.Fprintf(out, "  %-48s the sitemap index (%d files)\n", base+"/sitemap_index.xml", len(idx.Locs))
+	fmt.Fprintf(out, "  %-48s the same, as HTML for people (each file has one too)\n", base+"/sitemap_index.html")
 	seen := map[string]bool{}
 	for _, loc := range idx.Locs {
 		file := strings.TrimSuffix(loc, ".gz") // the .xml form opens in a browser

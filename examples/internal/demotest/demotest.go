@@ -9,11 +9,13 @@ import (
 	"context"
 	"database/sql"
 	"encoding/xml"
+	"html"
 	"io"
 	"maps"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -192,6 +194,8 @@ func Check(t *testing.T, base string, db *sql.DB, sections ...string) {
 		get(t, u)
 	}
 
+	checkHTMLView(t, base, sections, locs)
+
 	if !slices.Contains(sections, "news") {
 		return
 	}
@@ -237,4 +241,23 @@ func get(t *testing.T, u string) string {
 		t.Errorf("GET %s: %s", u, resp.Status)
 	}
 	return string(body)
+}
+
+// checkHTMLView checks the demo's HTML view (Config.HTML): the index's
+// view links the first file of every section, and that file's view lists
+// its first URL, as locs (section → its URLs, in order) has them.
+func checkHTMLView(t *testing.T, base string, sections []string, locs map[string][]string) {
+	t.Helper()
+	idx := get(t, base+"/sitemap_index.html")
+	for _, sec := range sections {
+		first := regexp.MustCompile(`<a href="(sitemap-` + sec + `-\d+\.html)">`).FindStringSubmatch(idx)
+		if first == nil {
+			t.Errorf("the HTML index links no file of %s:\n%s", sec, idx)
+			continue
+		}
+		page := get(t, base+"/"+first[1])
+		if want := `<th scope="row"><a href="` + html.EscapeString(locs[sec][0]) + `">`; !strings.Contains(page, want) {
+			t.Errorf("%s has no row %s", first[1], want)
+		}
+	}
 }

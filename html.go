@@ -1,0 +1,295 @@
+package sitemap
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/klauspost/compress/gzip"
+)
+
+// The HTML view (Config.HTML): the index and every page as HTML for
+// people, at sitemap_index.html and sitemap-NAME-N.html, and their parts
+// (htmlPartName). Like the text form (text.go), a view is made from the
+// document's cached XML on its first request, never from the Source
+// (htmlpage.go, htmlindex.go); it shares the document's content clock
+// (Last-Modified), each part has its own ETag from its own bytes, and it
+// is kept with its entry and counted in the cache's budget. A part holds
+// at most htmlMaxPart bytes, under the 2 MB of an HTML file that
+// Googlebot reads, and the parts link to each other with rel="prev" and
+// rel="next". The pages need no script: a table with column and row
+// headers, a lang and a title.
+
+const (
+	htmlMaxPart  = 2_000_000 // bytes of a part, at most: Googlebot reads 2 MB of an HTML file
+	htmlReserve  = 64 << 10  // bytes of a part's head, foot and notes, at most
+	htmlPartRows = 5000      // rows of a part, at most, so that a browser shows it at once
+	htmlListMax  = 10        // images, alternates or videos shown for a URL
+	htmlTextMax  = 300       // runes of a title or caption shown
+	htmlNotesMax = 16 << 10  // bytes of the notes spliced into a part (htmlNoteList)
+)
+
+// htmlNotesMarker marks, in every part, where the live notes go. A
+// comment cannot come from a sitemap's content, whose '<' is escaped.
+const htmlNotesMarker = "<!--sitemap-notes-->"
+
+var (
+	hdrHTMLCT = []string{"text/html; charset=utf-8"}
+	// hdrHTMLCSP lets a view run no script and load nothing, whatever a
+	// sitemap holds: it needs only its own inline style.
+	hdrHTMLCSP = []string{"default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"}
+)
+
+// htmlView is the HTML view of a document: its parts, in order, each an
+// entry served as the document's other forms are.
+type htmlView struct{ parts []*entry }
+
+// part returns part n (from 1), or nil.
+func (v *htmlView) part(n int) *entry {
+	if n < 1 || n > len(v.parts) {
+		return nil
+	}
+	return v.parts[n-1]
+}
+
+// cost is the bytes the view holds in the cache.
+func (v *htmlView) cost() int64 { return gzBytes(v.parts) }
+
+// htmlOf returns the HTML view of e, made once by build: the first call
+// makes it and gives it to attach, which stores it in e.html.
+func htmlOf(e *entry, build func() (*htmlView, error), attach func(v *htmlView)) (*htmlView, error) {
+	if v := e.html.Load(); v != nil {
+		return v, nil
+	}
+	e.htmlMu.Lock()
+	defer e.htmlMu.Unlock()
+	if v := e.html.Load(); v != nil {
+		return v, nil
+	}
+	v, err := build()
+	if err != nil {
+		return nil, err
+	}
+	attach(v)
+	return v, nil
+}
+
+// htmlShell is what every part of a view shows around its rows.
+type htmlShell struct {
+	stem  string   // the view's first part's name less ".html" (htmlStem)
+	title string   // what the view shows: "Sitemap file sitemap-products-3.xml.gz"
+	intro []byte   // HTML: the paragraph under the heading
+	noun  string   // what a row is, in the table's caption: "URLs", "Files"
+	cols  []string // the column headers
+}
+
+// htmlParts cuts a view's rows into parts: a part ends before the row
+// that would take it past htmlMaxPart (less htmlReserve for its head,
+// foot and notes) or htmlPartRows. Only the rows of the part being made
+// are held, uncompressed; the parts before it are compressed.
+type htmlParts struct {
+	sh             *htmlShell
+	level          int
+	lastMod, built time.Time // the document's
+	rows           []byte    // the rows of the part being made
+	n              int       // how many
+	first          int       // the number of its first row, from 1
+	parts          []*entry
+}
+
+func newHTMLParts(sh *htmlShell, level int, doc *entry) *htmlParts {
+	return &htmlParts{sh: sh, level: level, lastMod: doc.lastMod, built: doc.built, first: 1}
+}
+
+// add appends a row, first ending the part if the row does not fit. A
+// row too large for any part (none is, with the limits rows are made
+// under) is shown as such, so that no part passes htmlMaxPart.
+func (p *htmlParts) add(row []byte) error {
+	if len(row) > htmlMaxPart-htmlReserve {
+		row = []byte(`<tr><td colspan="` + strconv.Itoa(len(p.sh.cols)) + `">(too large to show)</td></tr>` + "\n")
+	}
+	if p.n > 0 && (p.n == htmlPartRows || len(p.rows)+len(row) > htmlMaxPart-htmlReserve) {
+		if err := p.flush(true); err != nil {
+			return err
+		}
+	}
+	p.rows = append(p.rows, row...)
+	p.n++
+	return nil
+}
+
+// done ends the last part and returns the view; a view with no rows has
+// one part, with an empty table.
+func (p *htmlParts) done() (*htmlView, error) {
+	if p.n > 0 || len(p.parts) == 0 {
+		if err := p.flush(false); err != nil {
+			return nil, err
+		}
+	}
+	return &htmlView{parts: p.parts}, nil
+}
+
+// flush compresses the part being made, which more parts follow if more.
+func (p *htmlParts) flush(more bool) error {
+	num := len(p.parts) + 1
+	gz, sum, err := compress(p.level, func(w io.Writer) error {
+		b := p.sh.appendHead(nil, num, more, p.first, p.first+p.n-1)
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+		if _, err := w.Write(p.rows); err != nil {
+			return err
+		}
+		_, err := w.Write(p.sh.appendFoot(b[:0], num, more))
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	p.parts = append(p.parts, newEntry(gz, sum, p.level, p.lastMod, p.built))
+	p.first += p.n
+	p.rows, p.n = p.rows[:0], 0
+	return nil
+}
+
+// htmlStyle is the view's only styling: readable without it.
+const htmlStyle = `<style>
+body{font:15px/1.45 system-ui,sans-serif;margin:1.5em;color:#1b1b1b}
+table{border-collapse:collapse;width:100%}caption{text-align:left;font-weight:600;padding:.4em 0}
+th,td{border-bottom:1px solid #ddd;padding:.35em .5em;text-align:left;vertical-align:top}
+thead th{background:#f2f4f7}tbody th{font-weight:normal;word-break:break-all}
+ul{margin:0;padding-left:1.1em}nav{margin:1em 0}a{color:#0645ad}.notes{background:#fff8e1;padding:.5em 1.5em}
+</style>
+`
+
+// appendHead appends the start of part num, up to its first row: first
+// and last are the numbers of its rows.
+func (sh *htmlShell) appendHead(b []byte, num int, more bool, first, last int) []byte {
+	b = append(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"+
+		"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>"...)
+	b = appendEscaped(b, sh.title)
+	if num > 1 {
+		b = append(b, ", part "...)
+		b = strconv.AppendInt(b, int64(num), 10)
+	}
+	b = append(b, "</title>\n"...)
+	b = sh.appendLinks(b, "<link", ">\n", num, more)
+	b = append(b, htmlStyle...)
+	b = append(b, "</head>\n<body>\n<header>\n<h1>"...)
+	b = appendEscaped(b, sh.title)
+	b = append(b, "</h1>\n<p>"...)
+	b = append(b, sh.intro...)
+	b = append(b, "</p>\n"+htmlNotesMarker+"\n</header>\n<main>\n<table>\n<caption>"...)
+	b = appendEscaped(b, sh.noun)
+	if last >= first {
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, int64(first), 10)
+		b = append(b, " to "...)
+		b = strconv.AppendInt(b, int64(last), 10)
+	} else {
+		b = append(b, ": none"...)
+	}
+	b = append(b, "</caption>\n<thead><tr>"...)
+	for _, c := range sh.cols {
+		b = append(b, `<th scope="col">`...)
+		b = appendEscaped(b, c)
+		b = append(b, "</th>"...)
+	}
+	return append(b, "</tr></thead>\n<tbody>\n"...)
+}
+
+// appendFoot appends the end of part num, after its last row.
+func (sh *htmlShell) appendFoot(b []byte, num int, more bool) []byte {
+	b = append(b, "</tbody>\n</table>\n</main>\n"...)
+	if num > 1 || more {
+		b = append(b, "<nav aria-label=\"Parts\">\n"...)
+		b = sh.appendLinks(b, "<a", "</a>\n", num, more)
+		b = append(b, "<p>Part "...)
+		b = strconv.AppendInt(b, int64(num), 10)
+		b = append(b, "</p>\n</nav>\n"...)
+	}
+	return append(b, "</body>\n</html>\n"...)
+}
+
+// appendLinks appends the links to the parts before and after part num,
+// as elements that start with open and end with end: <link> in the head,
+// <a> in the foot (which then names them).
+func (sh *htmlShell) appendLinks(b []byte, open, end string, num int, more bool) []byte {
+	link := func(b []byte, rel string, to int, text string) []byte {
+		b = append(b, open...)
+		b = append(b, ` rel="`+rel+`" href="`...)
+		b = appendAttr(b, htmlPartName(sh.stem, to))
+		b = append(b, `">`...)
+		if open == "<a" {
+			b = append(b, text...)
+		} else {
+			b = b[:len(b)-1]
+		}
+		return append(b, end...)
+	}
+	if num > 1 {
+		b = link(b, "prev", num-1, "Previous part")
+	}
+	if more {
+		b = link(b, "next", num+1, "Next part")
+	}
+	return b
+}
+
+// htmlNoter gives what the HTML view shows, live, about document k under
+// its heading: one line each, as plain text (escaped here), such as the
+// crawl log's "Googlebot fetched this file 2 h ago: 304" or the
+// self-audit's findings. None is a nil or empty slice.
+type htmlNoter interface {
+	htmlNotes(k docKey) []string
+}
+
+// htmlNoteList is every htmlNoter of a Sitemap, in order; nil has none,
+// and the view is then served as it is cached.
+type htmlNoteList []htmlNoter
+
+// of returns the notes of every noter about k.
+func (l htmlNoteList) of(k docKey) []string {
+	var notes []string
+	for _, n := range l {
+		notes = append(notes, n.htmlNotes(k)...)
+	}
+	return notes
+}
+
+// serveWithNotes answers with part p of an HTML view with notes spliced
+// in at its marker, at most htmlNotesMax bytes of them. The notes change
+// apart from the document, so the response has no Last-Modified, and its
+// ETag names the part's bytes with the notes; it is not compressed (a
+// part is at most 2 MB, and the view is for people).
+func serveWithNotes(w http.ResponseWriter, r *http.Request, p *entry, notes []string) error {
+	zr, err := gzip.NewReader(bytes.NewReader(p.gz))
+	if err != nil {
+		return err
+	}
+	body, err := io.ReadAll(io.LimitReader(zr, htmlMaxPart))
+	if err != nil {
+		return err
+	}
+	before, after, _ := bytes.Cut(body, []byte(htmlNotesMarker))
+	b := make([]byte, 0, len(body)+htmlNotesMax+64)
+	b = append(append(b, before...), "<ul class=\"notes\">\n"...)
+	for _, n := range notes {
+		li := len(b)
+		b = appendEscaped(append(b, "<li>"...), n)
+		b = append(b, "</li>\n"...)
+		if len(b)-len(before) > htmlNotesMax {
+			b = b[:li] // escaped, it would pass the bound
+			break
+		}
+	}
+	b = append(append(b, "</ul>"...), after...)
+	h := w.Header()
+	h["Content-Type"] = hdrHTMLCT
+	h["Etag"] = []string{`"` + strconv.FormatUint(xxhash.Sum64(b), 16) + `-notes"`}
+	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(b))
+	return nil
+}

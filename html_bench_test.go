@@ -1,0 +1,72 @@
+package sitemap
+
+import (
+	"net/http"
+	"strconv"
+	"testing"
+)
+
+// htmlBench returns a Sitemap with Config.HTML whose page 1, of the first
+// n benchURLs, is cached, and that page's entry.
+func htmlBench(b *testing.B, n int) (*Sitemap, *entry) {
+	sm, err := New(Config{BaseURL: benchBase, HTML: true}, Section{Source: FromSlice(benchURLs(n), 0)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { sm.Close() })
+	sm.ServeHTTP(&discard{h: http.Header{}}, mustRequest("/sitemap-1.xml.gz"))
+	e, ok := cachedEntry(sm, pageKey(0, 1))
+	if !ok {
+		b.Fatal("page not cached")
+	}
+	return sm, e
+}
+
+// BenchmarkHTMLView makes the HTML view of a cached page from its XML, as
+// its first request does (then it is cached): decompress, parse, write
+// the rows, cut into parts, compress. SetBytes is the XML's length;
+// compare with BenchmarkServeBuild, which makes the same XML from the
+// Source, and BenchmarkServeCached, which serves it.
+func BenchmarkHTMLView(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run("urls="+strconv.Itoa(n), func(b *testing.B) {
+			sm, e := htmlBench(b, n)
+			b.ReportAllocs()
+			b.SetBytes(e.size)
+			var v *htmlView
+			for b.Loop() {
+				var err error
+				if v, err = sm.site.pageHTML(pageKey(0, 1), e); err != nil {
+					b.Fatal(err)
+				}
+			}
+			var html int64
+			for _, p := range v.parts {
+				html += p.size
+			}
+			b.ReportMetric(float64(len(v.parts)), "parts")
+			b.ReportMetric(float64(html), "html-bytes")
+		})
+	}
+}
+
+// BenchmarkHTMLServeCached serves the first part of a cached 50,000-URL
+// page's HTML view, gzip-encoded, as BenchmarkServeCached serves the
+// page's .xml.gz.
+func BenchmarkHTMLServeCached(b *testing.B) {
+	sm, e := htmlBench(b, MaxURLs)
+	r := mustRequest("/sitemap-1.html", "Accept-Encoding", "gzip")
+	w := &discard{h: http.Header{}}
+	sm.ServeHTTP(w, r)
+	p := e.html.Load().part(1)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(p.gz)))
+	for b.Loop() {
+		clear(w.h)
+		w.code = 0
+		sm.ServeHTTP(w, r)
+	}
+	if w.code != 0 && w.code != 200 || w.h.Get("Content-Encoding") != "gzip" {
+		b.Fatal(w.code, w.h)
+	}
+}

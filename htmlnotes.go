@@ -1,0 +1,78 @@
+package sitemap
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+)
+
+// What the HTML view says live about a file, under its heading
+// (htmlNoteList): who of the crawlers fetched it last and what they got
+// (the crawl log), and what the last self-audit of its URLs found.
+
+// crawlNotes are the crawl log's lines: "Googlebot (verified) fetched
+// this file 2 h ago: 304", one per crawler family that did, latest first.
+type crawlNotes struct {
+	log *crawlLog
+	now func() time.Time
+}
+
+func (n crawlNotes) htmlNotes(k docKey) []string {
+	var notes []string
+	for _, f := range n.log.file(k) {
+		if f.Crawler == "other" {
+			continue
+		}
+		who := f.Crawler
+		if !f.Verified {
+			who += " (claimed, not verified by address)"
+		}
+		notes = append(notes, fmt.Sprintf("%s fetched this file %s ago: %d", who, agoText(n.now().Sub(f.Time)), f.Status))
+	}
+	return notes
+}
+
+// auditNotes are the self-audit's lines about a file: what its last
+// audit checked and found, with the first examples.
+type auditNotes struct {
+	audit *auditor
+	site  *site
+}
+
+func (n auditNotes) htmlNotes(k docKey) []string {
+	if k.kind != docPage {
+		return nil
+	}
+	f, ok := n.audit.fileAudit(n.site.fileName(k))
+	if !ok {
+		return nil
+	}
+	if len(f.Findings) == 0 {
+		return []string{fmt.Sprintf("Self-audit: %d URLs checked, nothing found", f.Checked)}
+	}
+	var kinds []string
+	for _, kind := range slices.Sorted(maps.Keys(f.Findings)) {
+		kinds = append(kinds, fmt.Sprintf("%d %s", f.Findings[kind], kind))
+	}
+	notes := []string{fmt.Sprintf("Self-audit: %d URLs checked: %s", f.Checked, strings.Join(kinds, ", "))}
+	for _, e := range f.Examples {
+		notes = append(notes, fmt.Sprintf("%s: %s (%s)", e.Kind, e.Loc, e.Detail))
+	}
+	return notes
+}
+
+// agoText says d to a person, to the largest unit: "40 s", "5 min",
+// "2 h", "3 d".
+func agoText(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%d s", max(0, int(d/time.Second)))
+	case d < time.Hour:
+		return fmt.Sprintf("%d min", int(d/time.Minute))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%d h", int(d/time.Hour))
+	}
+	return fmt.Sprintf("%d d", int(d/(24*time.Hour)))
+}
