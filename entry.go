@@ -101,11 +101,13 @@ func (e *entry) renewed(now time.Time) *entry {
 }
 
 // withoutClock returns e without a Last-Modified, as built alone: the
-// same bytes, to be validated by their ETag alone. Its HTML view, whose
-// parts carry the old Last-Modified, is made again if asked for.
+// same bytes, to be validated by their ETag alone. Its plain-text form
+// and HTML view, which carry the old Last-Modified, are made again if
+// asked for.
 func (e *entry) withoutClock() *entry {
 	r := e.renewed(e.built)
 	r.lastMod, r.alone = time.Time{}, true
+	r.text.Store(nil)
 	r.html.Store(nil)
 	return r
 }

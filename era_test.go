@@ -145,3 +145,19 @@ func TestEraStoredCopyOfAnotherEra(t *testing.T) {
 		t.Errorf("the page's clock of the era that is over is read as %v (%v), want none", cs[0].at, err)
 	}
 }
+
+// TestEraUnclocksDerivedForms: after a Store loss, a page's plain-text
+// form, made under its old Last-Modified, is not served with it either.
+func TestEraUnclocksDerivedForms(t *testing.T) {
+	st, _, clk, sms := eraFleet(t)
+	old := testkit.Fetch(sms[0], "/sitemap-1.txt").Header().Get("Last-Modified")
+	if old == "" {
+		t.Fatal("the text form has no Last-Modified before the flush")
+	}
+	st.flush()
+	clk.Add(10 * time.Second)
+	testkit.Fetch(sms[0], "/sitemap-2.xml.gz") // finds the Store empty: a new era
+	if got := testkit.Fetch(sms[0], "/sitemap-1.txt").Header().Get("Last-Modified"); got == old {
+		t.Errorf("after the Store lost its state the text form is served under its old Last-Modified %s", got)
+	}
+}
