@@ -129,8 +129,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/freshmap/sitemap"
 )
@@ -234,6 +236,16 @@ type Config struct {
 	// plain column. False means no summary is read.
 	Summary bool
 
+	// WatchInterval is, for Source.Watch, the shortest time between two of
+	// its Invalidate calls (the changes in between are told together) and,
+	// without PostgreSQL notifications, how often it reads the summary's
+	// change counters. Zero means one second; it may not be negative.
+	WatchInterval time.Duration
+	// Logger receives what Source.Watch cannot do: a connection or read
+	// that fails (once, until it works again), and a failed Invalidate.
+	// Nil means no logging.
+	Logger *slog.Logger
+
 	// Loaders add data from other tables, such as images, to each page's
 	// URLs, with one query per Loader per page. See Images and Alternates.
 	Loaders []Loader
@@ -242,19 +254,21 @@ type Config struct {
 // Source is a sitemap.Source over a database table, made by New. It is
 // safe for concurrent use; it holds no connection between calls.
 type Source struct {
-	db       *sql.DB
-	dialect  Dialect
-	size     int64
-	start    int64
-	hasLM    bool
-	loc      bool      // Loc is a column
-	tpl      *template // or a template
-	locFunc  func(r *Row) (string, error)
-	names    []string // Columns
-	annotate func(r *Row, u *sitemap.URL) error
-	loaders  []Loader
-	base     baseURL
-	sum      summary // the page summary (summary.go)
+	db         *sql.DB
+	dialect    Dialect
+	size       int64
+	start      int64
+	hasLM      bool
+	loc        bool      // Loc is a column
+	tpl        *template // or a template
+	locFunc    func(r *Row) (string, error)
+	names      []string // Columns
+	annotate   func(r *Row, u *sitemap.URL) error
+	loaders    []Loader
+	base       baseURL
+	sum        summary       // the page summary (summary.go)
+	watchEvery time.Duration // Config.WatchInterval (watch.go)
+	log        *slog.Logger
 
 	pageQuery     string // the rows of one key range, in key order
 	pageInfoQuery string // count, sum of key offsets[, max(lastmod)] of one key range
@@ -290,6 +304,18 @@ func New(db *sql.DB, cfg Config) (*Source, error) {
 	}
 	s := &Source{db: db, dialect: cfg.Dialect, start: cfg.KeyStart, hasLM: cfg.LastMod != "", locFunc: cfg.LocFunc,
 		names: slices.Clone(cfg.Columns), annotate: cfg.Annotate, loaders: slices.Clone(cfg.Loaders)}
+	switch {
+	case cfg.WatchInterval < 0:
+		return nil, fmt.Errorf("sqlsource: Config.WatchInterval %v is negative", cfg.WatchInterval)
+	case cfg.WatchInterval == 0:
+		s.watchEvery = time.Second
+	default:
+		s.watchEvery = cfg.WatchInterval
+	}
+	s.log = cfg.Logger
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
 	var err error
 	if s.sum, err = newSummary(cfg); err != nil {
 		return nil, err

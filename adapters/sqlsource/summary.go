@@ -35,6 +35,8 @@ var plainName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 type summary struct {
 	table, key, filter, lastMod string
 	on                          bool   // Config.Summary: Pages reads the summary table
+	channel                     string // the PostgreSQL triggers' notification channel (watch.go)
+	countersQuery               string // every page's change counter, for Watch
 	query                       string // the listed pages, in order
 	checkQuery                  string // reads no row, for Check
 }
@@ -52,6 +54,11 @@ func newSummary(cfg Config) (summary, error) {
 	}
 	sm.query = "SELECT page, listed, changes, changed_at FROM " + summaryName(sm.table) + " WHERE listed > 0 ORDER BY page"
 	sm.checkQuery = "SELECT page, listed, changes, changed_at FROM " + summaryName(sm.table) + " WHERE page < 0"
+	sm.countersQuery = "SELECT page, changes FROM " + summaryName(sm.table)
+	sm.channel = summaryName(sm.table)
+	if len(sm.channel) > 63 { // PostgreSQL's longest identifier, which a channel is
+		sm.channel = sm.channel[:63]
+	}
 	if sm.on {
 		if err := sm.check(); err != nil {
 			return sm, err
@@ -242,13 +249,20 @@ func (s *Source) summaryDDL() []string {
 	case Postgres:
 		// One function for the three events; sm_old and sm_new are the page
 		// indexes of the row before and after, NULL where there is none.
+		// notify(i) tells Watch's listener of the page (watch.go): the
+		// payload is the page number alone, so that PostgreSQL, which
+		// delivers identical notifications of one transaction once, sends
+		// one per page per transaction however many rows it wrote.
+		notify := func(i string) string {
+			return " PERFORM pg_notify('" + s.sum.channel + "', (" + i + " + 1)::text);\n"
+		}
 		stmts = append(stmts,
 			"CREATE FUNCTION "+name+"_sync() RETURNS trigger LANGUAGE plpgsql AS $sqlsource$\n"+
 				"DECLARE sm_old bigint; sm_new bigint;\nBEGIN\n"+
 				" IF TG_OP <> 'INSERT' THEN IF "+ok+" >= "+start+" THEN sm_old := "+idx(ok)+"; END IF; END IF;\n"+
 				" IF TG_OP <> 'DELETE' THEN IF "+nk+" >= "+start+" THEN sm_new := "+idx(nk)+"; END IF; END IF;\n"+
-				" IF sm_old IS NOT NULL AND sm_old IS DISTINCT FROM sm_new THEN\n "+sync("sm_old")+" END IF;\n"+
-				" IF sm_new IS NOT NULL THEN\n "+sync("sm_new")+" END IF;\n"+
+				" IF sm_old IS NOT NULL AND sm_old IS DISTINCT FROM sm_new THEN\n "+sync("sm_old")+notify("sm_old")+" END IF;\n"+
+				" IF sm_new IS NOT NULL THEN\n "+sync("sm_new")+notify("sm_new")+" END IF;\n"+
 				" RETURN NULL;\nEND\n$sqlsource$",
 			"CREATE TRIGGER "+name+"_sync AFTER INSERT OR UPDATE OR DELETE ON "+t+" FOR EACH ROW EXECUTE FUNCTION "+name+"_sync()")
 	}
