@@ -71,6 +71,25 @@
 // rows of its page (see BENCHMARKS.md), so load data in bulk before
 // installing the summary, or remove it for the load.
 //
+// # Changes pushed by the database
+//
+// With a summary, [Source.Watch] tells the Sitemap of each page written,
+// with no call of the application's:
+//
+//	w, err := src.Watch(ctx, sm, "products") // sm is the *sitemap.Sitemap
+//	...
+//	defer w.Close()
+//
+// On PostgreSQL with pgx, the summary's triggers pg_notify the page, once
+// per page per transaction, and a listener on a connection of its own
+// invalidates it at once; on SQLite and MariaDB (or PostgreSQL with
+// another driver) Watch reads the summary's change counters every
+// [Config].WatchInterval and invalidates the pages whose counter moved.
+// Invalidate comes at most once per interval, with every page changed
+// since; after a connection fails Watch compares the counters with those
+// it read last, so no change is lost. With a Store, the Sitemap tells the
+// other replicas: one Watch per fleet is enough.
+//
 // # Recent URLs
 //
 // With [Config].LastMod set, [Source.Recent] lists the most recently

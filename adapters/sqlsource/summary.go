@@ -93,6 +93,11 @@ func (sm summary) check() error {
 // Every write counts as a change of its page, even one that changes no
 // URL (a row outside the filter, a column the sitemap does not read): the
 // page is rebuilt and its lastmod in the index moves to the write's time.
+// On PostgreSQL the trigger also notifies the page on the channel
+// <table>_sitemap_pages (cut to 63 bytes), for Watch: the payload is the
+// page number, so a transaction sends one notification per page it wrote
+// (PostgreSQL drops identical ones). A summary installed before Watch
+// existed has no notification: remove it and install it again.
 //
 // Concurrent writers to one page take turns on its summary row: the
 // trigger first bumps the row (which locks it), then recounts. On
