@@ -134,9 +134,9 @@ func (l *listener) wait(ctx context.Context) error {
 		timedOut := wctx.Err() != nil
 		cancel()
 		switch {
-		case err == nil && n != nil:
+		case err == nil:
 			if page, err := strconv.ParseInt(n.Payload, 10, 64); err == nil && page > 0 {
-				l.w.pending[page] = true
+				l.w.pending[page] = true // anything else is not from our triggers
 			}
 		case ctx.Err() != nil:
 			return ctx.Err()
