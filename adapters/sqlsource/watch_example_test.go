@@ -74,7 +74,7 @@ func ExampleSource_Watch() {
 	if _, err := db.Exec(`UPDATE products SET slug = 'red-boots' WHERE id = 1`); err != nil {
 		log.Fatal(err)
 	}
-	for range 100 { // the page is rebuilt in the background; the old copy is served meanwhile
+	for range 200 { // the page is rebuilt in the background; the old copy is served meanwhile
 		if xml := fetch(page); strings.Contains(xml, "red-boots") {
 			fmt.Println(locsOf(xml))
 			break
