@@ -88,7 +88,9 @@
 // Invalidate comes at most once per interval, with every page changed
 // since; after a connection fails Watch compares the counters with those
 // it read last, so no change is lost. With a Store, the Sitemap tells the
-// other replicas: one Watch per fleet is enough.
+// other replicas: one Watch per fleet is enough. With [Config].Significant,
+// an UPDATE that changes none of the columns it names is not counted, and
+// so neither rebuilds nor is told.
 //
 // # Recent URLs
 //
@@ -254,6 +256,15 @@ type Config struct {
 	// the rows of every page. Table must be a plain table name and Key a
 	// plain column. False means no summary is read.
 	Summary bool
+	// Significant, with Summary, names the columns whose change counts
+	// (plain column names, such as "slug", "title", "published"): an
+	// UPDATE that changes none of them, nor the key, is not counted by
+	// the summary's triggers, so it rebuilds nothing, moves no clock and
+	// is not told by Watch. Name every column the URLs are made of,
+	// Filter's and LastMod's among them if a change to them should show
+	// at once. Empty means every write counts. Changing it needs
+	// RemoveSummary and a new InstallSummary.
+	Significant []string
 
 	// WatchInterval is, for Source.Watch, the shortest time between two of
 	// its Invalidate calls (the changes in between are told together) and,
