@@ -260,9 +260,10 @@ type Config struct {
 	// (plain column names, such as "slug", "title", "published"): an
 	// UPDATE that changes none of them, nor the key, is not counted by
 	// the summary's triggers, so it rebuilds nothing, moves no clock and
-	// is not told by Watch. Name every column the URLs are made of,
-	// Filter's and LastMod's among them if a change to them should show
-	// at once. Empty means every write counts. Changing it needs
+	// is not told by Watch. Name every column the URLs are made of, and
+	// every column Filter reads (or the summary's count of listed rows goes
+	// stale), LastMod's too if its change should show at once. Empty
+	// means every write counts. Changing it needs
 	// RemoveSummary and a new InstallSummary.
 	Significant []string
 

@@ -126,6 +126,9 @@ func (sm summary) check() error {
 // Every write counts as a change of its page, even one that changes no
 // URL (a row outside the filter, a column the sitemap does not read): the
 // page is rebuilt and its lastmod in the index moves to the write's time.
+// With Config.Significant, an UPDATE that changes none of its columns nor
+// the key is not counted at all: its page's count of listed rows is not
+// recounted either, so Significant must name every column Filter reads.
 // On PostgreSQL the trigger also notifies the page on the channel
 // <table>_sitemap_pages (cut to 63 bytes), for Watch: the payload is the
 // page number, so a transaction sends one notification per page it wrote
