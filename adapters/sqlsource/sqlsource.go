@@ -71,6 +71,27 @@
 // rows of its page (see BENCHMARKS.md), so load data in bulk before
 // installing the summary, or remove it for the load.
 //
+// # Changes pushed by the database
+//
+// With a summary, [Source.Watch] tells the Sitemap of each page written,
+// with no call of the application's:
+//
+//	w, err := src.Watch(ctx, sm, "products") // sm is the *sitemap.Sitemap
+//	...
+//	defer w.Close()
+//
+// On PostgreSQL with pgx, the summary's triggers pg_notify the page, once
+// per page per transaction, and a listener on a connection of its own
+// invalidates it at once; on SQLite and MariaDB (or PostgreSQL with
+// another driver) Watch reads the summary's change counters every
+// [Config].WatchInterval and invalidates the pages whose counter moved.
+// Invalidate comes at most once per interval, with every page changed
+// since; after a connection fails Watch compares the counters with those
+// it read last, so no change is lost. With a Store, the Sitemap tells the
+// other replicas: one Watch per fleet is enough. With [Config].Significant,
+// an UPDATE that changes none of the columns it names is not counted, and
+// so neither rebuilds nor is told.
+//
 // # Recent URLs
 //
 // With [Config].LastMod set, [Source.Recent] lists the most recently
@@ -129,8 +150,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/freshmap/sitemap"
 )
@@ -233,6 +256,26 @@ type Config struct {
 	// the rows of every page. Table must be a plain table name and Key a
 	// plain column. False means no summary is read.
 	Summary bool
+	// Significant, with Summary, names the columns whose change counts
+	// (plain column names, such as "slug", "title", "published"): an
+	// UPDATE that changes none of them, nor the key, is not counted by
+	// the summary's triggers, so it rebuilds nothing, moves no clock and
+	// is not told by Watch. Name every column the URLs are made of, and
+	// every column Filter reads (or the summary's count of listed rows goes
+	// stale), LastMod's too if its change should show at once. Empty
+	// means every write counts. Changing it needs
+	// RemoveSummary and a new InstallSummary.
+	Significant []string
+
+	// WatchInterval is, for Source.Watch, the shortest time between two of
+	// its Invalidate calls (the changes in between are told together) and,
+	// without PostgreSQL notifications, how often it reads the summary's
+	// change counters. Zero means one second; it may not be negative.
+	WatchInterval time.Duration
+	// Logger receives what Source.Watch cannot do: a connection or read
+	// that fails (once, until it works again), and a failed Invalidate.
+	// Nil means no logging.
+	Logger *slog.Logger
 
 	// Loaders add data from other tables, such as images, to each page's
 	// URLs, with one query per Loader per page. See Images and Alternates.
@@ -242,19 +285,21 @@ type Config struct {
 // Source is a sitemap.Source over a database table, made by New. It is
 // safe for concurrent use; it holds no connection between calls.
 type Source struct {
-	db       *sql.DB
-	dialect  Dialect
-	size     int64
-	start    int64
-	hasLM    bool
-	loc      bool      // Loc is a column
-	tpl      *template // or a template
-	locFunc  func(r *Row) (string, error)
-	names    []string // Columns
-	annotate func(r *Row, u *sitemap.URL) error
-	loaders  []Loader
-	base     baseURL
-	sum      summary // the page summary (summary.go)
+	db         *sql.DB
+	dialect    Dialect
+	size       int64
+	start      int64
+	hasLM      bool
+	loc        bool      // Loc is a column
+	tpl        *template // or a template
+	locFunc    func(r *Row) (string, error)
+	names      []string // Columns
+	annotate   func(r *Row, u *sitemap.URL) error
+	loaders    []Loader
+	base       baseURL
+	sum        summary       // the page summary (summary.go)
+	watchEvery time.Duration // Config.WatchInterval (watch.go)
+	log        *slog.Logger
 
 	pageQuery     string // the rows of one key range, in key order
 	pageInfoQuery string // count, sum of key offsets[, max(lastmod)] of one key range
@@ -290,6 +335,18 @@ func New(db *sql.DB, cfg Config) (*Source, error) {
 	}
 	s := &Source{db: db, dialect: cfg.Dialect, start: cfg.KeyStart, hasLM: cfg.LastMod != "", locFunc: cfg.LocFunc,
 		names: slices.Clone(cfg.Columns), annotate: cfg.Annotate, loaders: slices.Clone(cfg.Loaders)}
+	switch {
+	case cfg.WatchInterval < 0:
+		return nil, fmt.Errorf("sqlsource: Config.WatchInterval %v is negative", cfg.WatchInterval)
+	case cfg.WatchInterval == 0:
+		s.watchEvery = time.Second
+	default:
+		s.watchEvery = cfg.WatchInterval
+	}
+	s.log = cfg.Logger
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
 	var err error
 	if s.sum, err = newSummary(cfg); err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package sqlsource
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"regexp"
@@ -34,9 +35,12 @@ var plainName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // summary holds what InstallSummary needs that New does not keep.
 type summary struct {
 	table, key, filter, lastMod string
-	on                          bool   // Config.Summary: Pages reads the summary table
-	query                       string // the listed pages, in order
-	checkQuery                  string // reads no row, for Check
+	on                          bool     // Config.Summary: Pages reads the summary table
+	significant                 []string // Config.Significant
+	channel                     string   // the PostgreSQL triggers' notification channel (watch.go)
+	countersQuery               string   // every page's change counter, for Watch
+	query                       string   // the listed pages, in order
+	checkQuery                  string   // reads no row, for Check
 }
 
 // summaryName returns the name of the summary table of table, and the
@@ -47,17 +51,53 @@ func summaryName(table string) string { return table + "_sitemap_pages" }
 func newSummary(cfg Config) (summary, error) {
 	sm := summary{table: strings.TrimSpace(cfg.Table), key: strings.TrimSpace(cfg.Key),
 		filter: strings.TrimSpace(cfg.Filter), lastMod: strings.TrimSpace(cfg.LastMod), on: cfg.Summary}
+	for _, c := range cfg.Significant {
+		sm.significant = append(sm.significant, strings.TrimSpace(c))
+	}
 	if sm.filter == "" {
 		sm.filter = "1 = 1"
 	}
 	sm.query = "SELECT page, listed, changes, changed_at FROM " + summaryName(sm.table) + " WHERE listed > 0 ORDER BY page"
 	sm.checkQuery = "SELECT page, listed, changes, changed_at FROM " + summaryName(sm.table) + " WHERE page < 0"
+	sm.countersQuery = "SELECT page, changes FROM " + summaryName(sm.table)
+	sm.channel = summaryName(sm.table)
+	if len(sm.channel) > 63 { // PostgreSQL's longest identifier, which a channel is
+		sm.channel = sm.channel[:63]
+	}
 	if sm.on {
 		if err := sm.check(); err != nil {
 			return sm, err
 		}
 	}
+	if len(sm.significant) > 0 && !sm.on {
+		return sm, errors.New("sqlsource: Config.Significant is read only by the page summary; set Config.Summary")
+	}
+	for _, c := range sm.significant {
+		if !plainName.MatchString(c) {
+			return sm, fmt.Errorf("sqlsource: Config.Significant: %q is not a plain column name", c)
+		}
+	}
 	return sm, nil
+}
+
+// changedSQL returns the condition, on an UPDATE's OLD and NEW rows, that
+// the key or a significant column changed, or "" if every write counts.
+func (s *Source) changedSQL() string {
+	if len(s.sum.significant) == 0 {
+		return ""
+	}
+	var conds []string
+	for _, c := range append([]string{s.sum.key}, s.sum.significant...) {
+		switch s.dialect {
+		case SQLite:
+			conds = append(conds, "OLD."+c+" IS NOT NEW."+c)
+		case MySQL:
+			conds = append(conds, "NOT (OLD."+c+" <=> NEW."+c+")")
+		default:
+			conds = append(conds, "OLD."+c+" IS DISTINCT FROM NEW."+c)
+		}
+	}
+	return "(" + strings.Join(conds, " OR ") + ")"
 }
 
 func (sm summary) check() error {
@@ -86,6 +126,14 @@ func (sm summary) check() error {
 // Every write counts as a change of its page, even one that changes no
 // URL (a row outside the filter, a column the sitemap does not read): the
 // page is rebuilt and its lastmod in the index moves to the write's time.
+// With Config.Significant, an UPDATE that changes none of its columns nor
+// the key is not counted at all: its page's count of listed rows is not
+// recounted either, so Significant must name every column Filter reads.
+// On PostgreSQL the trigger also notifies the page on the channel
+// <table>_sitemap_pages (cut to 63 bytes), for Watch: the payload is the
+// page number, so a transaction sends one notification per page it wrote
+// (PostgreSQL drops identical ones). A summary installed before Watch
+// existed has no notification: remove it and install it again.
 //
 // Concurrent writers to one page take turns on its summary row: the
 // trigger first bumps the row (which locks it), then recounts. On
@@ -212,13 +260,20 @@ func (s *Source) summaryDDL() []string {
 	stmts := []string{"CREATE TABLE " + name + " (page " + pageType + " PRIMARY KEY, listed BIGINT NOT NULL, changes BIGINT NOT NULL, changed_at" + changedType + ")"}
 	nk, ok := "NEW."+key, "OLD."+key
 	moved := ok + " >= " + start + " AND (" + nk + " < " + start + " OR " + idx(ok) + " <> " + idx(nk) + ")"
+	// updNew is the condition of an UPDATE's count on the new row's page:
+	// with Significant, only if the key or one of those columns changed
+	// (a row that moved page changed its key).
+	updNew, changed := nk+" >= "+start, s.changedSQL()
+	if changed != "" {
+		updNew += " AND " + changed
+	}
 	switch s.dialect {
 	case SQLite:
 		stmts = append(stmts,
 			"CREATE TRIGGER "+name+"_ins AFTER INSERT ON "+t+" WHEN "+nk+" >= "+start+" BEGIN\n "+sync(idx(nk))+"END",
 			"CREATE TRIGGER "+name+"_del AFTER DELETE ON "+t+" WHEN "+ok+" >= "+start+" BEGIN\n "+sync(idx(ok))+"END",
 			"CREATE TRIGGER "+name+"_upd_old AFTER UPDATE ON "+t+" WHEN "+moved+" BEGIN\n "+sync(idx(ok))+"END",
-			"CREATE TRIGGER "+name+"_upd AFTER UPDATE ON "+t+" WHEN "+nk+" >= "+start+" BEGIN\n "+sync(idx(nk))+"END")
+			"CREATE TRIGGER "+name+"_upd AFTER UPDATE ON "+t+" WHEN "+updNew+" BEGIN\n "+sync(idx(nk))+"END")
 	case MySQL:
 		// The bumps run BEFORE the write and the recounts AFTER it, with a
 		// plain SELECT … INTO: a consistent read, without locks (a recount
@@ -237,18 +292,29 @@ func (s *Source) summaryDDL() []string {
 			trigger("_ins", "AFTER", "INSERT", when(isNew, recount(idx(nk)))),
 			trigger("_del_lock", "BEFORE", "DELETE", when(isOld, bump(idx(ok)))),
 			trigger("_del", "AFTER", "DELETE", when(isOld, recount(idx(ok)))),
-			trigger("_upd_lock", "BEFORE", "UPDATE", when(moved, bump(idx(ok)))+when(isNew, bump(idx(nk)))),
-			trigger("_upd", "AFTER", "UPDATE", when(moved, recount(idx(ok)))+when(isNew, recount(idx(nk)))))
+			trigger("_upd_lock", "BEFORE", "UPDATE", when(moved, bump(idx(ok)))+when(updNew, bump(idx(nk)))),
+			trigger("_upd", "AFTER", "UPDATE", when(moved, recount(idx(ok)))+when(updNew, recount(idx(nk)))))
 	case Postgres:
 		// One function for the three events; sm_old and sm_new are the page
 		// indexes of the row before and after, NULL where there is none.
+		// notify(i) tells Watch's listener of the page (watch.go): the
+		// payload is the page number alone, so that PostgreSQL, which
+		// delivers identical notifications of one transaction once, sends
+		// one per page per transaction however many rows it wrote.
+		skip := "" // with Significant, an UPDATE that changed none of them
+		if changed != "" {
+			skip = " IF TG_OP = 'UPDATE' THEN IF NOT " + changed + " THEN RETURN NULL; END IF; END IF;\n"
+		}
+		notify := func(i string) string {
+			return " PERFORM pg_notify('" + s.sum.channel + "', (" + i + " + 1)::text);\n"
+		}
 		stmts = append(stmts,
 			"CREATE FUNCTION "+name+"_sync() RETURNS trigger LANGUAGE plpgsql AS $sqlsource$\n"+
-				"DECLARE sm_old bigint; sm_new bigint;\nBEGIN\n"+
+				"DECLARE sm_old bigint; sm_new bigint;\nBEGIN\n"+skip+
 				" IF TG_OP <> 'INSERT' THEN IF "+ok+" >= "+start+" THEN sm_old := "+idx(ok)+"; END IF; END IF;\n"+
 				" IF TG_OP <> 'DELETE' THEN IF "+nk+" >= "+start+" THEN sm_new := "+idx(nk)+"; END IF; END IF;\n"+
-				" IF sm_old IS NOT NULL AND sm_old IS DISTINCT FROM sm_new THEN\n "+sync("sm_old")+" END IF;\n"+
-				" IF sm_new IS NOT NULL THEN\n "+sync("sm_new")+" END IF;\n"+
+				" IF sm_old IS NOT NULL AND sm_old IS DISTINCT FROM sm_new THEN\n "+sync("sm_old")+notify("sm_old")+" END IF;\n"+
+				" IF sm_new IS NOT NULL THEN\n "+sync("sm_new")+notify("sm_new")+" END IF;\n"+
 				" RETURN NULL;\nEND\n$sqlsource$",
 			"CREATE TRIGGER "+name+"_sync AFTER INSERT OR UPDATE OR DELETE ON "+t+" FOR EACH ROW EXECUTE FUNCTION "+name+"_sync()")
 	}

@@ -106,3 +106,39 @@ func BenchmarkWrite(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkWatchPoll reads every page's change counter from the summary,
+// as Watch does on each poll (SQLite, MariaDB) and after each reconnection
+// (PostgreSQL): one row per page.
+func BenchmarkWatchPoll(b *testing.B) {
+	tables := newBenchTables(b, benchRows(b))
+	for _, name := range []string{"sqlite", "postgres"} {
+		b.Run(name, func(b *testing.B) {
+			bt := tables.get(b, name)
+			bt.summarySource(b)
+			query := "SELECT page, changes FROM " + bt.table + "_sitemap_pages"
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				rows, err := bt.db.QueryContext(ctx, query)
+				if err != nil {
+					b.Fatal(err)
+				}
+				n := int64(0)
+				for rows.Next() {
+					var page, changes int64
+					if err := rows.Scan(&page, &changes); err != nil {
+						b.Fatal(err)
+					}
+					n++
+				}
+				if err := rows.Close(); err != nil {
+					b.Fatal(err)
+				}
+				if n < bt.pages {
+					b.Fatalf("%d pages, want %d", n, bt.pages)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,116 @@
+package sqlsource_test
+
+import (
+	"compress/gzip"
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/freshmap/sitemap"
+	"github.com/freshmap/sitemap/adapters/sqlsource"
+)
+
+// A Sitemap kept fresh by the database: a row is renamed, with no call of
+// the application's, and the next fetches of its file show it.
+func ExampleSource_Watch() {
+	dir, err := os.MkdirTemp("", "watch")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "shop.db")+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range []string{
+		`CREATE TABLE products (id INTEGER PRIMARY KEY, slug TEXT NOT NULL)`,
+		`INSERT INTO products VALUES (1, 'red-shoes'), (2, 'blue-hat')`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			log.Fatal(err)
+		}
+	}
+
+	src, err := sqlsource.New(db, sqlsource.Config{
+		Table:         "products",
+		Key:           "id",
+		LocTemplate:   "https://shop.example.com/p/{slug}",
+		Summary:       true,                   // Watch reads the page summary
+		WatchInterval: 100 * time.Millisecond, // SQLite and MariaDB are polled; zero means 1 s
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := src.InstallSummary(ctx); err != nil { // once, as a migration
+		log.Fatal(err)
+	}
+	sm, err := sitemap.New(sitemap.Config{BaseURL: "https://shop.example.com"},
+		sitemap.Section{Name: "products", Source: src})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer sm.Close()
+	w, err := src.Watch(ctx, sm, "products")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer w.Close() // before sm.Close
+
+	srv := httptest.NewServer(sm)
+	defer srv.Close()
+	page := srv.URL + "/sitemap-products-1.xml.gz"
+	fmt.Println(locsOf(fetch(page)))
+	if _, err := db.Exec(`UPDATE products SET slug = 'red-boots' WHERE id = 1`); err != nil {
+		log.Fatal(err)
+	}
+	for range 200 { // the page is rebuilt in the background; the old copy is served meanwhile
+		if xml := fetch(page); strings.Contains(xml, "red-boots") {
+			fmt.Println(locsOf(xml))
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// Output:
+	// [https://shop.example.com/p/red-shoes https://shop.example.com/p/blue-hat]
+	// [https://shop.example.com/p/red-boots https://shop.example.com/p/blue-hat]
+}
+
+// fetch GETs a .xml.gz file and returns its XML.
+func fetch(url string) string {
+	resp, err := http.Get(url)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer resp.Body.Close()
+	z, err := gzip.NewReader(resp.Body)
+	if err != nil {
+		log.Fatal(err)
+	}
+	b, err := io.ReadAll(z)
+	if err != nil {
+		log.Fatal(err)
+	}
+	return string(b)
+}
+
+// locsOf returns the <loc>s of a document.
+func locsOf(xml string) []string {
+	var out []string
+	for _, m := range locRE.FindAllStringSubmatch(xml, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+var locRE = regexp.MustCompile(`<loc>([^<]*)</loc>`)
