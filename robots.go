@@ -73,6 +73,8 @@ type robots struct {
 	lines       []robotsLine
 	minimal     []byte // the robots.txt served when the application has none
 	minimalETag string // strong, quoted
+	// minimal's ETag and Content-Length as header values
+	minimalETagHdr, minimalLen []string
 	tagSuffix   string // appended to the application's opaque ETag when we change the body
 }
 
@@ -112,6 +114,7 @@ func newRobots(lines []string) *robots {
 	}
 	rb.minimal = []byte(all.String())
 	rb.minimalETag = `"` + strconv.FormatUint(fnvHash(rb.minimal), 16) + `"`
+	rb.minimalETagHdr, rb.minimalLen = []string{rb.minimalETag}, []string{strconv.Itoa(len(rb.minimal))}
 	rb.tagSuffix = "-sitemap" + strconv.FormatUint(fnvHash(rb.minimal[len(minimalRobots):]), 16)
 	return rb
 }
@@ -192,9 +195,9 @@ func isHTML(contentType string) bool {
 // serveMinimal serves our own robots.txt.
 func (rb *robots) serveMinimal(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
-	h.Set("Content-Type", "text/plain; charset=utf-8")
-	h.Set("ETag", rb.minimalETag)
-	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(rb.minimal))
+	h["Content-Type"] = hdrTextCT
+	h["Etag"] = rb.minimalETagHdr
+	serveCached(w, r, time.Time{}, &bodyReader{b: rb.minimal}, int64(len(rb.minimal)), rb.minimalLen)
 }
 
 // serveMerged serves the application's 200 response held in c with our
@@ -229,7 +232,7 @@ func (rb *robots) serveMerged(w http.ResponseWriter, r *http.Request, c *robotsC
 	if err != nil {
 		modtime = time.Time{}
 	}
-	http.ServeContent(w, r, "", modtime, bytes.NewReader(merged))
+	serveCached(w, r, modtime, &bodyReader{b: merged}, int64(len(merged)), nil)
 }
 
 // decodeRobots returns the identity body of a response in content coding
