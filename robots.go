@@ -75,7 +75,7 @@ type robots struct {
 	minimalETag string // strong, quoted
 	// minimal's ETag and Content-Length as header values
 	minimalETagHdr, minimalLen []string
-	tagSuffix   string // appended to the application's opaque ETag when we change the body
+	tagSuffix                  string // appended to the application's opaque ETag when we change the body
 }
 
 // robotsLine is one line we add, split for comparison with the lines of
