@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -76,6 +77,14 @@ type robots struct {
 	// minimal's ETag and Content-Length as header values
 	minimalETagHdr, minimalLen []string
 	tagSuffix                  string // appended to the application's opaque ETag when we change the body
+
+	last atomic.Pointer[robotsMerge] // the last merge made, for the next request
+}
+
+// robotsMerge is a merge made: the application's body, and ours.
+type robotsMerge struct {
+	app, merged []byte
+	appended    bool
 }
 
 // robotsLine is one line we add, split for comparison with the lines of
@@ -177,15 +186,21 @@ func (rb *robots) serve(w http.ResponseWriter, r *http.Request, next http.Handle
 // appRobotsRequest is the request passed to the application: always a GET,
 // asking for an uncompressed, complete and unconditional response.
 func appRobotsRequest(r *http.Request) *http.Request {
-	r2 := r.Clone(r.Context())
+	r2 := r.WithContext(r.Context()) // a shallow copy, with a header of its own
 	r2.Method = http.MethodGet
-	h := r2.Header
-	for _, k := range [...]string{"If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since", "If-Range", "Range"} {
-		h.Del(k)
+	h := r.Header.Clone()
+	if h == nil {
+		h = make(http.Header, 1)
 	}
-	h.Set("Accept-Encoding", "identity")
+	for _, k := range [...]string{"If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since", "If-Range", "Range"} {
+		delete(h, k) // the server's header keys are canonical, as these
+	}
+	h["Accept-Encoding"] = hdrIdentity
+	r2.Header = h
 	return r2
 }
+
+var hdrIdentity = []string{"identity"}
 
 func isHTML(contentType string) bool {
 	t, _, err := mime.ParseMediaType(contentType)
@@ -208,7 +223,7 @@ func (rb *robots) serveMerged(w http.ResponseWriter, r *http.Request, c *robotsC
 		c.passThrough()
 		return
 	}
-	merged, appended := rb.merge(body)
+	merged, appended := rb.mergeOnce(body)
 	h := w.Header()
 	for k, v := range c.header {
 		h[k] = v
@@ -265,6 +280,19 @@ func (rb *robots) derivedETag(tag string) string {
 		return ""
 	}
 	return `W/"` + tag[1:len(tag)-1] + rb.tagSuffix + `"`
+}
+
+// mergeOnce is merge, made once for the application's robots.txt as long
+// as it stays the same: a request compares it with the last one merged,
+// and reuses that merge if equal. It keeps one merge of at most
+// maxRobotsBytes (and what it appended), no more.
+func (rb *robots) mergeOnce(body []byte) ([]byte, bool) {
+	if m := rb.last.Load(); m != nil && bytes.Equal(m.app, body) {
+		return m.merged, m.appended
+	}
+	merged, appended := rb.merge(body)
+	rb.last.Store(&robotsMerge{app: body, merged: merged, appended: appended}) // body is this request's own, never written again
+	return merged, appended
 }
 
 // merge appends to body each of our lines it does not already hold, and

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -296,4 +297,26 @@ func gunzipEntry(b testing.TB, e *entry) []byte {
 		b.Fatal(err)
 	}
 	return xml
+}
+
+// BenchmarkServeIndex serves the cached index, gzip-encoded as crawlers
+// ask for it, and robots.txt, to a writer that keeps nothing: what a
+// small response costs beyond its bytes.
+func BenchmarkServeIndex(b *testing.B) {
+	sm, _ := cachedBench(b, 1000)
+	for _, path := range []string{"/sitemap_index.xml", "/robots.txt"} {
+		b.Run(strings.TrimPrefix(path, "/"), func(b *testing.B) {
+			r := mustRequest(path, "Accept-Encoding", "gzip")
+			w := &discard{h: http.Header{}}
+			b.ReportAllocs()
+			for b.Loop() {
+				clear(w.h)
+				w.code = 0
+				sm.ServeHTTP(w, r)
+			}
+			if w.code != 0 && w.code != 200 {
+				b.Fatal(w.code)
+			}
+		})
+	}
 }
