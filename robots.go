@@ -203,6 +203,9 @@ func appRobotsRequest(r *http.Request) *http.Request {
 var hdrIdentity = []string{"identity"}
 
 func isHTML(contentType string) bool {
+	if strings.HasPrefix(contentType, "text/plain") { // the usual robots.txt, parsed for nothing
+		return false
+	}
 	t, _, err := mime.ParseMediaType(contentType)
 	return err == nil && t == "text/html"
 }
@@ -228,24 +231,27 @@ func (rb *robots) serveMerged(w http.ResponseWriter, r *http.Request, c *robotsC
 	for k, v := range c.header {
 		h[k] = v
 	}
-	h.Del("Content-Length") // ServeContent sets it
-	h.Del("Content-Encoding")
+	// Header keys as constants, canonical: delete(h, k) is h.Del(k).
+	delete(h, "Content-Length") // serveCached sets it
+	delete(h, "Content-Encoding")
 	if appended || gunzipped { // other bytes than those the application's validators name
-		if tag := rb.derivedETag(h.Get("ETag")); tag != "" {
-			h.Set("ETag", tag)
+		if tag := rb.derivedETag(h.Get("Etag")); tag != "" {
+			h["Etag"] = []string{tag}
 		} else {
-			h.Del("ETag")
+			delete(h, "Etag")
 		}
 		for _, k := range [...]string{"Content-Md5", "Digest", "Content-Digest", "Repr-Digest"} {
-			h.Del(k)
+			delete(h, k)
 		}
 	}
 	if h.Get("Content-Type") == "" {
-		h.Set("Content-Type", "text/plain; charset=utf-8") // never sniffed
+		h["Content-Type"] = hdrTextCT // never sniffed
 	}
-	modtime, err := http.ParseTime(h.Get("Last-Modified"))
-	if err != nil {
-		modtime = time.Time{}
+	var modtime time.Time
+	if lm := h.Get("Last-Modified"); lm != "" { // ParseTime fails three times on none
+		if t, err := http.ParseTime(lm); err == nil {
+			modtime = t
+		}
 	}
 	serveCached(w, r, modtime, &bodyReader{b: merged}, int64(len(merged)), nil)
 }
