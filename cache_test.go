@@ -48,8 +48,9 @@ func TestCachedHitAllocs(t *testing.T) {
 		clear(w.header)
 		sm.ServeHTTP(w, r)
 	})
-	// ServeContent itself allocates a few (Content-Length, Last-Modified).
-	if allocs > 12 {
-		t.Errorf("a cache hit allocates %v times, budget 12", allocs)
+	// 3 since issue 20 (serveCached: Last-Modified, the countingWriter);
+	// issue 20's budget is the 9 of http.ServeContent before.
+	if allocs > 9 {
+		t.Errorf("a cache hit allocates %v times, budget 9", allocs)
 	}
 }

@@ -1,7 +1,6 @@
 package sitemap
 
 import (
-	"bytes"
 	"cmp"
 	"errors"
 	"io"
@@ -119,12 +118,13 @@ func (s *Sitemap) notFound(w http.ResponseWriter, c *secCounters) {
 	serveError(w, "404 page not found", http.StatusNotFound)
 }
 
-// serveEntry sets the representation's headers and lets http.ServeContent
-// answer: conditional requests (304, 412), HEAD and Range. The gzip
-// representations are e's bytes as they are; the plain one is decompressed
-// as it is written (plainBody), and only as far as the response needs.
-// The response is counted in c too. It returns the response's status and
-// body bytes.
+// serveEntry sets the representation's headers and answers with
+// serveCached: a full 200 in as few writes as its bytes allow, anything
+// conditional or ranged (304, 412, 206, 416) by http.ServeContent. The
+// gzip representations are e's bytes as they are, written in one write;
+// the plain one is decompressed as it is written (plainBody), in large
+// writes, and only as far as the response needs. The response is counted
+// in c too. It returns the response's status and body bytes.
 func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, rep representation, c *secCounters) (int, int64) {
 	h := w.Header()
 	if cc := s.site.headers.cacheControl; cc != nil {
@@ -132,7 +132,6 @@ func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, r
 	}
 	cw := countingWriter{ResponseWriter: w}
 	r = wholeIfMultiRange(r)
-	var content io.ReadSeeker
 	var plain *plainBody
 	ct := hdrXMLCT
 	switch rep {
@@ -147,24 +146,27 @@ func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, r
 	case rep == asGzipFile:
 		h["Content-Type"] = hdrGzipCT
 		h["Etag"] = e.etagFile
-		content = bytes.NewReader(e.gz)
+		cw.length = e.gzLen
 	case acceptsGzip(r.Header["Accept-Encoding"]):
 		h["Content-Type"] = ct
 		h["Vary"] = hdrVary
 		h["Content-Encoding"] = hdrGzip
 		h["Etag"] = e.etagGzip
 		cw.length = e.gzLen // ServeContent sends none with a Content-Encoding
-		content = bytes.NewReader(e.gz)
 	default:
 		h["Content-Type"] = ct
 		h["Vary"] = hdrVary
 		h["Etag"] = e.etagPlain
 		plain = getPlainBody(e)
-		defer putPlainBody(plain) // after ServeContent: nothing reads it then
-		content = plain
+		defer putPlainBody(plain) // after serveCached: nothing reads it then
 		cw.hold = true
 	}
-	http.ServeContent(&cw, r, "", e.lastMod, content)
+	if plain == nil {
+		cw.body = bodyReader{b: e.gz}
+		serveCached(&cw, r, e.lastMod, &cw.body, int64(len(e.gz)), cw.length)
+	} else {
+		serveCached(&cw, r, e.lastMod, plain, e.size, nil)
+	}
 	if plain != nil && plain.err != nil { // cannot happen: we compressed it
 		s.rep.log.ErrorContext(r.Context(), "sitemap: cached page does not decompress", "err", plain.err)
 		if cw.sent {
@@ -287,8 +289,8 @@ func qvalue(s string) (int, bool) {
 //   - with hold, keeps a 2xx status back until the first body byte (or
 //     release), so that a body that fails before its first byte can still
 //     become a 500;
-//   - copies a body through a pooled buffer (ReadFrom), where io.Copy, as
-//     ServeContent calls it, would allocate 32 KiB a response.
+//   - copies a body in large writes (ReadFrom): a range of a cached body
+//     in one, a plain body through a pooled buffer of plainWriteSize.
 type countingWriter struct {
 	http.ResponseWriter
 	length []string // Content-Length of a 200, if ServeContent sets none
@@ -296,6 +298,7 @@ type countingWriter struct {
 	status int  // the status set; 0 if none yet
 	sent   bool // the status has gone to the ResponseWriter
 	n      int64
+	body   bodyReader // the cached body, kept here to save an allocation
 }
 
 func (c *countingWriter) WriteHeader(code int) {
@@ -330,17 +333,53 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// copyBufs holds the buffers responses are copied through. 16 KiB keeps a
-// plain response's memory, with its gzip reader's ~38 KiB, under 64 KiB.
-var copyBufs = sync.Pool{New: func() any { return new([16 << 10]byte) }}
+// plainWriteSize is the size of the writes of a plain body: each write of
+// a response is a system call, so a plain response is written in large
+// writes; but a slow client holds its buffer as long as it reads, which
+// TestPlainConcurrentMemory bounds. BenchmarkServePlainWrites measured
+// the size on loopback (BENCHMARKS.md).
+var plainWriteSize = 64 << 10
 
+// copyBufs holds the buffers plain bodies are copied through.
+var copyBufs sync.Pool
+
+// ReadFrom copies r in large writes. ServeContent copies a body with
+// io.CopyN, so r is an io.LimitedReader: over a bodyReader, its bytes go
+// in one write; else r is filled into a pooled buffer, written when full,
+// where io.Copy would write each read (a gzip reader's are at most its
+// 32 KiB window) and allocate 32 KiB a response.
 func (c *countingWriter) ReadFrom(r io.Reader) (int64, error) {
-	buf := copyBufs.Get().(*[16 << 10]byte)
+	if lr, ok := r.(*io.LimitedReader); ok {
+		if br, ok := lr.R.(*bodyReader); ok {
+			n, err := br.writeN(c, lr.N)
+			lr.N -= n
+			return n, err
+		}
+	}
+	buf, _ := copyBufs.Get().(*[]byte)
+	if buf == nil || len(*buf) != plainWriteSize {
+		b := make([]byte, plainWriteSize)
+		buf = &b
+	}
 	defer copyBufs.Put(buf)
-	return io.CopyBuffer(writerOnly{c}, r, buf[:])
+	var total int64
+	for {
+		n, err := io.ReadFull(r, *buf)
+		if n > 0 {
+			m, werr := c.Write((*buf)[:n])
+			total += int64(m)
+			if werr != nil {
+				return total, werr
+			}
+		}
+		switch err {
+		case nil:
+		case io.EOF, io.ErrUnexpectedEOF:
+			return total, nil
+		default:
+			return total, err
+		}
+	}
 }
-
-// writerOnly hides ReadFrom from io.CopyBuffer, which would call it again.
-type writerOnly struct{ io.Writer }
 
 func (c *countingWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }

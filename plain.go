@@ -75,10 +75,10 @@ func (b *plainBody) Seek(offset int64, whence int) (int64, error) {
 	case io.SeekEnd:
 		offset += b.size
 	default:
-		return 0, errors.New("plainBody.Seek: invalid whence")
+		return 0, errInvalidWhence
 	}
 	if offset < 0 {
-		return 0, errors.New("plainBody.Seek: negative position")
+		return 0, errNegativeSeek
 	}
 	b.pos = offset
 	return offset, nil

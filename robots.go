@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -73,7 +74,17 @@ type robots struct {
 	lines       []robotsLine
 	minimal     []byte // the robots.txt served when the application has none
 	minimalETag string // strong, quoted
-	tagSuffix   string // appended to the application's opaque ETag when we change the body
+	// minimal's ETag and Content-Length as header values
+	minimalETagHdr, minimalLen []string
+	tagSuffix                  string // appended to the application's opaque ETag when we change the body
+
+	last atomic.Pointer[robotsMerge] // the last merge made, for the next request
+}
+
+// robotsMerge is a merge made: the application's body, and ours.
+type robotsMerge struct {
+	app, merged []byte
+	appended    bool
 }
 
 // robotsLine is one line we add, split for comparison with the lines of
@@ -112,6 +123,7 @@ func newRobots(lines []string) *robots {
 	}
 	rb.minimal = []byte(all.String())
 	rb.minimalETag = `"` + strconv.FormatUint(fnvHash(rb.minimal), 16) + `"`
+	rb.minimalETagHdr, rb.minimalLen = []string{rb.minimalETag}, []string{strconv.Itoa(len(rb.minimal))}
 	rb.tagSuffix = "-sitemap" + strconv.FormatUint(fnvHash(rb.minimal[len(minimalRobots):]), 16)
 	return rb
 }
@@ -174,17 +186,26 @@ func (rb *robots) serve(w http.ResponseWriter, r *http.Request, next http.Handle
 // appRobotsRequest is the request passed to the application: always a GET,
 // asking for an uncompressed, complete and unconditional response.
 func appRobotsRequest(r *http.Request) *http.Request {
-	r2 := r.Clone(r.Context())
+	r2 := r.WithContext(r.Context()) // a shallow copy, with a header of its own
 	r2.Method = http.MethodGet
-	h := r2.Header
-	for _, k := range [...]string{"If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since", "If-Range", "Range"} {
-		h.Del(k)
+	h := r.Header.Clone()
+	if h == nil {
+		h = make(http.Header, 1)
 	}
-	h.Set("Accept-Encoding", "identity")
+	for _, k := range [...]string{"If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since", "If-Range", "Range"} {
+		delete(h, k) // the server's header keys are canonical, as these
+	}
+	h["Accept-Encoding"] = hdrIdentity
+	r2.Header = h
 	return r2
 }
 
+var hdrIdentity = []string{"identity"}
+
 func isHTML(contentType string) bool {
+	if strings.HasPrefix(contentType, "text/plain") { // the usual robots.txt, parsed for nothing
+		return false
+	}
 	t, _, err := mime.ParseMediaType(contentType)
 	return err == nil && t == "text/html"
 }
@@ -192,9 +213,9 @@ func isHTML(contentType string) bool {
 // serveMinimal serves our own robots.txt.
 func (rb *robots) serveMinimal(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
-	h.Set("Content-Type", "text/plain; charset=utf-8")
-	h.Set("ETag", rb.minimalETag)
-	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(rb.minimal))
+	h["Content-Type"] = hdrTextCT
+	h["Etag"] = rb.minimalETagHdr
+	serveCached(w, r, time.Time{}, &bodyReader{b: rb.minimal}, int64(len(rb.minimal)), rb.minimalLen)
 }
 
 // serveMerged serves the application's 200 response held in c with our
@@ -205,31 +226,34 @@ func (rb *robots) serveMerged(w http.ResponseWriter, r *http.Request, c *robotsC
 		c.passThrough()
 		return
 	}
-	merged, appended := rb.merge(body)
+	merged, appended := rb.mergeOnce(body)
 	h := w.Header()
 	for k, v := range c.header {
 		h[k] = v
 	}
-	h.Del("Content-Length") // ServeContent sets it
-	h.Del("Content-Encoding")
+	// Header keys as constants, canonical: delete(h, k) is h.Del(k).
+	delete(h, "Content-Length") // serveCached sets it
+	delete(h, "Content-Encoding")
 	if appended || gunzipped { // other bytes than those the application's validators name
-		if tag := rb.derivedETag(h.Get("ETag")); tag != "" {
-			h.Set("ETag", tag)
+		if tag := rb.derivedETag(h.Get("Etag")); tag != "" {
+			h["Etag"] = []string{tag}
 		} else {
-			h.Del("ETag")
+			delete(h, "Etag")
 		}
 		for _, k := range [...]string{"Content-Md5", "Digest", "Content-Digest", "Repr-Digest"} {
-			h.Del(k)
+			delete(h, k)
 		}
 	}
 	if h.Get("Content-Type") == "" {
-		h.Set("Content-Type", "text/plain; charset=utf-8") // never sniffed
+		h["Content-Type"] = hdrTextCT // never sniffed
 	}
-	modtime, err := http.ParseTime(h.Get("Last-Modified"))
-	if err != nil {
-		modtime = time.Time{}
+	var modtime time.Time
+	if lm := h.Get("Last-Modified"); lm != "" { // ParseTime fails three times on none
+		if t, err := http.ParseTime(lm); err == nil {
+			modtime = t
+		}
 	}
-	http.ServeContent(w, r, "", modtime, bytes.NewReader(merged))
+	serveCached(w, r, modtime, &bodyReader{b: merged}, int64(len(merged)), nil)
 }
 
 // decodeRobots returns the identity body of a response in content coding
@@ -262,6 +286,19 @@ func (rb *robots) derivedETag(tag string) string {
 		return ""
 	}
 	return `W/"` + tag[1:len(tag)-1] + rb.tagSuffix + `"`
+}
+
+// mergeOnce is merge, made once for the application's robots.txt as long
+// as it stays the same: a request compares it with the last one merged,
+// and reuses that merge if equal. It keeps one merge of at most
+// maxRobotsBytes (and what it appended), no more.
+func (rb *robots) mergeOnce(body []byte) ([]byte, bool) {
+	if m := rb.last.Load(); m != nil && bytes.Equal(m.app, body) {
+		return m.merged, m.appended
+	}
+	merged, appended := rb.merge(body)
+	rb.last.Store(&robotsMerge{app: body, merged: merged, appended: appended}) // body is this request's own, never written again
+	return merged, appended
 }
 
 // merge appends to body each of our lines it does not already hold, and

@@ -358,3 +358,30 @@ func TestRobotsConditional(t *testing.T) {
 		})
 	}
 }
+
+// TestRobotsMergeOnce changes the application's robots.txt between
+// requests, back and forth, with one robots for all of them: each answer
+// is the merge of the body the application sent for that request, never
+// the previous one's (mergeOnce keeps the last merge).
+func TestRobotsMergeOnce(t *testing.T) {
+	rb := newRobots([]string{testRobotsLine})
+	bodies := []string{
+		"User-agent: *\nDisallow: /a\n",
+		"User-agent: *\nDisallow: /b\n",
+		"User-agent: *\nDisallow: /b\n" + testRobotsLine + "\n", // has our line: sent as is
+		"User-agent: *\nDisallow: /b\n",
+	}
+	for i := range 3 * len(bodies) {
+		body := bodies[i%len(bodies)]
+		app := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, body) })
+		w := httptest.NewRecorder()
+		rb.serve(w, httptest.NewRequest(http.MethodGet, "/robots.txt", nil), app)
+		want := body
+		if !strings.Contains(body, testRobotsLine) {
+			want += testRobotsLine + "\n"
+		}
+		if got := w.Body.String(); got != want {
+			t.Fatalf("request %d: %q, want %q", i, got, want)
+		}
+	}
+}

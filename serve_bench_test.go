@@ -2,11 +2,15 @@ package sitemap
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
+	"io"
 	"iter"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -200,6 +204,118 @@ func BenchmarkServeBuild(b *testing.B) {
 				if w.code != 0 && w.code != http.StatusOK {
 					b.Fatalf("status %d", w.code)
 				}
+			}
+		})
+	}
+}
+
+// loopbackBench serves h on a real loopback server and fetches path with
+// a keep-alive client, reading each body to its end.
+func loopbackBench(b *testing.B, h http.Handler, path string, size int64, hdr ...string) {
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	tr := &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: 1}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr}
+	req, err := http.NewRequest(http.MethodGet, srv.URL+path, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	buf := make([]byte, 256<<10)
+	b.ReportAllocs()
+	b.SetBytes(size)
+	for b.Loop() {
+		res, err := client.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n, err := io.CopyBuffer(io.Discard, res.Body, buf)
+		res.Body.Close()
+		if err != nil || n != size || res.StatusCode != http.StatusOK {
+			b.Fatalf("status %d, %d bytes of %d: %v", res.StatusCode, n, size, err)
+		}
+	}
+}
+
+// BenchmarkServePlainWrites serves the plain XML of a cached 50,000-URL
+// page on loopback with writes of each size, beside
+// BenchmarkServePlainWritesBaseline, which writes the same XML from memory
+// in one write.
+func BenchmarkServePlainWrites(b *testing.B) {
+	defer func(n int) { plainWriteSize = n }(plainWriteSize)
+	for _, kib := range []int{16, 32, 64, 128, 256, 512} {
+		b.Run("KiB="+strconv.Itoa(kib), func(b *testing.B) {
+			plainWriteSize = kib << 10
+			sm, e := cachedBench(b, MaxURLs)
+			loopbackBench(b, sm, "/sitemap-1.xml", e.size)
+		})
+	}
+}
+
+func BenchmarkServePlainWritesBaseline(b *testing.B) {
+	_, e := cachedBench(b, MaxURLs)
+	xml := gunzipEntry(b, e)
+	loopbackBench(b, writeBytes(xml, e.etagPlain[0], "application/xml; charset=utf-8"), "/sitemap-1.xml", e.size)
+}
+
+// BenchmarkServeCachedLoopback serves a cached 50,000-URL page (.xml.gz)
+// on a real loopback server, beside BenchmarkServeCachedLoopbackBaseline,
+// a handler that writes the same bytes with one w.Write: the ceiling.
+func BenchmarkServeCachedLoopback(b *testing.B) {
+	sm, e := cachedBench(b, MaxURLs)
+	loopbackBench(b, sm, "/sitemap-1.xml.gz", int64(len(e.gz)))
+}
+
+func BenchmarkServeCachedLoopbackBaseline(b *testing.B) {
+	_, e := cachedBench(b, MaxURLs)
+	loopbackBench(b, writeBytes(e.gz, e.etagFile[0], "application/gzip"), "/sitemap-1.xml.gz", int64(len(e.gz)))
+}
+
+// writeBytes is the ceiling: a handler that sets fixed headers and writes
+// body in one w.Write.
+func writeBytes(body []byte, etag, ct string) http.Handler {
+	length := strconv.Itoa(len(body))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h["Content-Type"] = []string{ct}
+		h["Etag"] = []string{etag}
+		h["Content-Length"] = []string{length}
+		w.Write(body)
+	})
+}
+
+func gunzipEntry(b testing.TB, e *entry) []byte {
+	zr, err := gzip.NewReader(bytes.NewReader(e.gz))
+	if err != nil {
+		b.Fatal(err)
+	}
+	xml, err := io.ReadAll(zr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return xml
+}
+
+// BenchmarkServeIndex serves the cached index, gzip-encoded as crawlers
+// ask for it, and robots.txt, to a writer that keeps nothing: what a
+// small response costs beyond its bytes.
+func BenchmarkServeIndex(b *testing.B) {
+	sm, _ := cachedBench(b, 1000)
+	for _, path := range []string{"/sitemap_index.xml", "/robots.txt"} {
+		b.Run(strings.TrimPrefix(path, "/"), func(b *testing.B) {
+			r := mustRequest(path, "Accept-Encoding", "gzip")
+			w := &discard{h: http.Header{}}
+			b.ReportAllocs()
+			for b.Loop() {
+				clear(w.h)
+				w.code = 0
+				sm.ServeHTTP(w, r)
+			}
+			if w.code != 0 && w.code != 200 {
+				b.Fatal(w.code)
 			}
 		})
 	}

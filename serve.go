@@ -1,0 +1,123 @@
+package sitemap
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// A cached file's response: its bytes are in memory, so a full 200 costs
+// what writing them costs.
+
+var hdrBytes = []string{"bytes"}
+
+// serveCached answers a GET or HEAD of content, a cached body of size
+// bytes, once the headers that name it (Content-Type, ETag, Vary,
+// Cache-Control, …) are set; modtime is its Last-Modified (none if zero),
+// and length, if not nil, the Content-Length of a 200 (size otherwise).
+// The answer is http.ServeContent's, header for header
+// (TestServeCachedLikeServeContent):
+//
+//  1. A request with no precondition and no Range (If-Match,
+//     If-Unmodified-Since, If-None-Match, If-Modified-Since, Range, each
+//     absent or empty: ServeContent ignores an empty one) gets its 200
+//     here: Last-Modified, Accept-Ranges and Content-Length, then the
+//     body, copied by io.Copy: a *bodyReader in one write (its WriteTo),
+//     a plain body through w's ReadFrom. This is every crawler's first
+//     fetch of a file, and every fetch of a client that keeps no copy.
+//  2. Any other request goes to http.ServeContent: 304 and 412, If-Range,
+//     206 and 416 stay the standard library's. Its body copy reaches w's
+//     ReadFrom as an io.LimitedReader, which a writer may unwrap
+//     (bodyReader.writeN) to send a range of a cached body in one write.
+func serveCached(w http.ResponseWriter, r *http.Request, modtime time.Time, content io.ReadSeeker, size int64, length []string) {
+	if conditional(r.Header) {
+		http.ServeContent(w, r, "", modtime, content)
+		return
+	}
+	h := w.Header()
+	if !modtime.IsZero() && !modtime.Equal(unixEpoch) { // as ServeContent: the epoch means unknown
+		h["Last-Modified"] = []string{modtime.UTC().Format(http.TimeFormat)}
+	}
+	h["Accept-Ranges"] = hdrBytes
+	if length == nil {
+		length = []string{strconv.FormatInt(size, 10)}
+	}
+	h["Content-Length"] = length
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		io.Copy(w, content) // errors are the client's: ServeContent drops them too
+	}
+}
+
+var unixEpoch = time.Unix(0, 0)
+
+var (
+	errInvalidWhence = errors.New("sitemap: Seek: invalid whence")
+	errNegativeSeek  = errors.New("sitemap: Seek: negative position")
+)
+
+// conditional reports whether a request's header has a field that may
+// make its answer other than a full 200: a precondition or a Range. An
+// If-Range alone changes nothing.
+func conditional(h http.Header) bool {
+	for _, k := range [...]string{"If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "Range"} {
+		if v := h[k]; len(v) > 0 && v[0] != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// bodyReader is a cached body as the io.ReadSeeker http.ServeContent
+// takes, which copies itself in one write: whole (WriteTo, which io.Copy
+// prefers), or a range of it (writeN, for a writer's ReadFrom that
+// ServeContent calls with an io.LimitedReader).
+type bodyReader struct {
+	b   []byte
+	off int64
+}
+
+func (br *bodyReader) Read(p []byte) (int, error) {
+	if br.off >= int64(len(br.b)) {
+		return 0, io.EOF
+	}
+	n := copy(p, br.b[br.off:])
+	br.off += int64(n)
+	return n, nil
+}
+
+func (br *bodyReader) Seek(offset int64, whence int) (int64, error) {
+	switch whence {
+	case io.SeekStart:
+	case io.SeekCurrent:
+		offset += br.off
+	case io.SeekEnd:
+		offset += int64(len(br.b))
+	default:
+		return 0, errInvalidWhence
+	}
+	if offset < 0 {
+		return 0, errNegativeSeek
+	}
+	br.off = offset
+	return offset, nil
+}
+
+// WriteTo writes the rest of the body in one write.
+func (br *bodyReader) WriteTo(w io.Writer) (int64, error) {
+	return br.writeN(w, int64(len(br.b)))
+}
+
+// writeN writes up to n bytes of the rest of the body in one write.
+func (br *bodyReader) writeN(w io.Writer, n int64) (int64, error) {
+	rest := br.b[min(br.off, int64(len(br.b))):]
+	rest = rest[:min(n, int64(len(rest)))]
+	if len(rest) == 0 {
+		return 0, nil
+	}
+	m, err := w.Write(rest)
+	br.off += int64(m)
+	return int64(m), err
+}
