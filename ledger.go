@@ -145,7 +145,8 @@ const genSlack = 1 << 10
 // gave records gen, a generation the Store gave (Incr); only the Store's
 // own generations count, never a message's. It reports whether the Store
 // lost its state: gen is far below one it gave before (flushed, restarted
-// empty, or its counter reset). A mark above what the Store has given
+// empty, or its counter reset), or is 1 after others (a counter that was
+// deleted starts again). A mark above what the Store has given
 // came from a message no generation backs (forged, or from before the
 // loss): it is brought down to gen, so it cannot keep every copy built
 // elsewhere from being current for ever.
@@ -153,7 +154,12 @@ func (l *ledger) gave(gen int64) (lost bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	cur := l.gen.Load()
-	lost = gen+genSlack < cur
+	// Far below one given before; or 1, the first of a counter that was
+	// missing, after others: a counter deleted (or that held garbage and
+	// was deleted) restarts at 1, which may be less than genSlack below,
+	// and copies stored before would then look newer than changes told
+	// after.
+	lost = gen+genSlack < cur || gen == 1 && cur > 1
 	if lost || gen > cur {
 		l.gen.Store(gen)
 	}

@@ -65,3 +65,34 @@ func TestLedgerPrune(t *testing.T) {
 		t.Error("overgrown right after a prune")
 	}
 }
+
+// TestLedgerGaveLost: a generation far below one the Store gave means it
+// lost its state; so does 1 after others (a counter deleted, as after it
+// held garbage, starts again, maybe less than genSlack below), which the
+// crawl with a one-minute TTL found: copies stored before the reset
+// looked newer than changes told after it, and an index stayed stale.
+// Generations a little out of order (concurrent calls) are not a loss.
+func TestLedgerGaveLost(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		gens []int64
+		lost bool
+	}{
+		{"in order", []int64{1, 2, 3, 40}, false},
+		{"out of order", []int64{30, 40, 35, 41}, false},
+		{"far below", []int64{5000, 3}, true},
+		{"restarted at 1", []int64{25, 1}, true},
+		{"the first is 1", []int64{1}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := newLedger()
+			lost := false
+			for _, g := range tc.gens {
+				lost = l.gave(g) || lost
+			}
+			if lost != tc.lost {
+				t.Errorf("gave %v: lost %v, want %v", tc.gens, lost, tc.lost)
+			}
+		})
+	}
+}
