@@ -249,8 +249,12 @@ func TestAuditStorm(t *testing.T) {
 		t.Errorf("%d goroutines after the storm, %d before", n, before)
 	}
 	waitFor(t, func() bool { r := sm.Audit(); return r.Checked+r.Skipped+3*r.FilesSkipped == 3*100_001 })
-	if r := sm.Audit(); r.Checked != 7 || r.FilesSkipped < 100_000-auditQueue-1 { // the queue, and the file in hand
-		t.Errorf("checked %d (want 7), files skipped %d", r.Checked, r.FilesSkipped)
+	// How many files the worker takes in while the storm lasts depends on
+	// the machine (the race detector's run took 30 more than the queue);
+	// what is bounded is the requests, and that the queue overflows
+	// rather than grows.
+	if r := sm.Audit(); r.Checked != 7 || r.FilesSkipped < 100_000/2 {
+		t.Errorf("checked %d (want 7), files skipped %d (want most of 100,000)", r.Checked, r.FilesSkipped)
 	}
 }
 
