@@ -2,6 +2,7 @@ package sitemap
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -101,8 +102,25 @@ func (f *fleet) gave(ctx context.Context, gen int64) bool {
 // state lost at once agree on one new era.
 func (f *fleet) agree(ctx context.Context, lost time.Time) (time.Time, error) {
 	unlock, err := f.sh.lock(ctx, "born")
+	for delay := time.Millisecond; errors.Is(err, ErrLocked); delay = min(2*delay, fleetWaitMax) {
+		// Another replica is agreeing (the replicas of a new Store all
+		// find it empty at once): its era is there once it unlocks.
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return time.Time{}, ctx.Err()
+		case <-t.C:
+		}
+		if b, err := f.sh.getBorn(ctx); err != nil {
+			return time.Time{}, err
+		} else if b.After(lost) {
+			return b, nil
+		}
+		unlock, err = f.sh.lock(ctx, "born")
+	}
 	if err != nil {
-		return time.Time{}, err // locked by another replica agreeing, or down: the next look reads its era
+		return time.Time{}, err // the Store is down: the next look reads the era
 	}
 	defer unlock()
 	b, err := f.sh.getBorn(ctx)
