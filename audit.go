@@ -7,11 +7,9 @@ import (
 	"log/slog"
 	"maps"
 	"math"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -224,17 +222,7 @@ func (a *auditor) audit(j auditJob) {
 // sample picks ceil(share × n) of locs, at least one, at random, in the
 // file's order.
 func (a *auditor) sample(locs []string) []string {
-	n := min(len(locs), max(1, int(math.Ceil(a.share*float64(len(locs))))))
-	if n == len(locs) {
-		return locs
-	}
-	picked := rand.Perm(len(locs))[:n]
-	sort.Ints(picked)
-	out := make([]string, n)
-	for i, p := range picked {
-		out[i] = locs[p]
-	}
-	return out
+	return pagecheck.Sample(locs, max(1, int(math.Ceil(a.share*float64(len(locs))))))
 }
 
 // take spends one URL of the minute's budget, if any is left.

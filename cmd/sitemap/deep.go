@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
-	"sort"
 	"sync"
 
 	"github.com/freshmap/sitemap"
@@ -64,16 +62,7 @@ func (d *deep) sample(locs []string) []string {
 	n := min(len(locs), d.perFile, d.left)
 	d.left -= n
 	d.mu.Unlock()
-	if n == len(locs) {
-		return locs
-	}
-	picked := rand.Perm(len(locs))[:n]
-	sort.Ints(picked)
-	out := make([]string, n)
-	for i, p := range picked {
-		out[i] = locs[p]
-	}
-	return out
+	return pagecheck.Sample(locs, n)
 }
 
 // page fetches loc and returns what is wrong with it.

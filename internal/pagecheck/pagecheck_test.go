@@ -2,6 +2,7 @@ package pagecheck
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -92,5 +93,20 @@ Sitemap: https://example.com/sitemap_index.xml
 	}
 	if ok, by := ParseRobots([]byte("User-agent: *\nDisallow: /\n"), "googlebot").Allowed("/x"); ok || by != "Disallow: /" {
 		t.Errorf("Allowed = %v %q, want false by Disallow: /", ok, by)
+	}
+}
+
+// TestSample: n of the locations, each once, in their order; all of them
+// when n covers them.
+func TestSample(t *testing.T) {
+	locs := []string{"a", "b", "c", "d", "e", "f", "g", "h"}
+	for range 100 {
+		got := Sample(locs, 3)
+		if len(got) != 3 || !slices.IsSortedFunc(got, strings.Compare) || len(slices.Compact(slices.Clone(got))) != 3 {
+			t.Fatalf("Sample(8 locations, 3) = %q", got)
+		}
+	}
+	if got := Sample(locs, 20); len(got) != len(locs) {
+		t.Errorf("Sample(8 locations, 20) = %q, want all", got)
 	}
 }
