@@ -68,20 +68,11 @@ func putPlainBody(b *plainBody) {
 
 // Seek sets the position of the next Read, without decompressing.
 func (b *plainBody) Seek(offset int64, whence int) (int64, error) {
-	switch whence {
-	case io.SeekStart:
-	case io.SeekCurrent:
-		offset += b.pos
-	case io.SeekEnd:
-		offset += b.size
-	default:
-		return 0, errInvalidWhence
+	pos, err := seekTo(offset, whence, b.pos, b.size)
+	if err == nil {
+		b.pos = pos
 	}
-	if offset < 0 {
-		return 0, errNegativeSeek
-	}
-	b.pos = offset
-	return offset, nil
+	return pos, err
 }
 
 // Read decompresses into p from the position Seek set.

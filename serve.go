@@ -58,6 +58,24 @@ var (
 	errNegativeSeek  = errors.New("sitemap: Seek: negative position")
 )
 
+// seekTo returns the position Seek(offset, whence) sets in a body of size
+// bytes whose position is pos, as io.Seeker says.
+func seekTo(offset int64, whence int, pos, size int64) (int64, error) {
+	switch whence {
+	case io.SeekStart:
+	case io.SeekCurrent:
+		offset += pos
+	case io.SeekEnd:
+		offset += size
+	default:
+		return 0, errInvalidWhence
+	}
+	if offset < 0 {
+		return 0, errNegativeSeek
+	}
+	return offset, nil
+}
+
 // conditional reports whether a request's header has a field that may
 // make its answer other than a full 200: a precondition or a Range. An
 // If-Range alone changes nothing.
@@ -89,20 +107,11 @@ func (br *bodyReader) Read(p []byte) (int, error) {
 }
 
 func (br *bodyReader) Seek(offset int64, whence int) (int64, error) {
-	switch whence {
-	case io.SeekStart:
-	case io.SeekCurrent:
-		offset += br.off
-	case io.SeekEnd:
-		offset += int64(len(br.b))
-	default:
-		return 0, errInvalidWhence
+	pos, err := seekTo(offset, whence, br.off, int64(len(br.b)))
+	if err == nil {
+		br.off = pos
 	}
-	if offset < 0 {
-		return 0, errNegativeSeek
-	}
-	br.off = offset
-	return offset, nil
+	return pos, err
 }
 
 // WriteTo writes the rest of the body in one write.
