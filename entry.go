@@ -112,6 +112,26 @@ func (e *entry) withoutClock() *entry {
 	return r
 }
 
+// madeOnce returns the form of an entry that p holds (its text, its HTML
+// view), made by build under mu if p holds none yet, and given to attach,
+// which stores it in p: concurrent first requests make it once.
+func madeOnce[T any](p *atomic.Pointer[T], mu *sync.Mutex, build func() (*T, error), attach func(*T)) (*T, error) {
+	if v := p.Load(); v != nil {
+		return v, nil
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if v := p.Load(); v != nil {
+		return v, nil
+	}
+	v, err := build()
+	if err != nil {
+		return nil, err
+	}
+	attach(v)
+	return v, nil
+}
+
 // expires returns when e stops being fresh, built as it was with a TTL of
 // ttl: a second after it was built if it has no clock yet (rule 1 of
 // clock.go), so that a build in a later second gives it one.

@@ -61,20 +61,7 @@ func (v *htmlView) cost() int64 { return gzBytes(v.parts) }
 // htmlOf returns the HTML view of e, made once by build: the first call
 // makes it and gives it to attach, which stores it in e.html.
 func htmlOf(e *entry, build func() (*htmlView, error), attach func(v *htmlView)) (*htmlView, error) {
-	if v := e.html.Load(); v != nil {
-		return v, nil
-	}
-	e.htmlMu.Lock()
-	defer e.htmlMu.Unlock()
-	if v := e.html.Load(); v != nil {
-		return v, nil
-	}
-	v, err := build()
-	if err != nil {
-		return nil, err
-	}
-	attach(v)
-	return v, nil
+	return madeOnce(&e.html, &e.htmlMu, build, attach)
 }
 
 // htmlShell is what every part of a view shows around its rows.

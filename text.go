@@ -15,21 +15,13 @@ import (
 // textOf returns the text form of e, made once: the first call makes it
 // and gives it to attach, which stores it in e.text.
 func textOf(e *entry, level int, attach func(t *entry)) (*entry, error) {
-	if t := e.text.Load(); t != nil {
-		return t, nil
-	}
-	e.textMu.Lock()
-	defer e.textMu.Unlock()
-	if t := e.text.Load(); t != nil {
-		return t, nil
-	}
-	gz, sum, err := compress(level, func(w io.Writer) error { return xmlToText(w, e.gz) })
-	if err != nil {
-		return nil, err
-	}
-	t := newEntry(gz, sum, level, e.lastMod, e.built)
-	attach(t)
-	return t, nil
+	return madeOnce(&e.text, &e.textMu, func() (*entry, error) {
+		gz, sum, err := compress(level, func(w io.Writer) error { return xmlToText(w, e.gz) })
+		if err != nil {
+			return nil, err
+		}
+		return newEntry(gz, sum, level, e.lastMod, e.built), nil
+	}, attach)
 }
 
 // xmlToText writes the location of every <url> of gz, a <urlset> this
