@@ -49,16 +49,7 @@ func BenchmarkServeCachedCrawlLog(b *testing.B) {
 			if !ok {
 				b.Fatal("not cached")
 			}
-			b.ReportAllocs()
-			b.SetBytes(int64(len(e.gz)))
-			for b.Loop() {
-				clear(w.h)
-				w.code = 0
-				sm.ServeHTTP(w, r)
-			}
-			if w.code != 0 && w.code != 200 {
-				b.Fatal(w.code)
-			}
+			serveLoop(b, sm, r, w, int64(len(e.gz)), http.StatusOK)
 			if c.crawlers.Files >= 0 && len(sm.CrawlLog()) != 1 {
 				b.Fatal("not logged")
 			}

@@ -2,6 +2,7 @@ package sitemap
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"context"
 	"fmt"
@@ -48,6 +49,24 @@ func (d *discard) Header() http.Header         { return d.h }
 func (d *discard) Write(p []byte) (int, error) { return len(p), nil }
 func (d *discard) WriteHeader(code int)        { d.code = code }
 
+// serveLoop is the loop of a serving benchmark: h serves r into w, b.N
+// times, with n bytes a response (none counted if 0); it fails b unless
+// the last answer's status was want.
+func serveLoop(b *testing.B, h http.Handler, r *http.Request, w *discard, n int64, want int) {
+	b.ReportAllocs()
+	if n > 0 {
+		b.SetBytes(n)
+	}
+	for b.Loop() {
+		clear(w.h)
+		w.code = 0
+		h.ServeHTTP(w, r)
+	}
+	if got := cmp.Or(w.code, http.StatusOK); got != want {
+		b.Fatalf("status %d, want %d", got, want)
+	}
+}
+
 func cachedBench(b *testing.B, urls int) (*Sitemap, *entry) {
 	sm, err := New(Config{BaseURL: "https://shop.example.com", TTL: time.Hour}, Section{Source: benchSource(urls)})
 	if err != nil {
@@ -80,17 +99,7 @@ func mustRequest(path string, hdr ...string) *http.Request {
 func BenchmarkServeCached(b *testing.B) {
 	sm, e := cachedBench(b, MaxURLs)
 	r := mustRequest("/sitemap-1.xml.gz")
-	w := &discard{h: http.Header{}}
-	b.ReportAllocs()
-	b.SetBytes(int64(len(e.gz)))
-	for b.Loop() {
-		clear(w.h)
-		w.code = 0
-		sm.ServeHTTP(w, r)
-	}
-	if w.code != 0 && w.code != 200 {
-		b.Fatal(w.code)
-	}
+	serveLoop(b, sm, r, &discard{h: http.Header{}}, int64(len(e.gz)), http.StatusOK)
 }
 
 // BenchmarkServePlainXML serves the same cached page as
@@ -101,15 +110,9 @@ func BenchmarkServePlainXML(b *testing.B) {
 	sm, e := cachedBench(b, MaxURLs)
 	r := mustRequest("/sitemap-1.xml")
 	w := &discard{h: http.Header{}}
-	b.ReportAllocs()
-	b.SetBytes(e.size)
-	for b.Loop() {
-		clear(w.h)
-		w.code = 0
-		sm.ServeHTTP(w, r)
-	}
-	if w.code != 0 && w.code != 200 || w.h.Get("Content-Encoding") != "" {
-		b.Fatal(w.code, w.h)
+	serveLoop(b, sm, r, w, e.size, http.StatusOK)
+	if w.h.Get("Content-Encoding") != "" {
+		b.Fatal(w.h)
 	}
 }
 
@@ -132,16 +135,7 @@ func BenchmarkServeContentBaseline(b *testing.B) {
 func BenchmarkNotModified(b *testing.B) {
 	sm, e := cachedBench(b, MaxURLs)
 	r := mustRequest("/sitemap-1.xml.gz", "If-None-Match", e.etagFile[0])
-	w := &discard{h: http.Header{}}
-	b.ReportAllocs()
-	for b.Loop() {
-		clear(w.h)
-		w.code = 0
-		sm.ServeHTTP(w, r)
-	}
-	if w.code != http.StatusNotModified {
-		b.Fatal(w.code)
-	}
+	serveLoop(b, sm, r, &discard{h: http.Header{}}, 0, http.StatusNotModified)
 }
 
 // BenchmarkPassThrough sends a request the middleware does not serve
@@ -306,17 +300,7 @@ func BenchmarkServeIndex(b *testing.B) {
 	sm, _ := cachedBench(b, 1000)
 	for _, path := range []string{"/sitemap_index.xml", "/robots.txt"} {
 		b.Run(strings.TrimPrefix(path, "/"), func(b *testing.B) {
-			r := mustRequest(path, "Accept-Encoding", "gzip")
-			w := &discard{h: http.Header{}}
-			b.ReportAllocs()
-			for b.Loop() {
-				clear(w.h)
-				w.code = 0
-				sm.ServeHTTP(w, r)
-			}
-			if w.code != 0 && w.code != 200 {
-				b.Fatal(w.code)
-			}
+			serveLoop(b, sm, mustRequest(path, "Accept-Encoding", "gzip"), &discard{h: http.Header{}}, 0, http.StatusOK)
 		})
 	}
 }
