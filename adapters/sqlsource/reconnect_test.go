@@ -3,12 +3,14 @@ package sqlsource_test
 import (
 	"database/sql"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/freshmap/sitemap/internal/tcpproxy"
+	"github.com/freshmap/sitemap/internal/testkit"
 )
 
 // proxied opens d's database server through a TCP proxy that the test
@@ -52,11 +54,11 @@ func TestWatchReconnect(t *testing.T) {
 			rec := &recorder{inv: f.sm, tick: f.realTime()}
 			before := f.crawlAll(t)
 			proxy, db := proxied(t, d)
-			logs := &logBuffer{}
+			logs := &testkit.SyncBuffer{}
 			watch(t, f.watchSource(t, db, 100*time.Millisecond, logs), rec)
 
 			proxy.Cut()
-			poll(t, "the watcher to find its connection cut", func() bool { return logs.contains("trying again") })
+			poll(t, "the watcher to find its connection cut", func() bool { return strings.Contains(logs.String(), "trying again") })
 			f.exec(t, "UPDATE products SET slug = 'renamed-12' WHERE id = 12")
 			time.Sleep(300 * time.Millisecond) // a few of its attempts fail
 			if rec.told(2) {
@@ -68,7 +70,7 @@ func TestWatchReconnect(t *testing.T) {
 				t.Errorf("page 2 does not show the change made while cut off:\n%s", after.pages[2].body)
 			}
 			f.checkOnlyChanged(t, 2, before, after)
-			if !logs.contains("read again") {
+			if !strings.Contains(logs.String(), "read again") {
 				t.Error("the watcher did not log that it reads the summary again")
 			}
 

@@ -1,7 +1,6 @@
 package sqlsource_test
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/freshmap/sitemap/adapters/sqlsource"
+	"github.com/freshmap/sitemap/internal/testkit"
 )
 
 // The tests of Watch change rows behind a Sitemap whose clock never
@@ -68,27 +68,9 @@ func (r *recorder) told(page int64) bool {
 	return false
 }
 
-// logBuffer is a Logger's output, safe for concurrent use.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) contains(s string) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return strings.Contains(b.buf.String(), s)
-}
-
 // watchSource returns a Source on db over f's catalogue and summary that
 // watches every interval, logging to logs if set.
-func (f *freshSite) watchSource(t *testing.T, db *sql.DB, every time.Duration, logs *logBuffer) *sqlsource.Source {
+func (f *freshSite) watchSource(t *testing.T, db *sql.DB, every time.Duration, logs *testkit.SyncBuffer) *sqlsource.Source {
 	t.Helper()
 	cfg := f.c.config(10)
 	cfg.Summary, cfg.WatchInterval = true, every
@@ -286,13 +268,13 @@ func TestWatchInvalidateFails(t *testing.T) {
 	d := openDB(t, "sqlite")
 	f := newFreshSite(t, d, nil, true)
 	before := runtime.NumGoroutine()
-	logs := &logBuffer{}
+	logs := &testkit.SyncBuffer{}
 	w, err := f.watchSource(t, d.db, 50*time.Millisecond, logs).Watch(context.Background(), &recorder{fail: true}, "products")
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.exec(t, "UPDATE products SET slug = 'renamed-12' WHERE id = 12")
-	poll(t, "the watcher to stop", func() bool { return logs.contains("watch stopped") })
+	poll(t, "the watcher to stop", func() bool { return strings.Contains(logs.String(), "watch stopped") })
 	if err := w.Close(); err == nil || !strings.Contains(err.Error(), "refused") {
 		t.Errorf("Close = %v; want the Invalidator's error", err)
 	}
