@@ -67,7 +67,9 @@ func (b pageBuilder) build(ctx context.Context, j job) (*entry, effects, error) 
 		}
 	}
 	spec := sec.spec
-	spec.report = func(loc string, err error) { b.rep.rejected(sec, k, loc, err) }
+	urls := b.rep.urls(sec, k)
+	defer urls.done() // one log line for all the URLs skipped, however many
+	spec.report, spec.notice = urls.rejected, urls.noticed
 	var tr *tracker
 	if b.rep.tracking() {
 		var prev []urlSum

@@ -29,9 +29,9 @@ func TestStandardFields(t *testing.T) {
 		// as the build time (encodePage, maxLastModSkew).
 		{name: "lastmod year 9999", u: u(func(u *URL) { u.LastMod = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC) }), want: "<lastmod>" + testNow.Format("2006-01-02T15:04:05Z") + "</lastmod>"},
 		{name: "lastmod year 10000 local is 9999 UTC", u: u(func(u *URL) { u.LastMod = time.Date(10000, 1, 1, 1, 0, 0, 0, plus2) }), want: "<lastmod>" + testNow.Format("2006-01-02T15:04:05Z") + "</lastmod>"},
-		{name: "lastmod year 0", u: u(func(u *URL) { u.LastMod = day(0, 12, 31) }), field: "lastmod", err: errYear},
-		{name: "lastmod year 10000", u: u(func(u *URL) { u.LastMod = day(10000, 1, 1) }), field: "lastmod", err: errYear},
-		{name: "lastmod year -5", u: u(func(u *URL) { u.LastMod = day(-5, 1, 1) }), field: "lastmod", err: errYear},
+		{name: "lastmod year 0", u: u(func(u *URL) { u.LastMod = day(0, 12, 31) }), field: "lastmod", err: errYear, dropped: "lastmod", want: "<url><loc>" + loc + "</loc></url>"},
+		{name: "lastmod year 10000", u: u(func(u *URL) { u.LastMod = day(10000, 1, 1) }), field: "lastmod", err: errYear, dropped: "lastmod", want: "<url><loc>" + loc + "</loc></url>"},
+		{name: "lastmod year -5", u: u(func(u *URL) { u.LastMod = day(-5, 1, 1) }), field: "lastmod", err: errYear, dropped: "lastmod", want: "<url><loc>" + loc + "</loc></url>"},
 		{name: "no lastmod", u: u(func(u *URL) {}), want: "<url><loc>" + loc + "</loc></url>"},
 
 		// changefreq
@@ -42,8 +42,8 @@ func TestStandardFields(t *testing.T) {
 		{name: "changefreq monthly", u: u(func(u *URL) { u.ChangeFreq = Monthly }), want: "<changefreq>monthly</changefreq>"},
 		{name: "changefreq yearly", u: u(func(u *URL) { u.ChangeFreq = Yearly }), want: "<changefreq>yearly</changefreq>"},
 		{name: "changefreq never", u: u(func(u *URL) { u.ChangeFreq = Never }), want: "<changefreq>never</changefreq>"},
-		{name: "changefreq sometimes", u: u(func(u *URL) { u.ChangeFreq = "sometimes" }), field: "changefreq", err: errChangeFreq},
-		{name: "changefreq capitalised", u: u(func(u *URL) { u.ChangeFreq = "Daily" }), field: "changefreq", err: errChangeFreq},
+		{name: "changefreq sometimes", u: u(func(u *URL) { u.ChangeFreq = "sometimes" }), field: "changefreq", err: errChangeFreq, dropped: "changefreq", want: "<url><loc>" + loc + "</loc></url>"},
+		{name: "changefreq capitalised", u: u(func(u *URL) { u.ChangeFreq = "Daily" }), field: "changefreq", err: errChangeFreq, dropped: "changefreq", want: "<url><loc>" + loc + "</loc></url>"},
 
 		// priority: 0.0 to 1.0, an explicit 0.0 is written
 		{name: "priority 0.0", u: u(func(u *URL) { u.Priority = new(0.0) }), want: "<priority>0.0</priority>"},
@@ -51,10 +51,10 @@ func TestStandardFields(t *testing.T) {
 		{name: "priority 0.8", u: u(func(u *URL) { u.Priority = new(0.8) }), want: "<priority>0.8</priority>"},
 		{name: "priority 0.25", u: u(func(u *URL) { u.Priority = new(0.25) }), want: "<priority>0.25</priority>"},
 		{name: "priority 1", u: u(func(u *URL) { u.Priority = new(1.0) }), want: "<priority>1.0</priority>"},
-		{name: "priority -0.1", u: u(func(u *URL) { u.Priority = new(-0.1) }), field: "priority", err: errPriority},
-		{name: "priority 1.1", u: u(func(u *URL) { u.Priority = new(1.1) }), field: "priority", err: errPriority},
-		{name: "priority NaN", u: u(func(u *URL) { u.Priority = new(math.NaN()) }), field: "priority", err: errPriority},
-		{name: "priority +Inf", u: u(func(u *URL) { u.Priority = new(math.Inf(1)) }), field: "priority", err: errPriority},
+		{name: "priority -0.1", u: u(func(u *URL) { u.Priority = new(-0.1) }), field: "priority", err: errPriority, dropped: "priority", want: "<url><loc>" + loc + "</loc></url>"},
+		{name: "priority 1.1", u: u(func(u *URL) { u.Priority = new(1.1) }), field: "priority", err: errPriority, dropped: "priority", want: "<url><loc>" + loc + "</loc></url>"},
+		{name: "priority NaN", u: u(func(u *URL) { u.Priority = new(math.NaN()) }), field: "priority", err: errPriority, dropped: "priority", want: "<url><loc>" + loc + "</loc></url>"},
+		{name: "priority +Inf", u: u(func(u *URL) { u.Priority = new(math.Inf(1)) }), field: "priority", err: errPriority, dropped: "priority", want: "<url><loc>" + loc + "</loc></url>"},
 		{name: "all standard fields in schema order", u: u(func(u *URL) {
 			u.LastMod, u.ChangeFreq, u.Priority = day(2024, 5, 6), Weekly, new(0.5)
 		}), want: "<url><loc>" + loc + "</loc><lastmod>2024-05-06T00:00:00Z</lastmod><changefreq>weekly</changefreq><priority>0.5</priority></url>"},
@@ -83,39 +83,46 @@ func TestImageRules(t *testing.T) {
 		}), want: "<image:caption>A &lt;b&gt;dog&lt;/b&gt; &amp; a cat</image:caption><image:geo_location>Limerick, Ireland</image:geo_location>" +
 			"<image:title>&quot;Dogs&quot;</image:title><image:license>https://example.com/license?id=1&amp;v=2</image:license></image:image>"},
 		{name: "1000 images", u: imageURL(1000, nil), want: "<image:image>"},
-		{name: "1001 images", u: imageURL(1001, nil), field: "image", err: errTooMany},
-		{name: "no image loc", u: img(func(i *Image) { i.Loc = "" }), field: "image.loc", err: errNotAbsolute},
-		{name: "relative image loc", u: img(func(i *Image) { i.Loc = "/img/a.jpg" }), field: "image.loc", err: errNotAbsolute},
-		{name: "data image loc", u: img(func(i *Image) { i.Loc = "data:image/png;base64,AAAA" }), field: "image.loc", err: errNotAbsolute},
-		{name: "image loc with a control character", u: img(func(i *Image) { i.Loc = "https://cdn.example.net/a\x00.jpg" }), field: "image.loc", err: errControl},
-		{name: "image loc with user info", u: img(func(i *Image) { i.Loc = "https://me@cdn.example.net/a.jpg" }), field: "image.loc", err: errBadHost},
-		{name: "image license not a URL", u: img(func(i *Image) { i.License = "CC-BY" }), field: "image.license", err: errNotAbsolute},
+		{name: "1001 images", u: imageURL(1001, nil), field: "image", err: errTooMany, dropped: "image:image"},
+		{name: "no image loc", u: img(func(i *Image) { i.Loc = "" }), field: "image.loc", err: errNotAbsolute, dropped: "image:image"},
+		{name: "relative image loc", u: img(func(i *Image) { i.Loc = "/img/a.jpg" }), field: "image.loc", err: errNotAbsolute, dropped: "image:image"},
+		{name: "data image loc", u: img(func(i *Image) { i.Loc = "data:image/png;base64,AAAA" }), field: "image.loc", err: errNotAbsolute, dropped: "image:image"},
+		{name: "image loc with a control character", u: img(func(i *Image) { i.Loc = "https://cdn.example.net/a\x00.jpg" }), field: "image.loc", err: errControl, dropped: "image:image"},
+		{name: "image loc with user info", u: img(func(i *Image) { i.Loc = "https://me@cdn.example.net/a.jpg" }), field: "image.loc", err: errBadHost, dropped: "image:image"},
+		{name: "image license not a URL", u: img(func(i *Image) { i.License = "CC-BY" }), field: "image.license", err: errNotAbsolute, dropped: "image:image"},
 		{name: "image loc percent-encoded", u: img(func(i *Image) { i.Loc = "https://cdn.example.net/bild über.jpg" }), want: "<image:loc>https://cdn.example.net/bild%20%C3%BCber.jpg</image:loc>"},
 	})
 }
 
+// TestUndeclaredExtension: the elements of an extension the section does
+// not declare are dropped, all of them with one report, and the URL is
+// written without them.
 func TestUndeclaredExtension(t *testing.T) {
-	full := URL{Loc: testBase + "x", Images: []Image{{Loc: "https://cdn.example.net/a.jpg"}}}
+	full := URL{Loc: testBase + "x", Images: []Image{{Loc: "https://cdn.example.net/a.jpg"}, {Loc: "https://cdn.example.net/b.jpg"}}}
 	for _, tc := range []struct {
-		name  string
-		ext   Extensions
-		u     URL
-		field string
+		name           string
+		ext            Extensions
+		u              URL
+		field, element string
 	}{
-		{"image with video only", ExtVideo, full, "image"},
-		{"image with none", ExtNone, full, "image"},
-		{"video with image only", ExtImage, videoURL(nil), "video"},
-		{"news with the others", ExtImage | ExtVideo | ExtAlternates, newsURL(nil), "news"},
-		{"news with the default", 0, newsURL(nil), "news"},
-		{"alternates with news only", ExtNews, alternatesURL("en"), "xhtml:link"},
-		{"ExtNone wins over the others", ExtNone | ExtImage, full, "image"},
+		{"image with video only", ExtVideo, full, "image", "image:image"},
+		{"image with none", ExtNone, full, "image", "image:image"},
+		{"video with image only", ExtImage, videoURL(nil), "video", "video:video"},
+		{"news with the others", ExtImage | ExtVideo | ExtAlternates, newsURL(nil), "news", "news:news"},
+		{"news with the default", 0, newsURL(nil), "news", "news:news"},
+		{"alternates with news only", ExtNews, alternatesURL("en", "de"), "xhtml:link", "xhtml:link"},
+		{"ExtNone wins over the others", ExtNone | ExtImage, full, "image", "image:image"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := encodeSpec(t, listSource(URL{Loc: anchorLoc}, tc.u), pageSpec{base: testBase, ext: tc.ext})
-			if r.err != nil {
-				t.Fatal(r.err)
+			if r.err != nil || len(r.rejected) > 0 || r.st.urls != 2 {
+				t.Fatalf("err %v, rejected %v, %d URLs written", r.err, r.rejected, r.st.urls)
 			}
-			checkRejected(t, r, tc.u.Loc, tc.field, errUndeclared)
+			checkDropped(t, r, tc.u, tc.field, errUndeclared, tc.element)
+			if want := "<url><loc>" + tc.u.Loc + "</loc></url>"; !strings.Contains(string(r.doc), want) {
+				t.Errorf("document lacks %s:\n%s", want, r.doc)
+			}
+			xsdcheck.URLSet(t, r.doc)
 		})
 	}
 }

@@ -229,9 +229,6 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	for _, sec := range st.sections {
-		sec.spec.notice = func(page int64, loc string, err error) { rep.corrected(sec, page, loc, err) }
-	}
 	var file *clockFile
 	if cfg.ClockFile != "" {
 		if file, err = openClockFile(cfg.ClockFile, st.sections, now(), log); err != nil {
