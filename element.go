@@ -19,15 +19,15 @@ import (
 // <image:image> without its license, would say something false.
 //  1. lastmod, changefreq, priority: that element (TestStandardFields).
 //  2. An image: that <image:image>; past the 1,000th written, the rest,
-//     reported once (TestImageRules, TestOneBadImage).
-//  3. A video: that <video:video> (TestVideoRules, TestOneBadVideo).
+//     reported once (TestImageRules, TestOneBadElement).
+//  3. A video: that <video:video> (TestVideoRules, TestOneBadElement).
 //  4. News: in a section that declares ExtNews, the URL (an article is
 //     why a URL is in a news sitemap, and an old one must leave it); in
 //     one that does not, the <news:news> as undeclared (TestNewsRules,
 //     TestUndeclaredExtension).
 //  5. An alternate: that <xhtml:link>; and all of them when none of those
 //     kept links to the page and no self link can be added
-//     (appendAlternates, TestAlternateRules, TestOneBadAlternate).
+//     (appendAlternates, TestAlternateRules, TestOneBadElement).
 //  6. An undeclared extension: all its elements, reported once.
 func (e *encoder) appendURL(b []byte, u *URL) ([]byte, error) {
 	var err error

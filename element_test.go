@@ -1,8 +1,10 @@
 package sitemap
 
 import (
+	"errors"
 	"math"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -151,5 +153,97 @@ func TestNamespaces(t *testing.T) {
 			t.Errorf("Extensions %#x: document starts\n%.300s\nwant\n%s", tc.ext, r.doc, want)
 		}
 		xsdcheck.URLSet(t, r.doc)
+	}
+}
+
+// TestOneBadElement: a URL with one bad image among good ones (a loc of
+// 2,048 characters or more), one bad video, one bad alternate, or a news
+// article in a section that does not declare news, is served without that
+// element, with the others; the drop reaches OnNotice (not OnReject),
+// Stats and SectionStats, and the page is schema-valid. A bad article in a
+// news section skips its URL instead (appendNews).
+func TestOneBadElement(t *testing.T) {
+	const page = testBase + "product"
+	long := "https://cdn.example.net/" + strings.Repeat("x", 2048) + ".jpg"
+	good := videoURL(nil).Videos[0]
+	badVideo := good
+	badVideo.Title = strings.Repeat("t", 101)
+	for _, tc := range []struct {
+		name           string
+		u              URL
+		ext            Extensions
+		field, element string
+		err            error
+		want, unwanted []string // fragments the page holds, and does not
+	}{
+		{name: "image", u: URL{Loc: page, Images: []Image{{Loc: "https://cdn.example.net/1.jpg"}, {Loc: long}, {Loc: "https://cdn.example.net/3.jpg"}}},
+			field: "image.loc", element: "image:image", err: errTooLong,
+			want:     []string{"<image:image><image:loc>https://cdn.example.net/1.jpg</image:loc></image:image><image:image><image:loc>https://cdn.example.net/3.jpg</image:loc></image:image></url>"},
+			unwanted: []string{"xxxx"}},
+		{name: "video", u: URL{Loc: page, Videos: []Video{good, badVideo}},
+			field: "video.title", element: "video:video", err: errLength,
+			want:     []string{"<video:title>" + good.Title + "</video:title>"},
+			unwanted: []string{"ttttt"}},
+		{name: "alternate", u: URL{Loc: page, Alternates: []Alternate{{Hreflang: "en", Href: page}, {Hreflang: "de", Href: long}, {Hreflang: "fr", Href: testBase + "fr/product"}}},
+			field: "xhtml:link.href", element: "xhtml:link", err: errTooLong,
+			want:     []string{"</loc>" + link("en", page) + link("fr", testBase+"fr/product") + "</url>"},
+			unwanted: []string{`hreflang="de"`}},
+		{name: "news undeclared", u: URL{Loc: page, Images: []Image{{Loc: "https://cdn.example.net/1.jpg"}}, News: newsURL(nil).News},
+			field: "news", element: "news:news", err: errUndeclared,
+			want: []string{"<image:loc>https://cdn.example.net/1.jpg</image:loc></image:image></url>"}, unwanted: []string{"news:"}},
+		{name: "news too old in a news section", ext: ExtNews, u: URL{Loc: page, News: newsURL(func(n *News) { n.PublicationDate = testNow.Add(-72 * time.Hour) }).News},
+			field: "news.publication_date", err: errNewsTooOld, unwanted: []string{"<loc>" + page + "</loc>"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var rejected, noticed []error
+			hook := func(to *[]error) func(string, int64, string, error) {
+				return func(section string, p int64, loc string, err error) {
+					if section != "s" || p != 1 || loc != page {
+						t.Errorf("reported (%q, %d, %q)", section, p, loc)
+					}
+					mu.Lock()
+					*to = append(*to, err)
+					mu.Unlock()
+				}
+			}
+			sm := newTestSitemap(t, Config{Now: func() time.Time { return testNow }, OnReject: hook(&rejected), OnNotice: hook(&noticed)},
+				Section{Name: "s", Source: FromSlice([]URL{{Loc: anchorLoc}, tc.u}, 1000), Extensions: tc.ext})
+			w := get(sm, "/sitemap-s-1.xml")
+			if w.Code != 200 {
+				t.Fatalf("status %d", w.Code)
+			}
+			body := w.Body.String()
+			for _, f := range tc.want {
+				if !strings.Contains(body, f) {
+					t.Errorf("page lacks %.300q:\n%.3000s", f, body)
+				}
+			}
+			for _, f := range tc.unwanted {
+				if strings.Contains(body, f) {
+					t.Errorf("page holds %.300q:\n%.3000s", f, body)
+				}
+			}
+			xsdcheck.URLSet(t, w.Body.Bytes())
+			reported, others := noticed, rejected
+			if tc.element == "" { // the URL is skipped
+				reported, others = rejected, noticed
+			}
+			var bad *InvalidURLError
+			if len(reported) != 1 || len(others) != 0 || !errors.As(reported[0], &bad) || bad.Field != tc.field || bad.Dropped != tc.element ||
+				!errors.Is(reported[0], tc.err) || errors.Is(reported[0], ErrElementDropped) != (tc.element != "") {
+				t.Fatalf("rejected %v, noticed %v; want one %s on %s, dropping %q", rejected, noticed, tc.err, tc.field, tc.element)
+			}
+			st, sec := sm.Stats(), sectionStatsOf(t, sm, "s")
+			if tc.element == "" {
+				if st.RejectedURLs != 1 || st.DroppedElements != 0 || sec.RejectedURLs[tc.field] != 1 {
+					t.Errorf("stats %+v, section %+v", st, sec)
+				}
+				return
+			}
+			if st.RejectedURLs != 0 || st.DroppedElements != 1 || st.CorrectedURLs != 1 || sec.DroppedElements[tc.field] != 1 || sec.RejectedURLs != nil {
+				t.Errorf("stats %+v, section %+v", st, sec)
+			}
+		})
 	}
 }
