@@ -108,7 +108,7 @@ func (b pageBuilder) build(ctx context.Context, j job) (*entry, effects, error) 
 		fx.change = b.change(sec, k, tr, j.prev)
 	}
 	b.rep.log.Debug("sitemap: built page", "section", sec.name, "page", k.page, "urls", st.urls,
-		"rejected", st.rejected, "bytes", st.bytes, "gzip_bytes", len(gz), "duration", dur, "clock", at)
+		"rejected", st.rejected, "corrected", st.corrected, "bytes", st.bytes, "gzip_bytes", len(gz), "duration", dur, "clock", at)
 	return e, fx, nil
 }
 
