@@ -23,56 +23,76 @@ var (
 )
 
 // appendAlternates writes the hreflang <xhtml:link> elements of u, whose
-// own location was written as loc. Every hreflang is a well-formed BCP 47
-// tag, listed once (compared without regard to case), and one of the links
-// is the page itself: if none is, the self link is added with u.Hreflang,
-// and e.amended says so.
-func (e *encoder) appendAlternates(b []byte, u *URL, loc []byte) ([]byte, error) {
+// own location was written as loc, in their order:
+//  1. A link whose hreflang is not a well-formed BCP 47 tag, or whose
+//     language a link kept before it has (compared without regard to
+//     case), or whose href is not a URL, is dropped alone.
+//  2. One of the links kept must be the page itself. If none is, the self
+//     link {u.Hreflang, loc} is added and e.notes says so
+//     (ErrSelfLinkAdded).
+//  3. If it cannot be (no u.Hreflang, or one that breaks rule 1), every
+//     link is dropped, with one report: the engines ignore a set of
+//     alternates that does not list the page.
+//
+// The pages the dropped links named still list this one; the engines
+// ignore a link that is not returned, and the rest of the set stands.
+func (e *encoder) appendAlternates(b []byte, u *URL, loc []byte) []byte {
 	if e.ext&ExtAlternates == 0 {
-		return b, invalid(u, "xhtml:link", errUndeclared)
+		e.drop(invalid(u, "xhtml:link", errUndeclared), "xhtml:link")
+		return b
 	}
-	var err error
+	start := len(b)
+	var keep [16]int
+	kept := keep[:0] // indexes of the links written
 	self := false
 	for i := range u.Alternates {
 		a := &u.Alternates[i]
-		if err := checkHreflang(u, a.Hreflang, u.Alternates[:i]); err != nil {
-			return b, err
+		if err := checkHreflang(u, a.Hreflang, kept); err != nil {
+			e.drop(err, "xhtml:link")
+			continue
 		}
+		mark := len(b)
 		b = append(b, `<xhtml:link rel="alternate" hreflang="`...)
 		b = append(b, a.Hreflang...)
 		b = append(b, `" href="`...)
 		href := len(b)
+		var err error
 		if b, err = e.appendLoc(b, "xhtml:link.href", u.Loc, a.Href, false); err != nil {
-			return b, err
+			b = b[:mark]
+			e.drop(err, "xhtml:link")
+			continue
 		}
 		self = self || bytes.Equal(b[href:], loc)
 		b = append(b, `"/>`...)
+		kept = append(kept, i)
 	}
-	if self {
-		return b, nil
+	if self || len(kept) == 0 {
+		return b
 	}
-	if u.Hreflang == "" {
-		return b, invalid(u, "xhtml:link", errNoSelfLink)
+	err := invalid(u, "xhtml:link", errNoSelfLink)
+	if u.Hreflang != "" {
+		err = checkHreflang(u, u.Hreflang, kept)
 	}
-	if err := checkHreflang(u, u.Hreflang, u.Alternates); err != nil {
-		return b, err
+	if err != nil {
+		e.drop(err, "xhtml:link")
+		return b[:start]
 	}
 	b = append(b, `<xhtml:link rel="alternate" hreflang="`...)
 	b = append(b, u.Hreflang...)
 	b = append(b, `" href="`...)
 	b = append(b, loc...)
-	e.amended = ErrSelfLinkAdded
-	return append(b, `"/>`...), nil
+	e.notes = append(e.notes, ErrSelfLinkAdded)
+	return append(b, `"/>`...)
 }
 
-// checkHreflang checks the hreflang h of a link that follows the links
-// before.
-func checkHreflang(u *URL, h string, before []Alternate) error {
+// checkHreflang checks the hreflang h of a link that follows the links of
+// u kept (their indexes in u.Alternates).
+func checkHreflang(u *URL, h string, kept []int) error {
 	if !langtag.Valid(h) {
 		return invalid(u, "xhtml:link.hreflang", errLanguageTag)
 	}
-	for i := range before {
-		if p := before[i].Hreflang; len(p) == len(h) && strings.EqualFold(p, h) {
+	for _, i := range kept {
+		if p := u.Alternates[i].Hreflang; len(p) == len(h) && strings.EqualFold(p, h) {
 			if strings.EqualFold(h, "x-default") {
 				return invalid(u, "xhtml:link.hreflang", errXDefaultTwice)
 			}

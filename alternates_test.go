@@ -62,18 +62,34 @@ func TestAlternateRules(t *testing.T) {
 			want: link("en-GB", testBase+"p?a=1&amp;b=2") + "</url>", notice: ErrSelfLinkAdded},
 		{name: "Hreflang unused", u: with(a("en", "de"), func(u *URL) { u.Hreflang = "en" }), want: link("de", "https://example.com/de/page") + "</url>"},
 		{name: "no self link", u: with(a("de", "fr"), func(u *URL) { u.Alternates[0].Href = "https://example.com/de/page" }),
-			field: "xhtml:link", err: errNoSelfLink},
+			field: "xhtml:link", err: errNoSelfLink, dropped: "xhtml:link", want: "<url><loc>" + testBase + "page</loc></url>"},
 		{name: "self link only in the path's case", u: with(a("de"), func(u *URL) { u.Alternates[0].Href = "https://example.com/Page" }),
-			field: "xhtml:link", err: errNoSelfLink},
+			field: "xhtml:link", err: errNoSelfLink, dropped: "xhtml:link"},
 		{name: "added self link's language taken", u: with(a("de", "en"), func(u *URL) { u.Alternates[0].Href = "https://example.com/de/page"; u.Hreflang = "EN" }),
-			field: "xhtml:link.hreflang", err: errLanguageTwice},
+			field: "xhtml:link.hreflang", err: errLanguageTwice, dropped: "xhtml:link", want: "<url><loc>" + testBase + "page</loc></url>"},
 		{name: "added self link's language malformed", u: with(a("de"), func(u *URL) { u.Alternates[0].Href = "https://example.com/de/page"; u.Hreflang = "en_US" }),
-			field: "xhtml:link.hreflang", err: errLanguageTag},
+			field: "xhtml:link.hreflang", err: errLanguageTag, dropped: "xhtml:link"},
 
 		// no language twice, x-default at most once
-		{name: "language twice", u: a("en", "de", "en"), field: "xhtml:link.hreflang", err: errLanguageTwice},
-		{name: "language twice in other case", u: a("de-AT", "en", "de-at"), field: "xhtml:link.hreflang", err: errLanguageTwice},
-		{name: "x-default twice", u: a("x-default", "en", "X-Default"), field: "xhtml:link.hreflang", err: errXDefaultTwice},
+		{name: "language twice", u: a("en", "de", "en"), field: "xhtml:link.hreflang", err: errLanguageTwice, dropped: "xhtml:link",
+			want: link("en", testBase+"page") + link("de", "https://example.com/de/page") + "</url>"},
+		{name: "language twice in other case", u: a("de-AT", "en", "de-at"), field: "xhtml:link.hreflang", err: errLanguageTwice, dropped: "xhtml:link"},
+		{name: "x-default twice", u: a("x-default", "en", "X-Default"), field: "xhtml:link.hreflang", err: errXDefaultTwice, dropped: "xhtml:link",
+			want: link("x-default", testBase+"page") + link("en", "https://example.com/en/page") + "</url>"},
+		// a link dropped leaves the others, and the self link is looked
+		// for among those kept
+		{name: "bad href among good ones", u: with(a("en", "de", "fr"), func(u *URL) { u.Alternates[1].Href = "/de/page" }),
+			field: "xhtml:link.href", err: errNotAbsolute, dropped: "xhtml:link",
+			want: link("en", testBase+"page") + link("fr", "https://example.com/fr/page") + "</url>"},
+		{name: "the self link malformed, added again", u: with(a("en_GB", "de"), func(u *URL) { u.Hreflang = "en-GB" }),
+			field: "xhtml:link.hreflang", err: errLanguageTag, dropped: "xhtml:link",
+			want: link("de", "https://example.com/de/page") + link("en-GB", testBase+"page") + "</url>"},
+		{name: "a language kept after its malformed twin", u: with(a("en", "de"), func(u *URL) {
+			u.Alternates = append([]Alternate{{Hreflang: "de", Href: "/de/page"}}, u.Alternates...)
+		}), field: "xhtml:link.href", err: errNotAbsolute, dropped: "xhtml:link",
+			want: "</loc>" + link("en", testBase+"page") + link("de", "https://example.com/de/page") + "</url>"},
+		{name: "the only link dropped, no self link added", u: with(a("en_GB"), func(u *URL) { u.Hreflang = "en" }),
+			field: "xhtml:link.hreflang", err: errLanguageTag, dropped: "xhtml:link", want: "<url><loc>" + testBase + "page</loc></url>"},
 		{name: "a language and its region", u: a("de", "de-DE", "de-AT", "x-default"), want: link("de-AT", "https://example.com/de-AT/page")},
 
 		// well-formed BCP 47 tags (RFC 5646), any case
@@ -115,7 +131,7 @@ func TestSelfLinkNotice(t *testing.T) {
 			if len(notices) != 1 || !errors.Is(notices[0], ErrSelfLinkAdded) || st.CorrectedURLs != 1 || st.RejectedURLs != 0 {
 				t.Errorf("notices %v, stats %+v", notices, st)
 			}
-			if l := logs.String(); !strings.Contains(l, "level=INFO msg=\"sitemap: URL corrected\"") || !strings.Contains(l, "self link added") {
+			if l := logs.String(); !strings.Contains(l, "level=INFO msg=\"sitemap: URLs corrected\"") || !strings.Contains(l, "self link added") {
 				t.Errorf("log lacks the notice:\n%s", l)
 			}
 			xsdcheck.URLSet(t, w.Body.Bytes())

@@ -67,7 +67,9 @@ func (b pageBuilder) build(ctx context.Context, j job) (*entry, effects, error) 
 		}
 	}
 	spec := sec.spec
-	spec.report = func(loc string, err error) { b.rep.rejected(sec, k, loc, err) }
+	urls := b.rep.urls(sec, k)
+	defer urls.done() // one log line for all the URLs skipped, however many
+	spec.report, spec.notice = urls.rejected, urls.noticed
 	var tr *tracker
 	if b.rep.tracking() {
 		var prev []urlSum
@@ -106,7 +108,7 @@ func (b pageBuilder) build(ctx context.Context, j job) (*entry, effects, error) 
 		fx.change = b.change(sec, k, tr, j.prev)
 	}
 	b.rep.log.Debug("sitemap: built page", "section", sec.name, "page", k.page, "urls", st.urls,
-		"rejected", st.rejected, "bytes", st.bytes, "gzip_bytes", len(gz), "duration", dur, "clock", at)
+		"rejected", st.rejected, "corrected", st.corrected, "bytes", st.bytes, "gzip_bytes", len(gz), "duration", dur, "clock", at)
 	return e, fx, nil
 }
 

@@ -354,6 +354,10 @@ func TestCloseStopsRefreshes(t *testing.T) {
 	sm.docs.wg.Wait() // no refresh was started after Close
 }
 
+// TestRejectedURLs: a URL whose loc breaks a rule is skipped and told to
+// OnReject; one with a bad priority is written without it and told to
+// OnNotice; both are counted, and logged in one line. Strict fails the
+// page for either.
 func TestRejectedURLs(t *testing.T) {
 	src := FromSlice([]URL{
 		{Loc: "https://example.com/ok"},
@@ -361,43 +365,56 @@ func TestRejectedURLs(t *testing.T) {
 		{Loc: "https://example.com/bad-priority", Priority: new(1.5)},
 		{Loc: "https://example.com/ok2"},
 	}, 0)
-	type rejection struct {
+	type report struct {
 		section string
 		page    int64
 		loc     string
+		field   string
 	}
 	var mu sync.Mutex
-	var got []rejection
-	var logs bytes.Buffer
-	cfg := Config{
-		Logger: slog.New(slog.NewTextHandler(&logs, nil)),
-		OnReject: func(section string, page int64, loc string, err error) {
+	var rejected, noticed []report
+	hook := func(to *[]report) func(string, int64, string, error) {
+		return func(section string, page int64, loc string, err error) {
 			var bad *InvalidURLError
 			if !errors.As(err, &bad) {
-				t.Errorf("reject error %v is not an *InvalidURLError", err)
+				t.Errorf("reported error %v is not an *InvalidURLError", err)
 			}
 			mu.Lock()
-			got = append(got, rejection{section, page, loc})
+			*to = append(*to, report{section, page, loc, bad.Field})
 			mu.Unlock()
-		},
+		}
 	}
+	var logs bytes.Buffer
+	cfg := Config{Logger: slog.New(slog.NewTextHandler(&logs, nil)), OnReject: hook(&rejected), OnNotice: hook(&noticed)}
 	sm := newTestSitemap(t, cfg, Section{Name: "s", Source: src})
 	body := get(sm, "/sitemap-s-1.xml").Body.String()
-	if strings.Count(body, "<url>") != 2 || strings.Contains(body, "evil") || strings.Contains(body, "1.5") {
+	if strings.Count(body, "<url>") != 3 || strings.Contains(body, "evil") || strings.Contains(body, "<priority>") ||
+		!strings.Contains(body, "<url><loc>https://example.com/bad-priority</loc></url>") {
 		t.Errorf("page:\n%s", body)
 	}
-	want := []rejection{{"s", 1, "https://evil.example/elsewhere"}, {"s", 1, "https://example.com/bad-priority"}}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("rejections = %v, want %v", got, want)
+	if want := []report{{"s", 1, "https://evil.example/elsewhere", "loc"}}; fmt.Sprint(rejected) != fmt.Sprint(want) {
+		t.Errorf("rejections = %v, want %v", rejected, want)
 	}
-	if strings.Count(logs.String(), "URL skipped") != 2 || sm.Stats().RejectedURLs != 2 {
-		t.Errorf("rejections not logged/counted:\n%s", logs.String())
+	if want := []report{{"s", 1, "https://example.com/bad-priority", "priority"}}; fmt.Sprint(noticed) != fmt.Sprint(want) {
+		t.Errorf("notices = %v, want %v", noticed, want)
+	}
+	if st := sm.Stats(); st.RejectedURLs != 1 || st.DroppedElements != 1 || st.CorrectedURLs != 1 {
+		t.Errorf("stats %+v", st)
+	}
+	if l := logs.String(); strings.Count(l, "level=WARN") != 1 || !strings.Contains(l, "skipped=1 dropped=1") ||
+		!strings.Contains(l, `reasons="loc: not under the sitemap's base URL: 1; priority: outside 0.0-1.0: 1"`) {
+		t.Errorf("rejections not logged in one line:\n%s", l)
 	}
 
-	cfg.Strict, cfg.OnReject = true, nil
-	strict := newTestSitemap(t, cfg, Section{Name: "s", Source: src})
-	if w := get(strict, "/sitemap-s-1.xml"); w.Code != 503 {
-		t.Errorf("strict page with a bad URL = %d, want 503", w.Code)
+	cfg.Strict, cfg.OnReject, cfg.OnNotice = true, nil, nil
+	for _, urls := range [][]URL{
+		{{Loc: "https://example.com/ok"}, {Loc: "https://evil.example/elsewhere"}},
+		{{Loc: "https://example.com/ok"}, {Loc: "https://example.com/bad-priority", Priority: new(1.5)}},
+	} {
+		strict := newTestSitemap(t, cfg, Section{Name: "s", Source: FromSlice(urls, 0)})
+		if w := get(strict, "/sitemap-s-1.xml"); w.Code != 503 {
+			t.Errorf("strict page with %s = %d, want 503", urls[1].Loc, w.Code)
+		}
 	}
 }
 

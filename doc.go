@@ -37,13 +37,16 @@
 // A [Source] reports its pages cheaply ([Source.Pages]) and streams the URLs
 // of any one page ([Source.URLs]); [FromSlice], [FromSeq] and [FromRange]
 // make one for small sites, and adapters/sqlsource reads a SQL table by key
-// range. Every URL is checked against the protocol: one that breaks a rule
-// is skipped and reported to the Logger and [Config.OnReject], or fails its
-// page with [Config.Strict]. News articles older than two days are such
-// URLs unless [Config.NewsAnyAge]; hreflang alternates must be well-formed
-// BCP 47 tags, each once, and list the page itself: a missing self link is
-// added from [URL.Hreflang] and reported to [Config.OnNotice] (the URL is
-// written). Internationalized hosts are written in punycode. A Source that
+// range. Every URL is checked against the protocol, and nothing that
+// breaks a rule is written: an image, video, alternate or optional field
+// that does is left out, the URL written with the rest, and reported to
+// [Config.OnNotice] ([ErrElementDropped]); a URL whose loc breaks one is
+// skipped and reported to [Config.OnReject]. Either fails the page with
+// [Config.Strict]. The Logger gets one line per build for all of them. In
+// a news section, an article older than two days skips its URL unless
+// [Config.NewsAnyAge]; hreflang alternates must be well-formed BCP 47
+// tags, each once, and list the page itself: a missing self link is added
+// from [URL.Hreflang] and reported to [Config.OnNotice]. Internationalized hosts are written in punycode. A Source that
 // also implements [RecentLister] can have an Atom feed of its most recently
 // changed URLs, cached like a page and named in robots.txt.
 //

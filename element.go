@@ -1,12 +1,34 @@
 package sitemap
 
 import (
+	"errors"
 	"time"
 
 	"github.com/freshmap/sitemap/internal/limits"
 )
 
 // appendURL builds one <url> element, checking every rule as it goes.
+// Only a bad loc, or a bad News in a section that declares news, skips
+// the URL: it returns an *InvalidURLError, and the caller rolls the entry
+// back. Any other element that breaks a rule is left out whole (its bytes
+// rolled back here) and recorded in e.notes with its Dropped set
+// (drop); the URL is written without it.
+//
+// What is left out is the smallest whole element the broken rule belongs
+// to, never a part of one: a <video:video> without its restriction, or an
+// <image:image> without its license, would say something false.
+//  1. lastmod, changefreq, priority: that element (TestStandardFields).
+//  2. An image: that <image:image>; past the 1,000th written, the rest,
+//     reported once (TestImageRules, TestOneBadElement).
+//  3. A video: that <video:video> (TestVideoRules, TestOneBadElement).
+//  4. News: in a section that declares ExtNews, the URL (an article is
+//     why a URL is in a news sitemap, and an old one must leave it); in
+//     one that does not, the <news:news> as undeclared (TestNewsRules,
+//     TestUndeclaredExtension).
+//  5. An alternate: that <xhtml:link>; and all of them when none of those
+//     kept links to the page and no self link can be added
+//     (appendAlternates, TestAlternateRules, TestOneBadElement).
+//  6. An undeclared extension: all its elements, reported once.
 func (e *encoder) appendURL(b []byte, u *URL) ([]byte, error) {
 	var err error
 	b = append(b, "<url><loc>"...)
@@ -15,44 +37,40 @@ func (e *encoder) appendURL(b []byte, u *URL) ([]byte, error) {
 		return b, err
 	}
 	loc := b[locStart:] // later appends never write over it
-	if u.LastMod.IsZero() {
-		b = append(b, "</loc>"...)
-	} else {
-		if !validYear(u.LastMod) {
-			return b, invalid(u, "lastmod", errYear)
+	b = append(b, "</loc>"...)
+	if !u.LastMod.IsZero() {
+		if validYear(u.LastMod) {
+			b = append(b, "<lastmod>"...)
+			b = appendW3CTime(b, u.LastMod, u.LastModDateOnly)
+			b = append(b, "</lastmod>"...)
+		} else {
+			e.drop(invalid(u, "lastmod", errYear), "lastmod")
 		}
-		b = append(b, "</loc><lastmod>"...)
-		b = appendW3CTime(b, u.LastMod, u.LastModDateOnly)
-		b = append(b, "</lastmod>"...)
 	}
 	if u.ChangeFreq != "" {
 		switch u.ChangeFreq {
 		case Always, Hourly, Daily, Weekly, Monthly, Yearly, Never:
+			b = append(b, "<changefreq>"...)
+			b = append(b, u.ChangeFreq...)
+			b = append(b, "</changefreq>"...)
 		default:
-			return b, invalid(u, "changefreq", errChangeFreq)
+			e.drop(invalid(u, "changefreq", errChangeFreq), "changefreq")
 		}
-		b = append(b, "<changefreq>"...)
-		b = append(b, u.ChangeFreq...)
-		b = append(b, "</changefreq>"...)
 	}
 	if u.Priority != nil {
-		p := *u.Priority
-		if !(p >= 0 && p <= 1) { // also false for NaN
-			return b, invalid(u, "priority", errPriority)
+		if p := *u.Priority; p >= 0 && p <= 1 { // false for NaN
+			b = append(b, "<priority>"...)
+			b = appendDecimal(b, p)
+			b = append(b, "</priority>"...)
+		} else {
+			e.drop(invalid(u, "priority", errPriority), "priority")
 		}
-		b = append(b, "<priority>"...)
-		b = appendDecimal(b, p)
-		b = append(b, "</priority>"...)
 	}
 	if len(u.Images) > 0 {
-		if b, err = e.appendImages(b, u); err != nil {
-			return b, err
-		}
+		b = e.appendImages(b, u)
 	}
-	for i := range u.Videos {
-		if b, err = e.appendVideo(b, u, &u.Videos[i]); err != nil {
-			return b, err
-		}
+	if len(u.Videos) > 0 {
+		b = e.appendVideos(b, u)
 	}
 	if u.News != nil {
 		if b, err = e.appendNews(b, u, u.News); err != nil {
@@ -60,11 +78,28 @@ func (e *encoder) appendURL(b []byte, u *URL) ([]byte, error) {
 		}
 	}
 	if len(u.Alternates) > 0 {
-		if b, err = e.appendAlternates(b, u, loc); err != nil {
-			return b, err
-		}
+		b = e.appendAlternates(b, u, loc)
 	}
 	return append(b, "</url>\n"...), nil
+}
+
+// drop records err, an *InvalidURLError, for an element left out of the
+// URL being written: its Dropped is set to element, and it is reported as
+// a notice if the URL is written (encodePage).
+func (e *encoder) drop(err error, element string) {
+	if bad := (*InvalidURLError)(nil); errors.As(err, &bad) {
+		bad.Dropped = element
+	}
+	e.notes = append(e.notes, err)
+}
+
+// lastmod is the lastmod of u that appendURL writes: zero when it has
+// none or drops it.
+func lastmod(u *URL) time.Time {
+	if validYear(u.LastMod) {
+		return u.LastMod
+	}
+	return time.Time{}
 }
 
 // appendLoc appends s as a percent-encoded, XML-escaped URI. The rules of
@@ -84,34 +119,52 @@ func (e *encoder) appendLoc(b []byte, field, loc, s string, underBase bool) ([]b
 	return b, nil
 }
 
-func (e *encoder) appendImages(b []byte, u *URL) ([]byte, error) {
+// appendImages writes the images of u: each valid one, up to 1,000. An
+// invalid image is dropped alone; those past the 1,000th written are
+// dropped with one report.
+func (e *encoder) appendImages(b []byte, u *URL) []byte {
 	if e.ext&ExtImage == 0 {
-		return b, invalid(u, "image", errUndeclared)
+		e.drop(invalid(u, "image", errUndeclared), "image:image")
+		return b
 	}
-	if len(u.Images) > limits.Images {
-		return b, invalid(u, "image", errTooMany)
-	}
-	var err error
+	written := 0
 	for i := range u.Images {
-		img := &u.Images[i]
-		b = append(b, "<image:image><image:loc>"...)
-		if b, err = e.appendLoc(b, "image.loc", u.Loc, img.Loc, false); err != nil {
+		if written == limits.Images {
+			e.drop(invalid(u, "image", errTooMany), "image:image")
+			break
+		}
+		mark := len(b)
+		var err error
+		if b, err = e.appendImage(b, u, &u.Images[i]); err != nil {
+			b = b[:mark]
+			e.drop(err, "image:image")
+			continue
+		}
+		written++
+	}
+	return b
+}
+
+// appendImage writes one <image:image>, or returns the *InvalidURLError
+// of its first bad field.
+func (e *encoder) appendImage(b []byte, u *URL, img *Image) ([]byte, error) {
+	var err error
+	b = append(b, "<image:image><image:loc>"...)
+	if b, err = e.appendLoc(b, "image.loc", u.Loc, img.Loc, false); err != nil {
+		return b, err
+	}
+	b = append(b, "</image:loc>"...)
+	b = appendElem(b, "image:caption", img.Caption)
+	b = appendElem(b, "image:geo_location", img.GeoLocation)
+	b = appendElem(b, "image:title", img.Title)
+	if img.License != "" {
+		b = append(b, "<image:license>"...)
+		if b, err = e.appendLoc(b, "image.license", u.Loc, img.License, false); err != nil {
 			return b, err
 		}
-		b = append(b, "</image:loc>"...)
-		b = appendElem(b, "image:caption", img.Caption)
-		b = appendElem(b, "image:geo_location", img.GeoLocation)
-		b = appendElem(b, "image:title", img.Title)
-		if img.License != "" {
-			b = append(b, "<image:license>"...)
-			if b, err = e.appendLoc(b, "image.license", u.Loc, img.License, false); err != nil {
-				return b, err
-			}
-			b = append(b, "</image:license>"...)
-		}
-		b = append(b, "</image:image>"...)
+		b = append(b, "</image:license>"...)
 	}
-	return b, nil
+	return append(b, "</image:image>"...), nil
 }
 
 // appendElem writes <name>escaped s</name>, or nothing when s is "".

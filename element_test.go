@@ -1,8 +1,10 @@
 package sitemap
 
 import (
+	"errors"
 	"math"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -29,9 +31,9 @@ func TestStandardFields(t *testing.T) {
 		// as the build time (encodePage, maxLastModSkew).
 		{name: "lastmod year 9999", u: u(func(u *URL) { u.LastMod = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC) }), want: "<lastmod>" + testNow.Format("2006-01-02T15:04:05Z") + "</lastmod>"},
 		{name: "lastmod year 10000 local is 9999 UTC", u: u(func(u *URL) { u.LastMod = time.Date(10000, 1, 1, 1, 0, 0, 0, plus2) }), want: "<lastmod>" + testNow.Format("2006-01-02T15:04:05Z") + "</lastmod>"},
-		{name: "lastmod year 0", u: u(func(u *URL) { u.LastMod = day(0, 12, 31) }), field: "lastmod", err: errYear},
-		{name: "lastmod year 10000", u: u(func(u *URL) { u.LastMod = day(10000, 1, 1) }), field: "lastmod", err: errYear},
-		{name: "lastmod year -5", u: u(func(u *URL) { u.LastMod = day(-5, 1, 1) }), field: "lastmod", err: errYear},
+		{name: "lastmod year 0", u: u(func(u *URL) { u.LastMod = day(0, 12, 31) }), field: "lastmod", err: errYear, dropped: "lastmod", want: "<url><loc>" + loc + "</loc></url>"},
+		{name: "lastmod year 10000", u: u(func(u *URL) { u.LastMod = day(10000, 1, 1) }), field: "lastmod", err: errYear, dropped: "lastmod", want: "<url><loc>" + loc + "</loc></url>"},
+		{name: "lastmod year -5", u: u(func(u *URL) { u.LastMod = day(-5, 1, 1) }), field: "lastmod", err: errYear, dropped: "lastmod", want: "<url><loc>" + loc + "</loc></url>"},
 		{name: "no lastmod", u: u(func(u *URL) {}), want: "<url><loc>" + loc + "</loc></url>"},
 
 		// changefreq
@@ -42,8 +44,8 @@ func TestStandardFields(t *testing.T) {
 		{name: "changefreq monthly", u: u(func(u *URL) { u.ChangeFreq = Monthly }), want: "<changefreq>monthly</changefreq>"},
 		{name: "changefreq yearly", u: u(func(u *URL) { u.ChangeFreq = Yearly }), want: "<changefreq>yearly</changefreq>"},
 		{name: "changefreq never", u: u(func(u *URL) { u.ChangeFreq = Never }), want: "<changefreq>never</changefreq>"},
-		{name: "changefreq sometimes", u: u(func(u *URL) { u.ChangeFreq = "sometimes" }), field: "changefreq", err: errChangeFreq},
-		{name: "changefreq capitalised", u: u(func(u *URL) { u.ChangeFreq = "Daily" }), field: "changefreq", err: errChangeFreq},
+		{name: "changefreq sometimes", u: u(func(u *URL) { u.ChangeFreq = "sometimes" }), field: "changefreq", err: errChangeFreq, dropped: "changefreq", want: "<url><loc>" + loc + "</loc></url>"},
+		{name: "changefreq capitalised", u: u(func(u *URL) { u.ChangeFreq = "Daily" }), field: "changefreq", err: errChangeFreq, dropped: "changefreq", want: "<url><loc>" + loc + "</loc></url>"},
 
 		// priority: 0.0 to 1.0, an explicit 0.0 is written
 		{name: "priority 0.0", u: u(func(u *URL) { u.Priority = new(0.0) }), want: "<priority>0.0</priority>"},
@@ -51,10 +53,10 @@ func TestStandardFields(t *testing.T) {
 		{name: "priority 0.8", u: u(func(u *URL) { u.Priority = new(0.8) }), want: "<priority>0.8</priority>"},
 		{name: "priority 0.25", u: u(func(u *URL) { u.Priority = new(0.25) }), want: "<priority>0.25</priority>"},
 		{name: "priority 1", u: u(func(u *URL) { u.Priority = new(1.0) }), want: "<priority>1.0</priority>"},
-		{name: "priority -0.1", u: u(func(u *URL) { u.Priority = new(-0.1) }), field: "priority", err: errPriority},
-		{name: "priority 1.1", u: u(func(u *URL) { u.Priority = new(1.1) }), field: "priority", err: errPriority},
-		{name: "priority NaN", u: u(func(u *URL) { u.Priority = new(math.NaN()) }), field: "priority", err: errPriority},
-		{name: "priority +Inf", u: u(func(u *URL) { u.Priority = new(math.Inf(1)) }), field: "priority", err: errPriority},
+		{name: "priority -0.1", u: u(func(u *URL) { u.Priority = new(-0.1) }), field: "priority", err: errPriority, dropped: "priority", want: "<url><loc>" + loc + "</loc></url>"},
+		{name: "priority 1.1", u: u(func(u *URL) { u.Priority = new(1.1) }), field: "priority", err: errPriority, dropped: "priority", want: "<url><loc>" + loc + "</loc></url>"},
+		{name: "priority NaN", u: u(func(u *URL) { u.Priority = new(math.NaN()) }), field: "priority", err: errPriority, dropped: "priority", want: "<url><loc>" + loc + "</loc></url>"},
+		{name: "priority +Inf", u: u(func(u *URL) { u.Priority = new(math.Inf(1)) }), field: "priority", err: errPriority, dropped: "priority", want: "<url><loc>" + loc + "</loc></url>"},
 		{name: "all standard fields in schema order", u: u(func(u *URL) {
 			u.LastMod, u.ChangeFreq, u.Priority = day(2024, 5, 6), Weekly, new(0.5)
 		}), want: "<url><loc>" + loc + "</loc><lastmod>2024-05-06T00:00:00Z</lastmod><changefreq>weekly</changefreq><priority>0.5</priority></url>"},
@@ -83,39 +85,46 @@ func TestImageRules(t *testing.T) {
 		}), want: "<image:caption>A &lt;b&gt;dog&lt;/b&gt; &amp; a cat</image:caption><image:geo_location>Limerick, Ireland</image:geo_location>" +
 			"<image:title>&quot;Dogs&quot;</image:title><image:license>https://example.com/license?id=1&amp;v=2</image:license></image:image>"},
 		{name: "1000 images", u: imageURL(1000, nil), want: "<image:image>"},
-		{name: "1001 images", u: imageURL(1001, nil), field: "image", err: errTooMany},
-		{name: "no image loc", u: img(func(i *Image) { i.Loc = "" }), field: "image.loc", err: errNotAbsolute},
-		{name: "relative image loc", u: img(func(i *Image) { i.Loc = "/img/a.jpg" }), field: "image.loc", err: errNotAbsolute},
-		{name: "data image loc", u: img(func(i *Image) { i.Loc = "data:image/png;base64,AAAA" }), field: "image.loc", err: errNotAbsolute},
-		{name: "image loc with a control character", u: img(func(i *Image) { i.Loc = "https://cdn.example.net/a\x00.jpg" }), field: "image.loc", err: errControl},
-		{name: "image loc with user info", u: img(func(i *Image) { i.Loc = "https://me@cdn.example.net/a.jpg" }), field: "image.loc", err: errBadHost},
-		{name: "image license not a URL", u: img(func(i *Image) { i.License = "CC-BY" }), field: "image.license", err: errNotAbsolute},
+		{name: "1001 images", u: imageURL(1001, nil), field: "image", err: errTooMany, dropped: "image:image"},
+		{name: "no image loc", u: img(func(i *Image) { i.Loc = "" }), field: "image.loc", err: errNotAbsolute, dropped: "image:image"},
+		{name: "relative image loc", u: img(func(i *Image) { i.Loc = "/img/a.jpg" }), field: "image.loc", err: errNotAbsolute, dropped: "image:image"},
+		{name: "data image loc", u: img(func(i *Image) { i.Loc = "data:image/png;base64,AAAA" }), field: "image.loc", err: errNotAbsolute, dropped: "image:image"},
+		{name: "image loc with a control character", u: img(func(i *Image) { i.Loc = "https://cdn.example.net/a\x00.jpg" }), field: "image.loc", err: errControl, dropped: "image:image"},
+		{name: "image loc with user info", u: img(func(i *Image) { i.Loc = "https://me@cdn.example.net/a.jpg" }), field: "image.loc", err: errBadHost, dropped: "image:image"},
+		{name: "image license not a URL", u: img(func(i *Image) { i.License = "CC-BY" }), field: "image.license", err: errNotAbsolute, dropped: "image:image"},
 		{name: "image loc percent-encoded", u: img(func(i *Image) { i.Loc = "https://cdn.example.net/bild über.jpg" }), want: "<image:loc>https://cdn.example.net/bild%20%C3%BCber.jpg</image:loc>"},
 	})
 }
 
+// TestUndeclaredExtension: the elements of an extension the section does
+// not declare are dropped, all of them with one report, and the URL is
+// written without them.
 func TestUndeclaredExtension(t *testing.T) {
-	full := URL{Loc: testBase + "x", Images: []Image{{Loc: "https://cdn.example.net/a.jpg"}}}
+	full := URL{Loc: testBase + "x", Images: []Image{{Loc: "https://cdn.example.net/a.jpg"}, {Loc: "https://cdn.example.net/b.jpg"}}}
 	for _, tc := range []struct {
-		name  string
-		ext   Extensions
-		u     URL
-		field string
+		name           string
+		ext            Extensions
+		u              URL
+		field, element string
 	}{
-		{"image with video only", ExtVideo, full, "image"},
-		{"image with none", ExtNone, full, "image"},
-		{"video with image only", ExtImage, videoURL(nil), "video"},
-		{"news with the others", ExtImage | ExtVideo | ExtAlternates, newsURL(nil), "news"},
-		{"news with the default", 0, newsURL(nil), "news"},
-		{"alternates with news only", ExtNews, alternatesURL("en"), "xhtml:link"},
-		{"ExtNone wins over the others", ExtNone | ExtImage, full, "image"},
+		{"image with video only", ExtVideo, full, "image", "image:image"},
+		{"image with none", ExtNone, full, "image", "image:image"},
+		{"video with image only", ExtImage, videoURL(nil), "video", "video:video"},
+		{"news with the others", ExtImage | ExtVideo | ExtAlternates, newsURL(nil), "news", "news:news"},
+		{"news with the default", 0, newsURL(nil), "news", "news:news"},
+		{"alternates with news only", ExtNews, alternatesURL("en", "de"), "xhtml:link", "xhtml:link"},
+		{"ExtNone wins over the others", ExtNone | ExtImage, full, "image", "image:image"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := encodeSpec(t, listSource(URL{Loc: anchorLoc}, tc.u), pageSpec{base: testBase, ext: tc.ext})
-			if r.err != nil {
-				t.Fatal(r.err)
+			if r.err != nil || len(r.rejected) > 0 || r.st.urls != 2 {
+				t.Fatalf("err %v, rejected %v, %d URLs written", r.err, r.rejected, r.st.urls)
 			}
-			checkRejected(t, r, tc.u.Loc, tc.field, errUndeclared)
+			checkDropped(t, r, tc.u, tc.field, errUndeclared, tc.element)
+			if want := "<url><loc>" + tc.u.Loc + "</loc></url>"; !strings.Contains(string(r.doc), want) {
+				t.Errorf("document lacks %s:\n%s", want, r.doc)
+			}
+			xsdcheck.URLSet(t, r.doc)
 		})
 	}
 }
@@ -144,5 +153,97 @@ func TestNamespaces(t *testing.T) {
 			t.Errorf("Extensions %#x: document starts\n%.300s\nwant\n%s", tc.ext, r.doc, want)
 		}
 		xsdcheck.URLSet(t, r.doc)
+	}
+}
+
+// TestOneBadElement: a URL with one bad image among good ones (a loc of
+// 2,048 characters or more), one bad video, one bad alternate, or a news
+// article in a section that does not declare news, is served without that
+// element, with the others; the drop reaches OnNotice (not OnReject),
+// Stats and SectionStats, and the page is schema-valid. A bad article in a
+// news section skips its URL instead (appendNews).
+func TestOneBadElement(t *testing.T) {
+	const page = testBase + "product"
+	long := "https://cdn.example.net/" + strings.Repeat("x", 2048) + ".jpg"
+	good := videoURL(nil).Videos[0]
+	badVideo := good
+	badVideo.Title = strings.Repeat("t", 101)
+	for _, tc := range []struct {
+		name           string
+		u              URL
+		ext            Extensions
+		field, element string
+		err            error
+		want, unwanted []string // fragments the page holds, and does not
+	}{
+		{name: "image", u: URL{Loc: page, Images: []Image{{Loc: "https://cdn.example.net/1.jpg"}, {Loc: long}, {Loc: "https://cdn.example.net/3.jpg"}}},
+			field: "image.loc", element: "image:image", err: errTooLong,
+			want:     []string{"<image:image><image:loc>https://cdn.example.net/1.jpg</image:loc></image:image><image:image><image:loc>https://cdn.example.net/3.jpg</image:loc></image:image></url>"},
+			unwanted: []string{"xxxx"}},
+		{name: "video", u: URL{Loc: page, Videos: []Video{good, badVideo}},
+			field: "video.title", element: "video:video", err: errLength,
+			want:     []string{"<video:title>" + good.Title + "</video:title>"},
+			unwanted: []string{"ttttt"}},
+		{name: "alternate", u: URL{Loc: page, Alternates: []Alternate{{Hreflang: "en", Href: page}, {Hreflang: "de", Href: long}, {Hreflang: "fr", Href: testBase + "fr/product"}}},
+			field: "xhtml:link.href", element: "xhtml:link", err: errTooLong,
+			want:     []string{"</loc>" + link("en", page) + link("fr", testBase+"fr/product") + "</url>"},
+			unwanted: []string{`hreflang="de"`}},
+		{name: "news undeclared", u: URL{Loc: page, Images: []Image{{Loc: "https://cdn.example.net/1.jpg"}}, News: newsURL(nil).News},
+			field: "news", element: "news:news", err: errUndeclared,
+			want: []string{"<image:loc>https://cdn.example.net/1.jpg</image:loc></image:image></url>"}, unwanted: []string{"news:"}},
+		{name: "news too old in a news section", ext: ExtNews, u: URL{Loc: page, News: newsURL(func(n *News) { n.PublicationDate = testNow.Add(-72 * time.Hour) }).News},
+			field: "news.publication_date", err: errNewsTooOld, unwanted: []string{"<loc>" + page + "</loc>"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var rejected, noticed []error
+			hook := func(to *[]error) func(string, int64, string, error) {
+				return func(section string, p int64, loc string, err error) {
+					if section != "s" || p != 1 || loc != page {
+						t.Errorf("reported (%q, %d, %q)", section, p, loc)
+					}
+					mu.Lock()
+					*to = append(*to, err)
+					mu.Unlock()
+				}
+			}
+			sm := newTestSitemap(t, Config{Now: func() time.Time { return testNow }, OnReject: hook(&rejected), OnNotice: hook(&noticed)},
+				Section{Name: "s", Source: FromSlice([]URL{{Loc: anchorLoc}, tc.u}, 1000), Extensions: tc.ext})
+			w := get(sm, "/sitemap-s-1.xml")
+			if w.Code != 200 {
+				t.Fatalf("status %d", w.Code)
+			}
+			body := w.Body.String()
+			for _, f := range tc.want {
+				if !strings.Contains(body, f) {
+					t.Errorf("page lacks %.300q:\n%.3000s", f, body)
+				}
+			}
+			for _, f := range tc.unwanted {
+				if strings.Contains(body, f) {
+					t.Errorf("page holds %.300q:\n%.3000s", f, body)
+				}
+			}
+			xsdcheck.URLSet(t, w.Body.Bytes())
+			reported, others := noticed, rejected
+			if tc.element == "" { // the URL is skipped
+				reported, others = rejected, noticed
+			}
+			var bad *InvalidURLError
+			if len(reported) != 1 || len(others) != 0 || !errors.As(reported[0], &bad) || bad.Field != tc.field || bad.Dropped != tc.element ||
+				!errors.Is(reported[0], tc.err) || errors.Is(reported[0], ErrElementDropped) != (tc.element != "") {
+				t.Fatalf("rejected %v, noticed %v; want one %s on %s, dropping %q", rejected, noticed, tc.err, tc.field, tc.element)
+			}
+			st, sec := sm.Stats(), sectionStatsOf(t, sm, "s")
+			if tc.element == "" {
+				if st.RejectedURLs != 1 || st.DroppedElements != 0 || sec.RejectedURLs[tc.field] != 1 {
+					t.Errorf("stats %+v, section %+v", st, sec)
+				}
+				return
+			}
+			if st.RejectedURLs != 0 || st.DroppedElements != 1 || st.CorrectedURLs != 1 || sec.DroppedElements[tc.field] != 1 || sec.RejectedURLs != nil {
+				t.Errorf("stats %+v, section %+v", st, sec)
+			}
+		})
 	}
 }

@@ -41,16 +41,17 @@ type pageSpec struct {
 	maxURLs  int    // 0 means MaxURLs
 	maxBytes int64  // 0 means MaxBytes
 	ext      Extensions
-	// strict fails the page on the first URL that breaks a rule or does not
-	// fit, instead of skipping it.
+	// strict fails the page on the first rule a URL breaks, or on a URL
+	// that does not fit, instead of skipping the URL or the element.
 	strict bool
 	// report is told about every URL not written, with why. Nil drops the
 	// report (the serving layer always sets one).
 	report func(loc string, err error)
-	// notice is told about every URL of page written with a correction,
-	// such as ErrSelfLinkAdded. Nil drops it. Unlike report, it is set
-	// once per section, so it is told the page.
-	notice func(page int64, loc string, err error)
+	// notice is told, once per URL written with notes, what was
+	// corrected: each element dropped (an *InvalidURLError matching
+	// ErrElementDropped) and ErrSelfLinkAdded. notes is only read during
+	// the call. Nil drops them.
+	notice func(loc string, notes []error)
 	// now is the build time, against which news articles are dated; the
 	// zero time checks no age.
 	now time.Time
@@ -66,9 +67,10 @@ type pageSpec struct {
 // pageStats describes a page that was written.
 type pageStats struct {
 	urls      int
-	bytes     int64 // uncompressed
-	rejected  int
-	corrected int       // written with a notice
+	bytes     int64     // uncompressed
+	rejected  int       // URLs not written
+	corrected int       // URLs written with notes
+	notes     int       // their notes: elements dropped, self links added
 	newest    time.Time // newest lastmod written; zero if none
 	// future counts the URL lastmods more than maxLastModSkew ahead of the
 	// build, written as the build time; futureLoc is the first of them.
@@ -143,10 +145,18 @@ func encodePage(ctx context.Context, src Source, n int64, w io.Writer, spec *pag
 			if spec.strict {
 				return st, err
 			}
-		} else if e.amended != nil {
+		} else if len(e.notes) > 0 {
 			st.corrected++
+			st.notes += len(e.notes)
 			if spec.notice != nil {
-				spec.notice(n, u.Loc, e.amended)
+				spec.notice(u.Loc, e.notes)
+			}
+			if spec.strict {
+				for _, err := range e.notes {
+					if errors.Is(err, ErrElementDropped) {
+						return st, err
+					}
+				}
 			}
 		}
 	}
@@ -192,7 +202,9 @@ type encoder struct {
 
 	now        time.Time // for the age of news articles; zero checks none
 	newsAnyAge bool
-	amended    error // set by add when the entry written was corrected
+	// notes are what add left out of, or added to, the entry it wrote
+	// (appendURL); empty if nothing.
+	notes []error
 	// visit, if set, is shown every <url> element as it is written (the
 	// bytes are only read during the call), with its URL's lastmod.
 	visit func(entry []byte, lastmod time.Time)
@@ -202,7 +214,8 @@ type encoder struct {
 // document starts with the XML declaration, then stylesheet (a
 // <?xml-stylesheet?> line, or ""), which counts toward maxBytes.
 func (e *encoder) reset(w io.Writer, kind docKind, ext Extensions, base string, maxURLs int, maxBytes int64, stylesheet string) {
-	*e = encoder{w: w, kind: kind, ext: ext.normalize(), base: base, maxURLs: maxURLs, maxBytes: maxBytes, buf: e.buf[:0]}
+	clear(e.notes) // keep no error of an earlier document alive
+	*e = encoder{w: w, kind: kind, ext: ext.normalize(), base: base, maxURLs: maxURLs, maxBytes: maxBytes, buf: e.buf[:0], notes: e.notes[:0]}
 	if e.maxURLs <= 0 || e.maxURLs > MaxURLs {
 		e.maxURLs = MaxURLs
 	}
@@ -238,16 +251,19 @@ func (e *encoder) trailer() string {
 	return urlsetEnd
 }
 
-// add writes u to a <urlset>. It returns an *InvalidURLError if u breaks a rule,
-// ErrPageFull if the document has no room for it, or the write error of the
-// underlying writer; in the first two cases nothing of u was written. Once
-// one entry has not fit, every later one gets ErrPageFull, so a page is
-// always a prefix of what its source yields (less the invalid entries).
+// add writes u to a <urlset>. It returns an *InvalidURLError if u cannot
+// be written (appendURL), ErrPageFull if the document has no room for it,
+// or the write error of the underlying writer; in the first two cases
+// nothing of u was written. When it returns nil, e.notes holds what the
+// entry written lacks or gained. Once one entry has not fit, every later
+// one gets ErrPageFull, so a page is always a prefix of what its source
+// yields (less the invalid entries).
 func (e *encoder) add(u *URL) error {
+	clear(e.notes)
+	e.notes = e.notes[:0]
 	if e.err != nil {
 		return e.err
 	}
-	e.amended = nil
 	if e.full || e.count >= e.maxURLs {
 		return ErrPageFull
 	}
@@ -255,16 +271,18 @@ func (e *encoder) add(u *URL) error {
 	var err error
 	if e.buf, err = e.appendURL(e.buf, u); err != nil {
 		e.buf = e.buf[:mark]
-		return err
+	} else {
+		mod := lastmod(u)
+		if e.visit != nil && e.fits() {
+			e.visit(e.buf[mark:], mod)
+		}
+		err = e.commit(mark, mod) // rolls the entry back if it does not fit
 	}
-	if e.visit != nil && e.fits() {
-		e.visit(e.buf[mark:], u.LastMod)
+	if err != nil { // nothing of u is written: nothing was left out of it
+		clear(e.notes)
+		e.notes = e.notes[:0]
 	}
-	if err := e.commit(mark, u.LastMod); err != nil {
-		e.amended = nil
-		return err
-	}
-	return nil
+	return err
 }
 
 // addSitemap writes one <sitemap> entry to a <sitemapindex>, with the same

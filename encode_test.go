@@ -327,13 +327,13 @@ func TestEncodePageStats(t *testing.T) {
 		URL{Loc: testBase + "b", LastMod: newest.In(time.FixedZone("x", -7200))},
 		URL{Loc: "/rejected", LastMod: newest.Add(time.Hour)},
 		URL{Loc: testBase + "c"},
-		URL{Loc: testBase + "d", LastMod: day(9999, 1, 1), Priority: new(2.0)}, // rejected: its lastmod does not count
+		URL{Loc: testBase + "d", LastMod: day(10000, 1, 1), Priority: new(2.0)}, // written without either: its lastmod does not count
 	)
 	if r.err != nil {
 		t.Fatal(r.err)
 	}
-	if r.st.urls != 3 || r.st.rejected != 2 || !r.st.newest.Equal(newest) {
-		t.Errorf("stats %+v; want 3 written, 2 rejected, newest %v", r.st, newest)
+	if r.st.urls != 4 || r.st.rejected != 1 || r.st.corrected != 1 || r.st.notes != 2 || !r.st.newest.Equal(newest) {
+		t.Errorf("stats %+v; want 4 written, 1 rejected, 1 corrected with 2 notes, newest %v", r.st, newest)
 	}
 }
 

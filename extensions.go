@@ -2,9 +2,10 @@ package sitemap
 
 // Extensions is a set of sitemap extensions whose namespaces a section's
 // <urlset> declares. A URL carrying data of an undeclared extension is
-// rejected. The zero value declares image, video and xhtml (hreflang):
-// news must be asked for, because a news sitemap has rules of its own
-// (at most 1,000 URLs a file, only articles of the last two days).
+// written without it, and reported (ErrElementDropped). The zero value
+// declares image, video and xhtml (hreflang): news must be asked for,
+// because a news sitemap has rules of its own (at most 1,000 URLs a file,
+// only articles of the last two days).
 type Extensions uint8
 
 // The extensions. ExtNone declares none of them, only the sitemap namespace.

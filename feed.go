@@ -166,6 +166,8 @@ func (b feedBuilder) build(ctx context.Context, j job) (*entry, effects, error) 
 // (page 0) and skipped, or fails the feed under Strict.
 func (b feedBuilder) recent(ctx context.Context, sec *section) ([]feedEntry, error) {
 	var entries []feedEntry
+	urls := b.rep.urls(sec, feedKey(sec.index))
+	defer urls.done()
 	read := 0
 	max := b.site.feeds.entries
 	for u, err := range sec.feed.src.Recent(ctx, max) {
@@ -182,7 +184,7 @@ func (b feedBuilder) recent(ctx context.Context, sec *section) ([]feedEntry, err
 		}
 		e, err := newFeedEntry(&u, b.site.base.url)
 		if err != nil {
-			b.rep.rejected(sec, feedKey(sec.index), u.Loc, err)
+			urls.rejected(u.Loc, err)
 			if b.site.strict {
 				return nil, err
 			}

@@ -132,8 +132,10 @@ func checkEncode(t *testing.T, a fuzzArgs) []byte {
 	var buf bytes.Buffer
 	spec := pageSpec{base: testBase, ext: extAll, now: testNow, report: func(loc string, err error) {
 		rejected = append(rejected, rejection{loc, err})
-	}, notice: func(_ int64, loc string, err error) {
-		notices = append(notices, rejection{loc, err})
+	}, notice: func(loc string, notes []error) {
+		for _, err := range notes {
+			notices = append(notices, rejection{loc, err})
+		}
 	}}
 	st, err := encodePage(context.Background(), listSource(urls...), 1, &buf, &spec)
 	switch {
@@ -146,12 +148,14 @@ func checkEncode(t *testing.T, a fuzzArgs) []byte {
 	case st.urls+len(rejected) != len(urls):
 		t.Fatalf("%d written + %d rejected != %d given", st.urls, len(rejected), len(urls))
 	}
-	// rejections are invalid URLs, reported in order
+	// rejections are invalid URLs, reported in order: a bad loc, or a bad
+	// article in a news section; no other element skips a URL
 	next := 0
 	for _, r := range rejected {
 		var bad *InvalidURLError
-		if !errors.As(r.err, &bad) || bad.Loc != r.loc || bad.Field == "" || !strings.HasPrefix(r.err.Error(), "sitemap: invalid URL ") {
-			t.Fatalf("rejected %q with %v, want an *InvalidURLError", r.loc, r.err)
+		if !errors.As(r.err, &bad) || bad.Loc != r.loc || bad.Dropped != "" || errors.Is(r.err, ErrElementDropped) ||
+			bad.Field != "loc" && !strings.HasPrefix(bad.Field, "news.") || !strings.HasPrefix(r.err.Error(), "sitemap: invalid URL ") {
+			t.Fatalf("rejected %q with %v, want an *InvalidURLError of its loc or news", r.loc, r.err)
 		}
 		for next < len(urls) && urls[next].Loc != r.loc {
 			next++
@@ -161,12 +165,24 @@ func checkEncode(t *testing.T, a fuzzArgs) []byte {
 		}
 		next++
 	}
-	// notices are self links added to URLs written with a Hreflang
-	if len(notices) != st.corrected {
-		t.Fatalf("%d notices, stats say %d", len(notices), st.corrected)
+	// notices are elements dropped, and self links added to URLs written
+	// with a Hreflang
+	if len(notices) != st.notes {
+		t.Fatalf("%d notices, stats say %d", len(notices), st.notes)
 	}
 	for _, n := range notices {
-		if !errors.Is(n.err, ErrSelfLinkAdded) || !slices.ContainsFunc(urls, func(u URL) bool { return u.Loc == n.loc && u.Hreflang != "" }) {
+		var bad *InvalidURLError
+		switch {
+		case errors.Is(n.err, ErrSelfLinkAdded):
+			if !slices.ContainsFunc(urls, func(u URL) bool { return u.Loc == n.loc && u.Hreflang != "" }) {
+				t.Fatalf("self link added to %q, which has no Hreflang", n.loc)
+			}
+		case errors.As(n.err, &bad):
+			if bad.Loc != n.loc || bad.Dropped == "" || !errors.Is(n.err, ErrElementDropped) || strings.HasPrefix(bad.Field, "news.") ||
+				!strings.HasPrefix(n.err.Error(), "sitemap: <"+bad.Dropped+"> dropped from URL ") {
+				t.Fatalf("notice %#v for %q", n.err, n.loc)
+			}
+		default:
 			t.Fatalf("notice %v for %q", n.err, n.loc)
 		}
 	}

@@ -11,7 +11,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -60,7 +62,7 @@ type result struct {
 	doc      []byte
 	st       pageStats
 	rejected []rejection
-	notices  []rejection // URLs written with a correction
+	notices  []rejection // notes of URLs written: elements dropped, self links added
 	err      error
 }
 
@@ -72,11 +74,15 @@ func encodeSpec(t testing.TB, src Source, spec pageSpec) result {
 	var r result
 	var buf bytes.Buffer
 	spec.report = func(loc string, err error) { r.rejected = append(r.rejected, rejection{loc, err}) }
-	spec.notice = func(page int64, loc string, err error) {
-		if page != 1 {
-			t.Errorf("notice for page %d, want 1", page)
+	corrected := 0
+	spec.notice = func(loc string, notes []error) {
+		if len(notes) == 0 {
+			t.Errorf("notice of %q without a note", loc)
 		}
-		r.notices = append(r.notices, rejection{loc, err})
+		corrected++
+		for _, err := range notes {
+			r.notices = append(r.notices, rejection{loc, err})
+		}
 	}
 	r.st, r.err = encodePage(context.Background(), src, 1, &buf, &spec)
 	r.doc = buf.Bytes()
@@ -84,8 +90,8 @@ func encodeSpec(t testing.TB, src Source, spec pageSpec) result {
 		if r.st.rejected != len(r.rejected) {
 			t.Errorf("stats say %d rejected, %d were reported", r.st.rejected, len(r.rejected))
 		}
-		if r.st.corrected != len(r.notices) {
-			t.Errorf("stats say %d corrected, %d were reported", r.st.corrected, len(r.notices))
+		if r.st.corrected != corrected || r.st.notes != len(r.notices) {
+			t.Errorf("stats say %d corrected with %d notes, %d with %d were reported", r.st.corrected, r.st.notes, corrected, len(r.notices))
 		}
 		if r.st.bytes != int64(len(r.doc)) {
 			t.Errorf("stats say %d bytes, the document has %d", r.st.bytes, len(r.doc))
@@ -135,20 +141,24 @@ func day(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0,
 
 // ruleCase is one row of a validation table: a URL and either the field
 // and rule it breaks, or (field "") a fragment its written entry holds.
+// A URL that breaks a rule is written without the element at fault
+// (dropped), unless skipped says the URL itself is not written.
 type ruleCase struct {
-	name   string
-	u      URL
-	field  string // "" if the URL must be written
-	err    error  // the rule broken, for errors.Is
-	want   string // with field "": a fragment of the written <url>
-	notice error  // with field "": the correction reported, if any
+	name    string
+	u       URL
+	field   string // "" if the URL must be written whole
+	err     error  // the rule broken, for errors.Is
+	dropped string // with field: the element left out (InvalidURLError.Dropped); "" if the URL is skipped
+	want    string // a fragment of the document written
+	notice  error  // with field "": the correction reported, if any
 }
 
 const anchorLoc = testBase + "anchor"
 
 // runRules encodes each case after a valid anchor URL and checks that it is
-// written or rejected as the table says. All written URLs are then encoded
-// together and validated against the schemas.
+// written, written without an element, or rejected, as the table says. All
+// written URLs are then encoded together and validated against the
+// schemas.
 func runRules(t *testing.T, cases []ruleCase) {
 	t.Helper()
 	var accepted []URL
@@ -158,29 +168,31 @@ func runRules(t *testing.T, cases []ruleCase) {
 			if r.err != nil {
 				t.Fatalf("encodePage: %v", r.err)
 			}
-			if tc.field == "" && tc.err == nil {
-				if len(r.rejected) > 0 {
-					t.Fatalf("rejected: %v", r.rejected[0].err)
+			if tc.field != "" && tc.dropped == "" {
+				checkRejected(t, r, tc.u.Loc, tc.field, tc.err)
+				if r.st.urls != 1 {
+					t.Errorf("%d URLs written, want only the anchor", r.st.urls)
 				}
-				if r.st.urls != 2 {
-					t.Fatalf("%d URLs written, want 2", r.st.urls)
-				}
-				switch {
-				case tc.notice == nil && len(r.notices) > 0:
-					t.Errorf("corrected: %v", r.notices[0].err)
-				case tc.notice != nil && (len(r.notices) != 1 || r.notices[0].loc != tc.u.Loc || !errors.Is(r.notices[0].err, tc.notice)):
-					t.Errorf("notices %v, want one %v for %s", r.notices, tc.notice, tc.u.Loc)
-				}
-				if !bytes.Contains(r.doc, []byte(tc.want)) {
-					t.Errorf("document lacks %.500q:\n%.3000s", tc.want, r.doc)
-				}
-				accepted = append(accepted, tc.u)
 				return
 			}
-			checkRejected(t, r, tc.u.Loc, tc.field, tc.err)
-			if r.st.urls != 1 {
-				t.Errorf("%d URLs written, want only the anchor", r.st.urls)
+			if len(r.rejected) > 0 {
+				t.Fatalf("rejected: %v", r.rejected[0].err)
 			}
+			if r.st.urls != 2 {
+				t.Fatalf("%d URLs written, want 2", r.st.urls)
+			}
+			switch {
+			case tc.field != "":
+				checkDropped(t, r, tc.u, tc.field, tc.err, tc.dropped)
+			case tc.notice == nil && len(r.notices) > 0:
+				t.Errorf("corrected: %v", r.notices[0].err)
+			case tc.notice != nil && (len(r.notices) != 1 || r.notices[0].loc != tc.u.Loc || !errors.Is(r.notices[0].err, tc.notice)):
+				t.Errorf("notices %v, want one %v for %s", r.notices, tc.notice, tc.u.Loc)
+			}
+			if !bytes.Contains(r.doc, []byte(tc.want)) {
+				t.Errorf("document lacks %.500q:\n%.3000s", tc.want, r.doc)
+			}
+			accepted = append(accepted, tc.u)
 		})
 	}
 	if len(accepted) == 0 {
@@ -191,6 +203,39 @@ func runRules(t *testing.T, cases []ruleCase) {
 		t.Fatalf("the accepted URLs together: err %v, %d rejected, %d of %d written", r.err, len(r.rejected), r.st.urls, len(accepted))
 	}
 	xsdcheck.URLSet(t, r.doc)
+}
+
+// checkDropped checks that r wrote u without an element named dropped,
+// reported once as a notice for field and err: an *InvalidURLError that
+// matches ErrElementDropped. The document has fewer such elements than u
+// gave.
+func checkDropped(t testing.TB, r result, u URL, field string, err error, dropped string) {
+	t.Helper()
+	var drops []rejection
+	for _, n := range r.notices {
+		if errors.Is(n.err, ErrElementDropped) {
+			drops = append(drops, n)
+		}
+	}
+	if len(drops) != 1 {
+		t.Fatalf("%d elements dropped (%v), want 1", len(drops), r.notices)
+	}
+	got := drops[0]
+	var bad *InvalidURLError
+	if !errors.As(got.err, &bad) || got.loc != u.Loc || bad.Loc != u.Loc || bad.Field != field || bad.Dropped != dropped || !errors.Is(got.err, err) {
+		t.Errorf("dropped %q: %#v, want %s dropped for %s: %v", got.loc, got.err, dropped, field, err)
+	}
+	if !strings.HasPrefix(got.err.Error(), "sitemap: <"+dropped+"> dropped from URL ") {
+		t.Errorf("error text %q", got.err)
+	}
+	given := map[string]int{"lastmod": 1, "changefreq": 1, "priority": 1, "news:news": 1,
+		"image:image": len(u.Images), "video:video": len(u.Videos), "xhtml:link": len(u.Alternates)}[dropped]
+	if slices.ContainsFunc(r.notices, func(n rejection) bool { return errors.Is(n.err, ErrSelfLinkAdded) }) {
+		given++
+	}
+	if n := bytes.Count(r.doc, []byte("<"+dropped)); n >= given {
+		t.Errorf("%d <%s> written of %d given", n, dropped, given)
+	}
 }
 
 var _ Source = (*fakeSource)(nil)

@@ -28,10 +28,17 @@ var (
 // after it. Its order follows the schema:
 // publication (name, language), genres, publication_date, title, keywords,
 // stock_tickers.
+//
+// A news element that breaks a rule skips its URL (an *InvalidURLError):
+// the article is why the URL is in a news sitemap, which lists only the
+// articles of the last two days, so an old article must leave the file,
+// not stay in it as a plain URL. In a section that does not declare news,
+// the element is dropped as undeclared and the URL written.
 func (e *encoder) appendNews(b []byte, u *URL, n *News) ([]byte, error) {
 	switch {
 	case e.ext&ExtNews == 0:
-		return b, invalid(u, "news", errUndeclared)
+		e.drop(invalid(u, "news", errUndeclared), "news:news")
+		return b, nil
 	case strings.TrimSpace(n.PublicationName) == "":
 		return b, invalid(u, "news.publication.name", errRequired)
 	case !isNewsLanguage(n.Language):

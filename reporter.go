@@ -5,6 +5,8 @@ import (
 	"errors"
 	"log/slog"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -98,25 +100,138 @@ func (r *reporter) unavailable(ctx context.Context, k docKey, err error) {
 	r.of(k).unavailable.Add(1)
 }
 
-// rejected reports a URL of sec that was not written in the document k (a
-// page, or the section's feed).
-func (r *reporter) rejected(sec *section, k docKey, loc string, err error) {
-	r.stats.rejected.Add(1)
-	r.of(k).reject(err)
-	r.log.Warn("sitemap: URL skipped", "section", sec.name, "page", k.page, "loc", quote(loc), "err", err)
-	if r.onReject != nil {
-		r.onReject(sec.name, k.page, loc, err)
+// urls returns the report of the URLs of one build of document k of sec
+// (a page, or the section's feed). The build tells it each URL skipped
+// (rejected) and each URL written with notes (noticed), and calls done
+// when it ends, successful or not.
+func (r *reporter) urls(sec *section, k docKey) *urlReport {
+	return &urlReport{r: r, sec: sec, k: k}
+}
+
+// urlReport is what one build reports about its URLs. Each report reaches
+// the counters and the hooks (OnReject, OnNotice) at once; the log gets
+// one line per build (done), whatever the number of URLs: a warning for
+// the URLs skipped and the elements dropped, and an info line for the
+// other corrections (ErrSelfLinkAdded), each with counts by reason and
+// the first maxExamples URLs (TestOneLogLinePerBuild). It is used by the
+// build's goroutine only.
+type urlReport struct {
+	r       *reporter
+	sec     *section
+	k       docKey
+	skipped int // URLs not written
+	dropped int // elements left out of URLs written
+	warn    tally
+	info    tally
+}
+
+// maxExamples is how many URLs a log line of a build names.
+const maxExamples = 3
+
+// tally counts the reports of one log line by reason, and keeps the first
+// few.
+type tally struct {
+	n        int
+	reasons  map[reason]int
+	order    []reason // the reasons in the order first seen
+	examples []string
+}
+
+// reason is why a URL was reported: the field and the rule it broke, or
+// (field "") ErrPageFull or ErrSelfLinkAdded.
+type reason struct {
+	field string
+	err   error
+}
+
+func reasonOf(err error) reason {
+	if bad := (*InvalidURLError)(nil); errors.As(err, &bad) {
+		return reason{bad.Field, bad.Err}
+	}
+	return reason{err: err}
+}
+
+func (x reason) String() string {
+	text := strings.TrimPrefix(x.err.Error(), "sitemap: ")
+	if x.field == "" {
+		return text
+	}
+	return x.field + ": " + text
+}
+
+func (t *tally) add(loc string, err error) {
+	x := reasonOf(err)
+	if t.reasons == nil {
+		t.reasons = make(map[reason]int)
+	}
+	if t.reasons[x]++; t.reasons[x] == 1 {
+		t.order = append(t.order, x)
+	}
+	if t.n++; len(t.examples) < maxExamples {
+		t.examples = append(t.examples, quote(loc)+" ("+x.String()+")")
 	}
 }
 
-// corrected reports a URL of page n that was written with a correction
-// (ErrSelfLinkAdded): counted, logged at info level and told to OnNotice.
-// It is not a rejection: the URL is in the file.
-func (r *reporter) corrected(sec *section, n int64, loc string, err error) {
+// attrs are the log attributes of t: the reasons with their counts, and
+// the examples.
+func (t *tally) attrs() []any {
+	var reasons strings.Builder
+	for i, x := range t.order {
+		if i > 0 {
+			reasons.WriteString("; ")
+		}
+		reasons.WriteString(x.String())
+		reasons.WriteString(": ")
+		reasons.WriteString(strconv.Itoa(t.reasons[x]))
+	}
+	return []any{"reasons", reasons.String(), "examples", strings.Join(t.examples, "; ")}
+}
+
+// rejected reports a URL that was not written, for err (an
+// *InvalidURLError or ErrPageFull).
+func (u *urlReport) rejected(loc string, err error) {
+	r := u.r
+	r.stats.rejected.Add(1)
+	r.of(u.k).reject(err)
+	u.skipped++
+	u.warn.add(loc, err)
+	if r.onReject != nil {
+		r.onReject(u.sec.name, u.k.page, loc, err)
+	}
+}
+
+// noticed reports a URL written with notes: elements dropped (warned of,
+// and counted in DroppedElements) and corrections such as
+// ErrSelfLinkAdded. The URL counts once in CorrectedURLs; it is no
+// rejection.
+func (u *urlReport) noticed(loc string, notes []error) {
+	r := u.r
 	r.stats.corrected.Add(1)
-	r.log.Info("sitemap: URL corrected", "section", sec.name, "page", n, "loc", quote(loc), "err", err)
-	if r.onNotice != nil {
-		r.onNotice(sec.name, n, loc, err)
+	for _, err := range notes {
+		if errors.Is(err, ErrElementDropped) {
+			r.stats.dropped.Add(1)
+			r.of(u.k).drop(err)
+			u.dropped++
+			u.warn.add(loc, err)
+		} else {
+			u.info.add(loc, err)
+		}
+		if r.onNotice != nil {
+			r.onNotice(u.sec.name, u.k.page, loc, err)
+		}
+	}
+}
+
+// done logs what the build reported, in at most two lines.
+func (u *urlReport) done() {
+	log := u.r.log
+	if u.warn.n > 0 {
+		args := append([]any{"section", u.sec.name, "page", u.k.page, "skipped", u.skipped, "dropped", u.dropped}, u.warn.attrs()...)
+		log.Warn("sitemap: URLs skipped or written without elements that break a rule", args...)
+	}
+	if u.info.n > 0 {
+		args := append([]any{"section", u.sec.name, "page", u.k.page, "corrected", u.info.n}, u.info.attrs()...)
+		log.Info("sitemap: URLs corrected", args...)
 	}
 }
 

@@ -2,6 +2,7 @@ package sitemap
 
 import (
 	"errors"
+	"maps"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -78,9 +79,14 @@ type SectionStats struct {
 	BuildSeconds BuildHistogram // how long builds took
 
 	// RejectedURLs counts the URLs skipped, by reason: the Field of their
-	// InvalidURLError ("loc", "lastmod", "video.title", …), or "page_full"
+	// InvalidURLError ("loc", "news.publication_date", …), or "page_full"
 	// for ErrPageFull. Nil if none was.
 	RejectedURLs map[string]int64
+	// DroppedElements counts the elements left out of URLs written (see
+	// ErrElementDropped), by the Field of their InvalidURLError
+	// ("image.loc", "video.title", "xhtml:link.hreflang", …). Nil if none
+	// was.
+	DroppedElements map[string]int64
 
 	NotModified int64 // 304 responses
 	NotFound    int64 // 404 responses
@@ -112,6 +118,7 @@ type secCounters struct {
 
 	mu       sync.Mutex
 	rejected map[string]int64 // by reason; guarded by mu
+	dropped  map[string]int64 // by field; guarded by mu
 }
 
 // secStats holds every secCounters of a Sitemap.
@@ -171,12 +178,27 @@ func (c *secCounters) reject(err error) {
 	case errors.Is(err, ErrPageFull):
 		reason = "page_full"
 	}
+	c.count(&c.rejected, reason)
+}
+
+// drop counts an element left out of a URL written, for err (an
+// *InvalidURLError).
+func (c *secCounters) drop(err error) {
+	field := "other"
+	if bad := (*InvalidURLError)(nil); errors.As(err, &bad) {
+		field = bad.Field
+	}
+	c.count(&c.dropped, field)
+}
+
+// count adds one to (*m)[reason], under c.mu.
+func (c *secCounters) count(m *map[string]int64, reason string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.rejected == nil {
-		c.rejected = make(map[string]int64)
+	if *m == nil {
+		*m = make(map[string]int64)
 	}
-	c.rejected[reason]++
+	(*m)[reason]++
 }
 
 // cached counts a change of the cached documents of c: n documents of b
@@ -209,11 +231,6 @@ func (c *secCounters) snapshot() SectionStats {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.rejected) > 0 {
-		st.RejectedURLs = make(map[string]int64, len(c.rejected))
-		for r, n := range c.rejected {
-			st.RejectedURLs[r] = n
-		}
-	}
+	st.RejectedURLs, st.DroppedElements = maps.Clone(c.rejected), maps.Clone(c.dropped)
 	return st
 }

@@ -57,8 +57,11 @@ func TestSectionStats(t *testing.T) {
 	if a.CacheMisses != 2 || a.CacheHits != 2 || a.Builds != 1 || a.NotModified != 1 || a.NotFound != 1 || a.BytesServed != 2*n {
 		t.Errorf("section a: %+v", a)
 	}
-	if want := map[string]int64{"loc": 1, "lastmod": 1}; !mapsEqual(a.RejectedURLs, want) {
+	if want := map[string]int64{"loc": 1}; !mapsEqual(a.RejectedURLs, want) {
 		t.Errorf("section a rejected %v, want %v", a.RejectedURLs, want)
+	}
+	if want := map[string]int64{"lastmod": 1}; !mapsEqual(a.DroppedElements, want) { // the URL is written without it
+		t.Errorf("section a dropped %v, want %v", a.DroppedElements, want)
 	}
 	if h := a.BuildSeconds; h.Count != 1 || h.Sum <= 0 || len(h.Buckets) != len(BuildBuckets()) || h.Buckets[len(h.Buckets)-1] != 1 {
 		t.Errorf("section a build histogram %+v", h)

@@ -64,7 +64,8 @@ type Config struct {
 
 	// Strict makes a URL that breaks a protocol rule, or does not fit its
 	// page, fail the whole page (503 or the last good copy) instead of
-	// being skipped and reported.
+	// being skipped, or written without the element at fault, and
+	// reported. A self link added (ErrSelfLinkAdded) does not fail it.
 	Strict bool
 	// OnChange, if set, is told what each rebuilt page changed: the URLs
 	// added, changed (another lastmod, or any other byte of their entry)
@@ -74,29 +75,34 @@ type Config struct {
 	// it keeps 16 bytes a URL with each cached page.
 	OnChange func(Change)
 	// OnReject, if set, is told about every URL that was not written, with
-	// the reason: an *InvalidURLError or ErrPageFull; page is 0 for a URL
-	// of the section's Atom feed. It is called from the build goroutine
-	// and must not block.
+	// the reason: an *InvalidURLError (of its loc, or of its news article
+	// in a section that declares ExtNews) or ErrPageFull; page is 0 for a
+	// URL of the section's Atom feed. It is called from the build
+	// goroutine and must not block.
 	OnReject func(section string, page int64, loc string, err error)
 	// OnNotice, if set, is told about every URL that was written with a
-	// correction, with what was corrected: ErrSelfLinkAdded, the only one
-	// today. It is called from the build goroutine and must not block. Such
-	// a URL is also logged at info level and counted in
-	// Stats.CorrectedURLs; Strict does not fail its page.
+	// correction, once per correction: each element left out for breaking
+	// a rule (an *InvalidURLError whose Dropped names it, matching
+	// ErrElementDropped: a bad image, video, alternate, lastmod, …), and
+	// ErrSelfLinkAdded. It is called from the build goroutine and must not
+	// block. Such a URL counts once in Stats.CorrectedURLs, and each
+	// element left out in Stats.DroppedElements.
 	OnNotice func(section string, page int64, loc string, err error)
-	// Logger receives build failures (error), rejected URLs (warn),
-	// corrected URLs (info) and one line per build (debug). Nil means no
-	// logging.
+	// Logger receives build failures (error); for each build, one line
+	// for the URLs it skipped and the elements it left out (warn) and one
+	// for its other corrections (info), each with counts by reason and the
+	// first three URLs, however many there are; and one line per build
+	// (debug). Nil means no logging.
 	Logger *slog.Logger
 	// Now is the clock used for freshness and for the age of news articles.
 	// Nil means time.Now.
 	Now func() time.Time
 	// NewsAnyAge writes news articles of any age. By default (false), an
 	// article whose PublicationDate is more than two days before the build
-	// time is skipped and reported (news.publication_date, "older than two
-	// days"), as news sitemaps hold only the last two days. Either way, an
-	// article dated more than five minutes after the build time is skipped
-	// and reported: it is not published yet.
+	// time is skipped with its URL and reported (news.publication_date,
+	// "older than two days"), as news sitemaps hold only the last two
+	// days. Either way, an article dated more than five minutes after the
+	// build time is skipped and reported: it is not published yet.
 	NewsAnyAge bool
 
 	// FeedEntries turns on the Atom feeds: each section whose Source
@@ -228,9 +234,6 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 	crawls, err := newCrawlLog(&cfg.Crawlers, st, now)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
-	}
-	for _, sec := range st.sections {
-		sec.spec.notice = func(page int64, loc string, err error) { rep.corrected(sec, page, loc, err) }
 	}
 	var file *clockFile
 	if cfg.ClockFile != "" {

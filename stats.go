@@ -9,7 +9,7 @@ import (
 type counters struct {
 	hits, misses, stale, revalidated atomic.Int64
 	builds, buildErrors, buildNanos  atomic.Int64
-	rejected, corrected              atomic.Int64
+	rejected, corrected, dropped     atomic.Int64
 	notModified, notFound            atomic.Int64
 	unavailable, bytesServed         atomic.Int64
 }
@@ -26,7 +26,8 @@ type Stats struct {
 	BuildErrors     int64         // builds that failed (source error, panic, timeout)
 	BuildTime       time.Duration // total time spent building, successful or not
 	RejectedURLs    int64         // URLs skipped for breaking a rule or not fitting
-	CorrectedURLs   int64         // URLs written with a correction (see Config.OnNotice)
+	CorrectedURLs   int64         // URLs written with a correction or without an element (see Config.OnNotice)
+	DroppedElements int64         // elements left out of URLs written, for breaking a rule (see ErrElementDropped)
 	NotModified     int64         // 304 responses
 	NotFound        int64         // 404 responses
 	Unavailable     int64         // 503 responses
@@ -68,7 +69,8 @@ func (s *Sitemap) Stats() Stats {
 		CacheHits: c.hits.Load(), CacheMisses: c.misses.Load(), CacheStale: c.stale.Load(),
 		Revalidated: c.revalidated.Load(), Builds: c.builds.Load(), BuildErrors: c.buildErrors.Load(),
 		BuildTime: time.Duration(c.buildNanos.Load()), RejectedURLs: c.rejected.Load(), CorrectedURLs: c.corrected.Load(),
-		NotModified: c.notModified.Load(), NotFound: c.notFound.Load(), Unavailable: c.unavailable.Load(),
+		DroppedElements: c.dropped.Load(),
+		NotModified:     c.notModified.Load(), NotFound: c.notFound.Load(), Unavailable: c.unavailable.Load(),
 		BytesServed: c.bytesServed.Load(), CachedDocuments: n, CachedBytes: b,
 	}
 	if in := s.rep.indexNow; in != nil {

@@ -10,12 +10,30 @@ import (
 	"github.com/freshmap/sitemap/internal/limits"
 )
 
+// appendVideos writes the videos of u, each valid one: an invalid video
+// is dropped whole, for a video without the field at fault (a
+// restriction, a price) would say something false.
+func (e *encoder) appendVideos(b []byte, u *URL) []byte {
+	if e.ext&ExtVideo == 0 {
+		e.drop(invalid(u, "video", errUndeclared), "video:video")
+		return b
+	}
+	for i := range u.Videos {
+		mark := len(b)
+		var err error
+		if b, err = e.appendVideo(b, u, &u.Videos[i]); err != nil {
+			b = b[:mark]
+			e.drop(err, "video:video")
+		}
+	}
+	return b
+}
+
 // appendVideo writes a <video:video> element after checking its required
 // tags, ranges and values; the order of its children follows the schema.
+// It returns the *InvalidURLError of the first rule broken, and then what
+// it appended is to be rolled back.
 func (e *encoder) appendVideo(b []byte, u *URL, v *Video) ([]byte, error) {
-	if e.ext&ExtVideo == 0 {
-		return b, invalid(u, "video", errUndeclared)
-	}
 	switch {
 	case v.ThumbnailLoc == "":
 		return b, invalid(u, "video.thumbnail_loc", errRequired)

@@ -15,6 +15,7 @@ func TestPublish(t *testing.T) {
 	sm, err := sitemap.New(sitemap.Config{BaseURL: "https://example.com"},
 		sitemap.Section{Name: "products", Source: sitemap.FromSlice([]sitemap.URL{
 			{Loc: "https://example.com/a"}, {Loc: "https://elsewhere.example/b"},
+			{Loc: "https://example.com/c", Images: []sitemap.Image{{Loc: "/relative.jpg"}}},
 		}, 0)})
 	if err != nil {
 		t.Fatal(err)
@@ -26,10 +27,10 @@ func TestPublish(t *testing.T) {
 	expvarsitemap.Publish("sitemap_test", sm)
 
 	var got struct {
-		CacheHits, CacheMisses, NotFound, RejectedURLs int64
-		Sections                                       map[string]struct {
+		CacheHits, CacheMisses, NotFound, RejectedURLs, DroppedElements int64
+		Sections                                                        map[string]struct {
 			CacheHits, CacheMisses, NotFound, Builds int64
-			RejectedURLs                             map[string]int64
+			RejectedURLs, DroppedElements            map[string]int64
 			BuildSeconds                             struct{ Count uint64 }
 		}
 		BuildBuckets []float64
@@ -37,11 +38,11 @@ func TestPublish(t *testing.T) {
 	if err := json.Unmarshal([]byte(expvar.Get("sitemap_test").String()), &got); err != nil {
 		t.Fatal(err)
 	}
-	if got.CacheHits != 1 || got.CacheMisses != 2 || got.NotFound != 1 || got.RejectedURLs != 1 {
+	if got.CacheHits != 1 || got.CacheMisses != 2 || got.NotFound != 1 || got.RejectedURLs != 1 || got.DroppedElements != 1 {
 		t.Errorf("totals %+v", got)
 	}
 	p := got.Sections["products"]
-	if p.CacheHits != 1 || p.CacheMisses != 2 || p.NotFound != 1 || p.Builds != 1 || p.RejectedURLs["loc"] != 1 || p.BuildSeconds.Count != 1 {
+	if p.CacheHits != 1 || p.CacheMisses != 2 || p.NotFound != 1 || p.Builds != 1 || p.RejectedURLs["loc"] != 1 || p.DroppedElements["image.loc"] != 1 || p.BuildSeconds.Count != 1 {
 		t.Errorf("section products %+v", p)
 	}
 	if _, ok := got.Sections["_index"]; !ok || len(got.BuildBuckets) != len(sitemap.BuildBuckets()) {

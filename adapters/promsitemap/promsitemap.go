@@ -29,6 +29,7 @@ type collector struct {
 
 	builds, buildErrors, buildSeconds   *prometheus.Desc
 	requests, responses, rejected       *prometheus.Desc
+	dropped                             *prometheus.Desc
 	servedBytes, cacheBytes, cacheItems *prometheus.Desc
 	revalidated, corrected              *prometheus.Desc
 	indexNowURLs, indexNowFailed        *prometheus.Desc
@@ -47,7 +48,8 @@ type collector struct {
 //	build_duration_seconds{section}         histogram of build durations, failed builds too: 1 ms to 2 min
 //	requests_total{section,result}          requests for a document, by cache result: hit, miss or stale
 //	responses_total{section,code}           responses by status: 304, 404 and 503 (the others are 200s, 206s and 405s)
-//	rejected_urls_total{section,reason}     URLs skipped: the InvalidURLError's Field ("loc", "video.title", …) or "page_full"
+//	rejected_urls_total{section,reason}     URLs skipped: the InvalidURLError's Field ("loc", "news.publication_date", …) or "page_full"
+//	dropped_elements_total{section,reason}  elements left out of URLs written: the InvalidURLError's Field ("image.loc", "video.title", …)
 //	served_bytes_total{section}             response body bytes written
 //	cache_bytes{section}                    compressed bytes of the cached documents
 //	cache_entries{section}                  cached documents
@@ -92,6 +94,7 @@ func New(sm *sitemap.Sitemap) prometheus.Collector {
 		requests:        d("requests_total", "Requests for a document, by cache result: hit, miss or stale.", "section", "result"),
 		responses:       d("responses_total", "Responses by status code: 304, 404 and 503.", "section", "code"),
 		rejected:        d("rejected_urls_total", "URLs skipped, by the field that broke a rule, or page_full.", "section", "reason"),
+		dropped:         d("dropped_elements_total", "Elements left out of URLs written, by the field that broke a rule.", "section", "reason"),
 		servedBytes:     d("served_bytes_total", "Response body bytes written.", sec...),
 		cacheBytes:      d("cache_bytes", "Compressed bytes of the cached documents.", sec...),
 		cacheItems:      d("cache_entries", "Documents in the cache.", sec...),
@@ -116,7 +119,7 @@ func New(sm *sitemap.Sitemap) prometheus.Collector {
 // Describe sends the descriptors of every metric.
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{
-		c.builds, c.buildErrors, c.buildSeconds, c.requests, c.responses, c.rejected,
+		c.builds, c.buildErrors, c.buildSeconds, c.requests, c.responses, c.rejected, c.dropped,
 		c.servedBytes, c.cacheBytes, c.cacheItems, c.revalidated, c.corrected,
 		c.indexNowURLs, c.indexNowFailed, c.indexNowRetried, c.store, c.storeErrors, c.storeDown,
 		c.auditURLs, c.auditFindings, c.fileFinds,
@@ -152,6 +155,9 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		}
 		for reason, n := range st.RejectedURLs {
 			counter(c.rejected, n, s, reason)
+		}
+		for reason, n := range st.DroppedElements {
+			counter(c.dropped, n, s, reason)
 		}
 		counter(c.servedBytes, st.BytesServed, s)
 		gauge(c.cacheBytes, st.CachedBytes, s)

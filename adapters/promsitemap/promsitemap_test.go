@@ -28,7 +28,8 @@ var failing = sitemap.SourceFunc{
 }
 
 // served returns a Sitemap of sections "products" (two good URLs, one
-// outside the base URL) and "broken" (a failing Source), after: the
+// outside the base URL, one with a bad image) and "broken" (a failing
+// Source), after: the
 // products page twice (a miss, a hit), its 304, page 7 of products (404),
 // and the broken page (503).
 func served(t *testing.T) *sitemap.Sitemap {
@@ -36,6 +37,7 @@ func served(t *testing.T) *sitemap.Sitemap {
 	sm, err := sitemap.New(sitemap.Config{BaseURL: "https://example.com"},
 		sitemap.Section{Name: "products", Source: sitemap.FromSlice([]sitemap.URL{
 			{Loc: "https://example.com/a"}, {Loc: "https://elsewhere.example/b"}, {Loc: "https://example.com/c"},
+			{Loc: "https://example.com/d", Images: []sitemap.Image{{Loc: "/relative.jpg"}}},
 		}, 0)},
 		sitemap.Section{Name: "broken", Source: failing})
 	if err != nil {
@@ -111,6 +113,9 @@ sitemap_responses_total{code="503",section="products"} 0
 # HELP sitemap_rejected_urls_total URLs skipped, by the field that broke a rule, or page_full.
 # TYPE sitemap_rejected_urls_total counter
 sitemap_rejected_urls_total{reason="loc",section="products"} 1
+# HELP sitemap_dropped_elements_total Elements left out of URLs written, by the field that broke a rule.
+# TYPE sitemap_dropped_elements_total counter
+sitemap_dropped_elements_total{reason="image.loc",section="products"} 1
 # HELP sitemap_cache_entries Documents in the cache.
 # TYPE sitemap_cache_entries gauge
 sitemap_cache_entries{section="_index"} 1
@@ -119,7 +124,7 @@ sitemap_cache_entries{section="broken"} 0
 sitemap_cache_entries{section="products"} 1
 `
 	names := []string{"sitemap_builds_total", "sitemap_build_errors_total", "sitemap_requests_total",
-		"sitemap_responses_total", "sitemap_rejected_urls_total", "sitemap_cache_entries"}
+		"sitemap_responses_total", "sitemap_rejected_urls_total", "sitemap_dropped_elements_total", "sitemap_cache_entries"}
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), names...); err != nil {
 		t.Error(err)
 	}
