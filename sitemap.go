@@ -189,6 +189,17 @@ type Section struct {
 	// ExtImage|ExtVideo|ExtAlternates. A section whose Extensions include
 	// ExtNews is a news section: PageSize at most 1,000.
 	Extensions Extensions
+	// Latest serves the section at one fixed URL, sitemap-NAME-1.xml.gz,
+	// holding its PageSize most recently changed URLs (for a news section,
+	// the newest 1,000), read with one Recent call: its Source must
+	// implement RecentLister, and its Pages is not read. The index always
+	// lists the file; with no URL it is an empty <urlset> (200), the one
+	// departure from the sitemap schema, which Google's news guidance
+	// allows. In a news section, articles older than two days are left out
+	// without a report (unless Config.NewsAnyAge). Invalidate with any page
+	// number names the file. Off by default: the section is paged by its
+	// Source's Pages.
+	Latest bool
 }
 
 // ErrConfig is wrapped by every error New returns.
@@ -310,7 +321,10 @@ func (s *Sitemap) Invalidate(section string, pages ...int64) error {
 	if sec == nil {
 		return fmt.Errorf("sitemap: Invalidate: no section %q", section)
 	}
-	if len(pages) == 0 {
+	switch {
+	case sec.latest():
+		pages = []int64{1} // its one file, whatever page the caller named (latest.go)
+	case len(pages) == 0:
 		pages = s.docs.knownPages(sec.index)
 	}
 	keys := make([]docKey, 0, len(pages))
