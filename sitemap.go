@@ -73,6 +73,16 @@ type Config struct {
 	// build goroutine, after the page is built, and must not block. Setting
 	// it keeps 16 bytes a URL with each cached page.
 	OnChange func(Change)
+	// OnPurge, if set, is told the files whose bytes changed, for a CDN
+	// in front of the sitemap to purge (see Purge): a file is told when a
+	// build made other bytes than the ones last built, or found it gone
+	// (404), by the replica that built it, so once per fleet. Files are
+	// gathered for a second and told in one call, on a goroutine of its
+	// own, with a context that ends after 30 seconds or at Close; an
+	// error is logged, not retried. A file built for the first time is
+	// not told. With it set, each response of a file names it in its
+	// Surrogate-Key and Cache-Tag headers, as Purge.Keys do.
+	OnPurge func(ctx context.Context, p Purge) error
 	// OnReject, if set, is told about every URL that was not written, with
 	// the reason: an *InvalidURLError or ErrPageFull; page is 0 for a URL
 	// of the section's Atom feed. It is called from the build goroutine
@@ -275,6 +285,9 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 	if cfg.Audit != nil {
 		rep.audit = newAuditor(st, cfg.Audit, log, now)
 	}
+	if cfg.OnPurge != nil {
+		rep.purger = newPurger(cfg.OnPurge, log)
+	}
 	if cfg.Store != nil {
 		d.tier = newFleet(newShared(cfg.Store, st.base.url, log), st, d.ledger, clocks, d, log, raw)
 	}
@@ -385,6 +398,9 @@ func (s *Sitemap) Close() error {
 	s.docs.clocks.file.close()
 	if a := s.rep.audit; a != nil {
 		a.close(s.site.timeout)
+	}
+	if p := s.rep.purger; p != nil {
+		p.close()
 	}
 	if n := s.rep.indexNow; n != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), indexNowCloseTimeout)
