@@ -1,6 +1,7 @@
 package demo
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -22,8 +23,9 @@ import (
 // sqlsource's Watch carry the change.
 type Churn struct {
 	DB       *sql.DB
-	Site     http.Handler // the wired site: its sitemap files are fetched through it, in process
-	PageSize int          // products per sitemap file (-pagesize)
+	Site     http.Handler  // the wired site: its sitemap files are fetched through it, in process
+	PageSize int           // products per sitemap file (-pagesize)
+	Wait     time.Duration // how long a Step waits for the new bytes; zero means churnWait
 	rng      *rand.Rand
 }
 
@@ -32,7 +34,7 @@ type Change struct {
 	What string        // such as "product 123 renamed"
 	File string        // the sitemap file that lists the row, such as "/sitemap-products-1.xml.gz"
 	Lag  time.Duration // from the commit to the first response with new bytes
-	Seen bool          // the new bytes were served within churnWait
+	Seen bool          // the new bytes were served within Churn.Wait
 }
 
 // String is the line the demo prints.
@@ -43,8 +45,8 @@ func (c Change) String() string {
 	return fmt.Sprintf("%s: new bytes of %s served %v after the commit", c.What, c.File, c.Lag.Round(time.Millisecond))
 }
 
-// churnWait bounds how long a Step waits for the new bytes; churnPoll is
-// how often it asks.
+// churnWait bounds how long a Step waits for the new bytes by default;
+// churnPoll is how often it asks.
 const (
 	churnWait = 15 * time.Second
 	churnPoll = 5 * time.Millisecond
@@ -141,7 +143,8 @@ func (c *Churn) Step(ctx context.Context, i int) (Change, error) {
 		return ch, fmt.Errorf("demo: churn: %s: %w", ch.What, err)
 	}
 	committed := time.Now()
-	for ch.Lag < churnWait && ctx.Err() == nil {
+	wait := cmp.Or(c.Wait, churnWait)
+	for ch.Lag < wait && ctx.Err() == nil {
 		if now := c.fetch(ch.File); now != before {
 			ch.Seen = true
 			ch.Lag = time.Since(committed)
