@@ -58,17 +58,29 @@ func pageURLs(stem string) []string {
 	return []string{stem + ".xml.gz", stem + ".xml", stem + ".txt"}
 }
 
+// purgePaths are the files of purgeFixture's Sitemap.
+var purgePaths = []string{"/sitemap_index.xml", "/sitemap-p-1.xml.gz", "/sitemap-p-2.xml.gz"}
+
+// purgeFixture serves 20 URLs in pages of 10 with OnPurge recorded, on a
+// clock of its own, and fetches every file once.
+func purgeFixture(t *testing.T, cfg Config) (*Sitemap, *fakeSource, *testkit.Clock, *purges) {
+	t.Helper()
+	clk := testkit.NewClock(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
+	src := newFake(20, 10)
+	p := &purges{}
+	cfg.Now, cfg.OnPurge = clk.Now, p.on
+	sm := newTestSitemap(t, cfg, Section{Name: "p", Source: src})
+	for _, path := range purgePaths {
+		get(sm, path)
+	}
+	return sm, src, clk, p
+}
+
 // TestPurgeOneChange (purge.go, rules 1 and 3): a page edited and
 // invalidated is one call naming exactly that page and the index, which
 // lists its new clock; the other page is not named.
 func TestPurgeOneChange(t *testing.T) {
-	clk := testkit.NewClock(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
-	src := newFake(20, 10)
-	var p purges
-	sm := newTestSitemap(t, Config{Now: clk.Now, OnPurge: p.on}, Section{Name: "p", Source: src})
-	for _, path := range []string{"/sitemap_index.xml", "/sitemap-p-1.xml.gz", "/sitemap-p-2.xml.gz"} {
-		get(sm, path)
-	}
+	sm, src, clk, p := purgeFixture(t, Config{})
 	src.edited = 1
 	clk.Add(2 * time.Second)
 	if err := sm.Invalidate("p", 1); err != nil {
@@ -84,21 +96,14 @@ func TestPurgeOneChange(t *testing.T) {
 // the same bytes (Invalidate with nothing edited, and a TTL expiry) and
 // the same index purge nothing.
 func TestPurgeNoChangeNoCall(t *testing.T) {
-	clk := testkit.NewClock(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
-	src := newFake(20, 10)
-	var p purges
-	sm := newTestSitemap(t, Config{Now: clk.Now, OnPurge: p.on, TTL: time.Minute}, Section{Name: "p", Source: src})
-	paths := []string{"/sitemap_index.xml", "/sitemap-p-1.xml.gz", "/sitemap-p-2.xml.gz"}
-	for _, path := range paths {
-		get(sm, path)
-	}
+	sm, src, clk, p := purgeFixture(t, Config{TTL: time.Minute})
 	clk.Add(2 * time.Second)
 	if err := sm.Invalidate("p"); err != nil {
 		t.Fatal(err)
 	}
 	sm.docs.wg.Wait()
 	clk.Add(2 * time.Minute) // every copy expired
-	for _, path := range paths {
+	for _, path := range purgePaths {
 		get(sm, path) // stale: a refresh starts
 	}
 	sm.docs.wg.Wait()
@@ -115,13 +120,7 @@ func TestPurgeNoChangeNoCall(t *testing.T) {
 // TestPurgeGone (rule 1): a page that empties is gone (404): it is named,
 // with the index that no longer lists it.
 func TestPurgeGone(t *testing.T) {
-	clk := testkit.NewClock(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
-	src := newFake(20, 10)
-	var p purges
-	sm := newTestSitemap(t, Config{Now: clk.Now, OnPurge: p.on}, Section{Name: "p", Source: src})
-	for _, path := range []string{"/sitemap_index.xml", "/sitemap-p-1.xml.gz", "/sitemap-p-2.xml.gz"} {
-		get(sm, path)
-	}
+	sm, src, clk, p := purgeFixture(t, Config{})
 	src.n = 10 // page 2's rows deleted
 	clk.Add(2 * time.Second)
 	if err := sm.Invalidate("p", 2); err != nil {
