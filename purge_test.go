@@ -246,3 +246,26 @@ func (s sliceRecent) Recent(_ context.Context, n int) iter.Seq2[URL, error] {
 		}
 	}
 }
+
+// BenchmarkNotModifiedPurgeKeys is BenchmarkNotModified with OnPurge set,
+// so that each response also names its file in Surrogate-Key and
+// Cache-Tag (made once per cached copy): the cheapest response, where
+// the two headers cost the most by share.
+func BenchmarkNotModifiedPurgeKeys(b *testing.B) {
+	sm, err := New(Config{BaseURL: "https://shop.example.com", TTL: time.Hour, OnPurge: func(context.Context, Purge) error { return nil }},
+		Section{Source: benchSource(MaxURLs)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { sm.Close() })
+	sm.ServeHTTP(&discard{h: http.Header{}}, mustRequest("/sitemap-1.xml.gz"))
+	e, ok := cachedEntry(sm, pageKey(0, 1))
+	if !ok {
+		b.Fatal("page not cached")
+	}
+	w := &discard{h: http.Header{}}
+	serveLoop(b, sm, mustRequest("/sitemap-1.xml.gz", "If-None-Match", e.etagFile[0]), w, 0, http.StatusNotModified)
+	if w.h.Get("Surrogate-Key") != "shop.example.com/sitemap-1" {
+		b.Fatalf("Surrogate-Key %q", w.h.Get("Surrogate-Key"))
+	}
+}
