@@ -80,10 +80,14 @@ func (b pageBuilder) build(ctx context.Context, j job) (*entry, effects, error) 
 		spec.visit = tr.visit
 	}
 	spec.now = now
+	src := sec.src
+	if l, ok := src.(latest); ok {
+		src, spec.emptyOK = l.at(now, &spec), k.page == 1 // latest.go, rules 3 and 4
+	}
 	start := time.Now()
 	var st pageStats
 	gz, sum, err := compress(b.site.gzipLevel, func(w io.Writer) (err error) {
-		st, err = encodePage(ctx, sec.src, k.page, w, &spec)
+		st, err = encodePage(ctx, src, k.page, w, &spec)
 		return err
 	})
 	dur := time.Since(start)

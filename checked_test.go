@@ -80,3 +80,30 @@ func TestServedTreeChecks(t *testing.T) {
 		t.Error(f)
 	}
 }
+
+// TestEmptyNewsChecks: the empty news file of a Latest section (no
+// article of the last two days) is the one output the checker warns on,
+// and does not fail: an empty <urlset> departs from the schema, which
+// Google's news guidance allows. The index that lists it checks clean.
+func TestEmptyNewsChecks(t *testing.T) {
+	sm, err := sitemap.New(sitemap.Config{BaseURL: "https://example.com"},
+		sitemap.Section{Name: "news", Source: &newsroom{}, Extensions: sitemap.ExtNews, Latest: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sm.Close()
+	for path, warnings := range map[string]int{"/sitemap_index.xml": 0, "/sitemap-news-1.xml": 1} {
+		w := httptest.NewRecorder()
+		sm.ServeHTTP(w, httptest.NewRequest(http.MethodGet, path, nil))
+		if w.Code != http.StatusOK {
+			t.Fatalf("%s: %d", path, w.Code)
+		}
+		c := check.New(check.Options{})
+		c.Document("https://example.com"+path, "https://example.com"+path, w.Body.Bytes())
+		c.Finish()
+		r := c.Report()
+		if r.Errors != 0 || r.Warnings != warnings || warnings == 1 && r.Findings[0].Rule != "urlset-empty" {
+			t.Errorf("%s: %+v, want %d warnings (urlset-empty) and no error", path, r, warnings)
+		}
+	}
+}

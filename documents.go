@@ -278,6 +278,15 @@ func (d *documents) load(k docKey, old *entry) (e *entry, err error) {
 	// 7.
 	j := d.job(k, old)
 	j.alone = cl.alone
+	var was []uint64 // the hashes of k's files as last built, for the purge
+	if d.rep.purger != nil {
+		was = d.builtHashes(k, cmp.Or(j.prev, old))
+		defer func() {
+			if err == nil || errors.Is(err, errNotFound) {
+				d.rep.purge(k, was, e) // after the copy is shared and kept, or gone
+			}
+		}()
+	}
 	e, fx, err := guarded(ctx, d.builders[k.kind], j)
 	if err == nil && d.ctx.Err() != nil {
 		err = errClosed // ended after Close: keep, share and tell nothing (TestCloseLateBuild)

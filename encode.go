@@ -32,7 +32,7 @@ const (
 )
 
 // errEmptyPage means a page had no URL to write: an empty <urlset> is not
-// valid, so such a page does not exist (404).
+// valid, so such a page does not exist (404), unless pageSpec.emptyOK.
 var errEmptyPage = errors.New("page has no valid URL")
 
 // pageSpec says how to write the pages of one section.
@@ -62,6 +62,9 @@ type pageSpec struct {
 	// stylesheet is the <?xml-stylesheet?> line of the page (xsl.go); ""
 	// for none.
 	stylesheet string
+	// emptyOK writes a page with no URL as an empty <urlset> instead of
+	// failing it with errEmptyPage (Section.Latest, latest.go).
+	emptyOK bool
 }
 
 // pageStats describes a page that was written.
@@ -163,7 +166,7 @@ func encodePage(ctx context.Context, src Source, n int64, w io.Writer, spec *pag
 	if err := ctx.Err(); err != nil {
 		return st, err
 	}
-	if e.count == 0 {
+	if e.count == 0 && !spec.emptyOK {
 		return st, errEmptyPage
 	}
 	if err := e.close(); err != nil {

@@ -53,6 +53,9 @@ type entry struct {
 	// urls is a page's URL count, when built here (0 if unknown), which
 	// the index's HTML view shows.
 	urls int
+	// tags is the Surrogate-Key and Cache-Tag header value of the file,
+	// made on its first response with Config.OnPurge (purge.go).
+	tags atomic.Pointer[[]string]
 }
 
 // newEntry makes a cache entry of gz, the gzip (at level) of XML whose
@@ -97,6 +100,7 @@ func (e *entry) renewed(now time.Time) *entry {
 	}
 	r.text.Store(e.text.Load()) // the same bytes, the same text and HTML
 	r.html.Store(e.html.Load())
+	r.tags.Store(e.tags.Load())
 	return r
 }
 

@@ -74,6 +74,10 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			err = errNotFound // an index file past the last
 		}
 	}
+	var tags []string // the file's CDN key (purge.go)
+	if err == nil && s.rep.purger != nil {
+		tags = st.tagsOf(e, k, rt.file)
+	}
 	if err == nil && rt.rep == asText {
 		e, err = s.docs.text(k, e)
 	}
@@ -97,6 +101,9 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		serveError(w, "sitemap temporarily unavailable", http.StatusServiceUnavailable)
 		s.crawls.record(file, who, r, http.StatusServiceUnavailable, 0, false)
 		return
+	}
+	if tags != nil {
+		h["Surrogate-Key"], h["Cache-Tag"] = tags, tags
 	}
 	if rt.rep == asHTML {
 		if notes := s.notes.of(k); len(notes) > 0 {

@@ -23,6 +23,7 @@ type reporter struct {
 	onNotice   func(string, int64, string, error)
 	onChange   func(Change)
 	indexNow   *indexNow // the IndexNow sender; nil when off
+	purger     *purger   // Config.OnPurge's (purge.go); nil when off
 	audit      *auditor  // the self-audit; nil when off
 }
 

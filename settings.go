@@ -189,7 +189,11 @@ func (st *site) addSection(i int, sec Section, n int) error {
 	}
 	ext := sec.Extensions.normalize()
 	size := sec.PageSize
-	if ps, ok := sec.Source.(PageSizer); ok {
+	rl, recent := sec.Source.(RecentLister)
+	if sec.Latest && !recent {
+		return fmt.Errorf("section %q: Latest needs a Source that implements RecentLister", sec.Name)
+	}
+	if ps, ok := sec.Source.(PageSizer); ok && !sec.Latest { // Latest: the Source's pages are not read
 		n := ps.PageSize()
 		switch {
 		case n < 1 || n > MaxURLs:
@@ -207,6 +211,9 @@ func (st *site) addSection(i int, sec Section, n int) error {
 	}
 	size = cmp.Or(size, MaxURLs)
 	s := &section{index: i, name: sec.Name, src: sec.Source, pageSize: size, filePfx: "sitemap-"}
+	if sec.Latest {
+		s.src = latest{src: rl, size: size} // latest.go
+	}
 	if sec.Name != "" {
 		s.filePfx = "sitemap-" + sec.Name + "-"
 	} else {

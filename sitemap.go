@@ -74,6 +74,16 @@ type Config struct {
 	// build goroutine, after the page is built, and must not block. Setting
 	// it keeps 16 bytes a URL with each cached page.
 	OnChange func(Change)
+	// OnPurge, if set, is told the files whose bytes changed, for a CDN
+	// in front of the sitemap to purge (see Purge): a file is told when a
+	// build made other bytes than the ones last built, or found it gone
+	// (404), by the replica that built it, so once per fleet. Files are
+	// gathered for a second and told in one call, on a goroutine of its
+	// own, with a context that ends after 30 seconds or at Close; an
+	// error is logged, not retried. A file built for the first time is
+	// not told. With it set, each response of a file names it in its
+	// Surrogate-Key and Cache-Tag headers, as Purge.Keys do.
+	OnPurge func(ctx context.Context, p Purge) error
 	// OnReject, if set, is told about every URL that was not written, with
 	// the reason: an *InvalidURLError (of its loc, or of its news article
 	// in a section that declares ExtNews) or ErrPageFull; page is 0 for a
@@ -195,6 +205,17 @@ type Section struct {
 	// ExtImage|ExtVideo|ExtAlternates. A section whose Extensions include
 	// ExtNews is a news section: PageSize at most 1,000.
 	Extensions Extensions
+	// Latest serves the section at one fixed URL, sitemap-NAME-1.xml.gz,
+	// holding its PageSize most recently changed URLs (for a news section,
+	// the newest 1,000), read with one Recent call: its Source must
+	// implement RecentLister, and its Pages is not read. The index always
+	// lists the file; with no URL it is an empty <urlset> (200), the one
+	// departure from the sitemap schema, which Google's news guidance
+	// allows. In a news section, articles older than two days are left out
+	// without a report (unless Config.NewsAnyAge). Invalidate with any page
+	// number names the file. Off by default: the section is paged by its
+	// Source's Pages.
+	Latest bool
 }
 
 // ErrConfig is wrapped by every error New returns.
@@ -267,6 +288,9 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 	if cfg.Audit != nil {
 		rep.audit = newAuditor(st, cfg.Audit, log, now)
 	}
+	if cfg.OnPurge != nil {
+		rep.purger = newPurger(cfg.OnPurge, log)
+	}
 	if cfg.Store != nil {
 		d.tier = newFleet(newShared(cfg.Store, st.base.url, log), st, d.ledger, clocks, d, log, raw)
 	}
@@ -313,7 +337,10 @@ func (s *Sitemap) Invalidate(section string, pages ...int64) error {
 	if sec == nil {
 		return fmt.Errorf("sitemap: Invalidate: no section %q", section)
 	}
-	if len(pages) == 0 {
+	switch {
+	case sec.latest():
+		pages = []int64{1} // its one file, whatever page the caller named (latest.go)
+	case len(pages) == 0:
 		pages = s.docs.knownPages(sec.index)
 	}
 	keys := make([]docKey, 0, len(pages))
@@ -374,6 +401,9 @@ func (s *Sitemap) Close() error {
 	s.docs.clocks.file.close()
 	if a := s.rep.audit; a != nil {
 		a.close(s.site.timeout)
+	}
+	if p := s.rep.purger; p != nil {
+		p.close()
 	}
 	if n := s.rep.indexNow; n != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), indexNowCloseTimeout)

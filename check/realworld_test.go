@@ -51,7 +51,8 @@ func TestRealWorld(t *testing.T) {
 	}
 }
 
-// TestEmptyURLSetIsWarning: an empty urlset is valid, so only a warning.
+// TestEmptyURLSetIsWarning: an empty urlset departs from the schema, but
+// Google accepts it (an empty news file, Section.Latest): only a warning.
 func TestEmptyURLSetIsWarning(t *testing.T) {
 	c := check.New(check.Options{})
 	c.Document("news.xml", fileLoc, []byte(urlset()))

@@ -15,7 +15,7 @@ var Rules = []Rule{
 	{"encoding", Error, "the document is UTF-8 (a byte-order mark is allowed) and declares no other encoding: not UTF-16, not Latin-1"},
 	{"namespace", Error, "every prefix is declared: an xhtml:, image:, video: or news: element has its xmlns: on the root (otherwise it is skipped)"},
 	{"root", Error, "the root is <urlset> or <sitemapindex> in the namespace http://www.sitemaps.org/schemas/sitemap/0.9"},
-	{"urlset-empty", Warning, "a <urlset> lists at least one URL (an empty one is valid, such as a news file with no article of the last two days)"},
+	{"urlset-empty", Warning, "a <urlset> lists at least one URL (the schema wants one; Google accepts an empty one, such as a news file with no article of the last two days, which Section.Latest serves)"},
 	{"file-entries", Error, "at most 50,000 <url> or <sitemap> entries in one file"},
 	{"file-size", Error, "at most 50 MB (52,428,800 bytes) uncompressed in one file"},
 	{"element-order", Error, "the children of <url> (loc, lastmod, changefreq, priority, then extensions), <sitemap>, <image:image>, <video:video>, <news:news> and <news:publication> come in the schemas' order, each at most once unless the schema repeats it"},

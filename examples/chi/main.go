@@ -20,6 +20,7 @@
 package main
 
 import (
+	"context"
 	"database/sql"
 	"log/slog"
 	"net/http"
@@ -43,7 +44,7 @@ func main() { demo.Main(newRouter) }
 // starts with opt.Base; store is nil, or with -redis the cache that the
 // replicas share. chi wants the middlewares before the routes, so
 // the sitemap comes first and the routes last.
-func newRouter(db *sql.DB, store sitemap.Store, opt demo.Options, log *slog.Logger) (http.Handler, *sitemap.Sitemap, error) {
+func newRouter(_ context.Context, db *sql.DB, store sitemap.Store, opt demo.Options, log *slog.Logger) (http.Handler, *sitemap.Sitemap, error) {
 	r := chi.NewRouter()
 
 	// Static pages: the router's GET routes without parameters (/, /news,

@@ -5,6 +5,7 @@
 //
 //	go run ./examples/nethttp             # serve on :8080
 //	go run ./examples/nethttp -crawl      # fetch the whole sitemap once and print figures
+//	go run ./examples/nethttp -churn 2s   # edit the catalogue every 2 s and print how soon the sitemap showed it
 //	go run ./examples/nethttp -h          # the other flags
 //
 // Replicas share their cache through Redis when they have the same -redis
@@ -20,10 +21,12 @@
 package main
 
 import (
+	"context"
 	"database/sql"
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/freshmap/sitemap"
 	"github.com/freshmap/sitemap/adapters/promsitemap"
@@ -39,8 +42,9 @@ func main() { demo.Main(newHandler) }
 
 // newHandler returns the shop wrapped in the sitemap middleware, and the
 // sitemap, which the caller closes. Every URL starts with opt.Base. store
-// is nil, or with -redis the cache that the replicas share.
-func newHandler(db *sql.DB, store sitemap.Store, opt demo.Options, log *slog.Logger) (http.Handler, *sitemap.Sitemap, error) {
+// is nil, or with -redis the cache that the replicas share. The database
+// tells the sitemap of every commit (sqlsource's Watch) until ctx ends.
+func newHandler(ctx context.Context, db *sql.DB, store sitemap.Store, opt demo.Options, log *slog.Logger) (http.Handler, *sitemap.Sitemap, error) {
 	app := demo.NewApp(db, opt.Base, log)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", app.Home)
@@ -61,16 +65,22 @@ func newHandler(db *sql.DB, store sitemap.Store, opt demo.Options, log *slog.Log
 
 	// Products: one file per opt.PageSize ids, each read with one range
 	// query plus one query each for images and alternates. The tables
-	// hold paths, which BaseURL makes absolute.
+	// hold paths, which BaseURL makes absolute. The page summary, kept by
+	// triggers, lists the pages and tells Watch of each commit; a write
+	// that changes none of the Significant columns (a price) changes
+	// nothing in the sitemap.
 	products, err := sqlsource.New(db, sqlsource.Config{
-		Table:       "products",
-		Key:         "id",
-		KeyStart:    1,
-		PageSize:    opt.PageSize,
-		BaseURL:     opt.Base,
-		LocTemplate: "/p/{id}/{slug}",
-		LastMod:     "updated_at", // Unix seconds
-		Filter:      "published",
+		Table:         "products",
+		Key:           "id",
+		KeyStart:      1,
+		PageSize:      opt.PageSize,
+		BaseURL:       opt.Base,
+		LocTemplate:   "/p/{id}/{slug}",
+		LastMod:       "updated_at", // Unix seconds
+		Filter:        "published",
+		Summary:       true,
+		Significant:   []string{"slug", "updated_at", "published"},
+		WatchInterval: 250 * time.Millisecond, // SQLite is polled: how often, and the most Invalidate calls
 		Loaders: []sqlsource.Loader{
 			sqlsource.Images(`SELECT product_id, path, caption FROM product_images
 				WHERE product_id BETWEEN ? AND ? ORDER BY product_id, position`),
@@ -82,18 +92,21 @@ func newHandler(db *sql.DB, store sitemap.Store, opt demo.Options, log *slog.Log
 		return nil, nil, err
 	}
 
-	// News: the articles of the last two days, at most 1,000 a file, with
-	// their <news:news> filled from the same rows.
+	// News: the newest 1,000 articles of the last two days, always at
+	// /sitemap-news-1.xml.gz (Section.Latest reads Recent, newest first),
+	// with their <news:news> filled from the same rows.
 	news, err := sqlsource.New(db, sqlsource.Config{
-		Table:       "articles",
-		Key:         "id",
-		KeyStart:    1,
-		PageSize:    1000,
-		BaseURL:     opt.Base,
-		LocTemplate: "/news/{id}/{slug}",
-		LastMod:     "published_at",
-		Filter:      "published_at >= unixepoch('now', '-2 days')",
-		Columns:     []string{"title", "lang", "keywords"},
+		Table:         "articles",
+		Key:           "id",
+		KeyStart:      1,
+		PageSize:      1000,
+		BaseURL:       opt.Base,
+		LocTemplate:   "/news/{id}/{slug}",
+		LastMod:       "published_at",
+		Filter:        "published_at >= unixepoch('now', '-2 days')",
+		Columns:       []string{"title", "lang", "keywords"},
+		Summary:       true, // for Watch: a new article reaches the news file at once
+		WatchInterval: 250 * time.Millisecond,
 		Annotate: func(r *sqlsource.Row, u *sitemap.URL) error {
 			u.News = &sitemap.News{PublicationName: "Freshmap Daily", Language: r.String("lang"), PublicationDate: r.LastMod,
 				Title: r.String("title"), Keywords: strings.Split(r.String("keywords"), ", ")}
@@ -109,10 +122,28 @@ func newHandler(db *sql.DB, store sitemap.Store, opt demo.Options, log *slog.Log
 	sm, err := sitemap.New(sitemap.Config{BaseURL: opt.Base, Logger: log, Audit: &sitemap.Audit{}, HTML: true, FeedEntries: 100, IndexNow: opt.IndexNow(), Store: store},
 		sitemap.Section{Name: "pages", Source: sitemap.FromSlice(pages, 0)},
 		sitemap.Section{Name: "products", Source: products, Extensions: sitemap.ExtImage | sitemap.ExtAlternates},
-		sitemap.Section{Name: "news", Source: news, Extensions: sitemap.ExtNews},
+		sitemap.Section{Name: "news", Source: news, Extensions: sitemap.ExtNews, Latest: true},
 	)
 	if err != nil {
 		return nil, nil, err
+	}
+	// The summaries are installed once per catalogue and page size, as a
+	// migration would; then each commit reaches the sitemap with no call
+	// of the application's, through every replica's Store.
+	for _, w := range []struct {
+		section, table string
+		src            *sqlsource.Source
+	}{{"products", "products", products}, {"news", "articles", news}} {
+		if err := demo.EnsureSummary(ctx, db, w.table, w.src.PageSize(), w.src); err != nil {
+			sm.Close()
+			return nil, nil, err
+		}
+		watch, err := w.src.Watch(ctx, sm, w.section)
+		if err != nil {
+			sm.Close()
+			return nil, nil, err
+		}
+		context.AfterFunc(ctx, func() { watch.Close() })
 	}
 	reg := prometheus.NewRegistry() // the sitemap's metrics at /metrics
 	reg.MustRegister(promsitemap.New(sm))

@@ -92,8 +92,10 @@ func Open(ctx context.Context, path string, n int, log *slog.Logger) (*Catalogue
 	return c, nil
 }
 
-// ourTables are the tables a demo catalogue holds.
-var ourTables = map[string]bool{"meta": true, "products": true, "product_images": true, "languages": true, "articles": true}
+// ourTables are the tables a demo catalogue holds
+// (with the page summaries the wirings install: EnsureSummary).
+var ourTables = map[string]bool{"meta": true, "products": true, "product_images": true, "languages": true, "articles": true,
+	"summaries": true, "products_sitemap_pages": true, "articles_sitemap_pages": true}
 
 // inspect reports whether path holds a complete catalogue of n products.
 // It removes a file that is ours but incomplete or of another size or

@@ -18,7 +18,9 @@ import (
 // the sitemap's Config.Store: nil, or with -redis the cache that the
 // replicas share (see Options.Store). It returns the handler to serve and
 // the sitemap, which the caller closes, before it closes db and store.
-type Wiring func(db *sql.DB, store sitemap.Store, opt Options, log *slog.Logger) (http.Handler, *sitemap.Sitemap, error)
+// ctx ends, before the sitemap is closed, when the program stops: what the
+// wiring starts for the sitemap, such as sqlsource's Watch, ends with it.
+type Wiring func(ctx context.Context, db *sql.DB, store sitemap.Store, opt Options, log *slog.Logger) (http.Handler, *sitemap.Sitemap, error)
 
 // Main runs an example program around wire: it parses the flags, opens the
 // catalogue (building it on first run) and, with -redis, the Store, calls
@@ -56,10 +58,24 @@ func run(ctx context.Context, args []string, out io.Writer, wire Wiring) error {
 	if store != nil {
 		log.Info("sharing the sitemap cache through Redis at " + opt.Redis)
 	}
-	h, sm, err := wire(cat.DB, store, opt, log)
+	wctx, stop := context.WithCancel(ctx)
+	defer stop() // before sm.Close: what the wiring started ends first
+	h, sm, err := wire(wctx, cat.DB, store, opt, log)
 	if err != nil {
 		return err
 	}
 	defer sm.Close()
+	defer stop()
+	if opt.Churn > 0 && !opt.Crawl {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			c := &Churn{DB: cat.DB, Site: h, PageSize: opt.PageSize}
+			if err := c.Run(wctx, opt.Churn, out); err != nil {
+				log.Error("the churn stopped", "err", err)
+			}
+		}()
+		defer func() { stop(); <-done }() // before sm.Close
+	}
 	return serve(ctx, ln, h, sm, opt, out, log)
 }

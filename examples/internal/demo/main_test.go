@@ -18,7 +18,7 @@ import (
 
 // homeOnly is the smallest Wiring: the home page and robots.txt, and a
 // sitemap that lists the home page.
-func homeOnly(db *sql.DB, store sitemap.Store, opt Options, log *slog.Logger) (http.Handler, *sitemap.Sitemap, error) {
+func homeOnly(_ context.Context, db *sql.DB, store sitemap.Store, opt Options, log *slog.Logger) (http.Handler, *sitemap.Sitemap, error) {
 	app := NewApp(db, opt.Base, log)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", app.Home)
@@ -33,9 +33,9 @@ func homeOnly(db *sql.DB, store sitemap.Store, opt Options, log *slog.Logger) (h
 
 func TestRunCrawl(t *testing.T) {
 	var base string
-	wire := func(db *sql.DB, store sitemap.Store, opt Options, log *slog.Logger) (http.Handler, *sitemap.Sitemap, error) {
+	wire := func(ctx context.Context, db *sql.DB, store sitemap.Store, opt Options, log *slog.Logger) (http.Handler, *sitemap.Sitemap, error) {
 		base = opt.Base
-		return homeOnly(db, store, opt, log)
+		return homeOnly(ctx, db, store, opt, log)
 	}
 	var out bytes.Buffer
 	args := []string{"-crawl", "-products", "50", "-db", filepath.Join(t.TempDir(), "catalogue.db")}
@@ -83,11 +83,11 @@ func TestRunRedisDown(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close()
 	var sm *sitemap.Sitemap
-	wire := func(db *sql.DB, store sitemap.Store, opt Options, log *slog.Logger) (http.Handler, *sitemap.Sitemap, error) {
+	wire := func(ctx context.Context, db *sql.DB, store sitemap.Store, opt Options, log *slog.Logger) (http.Handler, *sitemap.Sitemap, error) {
 		if store == nil {
 			t.Error("with -redis the Wiring got no Store")
 		}
-		h, s, err := homeOnly(db, store, opt, log)
+		h, s, err := homeOnly(ctx, db, store, opt, log)
 		sm = s
 		return h, s, err
 	}

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -17,14 +18,15 @@ import (
 // Options are the examples' command-line flags. A Wiring uses Base,
 // PageSize and IndexNow; Main opens the Store.
 type Options struct {
-	Addr     string // -addr: where to listen
-	Base     string // -base: the site's base URL, the start of every URL in the sitemap
-	DB       string // -db: the catalogue file
-	Products int    // -products: the catalogue's size
-	PageSize int    // -pagesize: products per sitemap file
-	Verbose  bool   // -v: debug logging, one line per sitemap file built
-	Crawl    bool   // -crawl: fetch the whole sitemap once, report, and exit
-	Redis    string // -redis: the Redis address of a cache shared by replicas; "" for none
+	Addr     string        // -addr: where to listen
+	Base     string        // -base: the site's base URL, the start of every URL in the sitemap
+	DB       string        // -db: the catalogue file
+	Products int           // -products: the catalogue's size
+	PageSize int           // -pagesize: products per sitemap file
+	Verbose  bool          // -v: debug logging, one line per sitemap file built
+	Crawl    bool          // -crawl: fetch the whole sitemap once, report, and exit
+	Redis    string        // -redis: the Redis address of a cache shared by replicas; "" for none
+	Churn    time.Duration // -churn: how often Churn edits the catalogue while serving; 0 for never
 
 	IndexNowEndpoint string // -indexnow: an IndexNow endpoint to push changes to; "" for none
 	IndexNowKey      string // -indexnow-key: the key it knows the site by
@@ -77,6 +79,7 @@ func parseFlags(args []string) Options {
 	fs.StringVar(&o.IndexNowEndpoint, "indexnow", "", "IndexNow endpoint to push changed URLs to, such as http://127.0.0.1:9000/indexnow (default: off)")
 	fs.StringVar(&o.IndexNowKey, "indexnow-key", "freshmap-demo-key", "IndexNow key, served at the base URL as KEY.txt")
 	fs.StringVar(&o.Redis, "redis", "", "Redis address, such as 127.0.0.1:6379, for a cache shared by several replicas of the demo (default: off)")
+	fs.DurationVar(&o.Churn, "churn", 0, "edit the catalogue every interval while serving, such as 2s: rename, add or unpublish a product, or publish an article, and print how soon the sitemap served the new bytes (default: off)")
 	fs.BoolVar(&o.Crawl, "crawl", false, "serve on a loopback port, fetch robots.txt, the index and every sitemap file once, print figures and exit")
 	fs.Parse(args) // ExitOnError: never returns an error
 	if o.DB == "" {

@@ -40,7 +40,7 @@ func Serve(t *testing.T, n, pageSize int, wire demo.Wiring) (string, *demo.Catal
 	t.Cleanup(func() { cat.Close() })
 	srv := httptest.NewUnstartedServer(nil)
 	base := "http://" + srv.Listener.Addr().String()
-	h, sm, err := wire(cat.DB, nil, demo.Options{Base: base, PageSize: pageSize}, nil)
+	h, sm, err := wire(t.Context(), cat.DB, nil, demo.Options{Base: base, PageSize: pageSize}, nil)
 	if err != nil {
 		srv.Close()
 		t.Fatal(err)

@@ -79,7 +79,7 @@ func Fleet(t *testing.T, n, pageSize int, wire demo.Wiring) (string, [2]Replica)
 		if err != nil {
 			t.Fatal(err)
 		}
-		h, sm, err := wire(cat.DB, store, opt, nil)
+		h, sm, err := wire(t.Context(), cat.DB, store, opt, nil)
 		if err != nil {
 			closeStore()
 			t.Fatal(err)

@@ -1,0 +1,253 @@
+package sitemap
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// The CDN purge (Config.OnPurge): a CDN in front of the sitemap keeps
+// each file for its max-age; when a file's bytes change, OnPurge is told
+// which, so that the CDN can drop exactly those. The rules, each held by
+// a test:
+//
+//  1. A file is purged when a build made bytes other than the ones last
+//     built (here, by another replica, or by an earlier process whose
+//     clocks a Store or ClockFile kept), and when a file that had bytes
+//     is gone (404). A rebuild that made the same bytes, a revalidation,
+//     a copy taken from the Store, and a file built for the first time
+//     (nothing is known of it before) purge nothing
+//     (TestPurgeNoChangeNoCall).
+//  2. It is told by the replica that built the file, which holds the
+//     fleet's lock for it: once per fleet (TestPurgeFleetOnce).
+//  3. Files are gathered for purgeDelay from the first one and told in
+//     one call, each once: a page and the index that lists it, rebuilt
+//     one after the other, are one call (TestPurgeOneChange).
+//  4. OnPurge runs on a goroutine of its own, one call at a time, with a
+//     context that ends after purgeTimeout or at Close; an error is
+//     logged, and not retried (the TTL and max-age bound what the CDN
+//     serves meanwhile). Close tells what is queued, within the same
+//     bound (TestPurgeClose).
+//  5. With OnPurge set, each response of a file names it in
+//     Surrogate-Key (Fastly and others) and Cache-Tag (Cloudflare): the
+//     key is the host, the base path and the file's name without its
+//     extension, such as "example.com/shop/sitemap-products-3", shared by
+//     every form of the file (.xml.gz, .xml, .txt, .html and its parts);
+//     an index file's is "example.com/shop/sitemap_index" (and
+//     "…/sitemap_index-2" on), a feed's its file name,
+//     "example.com/shop/sitemap-news.atom" (TestPurgeHeaders).
+
+// Purge is what Config.OnPurge is told: the files whose bytes changed.
+type Purge struct {
+	// URLs are the files' public URLs: a page's .xml.gz, .xml and .txt
+	// (and .html with Config.HTML; its further parts are named by its key
+	// only), an index file's .xml (and the index's .html), a feed's .atom.
+	URLs []string
+	// Keys are the files' keys, one a file, as their responses name them
+	// in Surrogate-Key and Cache-Tag.
+	Keys []string
+}
+
+const (
+	purgeDelay   = time.Second      // how long files are gathered before a call (rule 3)
+	purgeTimeout = 30 * time.Second // the bound of one call, and of Close's (rule 4)
+)
+
+// purger gathers the files to purge and tells OnPurge in the background.
+type purger struct {
+	fn  func(context.Context, Purge) error
+	log *slog.Logger
+
+	mu     sync.Mutex
+	queued map[string]bool // keys queued
+	next   Purge           // what the next call tells
+	closed bool
+
+	wake    chan struct{} // a file was queued with none before
+	closing chan struct{} // closed by close: tell what is queued, then end
+	done    chan struct{} // closed when run has returned
+	ctx     context.Context
+	cancel  context.CancelFunc
+}
+
+func newPurger(fn func(context.Context, Purge) error, log *slog.Logger) *purger {
+	p := &purger{fn: fn, log: log, queued: make(map[string]bool),
+		wake: make(chan struct{}, 1), closing: make(chan struct{}), done: make(chan struct{})}
+	p.ctx, p.cancel = context.WithCancel(context.Background())
+	go p.run()
+	return p
+}
+
+// push queues the file named key at urls, unless it is queued already.
+func (p *purger) push(key string, urls []string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed || p.queued[key] {
+		return
+	}
+	p.queued[key] = true
+	p.next.Keys = append(p.next.Keys, key)
+	p.next.URLs = append(p.next.URLs, urls...)
+	if len(p.queued) == 1 {
+		select {
+		case p.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// run tells OnPurge what is queued, purgeDelay after the first file of
+// each batch, until close.
+func (p *purger) run() {
+	defer close(p.done)
+	for {
+		select {
+		case <-p.wake:
+		case <-p.closing:
+			p.tell()
+			return
+		}
+		t := time.NewTimer(purgeDelay)
+		select {
+		case <-t.C:
+		case <-p.closing:
+			t.Stop()
+		}
+		p.tell()
+	}
+}
+
+// tell calls OnPurge with what is queued, if anything.
+func (p *purger) tell() {
+	p.mu.Lock()
+	batch := p.next
+	p.next, p.queued = Purge{}, make(map[string]bool)
+	p.mu.Unlock()
+	if len(batch.Keys) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(p.ctx, purgeTimeout)
+	defer cancel()
+	if err := p.fn(ctx, batch); err != nil {
+		p.log.Error("sitemap: OnPurge failed; the CDN serves those files until their max-age", "files", len(batch.Keys), "err", err)
+	}
+}
+
+// close tells what is queued and ends run, waiting at most purgeTimeout;
+// what is pushed afterwards is dropped. A second close waits for the
+// first.
+func (p *purger) close() {
+	p.mu.Lock()
+	was := p.closed
+	p.closed = true
+	p.mu.Unlock()
+	if was {
+		<-p.done
+		return
+	}
+	close(p.closing)
+	t := time.NewTimer(purgeTimeout)
+	defer t.Stop()
+	select {
+	case <-p.done:
+	case <-t.C:
+		p.cancel()
+		<-p.done
+	}
+	p.cancel()
+}
+
+// purgeKey is the key of file number file (from 1; an index's) of
+// document k (rule 5).
+func (st *site) purgeKey(k docKey, file int) string {
+	switch k.kind {
+	case docIndex:
+		return st.base.host + st.base.path + indexName(file)[:len(indexName(file))-len(".xml")]
+	case docFeed:
+		return st.base.host + st.base.path + st.sections[k.sec].feed.name
+	}
+	return st.base.host + st.base.path + st.htmlStem(k)
+}
+
+// purgeURLs are the public URLs of file number file of document k.
+func (st *site) purgeURLs(k docKey, file int) []string {
+	switch k.kind {
+	case docIndex:
+		urls := []string{st.base.url + indexName(file)}
+		if st.html && file == 1 {
+			urls = append(urls, st.base.url+htmlPartName(st.htmlStem(k), 1))
+		}
+		return urls
+	case docFeed:
+		return []string{st.base.url + st.sections[k.sec].feed.name}
+	}
+	stem := st.base.url + st.htmlStem(k)
+	urls := []string{stem + ".xml.gz", stem + ".xml", stem + ".txt"}
+	if st.html {
+		urls = append(urls, stem+".html")
+	}
+	return urls
+}
+
+// tagsOf returns the Surrogate-Key and Cache-Tag header value of file
+// number file of k, whose copy is e: made once per copy (rule 5), so that
+// a response allocates nothing for it.
+func (st *site) tagsOf(e *entry, k docKey, file int) []string {
+	if t := e.tags.Load(); t != nil {
+		return *t
+	}
+	t := []string{st.purgeKey(k, file)}
+	e.tags.Store(&t)
+	return t
+}
+
+// builtHashes returns the XML hashes of the files of document k as last
+// built, by file number less one (one file but for the index), and
+// whether each is known: from last, the copy a build replaces, or else
+// from the clocks, which a Store or ClockFile keeps across replicas and
+// restarts (rule 1).
+func (d *documents) builtHashes(k docKey, last *entry) []uint64 {
+	var hashes []uint64
+	if last != nil {
+		for n := 1; n <= last.files(); n++ {
+			hashes = append(hashes, last.file(n).hash)
+		}
+		return hashes
+	}
+	for n := 1; ; n++ {
+		ck := k
+		if k.kind == docIndex {
+			ck = indexFileKey(n)
+		}
+		c := d.clocks.state(ck)
+		if !c.built || n > maxIndexFiles {
+			return hashes
+		}
+		hashes = append(hashes, c.hash)
+		if k.kind != docIndex {
+			return hashes
+		}
+	}
+}
+
+// purge queues the files of k whose bytes changed from was (builtHashes)
+// to e's; e nil means k is gone (rule 1).
+func (r *reporter) purge(k docKey, was []uint64, e *entry) {
+	if r.purger == nil {
+		return
+	}
+	files := 0
+	if e != nil {
+		files = e.files()
+	}
+	for n := 1; n <= max(files, len(was)); n++ {
+		switch {
+		case n > len(was): // built for the first time
+			continue
+		case n <= files && e.file(n).hash == was[n-1]:
+			continue
+		}
+		r.purger.push(r.site.purgeKey(k, n), r.site.purgeURLs(k, n))
+	}
+}
