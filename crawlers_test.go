@@ -68,8 +68,8 @@ func TestRangeSet(t *testing.T) {
 			t.Errorf("contains(%s) = %v, want %v", addr, got, want)
 		}
 	}
-	if len(rs) != 4 {
-		t.Errorf("%d ranges, want 4 (two merged): %v", len(rs), rs)
+	if len(rs.all) != 4 {
+		t.Errorf("%d ranges, want 4 (two merged): %v", len(rs.all), rs.all)
 	}
 	all := newRangeSet([]netip.Prefix{netip.MustParsePrefix("::/0"), netip.MustParsePrefix("0.0.0.0/0")})
 	for _, addr := range []string{"::", "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "1.2.3.4", "255.255.255.255"} {
