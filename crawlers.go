@@ -414,30 +414,28 @@ func addrOf(s string, port bool) netip.Addr {
 // the same answers).
 func ipv4Of(s string, port bool) (uint32, bool) {
 	var a, field uint32
-	fields, digits := 0, 0
+	dots, digits := 0, 0
 	i := 0
 	for ; i < len(s); i++ {
 		c := s[i]
-		if c == '.' {
-			if digits == 0 || fields == 3 {
+		if d := uint32(c) - '0'; d <= 9 {
+			if digits != 0 && field == 0 { // a leading zero, which netip refuses
 				return 0, false
 			}
-			a, field, digits = a<<8|field, 0, 0
-			fields++
+			field = field*10 + d
+			digits++
 			continue
 		}
-		if c < '0' || c > '9' {
+		if c != '.' {
 			break
 		}
-		if digits > 0 && field == 0 { // a leading zero, which netip refuses
+		if digits == 0 || digits > 3 || field > 255 || dots == 3 {
 			return 0, false
 		}
-		if field = field*10 + uint32(c-'0'); field > 255 {
-			return 0, false
-		}
-		digits++
+		a, field, digits = a<<8|field, 0, 0
+		dots++
 	}
-	if fields != 3 || digits == 0 {
+	if dots != 3 || digits == 0 || digits > 3 || field > 255 {
 		return 0, false
 	}
 	a = a<<8 | field

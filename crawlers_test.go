@@ -139,7 +139,7 @@ func TestIPv4Of(t *testing.T) {
 		"1.2.3.4:65536": false, "1.2.3.4:": false, "1.2.3.4:x": false, "1.2.3.4:123456": false,
 		"01.2.3.4:1": false, "1.2.3.256:1": false, "1.2.3:1": false, "1.2.3.4.5:1": false, "1..3.4:1": false, ".1.2.3:1": false,
 		"1.2.3.4%eth0:1": false, "[::1]:443": false, "::ffff:1.2.3.4": false, "": false, " 1.2.3.4": false, "1.2.3.4 ": false,
-		"1.2.3.4:-1": false, "1.2.3.4:+1": false, "1.2.3.0004": false, "1.2.3.004:1": false,
+		"1.2.3.4:-1": false, "1.2.3.4:+1": false, "1.2.3.0004": false, "1.2.3.004:1": false, "1.2.3.4294967297": false, "4294967297.1.2.3": false,
 	} {
 		checkIPv4Of(t, s, true)
 		if _, got := ipv4Of(s, true); got != want {

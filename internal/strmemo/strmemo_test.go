@@ -86,6 +86,23 @@ func TestCollisions(t *testing.T) {
 	}
 }
 
+// TestSameEnds: strings of one length that differ only between their
+// first and last 16 bytes share a slot, and each keeps its own value.
+func TestSameEnds(t *testing.T) {
+	m := New[string](256, 512)
+	a := "Mozilla/5.0 (X11; Linux x86_64) Gecko/20100101 Firefox/133.0"
+	b := "Mozilla/5.0 (X11; Linux i686;   Gecko/20100101 Firefox/133.0"
+	if len(a) != len(b) || m.hash(a) != m.hash(b) {
+		t.Fatalf("%q and %q: lengths %d, %d; hashes differ", a, b, len(a), len(b))
+	}
+	upper := func(s string) string { return strings.ToUpper(s) }
+	for i, s := range []string{a, a, a, b, b, b, a, b, a} {
+		if got := m.Get(s, upper); got != strings.ToUpper(s) {
+			t.Fatalf("%d: Get(%q) = %q", i, s, got)
+		}
+	}
+}
+
 // TestUniqueStrings: strings that never repeat allocate nothing and store
 // nothing; the memory is the table's whatever the number of strings.
 func TestUniqueStrings(t *testing.T) {
