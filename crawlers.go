@@ -189,7 +189,8 @@ func addrNum(a netip.Addr) [2]uint64 {
 
 func less(a, b [2]uint64) bool { return a[0] < b[0] || a[0] == b[0] && a[1] < b[1] }
 
-// v4Mapped is the high half of the IPv4-mapped addresses, ::ffff:0:0/96.
+// v4Mapped is the 16 bits above an IPv4 address in its IPv4-mapped form,
+// ::ffff:a.b.c.d (the low 64 bits are 0x0000ffff_aabbccdd).
 const v4Mapped = 0xffff
 
 // newRangeSet makes the set of the prefixes, merging those that overlap.
