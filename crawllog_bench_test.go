@@ -33,16 +33,7 @@ var crawlLogClients = []struct{ name, ua, addr string }{
 // cachedCrawlLogBench serves a cached 50,000-URL page (.xml.gz) with the
 // crawl log as c says, and returns the Sitemap and the page's size.
 func cachedCrawlLogBench(b *testing.B, c Crawlers) (*Sitemap, int64) {
-	sm, err := New(Config{BaseURL: "https://shop.example.com", TTL: time.Hour, Crawlers: c}, Section{Source: benchSource(MaxURLs)})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { sm.Close() })
-	sm.ServeHTTP(&discard{h: http.Header{}}, mustRequest("/sitemap-1.xml.gz"))
-	e, ok := cachedEntry(sm, pageKey(0, 1))
-	if !ok {
-		b.Fatal("not cached")
-	}
+	sm, e := cachedSitemap(b, Config{BaseURL: "https://shop.example.com", TTL: time.Hour, Crawlers: c}, Section{Source: benchSource(MaxURLs)})
 	return sm, int64(len(e.gz))
 }
 
