@@ -11,12 +11,22 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
+
+	"github.com/freshmap/sitemap/internal/strmemo"
 )
 
 // Who asks for a file: the crawler family a User-Agent names, and whether
 // the request's address is in that family's published ranges. Nothing
-// here allocates per request, and nothing is fetched over the network:
-// the ranges are the owner's (Crawlers.Ranges).
+// here allocates per request (but a User-Agent remembered, once), and
+// nothing is fetched over the network: the ranges are the owner's
+// (Crawlers.Ranges).
+//
+// On a cached hit this is most of what the crawl log costs, so the common
+// cases are short: a User-Agent sent over and over (every crawler's, the
+// common browsers') is looked up in a fixed-size memo of User-Agents
+// (internal/strmemo) rather than matched again; an address is read only
+// for a claim that can be verified; an IPv4 address is parsed by hand and
+// searched among 32-bit ranges (BenchmarkCrawlLogRecord, BENCHMARKS.md).
 
 // crawler is a crawler family; crawlerOther is every other client.
 type crawler uint8
@@ -161,9 +171,16 @@ func (c crawlerSlot) verified() bool  { return c < slotOther && c%2 == 0 }
 // IPv4-mapped IPv6).
 type addrRange struct{ lo, hi [2]uint64 }
 
+// v4Range is a closed range of IPv4 addresses.
+type v4Range struct{ lo, hi uint32 }
+
 // rangeSet is a sorted list of disjoint address ranges, searched in
-// O(log n) without allocating.
-type rangeSet []addrRange
+// O(log n) without allocating: all of them as 128-bit ranges, and their
+// IPv4 part again as 32-bit ranges, for the common case.
+type rangeSet struct {
+	all []addrRange
+	v4  []v4Range
+}
 
 func addrNum(a netip.Addr) [2]uint64 {
 	b := a.As16()
@@ -172,9 +189,13 @@ func addrNum(a netip.Addr) [2]uint64 {
 
 func less(a, b [2]uint64) bool { return a[0] < b[0] || a[0] == b[0] && a[1] < b[1] }
 
+// v4Mapped is the 16 bits above an IPv4 address in its IPv4-mapped form,
+// ::ffff:a.b.c.d (the low 64 bits are 0x0000ffff_aabbccdd).
+const v4Mapped = 0xffff
+
 // newRangeSet makes the set of the prefixes, merging those that overlap.
 func newRangeSet(prefixes []netip.Prefix) rangeSet {
-	var rs rangeSet
+	var rs []addrRange
 	for _, p := range prefixes {
 		if !p.IsValid() {
 			continue
@@ -207,48 +228,98 @@ func newRangeSet(prefixes []netip.Prefix) rangeSet {
 		}
 		return 0
 	})
-	out := rs[:0]
+	out := rangeSet{all: rs[:0]}
 	for _, r := range rs {
-		if n := len(out); n > 0 && !less(out[n-1].hi, r.lo) {
-			if less(out[n-1].hi, r.hi) {
-				out[n-1].hi = r.hi
+		if n := len(out.all); n > 0 && !less(out.all[n-1].hi, r.lo) {
+			if less(out.all[n-1].hi, r.hi) {
+				out.all[n-1].hi = r.hi
 			}
 			continue
 		}
-		out = append(out, r)
+		out.all = append(out.all, r)
+	}
+	// The IPv4 part: each range cut to ::ffff:0.0.0.0–::ffff:255.255.255.255.
+	first, last := [2]uint64{0, v4Mapped << 32}, [2]uint64{0, v4Mapped<<32 | 0xffffffff}
+	for _, r := range out.all {
+		if less(r.hi, first) || less(last, r.lo) {
+			continue
+		}
+		lo, hi := max2(r.lo, first), min2(r.hi, last)
+		out.v4 = append(out.v4, v4Range{uint32(lo[1]), uint32(hi[1])})
 	}
 	return out
 }
 
+func max2(a, b [2]uint64) [2]uint64 {
+	if less(a, b) {
+		return b
+	}
+	return a
+}
+
+func min2(a, b [2]uint64) [2]uint64 {
+	if less(a, b) {
+		return a
+	}
+	return b
+}
+
+// empty reports whether the set has no address.
+func (rs *rangeSet) empty() bool { return len(rs.all) == 0 }
+
 // contains reports whether a is in the set.
-func (rs rangeSet) contains(a netip.Addr) bool {
-	if !a.IsValid() || len(rs) == 0 {
+func (rs *rangeSet) contains(a netip.Addr) bool {
+	if !a.IsValid() || rs.empty() {
 		return false
 	}
-	n := addrNum(a.Unmap())
-	i, j := 0, len(rs) // the first range whose hi is not below n is in [i, j]
+	if a = a.Unmap(); a.Is4() {
+		b := a.As4()
+		return rs.containsV4(binary.BigEndian.Uint32(b[:]))
+	}
+	n := addrNum(a)
+	i, j := 0, len(rs.all) // the first range whose hi is not below n is in [i, j]
 	for i < j {
 		h := int(uint(i+j) >> 1)
-		if hi := rs[h].hi; hi[0] < n[0] || hi[0] == n[0] && hi[1] < n[1] {
+		if hi := rs.all[h].hi; hi[0] < n[0] || hi[0] == n[0] && hi[1] < n[1] {
 			i = h + 1
 		} else {
 			j = h
 		}
 	}
-	return i < len(rs) && !less(n, rs[i].lo)
+	return i < len(rs.all) && !less(n, rs.all[i].lo)
 }
 
-// crawlerIDs tells who asks: the families' ranges (nil for a family
+// containsV4 reports whether the IPv4 address a is in the set.
+func (rs *rangeSet) containsV4(a uint32) bool {
+	i, j := 0, len(rs.v4) // the first range whose hi is not below a is in [i, j]
+	for i < j {
+		h := int(uint(i+j) >> 1)
+		if rs.v4[h].hi < a {
+			i = h + 1
+		} else {
+			j = h
+		}
+	}
+	return i < len(rs.v4) && rs.v4[i].lo <= a
+}
+
+// crawlerIDs tells who asks: the families' ranges (empty for a family
 // whose ranges the owner did not give) and where the address is read.
 type crawlerIDs struct {
 	ranges [crawlerOther]rangeSet
-	header string // a trusted proxy's header with the client address; "" for RemoteAddr
+	header string                 // a trusted proxy's header with the client address; "" for RemoteAddr
+	uas    *strmemo.Memo[crawler] // the families of the User-Agents sent over and over
 }
+
+// uaMemoSize is the number of User-Agents remembered: more than the
+// crawlers send and the common browsers; 4 KiB of slots, and at most
+// maxUALen bytes for each one stored.
+const uaMemoSize = 256
 
 // newCrawlerIDs reads the ranges the owner gives, once. A family name
 // that is not one of crawlerNames is an error.
 func newCrawlerIDs(c *Crawlers) (*crawlerIDs, error) {
-	ids := &crawlerIDs{header: http.CanonicalHeaderKey(c.AddressHeader)}
+	ids := &crawlerIDs{header: http.CanonicalHeaderKey(c.AddressHeader), uas: strmemo.New[crawler](uaMemoSize, maxUALen)}
 	if c.Ranges == nil {
 		return ids, nil
 	}
@@ -273,37 +344,125 @@ func (ids *crawlerIDs) slotOf(r *http.Request) crawlerSlot {
 	if v := r.Header["User-Agent"]; len(v) > 0 {
 		ua = v[0]
 	}
-	f := crawlerOf(ua)
+	if len(ua) > maxUALen {
+		ua = ua[:maxUALen] // as crawlerOf: a longer one is remembered by this part
+	}
+	f := crawlerOther
+	if ua != "" {
+		f = ids.uas.Get(ua, crawlerOf)
+	}
 	if f == crawlerOther {
 		return slotOther
 	}
-	if ids.ranges[f].contains(ids.addr(r)) {
+	if ids.verified(f, r) {
 		return crawlerSlot(2 * f)
 	}
 	return crawlerSlot(2*f + 1)
 }
 
+// verified reports whether r's address is in the ranges of the family f.
+// An IPv4 address, the common case, is parsed by hand (ipv4Of) and
+// searched as a number; any other goes through netip.
+func (ids *crawlerIDs) verified(f crawler, r *http.Request) bool {
+	rs := &ids.ranges[f]
+	if rs.empty() {
+		return false
+	}
+	s, port := ids.addrText(r)
+	if a, ok := ipv4Of(s, port); ok {
+		return rs.containsV4(a)
+	}
+	return rs.contains(addrOf(s, port))
+}
+
 // addr returns the client's address: the host of RemoteAddr, or, with a
 // trusted proxy header, the last address in it (the one the proxy added;
 // those before it are the client's to write). Invalid if none parses.
-func (ids *crawlerIDs) addr(r *http.Request) netip.Addr {
-	if ids.header != "" {
-		v := r.Header[ids.header]
-		if len(v) == 0 {
-			return netip.Addr{}
-		}
-		last := v[len(v)-1]
-		if i := strings.LastIndexByte(last, ','); i >= 0 {
-			last = last[i+1:]
-		}
-		a, _ := netip.ParseAddr(strings.TrimSpace(last))
-		return a
+func (ids *crawlerIDs) addr(r *http.Request) netip.Addr { return addrOf(ids.addrText(r)) }
+
+// addrText returns the text of the client's address (addr), and whether
+// it may end in a port (RemoteAddr).
+func (ids *crawlerIDs) addrText(r *http.Request) (s string, port bool) {
+	if ids.header == "" {
+		return r.RemoteAddr, true
 	}
-	if ap, err := netip.ParseAddrPort(r.RemoteAddr); err == nil {
-		return ap.Addr()
+	v := r.Header[ids.header]
+	if len(v) == 0 {
+		return "", false
 	}
-	a, _ := netip.ParseAddr(r.RemoteAddr)
+	last := v[len(v)-1]
+	if i := strings.LastIndexByte(last, ','); i >= 0 {
+		last = last[i+1:]
+	}
+	return strings.TrimSpace(last), false
+}
+
+// addrOf parses an address, followed by a port if port is set (as
+// RemoteAddr: "host:port", or a bare address).
+func addrOf(s string, port bool) netip.Addr {
+	if port {
+		if ap, err := netip.ParseAddrPort(s); err == nil {
+			return ap.Addr()
+		}
+	}
+	a, _ := netip.ParseAddr(s)
 	return a
+}
+
+// ipv4Of parses s as addrOf does when it is a dotted-quad IPv4 address,
+// with a plain port ("66.249.66.1:443") if port is set. It reports false
+// for anything else, which addrOf then parses (TestIPv4Of holds them to
+// the same answers).
+func ipv4Of(s string, port bool) (uint32, bool) {
+	var a, field uint32
+	dots, digits := 0, 0
+	i := 0
+	for ; i < len(s); i++ {
+		c := s[i]
+		if d := uint32(c) - '0'; d <= 9 {
+			if digits != 0 && field == 0 { // a leading zero, which netip refuses
+				return 0, false
+			}
+			field = field*10 + d
+			digits++
+			continue
+		}
+		if c != '.' {
+			break
+		}
+		if digits == 0 || digits > 3 || field > 255 || dots == 3 {
+			return 0, false
+		}
+		a, field, digits = a<<8|field, 0, 0
+		dots++
+	}
+	if dots != 3 || digits == 0 || digits > 3 || field > 255 {
+		return 0, false
+	}
+	a = a<<8 | field
+	if i == len(s) {
+		return a, true
+	}
+	if !port || s[i] != ':' || !plainPort(s[i+1:]) {
+		return 0, false
+	}
+	return a, true
+}
+
+// plainPort reports whether p is a port number of 1 to 5 digits, at most
+// 65535.
+func plainPort(p string) bool {
+	if len(p) == 0 || len(p) > 5 {
+		return false
+	}
+	n := 0
+	for i := range len(p) {
+		if p[i] < '0' || p[i] > '9' {
+			return false
+		}
+		n = n*10 + int(p[i]-'0')
+	}
+	return n <= 65535
 }
 
 // maxRangesBytes bounds what ReadCrawlerRanges reads.

@@ -1,9 +1,13 @@
 package sitemap
 
 import (
+	"encoding/binary"
+	"math/rand/v2"
 	"net/http/httptest"
 	"net/netip"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -68,8 +72,19 @@ func TestRangeSet(t *testing.T) {
 			t.Errorf("contains(%s) = %v, want %v", addr, got, want)
 		}
 	}
-	if len(rs) != 4 {
-		t.Errorf("%d ranges, want 4 (two merged): %v", len(rs), rs)
+	if len(rs.all) != 4 {
+		t.Errorf("%d ranges, want 4 (two merged): %v", len(rs.all), rs.all)
+	}
+	// An IPv6 prefix over part of the IPv4-mapped space covers those IPv4
+	// addresses: the 32-bit ranges are cut from the 128-bit ones.
+	mapped := newRangeSet([]netip.Prefix{netip.MustParsePrefix("::ffff:0:0/100"), netip.MustParsePrefix("::fffe:0:0/96")})
+	for addr, want := range map[string]bool{"0.0.0.0": true, "10.1.2.3": true, "15.255.255.255": true, "16.0.0.0": false, "::fffe:1.2.3.4": true} {
+		if got := mapped.contains(netip.MustParseAddr(addr)); got != want {
+			t.Errorf("::ffff:0:0/100 contains(%s) = %v, want %v", addr, got, want)
+		}
+	}
+	if len(mapped.v4) != 1 || mapped.v4[0] != (v4Range{0, 0x0fffffff}) {
+		t.Errorf("IPv4 part of ::ffff:0:0/100: %v", mapped.v4)
 	}
 	all := newRangeSet([]netip.Prefix{netip.MustParsePrefix("::/0"), netip.MustParsePrefix("0.0.0.0/0")})
 	for _, addr := range []string{"::", "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "1.2.3.4", "255.255.255.255"} {
@@ -114,4 +129,108 @@ func TestClientAddr(t *testing.T) {
 	if got := ids.addr(r); got.IsValid() {
 		t.Errorf("no header: %v, want none (RemoteAddr is the proxy's)", got)
 	}
+}
+
+// TestIPv4Of: the hand-written IPv4 parse gives netip's address whenever
+// it answers, and answers for the addresses RemoteAddr and proxies carry.
+func TestIPv4Of(t *testing.T) {
+	for s, want := range map[string]bool{ // with a port allowed → ipv4Of answers
+		"66.249.66.1:443": true, "66.249.66.1": true, "0.0.0.0:0": true, "255.255.255.255:65535": true, "1.2.3.4:00080": true,
+		"1.2.3.4:65536": false, "1.2.3.4:": false, "1.2.3.4:x": false, "1.2.3.4:123456": false,
+		"01.2.3.4:1": false, "1.2.3.256:1": false, "1.2.3:1": false, "1.2.3.4.5:1": false, "1..3.4:1": false, ".1.2.3:1": false,
+		"1.2.3.4%eth0:1": false, "[::1]:443": false, "::ffff:1.2.3.4": false, "": false, " 1.2.3.4": false, "1.2.3.4 ": false,
+		"1.2.3.4:-1": false, "1.2.3.4:+1": false, "1.2.3.0004": false, "1.2.3.004:1": false, "1.2.3.4294967297": false, "4294967297.1.2.3": false,
+	} {
+		checkIPv4Of(t, s, true)
+		if _, got := ipv4Of(s, true); got != want {
+			t.Errorf("ipv4Of(%q) answers %v, want %v", s, got, want)
+		}
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	const chars = "0123456789.:%[]af "
+	for range 200_000 {
+		b := make([]byte, rng.IntN(24))
+		for i := range b {
+			b[i] = chars[rng.IntN(len(chars))]
+		}
+		checkIPv4Of(t, string(b), rng.IntN(2) == 0)
+	}
+	for range 10_000 { // well-formed ones, which ipv4Of must answer
+		var a [4]byte
+		binary.BigEndian.PutUint32(a[:], rng.Uint32())
+		s := netip.AddrFrom4(a).String() + ":" + strconv.Itoa(rng.IntN(65536))
+		if _, ok := ipv4Of(s, true); !ok {
+			t.Errorf("ipv4Of(%q) does not answer", s)
+		}
+		checkIPv4Of(t, s, true)
+	}
+}
+
+// checkIPv4Of fails if ipv4Of(s, port) answers otherwise than addrOf.
+func checkIPv4Of(t *testing.T, s string, port bool) {
+	t.Helper()
+	got, ok := ipv4Of(s, port)
+	if !ok {
+		return
+	}
+	want := addrOf(s, port)
+	var b [4]byte
+	binary.BigEndian.PutUint32(b[:], got)
+	if !want.Is4() || netip.AddrFrom4(b) != want {
+		t.Errorf("ipv4Of(%q, %v) = %v, addrOf = %v", s, port, netip.AddrFrom4(b), want)
+	}
+}
+
+func FuzzIPv4Of(f *testing.F) {
+	for _, s := range []string{"66.249.66.1:443", "1.2.3.4", "01.2.3.4:1", "1.2.3.4:65536", "[::1]:1"} {
+		f.Add(s, true)
+	}
+	f.Fuzz(checkIPv4Of)
+}
+
+// TestSlotOfMemo: the User-Agents remembered give the column crawlerOf
+// and the address give, however many there are and however they share
+// the memo's slots, from several goroutines (run with -race).
+func TestSlotOfMemo(t *testing.T) {
+	ids, err := newCrawlerIDs(&Crawlers{Ranges: googleRanges})
+	if err != nil {
+		t.Fatal(err)
+	}
+	uas := []string{googlebotUA, bingbotUA, chromeUA, "Baiduspider", "", "Googlebot-Image/1.0", strings.Repeat("z", maxUALen) + "Googlebot"}
+	for i := range 2000 { // ten times the memo's size: they share slots
+		uas = append(uas, "Mozilla/5.0 (compatible; bot "+strconv.Itoa(i)+")", "Mozilla/5.0 Googlebot/"+strconv.Itoa(i))
+	}
+	addrs := []string{"66.249.66.1:443", "203.0.113.9:443", "[2001:db8::1]:1"}
+	want := func(ua, addr string) crawlerSlot {
+		f := crawlerOf(ua)
+		switch {
+		case f == crawlerOther:
+			return slotOther
+		case ids.ranges[f].contains(addrOf(addr, true)):
+			return crawlerSlot(2 * f)
+		}
+		return crawlerSlot(2*f + 1)
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(g), 5))
+			r := httptest.NewRequest("GET", "/", nil)
+			for range 50_000 {
+				ua, addr := uas[rng.IntN(len(uas))], addrs[rng.IntN(len(addrs))]
+				if rng.IntN(3) == 0 {
+					ua = uas[g] // runs of one get remembered
+				}
+				r.Header["User-Agent"] = []string{ua}
+				r.RemoteAddr = addr
+				for range 1 + rng.IntN(2) {
+					if got, w := ids.slotOf(r), want(ua, addr); got != w {
+						t.Errorf("slotOf(%.30q from %s) = %d, want %d", ua, addr, got, w)
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
 }

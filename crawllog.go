@@ -21,9 +21,10 @@ import (
 //     verified and as an unverified claim, and every other client);
 //   - fixed counters per section by column and status class.
 //
-// Recording a fetch of a file that has its row allocates nothing: an
-// atomic load of the row map, a map lookup, and a store under the
-// column's own lock.
+// Recording a fetch of a file that has its row allocates nothing and
+// reads no clock (the serving path's reading is given): the row is found
+// in a small direct-mapped table of the rows last used (recent), or else
+// in the row map, and the fetch is stored under the column's own lock.
 
 // Crawlers configures the crawl log (Sitemap.CrawlLog): who fetched each
 // sitemap file, as recognised by User-Agent and verified by address.
@@ -68,10 +69,10 @@ type CrawlFetch struct {
 	// (Crawlers.Ranges). A claim that was not is kept apart, with
 	// Verified false: a spoofed Googlebot is never counted as Googlebot.
 	Verified    bool
-	Time        time.Time // when the response was finished
+	Time        time.Time // when the request was answered (the clock read as it came; the Store's time, as Last-Modified)
 	Status      int       // its status: 200, 206, 304, 403, 503, …
 	Bytes       int64     // its body bytes
-	Conditional bool      // the request had If-None-Match or If-Modified-Since (a 304 has Status 304)
+	Conditional bool      // the request had a non-empty If-None-Match or If-Modified-Since (a 304 has Status 304)
 	Fetches     int64     // fetches of the file (of the section, in SectionStats) by this column since New
 }
 
@@ -129,20 +130,33 @@ type crawlLog struct {
 	ids      *crawlerIDs
 	verified bool // Crawlers.VerifiedOnly
 	max      int
-	now      func() time.Time
 
-	rows atomic.Pointer[map[docKey]*crawlRow] // replaced whole, under mu
-	mu   sync.Mutex
-	full atomic.Int64 // fetches of files past max, not logged
+	rows   atomic.Pointer[map[docKey]*crawlRow] // replaced whole, under mu
+	recent [recentRows]atomic.Pointer[crawlRow] // rows by recentSlot; any may be nil or another file's
+	mu     sync.Mutex
+	full   atomic.Int64 // fetches of files past max, not logged
 
 	counts    []crawlCounts // by section stats row (sectionRow)
 	sections  int
 	forbidden atomic.Int64 // 403s of VerifiedOnly
 }
 
+// recentRows is the size of crawlLog.recent: 8 KiB of pointers, about as
+// many as the default number of files.
+const (
+	recentBits = 10
+	recentRows = 1 << recentBits
+)
+
+// recentSlot is k's slot in crawlLog.recent: the top bits of a
+// multiplicative (Fibonacci) hash of its fields.
+func recentSlot(k docKey) uint64 {
+	return (uint64(k.page)<<16 ^ uint64(k.sec)<<4 ^ uint64(k.kind)) * 0x9e3779b97f4a7c15 >> (64 - recentBits)
+}
+
 // newCrawlLog makes the crawl log of st; nil when Crawlers.Files is
 // negative.
-func newCrawlLog(c *Crawlers, st *site, now func() time.Time) (*crawlLog, error) {
+func newCrawlLog(c *Crawlers, st *site) (*crawlLog, error) {
 	if c.Files < 0 {
 		return nil, nil
 	}
@@ -153,7 +167,7 @@ func newCrawlLog(c *Crawlers, st *site, now func() time.Time) (*crawlLog, error)
 	if c.VerifiedOnly && c.Ranges == nil {
 		return nil, errVerifiedNoRanges
 	}
-	l := &crawlLog{ids: ids, verified: c.VerifiedOnly, max: cmp.Or(c.Files, defaultCrawlLogFiles), now: now,
+	l := &crawlLog{ids: ids, verified: c.VerifiedOnly, max: cmp.Or(c.Files, defaultCrawlLogFiles),
 		counts: make([]crawlCounts, 2*len(st.sections)+1), sections: len(st.sections)}
 	l.rows.Store(&map[docKey]*crawlRow{})
 	return l, nil
@@ -181,30 +195,45 @@ func (l *crawlLog) forbids(c crawlerSlot) bool {
 	return true
 }
 
-// record logs a response to column c for file k. served tells that the
-// file exists (it was found and answered): only then is a row made.
-func (l *crawlLog) record(k docKey, c crawlerSlot, r *http.Request, status int, n int64, served bool) {
+// record logs a response to column c for file k, answered at the time
+// at; cond tells that the request had validators (hasValidators). served
+// tells that the file exists (it was found and answered): only then is a
+// row made.
+func (l *crawlLog) record(k docKey, c crawlerSlot, at time.Time, cond bool, status int, n int64, served bool) {
 	if l == nil {
 		return
 	}
 	l.counts[l.sectionRow(k)][c][statusClass(status)].Add(1)
-	row := (*l.rows.Load())[k]
-	if row == nil {
-		if !served {
-			return
+	recent := &l.recent[recentSlot(k)]
+	row := recent.Load()
+	if row == nil || row.key != k {
+		if row = (*l.rows.Load())[k]; row == nil {
+			if !served {
+				return
+			}
+			if row = l.add(k); row == nil {
+				l.full.Add(1)
+				return
+			}
 		}
-		if row = l.add(k); row == nil {
-			l.full.Add(1)
-			return
-		}
+		recent.Store(row)
 	}
-	cond := r.Header["If-None-Match"] != nil || r.Header["If-Modified-Since"] != nil
-	at := l.now().UnixNano()
 	cell := &row.cells[c]
 	cell.mu.Lock()
-	cell.at, cell.status, cell.conditional, cell.bytes = at, int32(status), cond, n
+	cell.at, cell.status, cell.conditional, cell.bytes = at.UnixNano(), int32(status), cond, n
 	cell.fetches++
 	cell.mu.Unlock()
+}
+
+// hasValidators reports whether a request's header has a non-empty
+// If-None-Match or If-Modified-Since (CrawlFetch.Conditional).
+func hasValidators(h http.Header) bool {
+	for _, k := range [...]string{"If-None-Match", "If-Modified-Since"} {
+		if v := h[k]; len(v) > 0 && v[0] != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // add returns k's row, made if the log has room; nil if it has none.

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"runtime"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -305,6 +306,70 @@ func TestCrawlLogAllocs(t *testing.T) {
 	for _, ua := range []string{googlebotUA, bingbotUA, "Mozilla/5.0"} {
 		if on := allocs(Crawlers{Ranges: googleRanges}, ua); on > off {
 			t.Errorf("%q: %v allocations with the crawl log, %v without", ua, on, off)
+		}
+	}
+}
+
+// TestCrawlLogRecentRows: files whose rows share a slot of the table of
+// rows last used (3,000 files in its 1,024 slots) are each logged in
+// their own row, from several goroutines (run with -race).
+func TestCrawlLogRecentRows(t *testing.T) {
+	const files = 3000
+	l := &crawlLog{max: files, counts: make([]crawlCounts, 3), sections: 1}
+	l.rows.Store(&map[docKey]*crawlRow{})
+	at := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 2 * files {
+				p := int64((i*7+g*13)%files + 1)
+				l.record(pageKey(0, p), crawlerSlot(g), at.Add(time.Duration(p)*time.Second), false, 200, p, true)
+			}
+		})
+	}
+	wg.Wait()
+	seen := map[uint64]bool{}
+	for p := int64(1); p <= files; p++ {
+		seen[recentSlot(pageKey(0, p))] = true
+		got := l.file(pageKey(0, p))
+		if len(got) != 4 {
+			t.Fatalf("page %d: %d columns, want 4: %+v", p, len(got), got)
+		}
+		for _, f := range got {
+			if f.Bytes != p || f.Fetches != 2 || !f.Time.Equal(at.Add(time.Duration(p)*time.Second)) {
+				t.Fatalf("page %d: %+v", p, f)
+			}
+		}
+	}
+	if len(seen) > recentRows || len(seen) < recentRows/2 {
+		t.Errorf("%d files in %d slots of %d", files, len(seen), recentRows)
+	}
+}
+
+// TestCrawlLogConditional: a fetch is conditional when it has a
+// non-empty If-None-Match or If-Modified-Since, whatever the answer.
+func TestCrawlLogConditional(t *testing.T) {
+	sm := crawlSitemap(t, Config{TTL: time.Hour})
+	w := fetch(sm, "/sitemap-p-1.xml.gz", googlebotUA, "66.249.66.1:1")
+	etag, lm := w.Header().Get("Etag"), w.Header().Get("Last-Modified")
+	for _, c := range []struct {
+		hdr    []string
+		status int
+		cond   bool
+	}{
+		{nil, 200, false},
+		{[]string{"If-None-Match", etag}, 304, true},
+		{[]string{"If-None-Match", `"other"`}, 200, true},
+		{[]string{"If-Modified-Since", lm}, 304, true},
+		{[]string{"If-None-Match", ""}, 200, false},
+		{[]string{"Range", "bytes=0-9"}, 206, false},
+		{[]string{"If-Match", `"other"`}, 412, false},
+	} {
+		if w := fetch(sm, "/sitemap-p-1.xml.gz", googlebotUA, "66.249.66.1:1", c.hdr...); w.Code != c.status {
+			t.Fatalf("%v: %d, want %d", c.hdr, w.Code, c.status)
+		}
+		if f := crawlsOf(t, sm, "sitemap-p-1.xml.gz")[0]; f.Status != c.status || f.Conditional != c.cond {
+			t.Errorf("%v: %+v, want status %d, conditional %v", c.hdr, f, c.status, c.cond)
 		}
 	}
 }

@@ -45,9 +45,9 @@ type documents struct {
 // concurrent callers share. It returns errNotFound for a page that does
 // not exist, decided by the index alone: a page number the index does not
 // list never reaches the Source. A request waits at most BuildTimeout in
-// all, whatever the Source does.
-func (d *documents) get(ctx context.Context, k docKey) (*entry, error) {
-	now := d.now()
+// all, whatever the Source does. now is the request's reading of d.now
+// (the crawl log stores the same one).
+func (d *documents) get(ctx context.Context, k docKey, now time.Time) (*entry, error) {
 	deadline := time.Now().Add(d.site.timeout)
 	if sl, ok := d.cache.get(k); ok {
 		// Expired, said to have changed, or cached before this replica
@@ -449,5 +449,5 @@ func (d *documents) peekOrGet(ctx context.Context, k docKey) (*entry, error) {
 	if sl, ok := d.cache.peek(k); ok {
 		return sl.e, nil
 	}
-	return d.get(ctx, k)
+	return d.get(ctx, k, d.now())
 }

@@ -59,16 +59,17 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if k.kind == docIndex {
 		file = indexFileKey(rt.file)
 	}
+	now := s.docs.now() // the request's one clock reading: the cache's and the crawl log's
 	var who crawlerSlot
 	if s.crawls != nil {
 		who = s.crawls.ids.slotOf(r)
 		if s.crawls.forbids(who) {
 			serveError(w, "403 forbidden", http.StatusForbidden)
-			s.crawls.record(file, who, r, http.StatusForbidden, 0, false)
+			s.crawls.record(file, who, now, hasValidators(r.Header), http.StatusForbidden, 0, false)
 			return
 		}
 	}
-	e, err := s.docs.get(r.Context(), k)
+	e, err := s.docs.get(r.Context(), k, now)
 	if err == nil && k.kind == docIndex {
 		if e = e.file(rt.file); e == nil {
 			err = errNotFound // an index file past the last
@@ -99,7 +100,7 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.rep.unavailable(r.Context(), k, err)
 		h["Retry-After"] = st.headers.retryAfter
 		serveError(w, "sitemap temporarily unavailable", http.StatusServiceUnavailable)
-		s.crawls.record(file, who, r, http.StatusServiceUnavailable, 0, false)
+		s.crawls.record(file, who, now, hasValidators(r.Header), http.StatusServiceUnavailable, 0, false)
 		return
 	}
 	if tags != nil {
@@ -113,9 +114,10 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	status, n := s.serveEntry(w, r, e, rt.rep, s.rep.of(k))
-	if rt.rep != asHTML { // the view is for people; the log is of the files crawlers fetch
-		s.crawls.record(file, who, r, status, n, true)
+	status, n, handed := s.serveEntry(w, r, e, rt.rep, s.rep.of(k))
+	if s.crawls != nil && rt.rep != asHTML { // the view is for people; the log is of the files crawlers fetch
+		// Only a request ServeContent answered can have validators.
+		s.crawls.record(file, who, now, handed && hasValidators(r.Header), status, n, true)
 	}
 }
 
@@ -131,8 +133,10 @@ func (s *Sitemap) notFound(w http.ResponseWriter, c *secCounters) {
 // gzip representations are e's bytes as they are, written in one write;
 // the plain one is decompressed as it is written (plainBody), in large
 // writes, and only as far as the response needs. The response is counted
-// in c too. It returns the response's status and body bytes.
-func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, rep representation, c *secCounters) (int, int64) {
+// in c too. It returns the response's status and body bytes, and whether
+// the request was conditional or ranged (serveCached handed it to
+// ServeContent).
+func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, rep representation, c *secCounters) (int, int64, bool) {
 	h := w.Header()
 	if cc := s.site.headers.cacheControl; cc != nil {
 		h["Cache-Control"] = cc
@@ -168,11 +172,12 @@ func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, r
 		defer putPlainBody(plain) // after serveCached: nothing reads it then
 		cw.hold = true
 	}
+	var handed bool
 	if plain == nil {
 		cw.body = bodyReader{b: e.gz}
-		serveCached(&cw, r, e.lastMod, &cw.body, int64(len(e.gz)), cw.length)
+		handed = serveCached(&cw, r, e.lastMod, &cw.body, int64(len(e.gz)), cw.length)
 	} else {
-		serveCached(&cw, r, e.lastMod, plain, e.size, nil)
+		handed = serveCached(&cw, r, e.lastMod, plain, e.size, nil)
 	}
 	if plain != nil && plain.err != nil { // cannot happen: we compressed it
 		s.rep.log.ErrorContext(r.Context(), "sitemap: cached page does not decompress", "err", plain.err)
@@ -180,7 +185,7 @@ func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, r
 			panic(http.ErrAbortHandler) // the client must not take a cut body for the page
 		}
 		serveError(w, "internal error", http.StatusInternalServerError)
-		return http.StatusInternalServerError, cw.n
+		return http.StatusInternalServerError, cw.n, handed
 	}
 	cw.release()
 	if cw.status == http.StatusNotModified {
@@ -189,7 +194,7 @@ func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, r
 	}
 	s.rep.stats.bytesServed.Add(cw.n)
 	c.bytesServed.Add(cw.n)
-	return cmp.Or(cw.status, http.StatusOK), cw.n
+	return cmp.Or(cw.status, http.StatusOK), cw.n, handed
 }
 
 // wholeIfMultiRange returns r without its Range header if that asks for

@@ -9,17 +9,7 @@ import (
 // htmlBench returns a Sitemap with Config.HTML whose page 1, of the first
 // n benchURLs, is cached, and that page's entry.
 func htmlBench(b *testing.B, n int) (*Sitemap, *entry) {
-	sm, err := New(Config{BaseURL: benchBase, HTML: true}, Section{Source: FromSlice(benchURLs(n), 0)})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { sm.Close() })
-	sm.ServeHTTP(&discard{h: http.Header{}}, mustRequest("/sitemap-1.xml.gz"))
-	e, ok := cachedEntry(sm, pageKey(0, 1))
-	if !ok {
-		b.Fatal("page not cached")
-	}
-	return sm, e
+	return cachedSitemap(b, Config{BaseURL: benchBase, HTML: true}, Section{Source: FromSlice(benchURLs(n), 0)})
 }
 
 // BenchmarkHTMLView makes the HTML view of a cached page from its XML, as

@@ -31,10 +31,10 @@ var hdrBytes = []string{"bytes"}
 //     206 and 416 stay the standard library's. Its body copy reaches w's
 //     ReadFrom as an io.LimitedReader, which a writer may unwrap
 //     (bodyReader.writeN) to send a range of a cached body in one write.
-func serveCached(w http.ResponseWriter, r *http.Request, modtime time.Time, content io.ReadSeeker, size int64, length []string) {
+func serveCached(w http.ResponseWriter, r *http.Request, modtime time.Time, content io.ReadSeeker, size int64, length []string) (handed bool) {
 	if conditional(r.Header) {
 		http.ServeContent(w, r, "", modtime, content)
-		return
+		return true
 	}
 	h := w.Header()
 	if !modtime.IsZero() && !modtime.Equal(unixEpoch) { // as ServeContent: the epoch means unknown
@@ -49,6 +49,7 @@ func serveCached(w http.ResponseWriter, r *http.Request, modtime time.Time, cont
 	if r.Method != http.MethodHead {
 		io.Copy(w, content) // errors are the client's: ServeContent drops them too
 	}
+	return false
 }
 
 var unixEpoch = time.Unix(0, 0)

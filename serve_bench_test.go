@@ -68,7 +68,13 @@ func serveLoop(b *testing.B, h http.Handler, r *http.Request, w *discard, n int6
 }
 
 func cachedBench(b *testing.B, urls int) (*Sitemap, *entry) {
-	sm, err := New(Config{BaseURL: "https://shop.example.com", TTL: time.Hour}, Section{Source: benchSource(urls)})
+	return cachedSitemap(b, Config{BaseURL: "https://shop.example.com", TTL: time.Hour}, Section{Source: benchSource(urls)})
+}
+
+// cachedSitemap returns a Sitemap of cfg and sec whose page 1 is cached,
+// and that page's entry; it is closed when b ends.
+func cachedSitemap(b *testing.B, cfg Config, sec Section) (*Sitemap, *entry) {
+	sm, err := New(cfg, sec)
 	if err != nil {
 		b.Fatal(err)
 	}

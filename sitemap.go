@@ -252,7 +252,7 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 		now = time.Now
 	}
 	rep := newReporter(st, &cfg, log)
-	crawls, err := newCrawlLog(&cfg.Crawlers, st, now)
+	crawls, err := newCrawlLog(&cfg.Crawlers, st)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
