@@ -426,6 +426,11 @@ func New(db *sql.DB, cfg Config) (*Source, error) {
 	}
 	inRange := " WHERE " + key + " >= " + lo + " AND " + key + " <= " + hi + where
 	s.pageQuery = "SELECT " + strings.Join(cols, ", ") + " FROM " + table + inRange + " ORDER BY " + key
+	if s.sum.rowTimes() { // each row's lastmod is its content-change time (rowtimes.go)
+		pageCols := slices.Clone(cols)
+		pageCols[1] = s.rowTimeLastMod()
+		s.pageQuery = "SELECT " + strings.Join(pageCols, ", ") + " FROM " + s.rowTimeFrom() + inRange + " ORDER BY " + key
+	}
 	// SUM(key - lo) stays below size², so it cannot overflow where SUM(key)
 	// could. Postgres reuses $1; the other dialects bind lo twice.
 	agg := "SELECT COUNT(*), SUM(" + key + " - " + lo + ")"
