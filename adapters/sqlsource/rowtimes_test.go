@@ -1,6 +1,7 @@
 package sqlsource_test
 
 import (
+	"context"
 	"encoding/json"
 	"encoding/xml"
 	"net/http"
@@ -157,6 +158,66 @@ func TestRowTimes(t *testing.T) {
 		time.Sleep(100 * time.Millisecond) // time for a wrong second post to come
 		if got := ep.received(); !slices.Equal(got, want) {
 			t.Errorf("IndexNow received %q; want %q, once each", got, want)
+		}
+	})
+}
+
+// TestRowTimesTriggers checks each write the row-time triggers see, on
+// each database, through the URLs of a Source: an update of updated_at
+// alone keeps a lastmod, even to NULL, and keeps a row without one
+// without; an insert, a new slug and a new key take the commit's time; a
+// delete and a new key leave no row time behind.
+func TestRowTimesTriggers(t *testing.T) {
+	forEachDB(t, func(t *testing.T, d *testDB) {
+		ps := products(ids(1, 9)...)
+		ps[6].Updated = time.Time{} // product 7 has no lastmod
+		c := d.createCatalogue(t, ps)
+		cfg := c.config(100)
+		cfg.Summary, cfg.Significant = true, []string{"slug"}
+		src := newSource(t, d.db, cfg)
+		installSummary(t, src)
+
+		start := time.Now().UTC().Truncate(time.Second)
+		later := c.timeArg(t0.AddDate(0, 1, 0))
+		d.exec(t, "UPDATE "+c.products+" SET updated_at = NULL WHERE id = 5")
+		d.exec(t, "UPDATE "+c.products+" SET updated_at = ? WHERE id = 5", later) // recorded once: stays
+		d.exec(t, "UPDATE "+c.products+" SET updated_at = ? WHERE id = 7", later)
+		d.exec(t, "UPDATE "+c.products+" SET slug = 'renamed-3' WHERE id = 3")
+		d.exec(t, "UPDATE "+c.products+" SET id = 40 WHERE id = 8")
+		d.exec(t, "DELETE FROM "+c.products+" WHERE id = 9")
+		c.insert(t, product{ID: 50, Slug: "item-50", Updated: t0, Published: true})
+		end := time.Now().Add(time.Second)
+
+		urls, err := readPage(context.Background(), src, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]time.Time{}
+		for _, u := range urls {
+			got[u.Loc] = u.LastMod
+		}
+		now := func(loc string) {
+			if lm := got[loc]; lm.Before(start) || lm.After(end) {
+				t.Errorf("%s: lastmod %v; want the time of its write, from %v", loc, lm, start)
+			}
+		}
+		for _, id := range []int64{1, 2, 4, 5, 6} {
+			if want := t0.Add(time.Duration(id) * time.Minute); !got[productLoc(id)].Equal(want) {
+				t.Errorf("product %d: lastmod %v; want %v", id, got[productLoc(id)], want)
+			}
+		}
+		if lm, ok := got[productLoc(7)]; !ok || !lm.IsZero() {
+			t.Errorf("product 7: lastmod %v (listed %v); want none, as before updated_at was set", lm, ok)
+		}
+		now(base + "renamed-3")
+		now(productLoc(8)) // now key 40
+		now(productLoc(50))
+		if _, ok := got[productLoc(9)]; ok || len(got) != 9 {
+			t.Errorf("page 1 lists %d URLs: %v; want 9, without product 9", len(got), got)
+		}
+		var n int
+		if err := d.db.QueryRow("SELECT COUNT(*) FROM " + c.products + "_sitemap_rows WHERE sitemap_key IN (8, 9)").Scan(&n); err != nil || n != 0 {
+			t.Errorf("%d row times left for the keys 8 and 9 (%v); want none", n, err)
 		}
 	})
 }
