@@ -82,7 +82,7 @@ func TestWatchFleet(t *testing.T) {
 		paths = append(paths, pagePath(n))
 	}
 	before := map[string]string{} // path → ETag, as every replica serves it
-	var clock time.Time            // the newest Last-Modified served
+	var clock time.Time           // the newest Last-Modified served
 	for _, p := range paths {
 		for i, sm := range sms {
 			w := testkit.Fetch(sm, p)
