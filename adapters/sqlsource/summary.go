@@ -132,6 +132,14 @@ func (sm summary) check() error {
 // With Config.Significant, an UPDATE that changes none of its columns nor
 // the key is not counted at all: its page's count of listed rows is not
 // recounted either, so Significant must name every column Filter reads.
+// With Config.LastMod too, InstallSummary also makes a table
+// <table>_sitemap_rows (sitemap_key, sitemap_changed_at) of row times,
+// kept by the same triggers: a counted INSERT or UPDATE sets the row's to
+// the database's time, a DELETE removes it, and the first uncounted
+// UPDATE of a row records its old LastMod; a row with no entry has its
+// LastMod column's time. The page query reads it with a LEFT JOIN on the
+// key, so each URL's lastmod moves only with a counted write. It is
+// empty when installed: installing costs no write per row.
 // On PostgreSQL the trigger also notifies the page on the channel
 // <table>_sitemap_pages (cut to 63 bytes), for Watch: the payload is the
 // page number, so a transaction sends one notification per page it wrote
