@@ -12,7 +12,8 @@ import "strconv"
 //
 // A row has no entry until it is first written after InstallSummary: its
 // time is then its LastMod column, as before. The first UPDATE that is not
-// counted records that time (the row's old LastMod) before it can move;
+// counted and moves LastMod records the row's old LastMod (one that leaves
+// LastMod as it was, such as a stock count's alone, writes nothing);
 // one that is counted records the database's time; a DELETE removes the
 // entry. So installing costs no write per row, and a row never written
 // costs no entry.
@@ -75,7 +76,7 @@ func (s *Source) rowTimeTriggers(now, changed string) []string {
 			" INSERT INTO " + rowsName(t) + " (sitemap_key, sitemap_changed_at) SELECT " + nk + ", " + now + " WHERE " + nk + " >= " + start +
 			" ON CONFLICT (sitemap_key) DO UPDATE SET sitemap_changed_at = excluded.sitemap_changed_at;\nEND",
 		"CREATE TRIGGER " + name + "_rows_keep AFTER UPDATE ON " + t + " WHEN NOT " + changed + " AND " + ok + " >= " + start +
-			" BEGIN\n" + s.rowKeep() + "END",
+			" AND " + s.differs(s.sum.lastMod) + " BEGIN\n" + s.rowKeep() + "END",
 	}
 }
 

@@ -91,16 +91,22 @@ func (s *Source) changedSQL() string {
 	}
 	var conds []string
 	for _, c := range append([]string{s.sum.key}, s.sum.significant...) {
-		switch s.dialect {
-		case SQLite:
-			conds = append(conds, "OLD."+c+" IS NOT NEW."+c)
-		case MySQL:
-			conds = append(conds, "NOT (OLD."+c+" <=> NEW."+c+")")
-		default:
-			conds = append(conds, "OLD."+c+" IS DISTINCT FROM NEW."+c)
-		}
+		conds = append(conds, s.differs(c))
 	}
 	return "(" + strings.Join(conds, " OR ") + ")"
+}
+
+// differs returns the condition, on an UPDATE's OLD and NEW rows, that
+// column c changed, NULLs included.
+func (s *Source) differs(c string) string {
+	switch s.dialect {
+	case SQLite:
+		return "OLD." + c + " IS NOT NEW." + c
+	case MySQL:
+		return "NOT (OLD." + c + " <=> NEW." + c + ")"
+	default:
+		return "OLD." + c + " IS DISTINCT FROM NEW." + c
+	}
 }
 
 func (sm summary) check() error {
@@ -310,7 +316,7 @@ func (s *Source) summaryDDL() []string {
 		if rows {
 			insRow, delRow = when(isNew, s.rowSet(nk, now)), s.rowDel(ok)
 			updRow = when("NOT ("+ok+" <=> "+nk+")", s.rowDel(ok)) + when(updNew, s.rowSet(nk, now)) +
-				when("NOT "+changed+" AND "+isOld, s.rowKeep())
+				when("NOT "+changed+" AND "+isOld+" AND "+s.differs(s.sum.lastMod), s.rowKeep())
 		}
 		stmts = append(stmts,
 			trigger("_ins_lock", "BEFORE", "INSERT", when(isNew, bump(idx(nk)))),
@@ -330,7 +336,7 @@ func (s *Source) summaryDDL() []string {
 		if changed != "" {
 			keep := ""
 			if rows {
-				keep = " IF " + ok + " >= " + start + " THEN\n " + s.rowKeep() + " END IF;\n"
+				keep = " IF " + ok + " >= " + start + " AND " + s.differs(s.sum.lastMod) + " THEN\n " + s.rowKeep() + " END IF;\n"
 			}
 			skip = " IF TG_OP = 'UPDATE' THEN IF NOT " + changed + " THEN\n" + keep + " RETURN NULL; END IF; END IF;\n"
 		}
