@@ -69,7 +69,7 @@ func BenchmarkPagesSummary(b *testing.B) {
 // (plain), from half of them (summary) or five eighths (significant).
 func BenchmarkWrite(b *testing.B) {
 	tables := newBenchTables(b, benchRows(b))
-	for _, name := range []string{"sqlite", "postgres"} {
+	for _, name := range []string{"sqlite", "postgres", "mysql"} {
 		b.Run(name, func(b *testing.B) {
 			bt := tables.get(b, name)
 			rows := tables.rows
@@ -131,7 +131,7 @@ func BenchmarkWrite(b *testing.B) {
 // (PostgreSQL): one row per page.
 func BenchmarkWatchPoll(b *testing.B) {
 	tables := newBenchTables(b, benchRows(b))
-	for _, name := range []string{"sqlite", "postgres"} {
+	for _, name := range []string{"sqlite", "postgres", "mysql"} {
 		b.Run(name, func(b *testing.B) {
 			bt := tables.get(b, name)
 			bt.summarySource(b)
