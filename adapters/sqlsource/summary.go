@@ -176,9 +176,9 @@ func (s *Source) InstallSummary(ctx context.Context) error {
 	}
 	stmts := s.summaryDDL()
 	if s.dialect == MySQL {
-		for _, q := range stmts {
+		for i, q := range stmts {
 			if _, err := s.db.ExecContext(ctx, q); err != nil {
-				if !strings.HasPrefix(q, "CREATE TABLE") { // don't drop a summary that was there
+				if i > 0 { // not the summary table's CREATE: don't drop a summary that was there
 					s.RemoveSummary(context.WithoutCancel(ctx))
 				}
 				return fmt.Errorf("sqlsource: install summary: %w", err)
