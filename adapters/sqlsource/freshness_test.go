@@ -54,10 +54,20 @@ type freshSite struct {
 // With summary set, the Source reads a page summary, installed here.
 func newFreshSite(t *testing.T, d *testDB, wrap func(*sqlsource.Source) sitemap.Source, summary ...bool) *freshSite {
 	t.Helper()
+	return newFreshSiteWith(t, d, wrap, func(cfg *sqlsource.Config) { cfg.Summary = len(summary) > 0 && summary[0] }, nil)
+}
+
+// newFreshSiteWith makes a freshSite on d whose Source's configuration
+// is changed by conf and the Sitemap's by smConf, if set.
+func newFreshSiteWith(t *testing.T, d *testDB, wrap func(*sqlsource.Source) sitemap.Source,
+	conf func(*sqlsource.Config), smConf func(*sitemap.Config)) *freshSite {
+	t.Helper()
 	f := &freshSite{d: d, clock: fakeClock{testkit.NewClock(t0.AddDate(1, 0, 0))}}
 	f.c = d.createCatalogue(t, products(ids(1, 35)...))
 	cfg := f.c.config(10)
-	cfg.Summary = len(summary) > 0 && summary[0]
+	if conf != nil {
+		conf(&cfg)
+	}
 	f.src = newSource(t, d.db, cfg)
 	if cfg.Summary {
 		installSummary(t, f.src)
@@ -66,7 +76,7 @@ func newFreshSite(t *testing.T, d *testDB, wrap func(*sqlsource.Source) sitemap.
 	if wrap != nil {
 		src = wrap(f.src)
 	}
-	sm, err := sitemap.New(sitemap.Config{
+	smCfg := sitemap.Config{
 		BaseURL:   "https://shop.example.com",
 		TTL:       freshTTL,
 		Now:       f.clock.Now,
@@ -74,7 +84,11 @@ func newFreshSite(t *testing.T, d *testDB, wrap func(*sqlsource.Source) sitemap.
 		OnReject: func(section string, page int64, loc string, err error) {
 			t.Errorf("rejected %s page %d %s: %v", section, page, loc, err)
 		},
-	}, sitemap.Section{Name: "products", Source: src})
+	}
+	if smConf != nil {
+		smConf(&smCfg)
+	}
+	sm, err := sitemap.New(smCfg, sitemap.Section{Name: "products", Source: src})
 	if err != nil {
 		t.Fatal(err)
 	}

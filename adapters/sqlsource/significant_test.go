@@ -90,6 +90,9 @@ func TestSignificantConfig(t *testing.T) {
 		"without Summary": func(cfg *sqlsource.Config) { cfg.Significant = []string{"slug"} },
 		"an expression":   func(cfg *sqlsource.Config) { cfg.Summary, cfg.Significant = true, []string{"lower(slug)"} },
 		"an empty name":   func(cfg *sqlsource.Config) { cfg.Summary, cfg.Significant = true, []string{" "} },
+		"a LastMod expression": func(cfg *sqlsource.Config) {
+			cfg.Summary, cfg.Significant, cfg.LastMod = true, []string{"slug"}, "COALESCE(updated_at, '2024-01-01')"
+		},
 	} {
 		conf := c.config(10)
 		cfg(&conf)

@@ -90,7 +90,9 @@
 // it read last, so no change is lost. With a Store, the Sitemap tells the
 // other replicas: one Watch per fleet is enough. With [Config].Significant,
 // an UPDATE that changes none of the columns it names is not counted, and
-// so neither rebuilds nor is told.
+// so neither rebuilds nor is told; with [Config].LastMod too, each URL's
+// lastmod is the time of its row's last counted write, kept by the
+// triggers, so such an UPDATE moves no lastmod either.
 //
 // # Recent URLs
 //
@@ -262,9 +264,17 @@ type Config struct {
 	// the summary's triggers, so it rebuilds nothing, moves no clock and
 	// is not told by Watch. Name every column the URLs are made of, and
 	// every column Filter reads (or the summary's count of listed rows goes
-	// stale), LastMod's too if its change should show at once. Empty
-	// means every write counts. Changing it needs
+	// stale). Empty means every write counts. Changing it needs
 	// RemoveSummary and a new InstallSummary.
+	//
+	// With LastMod too (a plain column then), the triggers keep each
+	// row's content-change time, and that time is the URL's lastmod: it
+	// moves only on a counted write (the database's time of it), so a
+	// stock-count update that also moves updated_at changes no byte, even
+	// when the page is rebuilt for another row. A row not written since
+	// InstallSummary has its LastMod column's time, kept when an uncounted
+	// UPDATE first moves it (see InstallSummary). Recent still orders and
+	// dates by the LastMod column.
 	Significant []string
 
 	// WatchInterval is, for Source.Watch, the shortest time between two of
@@ -426,6 +436,11 @@ func New(db *sql.DB, cfg Config) (*Source, error) {
 	}
 	inRange := " WHERE " + key + " >= " + lo + " AND " + key + " <= " + hi + where
 	s.pageQuery = "SELECT " + strings.Join(cols, ", ") + " FROM " + table + inRange + " ORDER BY " + key
+	if s.sum.rowTimes() { // each row's lastmod is its content-change time (rowtimes.go)
+		pageCols := slices.Clone(cols)
+		pageCols[1] = s.rowTimeLastMod()
+		s.pageQuery = "SELECT " + strings.Join(pageCols, ", ") + " FROM " + s.rowTimeFrom() + inRange + " ORDER BY " + key
+	}
 	// SUM(key - lo) stays below size², so it cannot overflow where SUM(key)
 	// could. Postgres reuses $1; the other dialects bind lo twice.
 	agg := "SELECT COUNT(*), SUM(" + key + " - " + lo + ")"

@@ -77,6 +77,9 @@ func newSummary(cfg Config) (summary, error) {
 			return sm, fmt.Errorf("sqlsource: Config.Significant: %q is not a plain column name", c)
 		}
 	}
+	if sm.rowTimes() && !plainName.MatchString(sm.lastMod) { // the triggers read OLD.<LastMod> (rowtimes.go)
+		return sm, fmt.Errorf("sqlsource: with Config.Significant, Config.LastMod must be a plain column name, not %q", sm.lastMod)
+	}
 	return sm, nil
 }
 
@@ -88,16 +91,22 @@ func (s *Source) changedSQL() string {
 	}
 	var conds []string
 	for _, c := range append([]string{s.sum.key}, s.sum.significant...) {
-		switch s.dialect {
-		case SQLite:
-			conds = append(conds, "OLD."+c+" IS NOT NEW."+c)
-		case MySQL:
-			conds = append(conds, "NOT (OLD."+c+" <=> NEW."+c+")")
-		default:
-			conds = append(conds, "OLD."+c+" IS DISTINCT FROM NEW."+c)
-		}
+		conds = append(conds, s.differs(c))
 	}
 	return "(" + strings.Join(conds, " OR ") + ")"
+}
+
+// differs returns the condition, on an UPDATE's OLD and NEW rows, that
+// column c changed, NULLs included.
+func (s *Source) differs(c string) string {
+	switch s.dialect {
+	case SQLite:
+		return "OLD." + c + " IS NOT NEW." + c
+	case MySQL:
+		return "NOT (OLD." + c + " <=> NEW." + c + ")"
+	default:
+		return "OLD." + c + " IS DISTINCT FROM NEW." + c
+	}
 }
 
 func (sm summary) check() error {
@@ -129,6 +138,14 @@ func (sm summary) check() error {
 // With Config.Significant, an UPDATE that changes none of its columns nor
 // the key is not counted at all: its page's count of listed rows is not
 // recounted either, so Significant must name every column Filter reads.
+// With Config.LastMod too, InstallSummary also makes a table
+// <table>_sitemap_rows (sitemap_key, sitemap_changed_at) of row times,
+// kept by the same triggers: a counted INSERT or UPDATE sets the row's to
+// the database's time, a DELETE removes it, and the first uncounted
+// UPDATE of a row records its old LastMod; a row with no entry has its
+// LastMod column's time. The page query reads it with a LEFT JOIN on the
+// key, so each URL's lastmod moves only with a counted write. It is
+// empty when installed: installing costs no write per row.
 // On PostgreSQL the trigger also notifies the page on the channel
 // <table>_sitemap_pages (cut to 63 bytes), for Watch: the payload is the
 // page number, so a transaction sends one notification per page it wrote
@@ -159,9 +176,9 @@ func (s *Source) InstallSummary(ctx context.Context) error {
 	}
 	stmts := s.summaryDDL()
 	if s.dialect == MySQL {
-		for _, q := range stmts {
+		for i, q := range stmts {
 			if _, err := s.db.ExecContext(ctx, q); err != nil {
-				if !strings.HasPrefix(q, "CREATE TABLE") { // don't drop a summary that was there
+				if i > 0 { // not the summary table's CREATE: don't drop a summary that was there
 					s.RemoveSummary(context.WithoutCancel(ctx))
 				}
 				return fmt.Errorf("sqlsource: install summary: %w", err)
@@ -199,11 +216,12 @@ func (s *Source) RemoveSummary(ctx context.Context) error {
 		stmts = []string{"DROP TRIGGER IF EXISTS " + name + "_sync ON " + s.sum.table,
 			"DROP FUNCTION IF EXISTS " + name + "_sync()"}
 	default:
-		for _, t := range []string{"_ins", "_del", "_upd", "_upd_old", "_ins_lock", "_del_lock", "_upd_lock"} {
+		for _, t := range []string{"_ins", "_del", "_upd", "_upd_old", "_ins_lock", "_del_lock", "_upd_lock",
+			"_rows_ins", "_rows_del", "_rows_upd", "_rows_keep"} {
 			stmts = append(stmts, "DROP TRIGGER IF EXISTS "+name+t)
 		}
 	}
-	stmts = append(stmts, "DROP TABLE IF EXISTS "+name)
+	stmts = append(stmts, "DROP TABLE IF EXISTS "+name, "DROP TABLE IF EXISTS "+rowsName(s.sum.table))
 	for _, q := range stmts {
 		if _, err := s.db.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("sqlsource: remove summary: %w", err)
@@ -267,6 +285,10 @@ func (s *Source) summaryDDL() []string {
 	if changed != "" {
 		updNew += " AND " + changed
 	}
+	rows := s.sum.rowTimes() // keep each row's time too (rowtimes.go)
+	if rows {
+		stmts = append(stmts, s.rowTimeDDL())
+	}
 	switch s.dialect {
 	case SQLite:
 		stmts = append(stmts,
@@ -274,6 +296,9 @@ func (s *Source) summaryDDL() []string {
 			"CREATE TRIGGER "+name+"_del AFTER DELETE ON "+t+" WHEN "+ok+" >= "+start+" BEGIN\n "+sync(idx(ok))+"END",
 			"CREATE TRIGGER "+name+"_upd_old AFTER UPDATE ON "+t+" WHEN "+moved+" BEGIN\n "+sync(idx(ok))+"END",
 			"CREATE TRIGGER "+name+"_upd AFTER UPDATE ON "+t+" WHEN "+updNew+" BEGIN\n "+sync(idx(nk))+"END")
+		if rows {
+			stmts = append(stmts, s.rowTimeTriggers(now, changed)...)
+		}
 	case MySQL:
 		// The bumps run BEFORE the write and the recounts AFTER it, with a
 		// plain SELECT … INTO: a consistent read, without locks (a recount
@@ -287,13 +312,19 @@ func (s *Source) summaryDDL() []string {
 			return "CREATE TRIGGER " + name + suffix + " " + timing + " " + event + " ON " + t + " FOR EACH ROW BEGIN\n" +
 				" DECLARE sm_n BIGINT;\n" + body + "END"
 		}
+		var insRow, delRow, updRow string // the row times' statements
+		if rows {
+			insRow, delRow = when(isNew, s.rowSet(nk, now)), s.rowDel(ok)
+			updRow = when("NOT ("+ok+" <=> "+nk+")", s.rowDel(ok)) + when(updNew, s.rowSet(nk, now)) +
+				when("NOT "+changed+" AND "+isOld+" AND "+s.differs(s.sum.lastMod), s.rowKeep())
+		}
 		stmts = append(stmts,
 			trigger("_ins_lock", "BEFORE", "INSERT", when(isNew, bump(idx(nk)))),
-			trigger("_ins", "AFTER", "INSERT", when(isNew, recount(idx(nk)))),
+			trigger("_ins", "AFTER", "INSERT", when(isNew, recount(idx(nk)))+insRow),
 			trigger("_del_lock", "BEFORE", "DELETE", when(isOld, bump(idx(ok)))),
-			trigger("_del", "AFTER", "DELETE", when(isOld, recount(idx(ok)))),
+			trigger("_del", "AFTER", "DELETE", when(isOld, recount(idx(ok)))+delRow),
 			trigger("_upd_lock", "BEFORE", "UPDATE", when(moved, bump(idx(ok)))+when(updNew, bump(idx(nk)))),
-			trigger("_upd", "AFTER", "UPDATE", when(moved, recount(idx(ok)))+when(updNew, recount(idx(nk)))))
+			trigger("_upd", "AFTER", "UPDATE", when(moved, recount(idx(ok)))+when(updNew, recount(idx(nk)))+updRow))
 	case Postgres:
 		// One function for the three events; sm_old and sm_new are the page
 		// indexes of the row before and after, NULL where there is none.
@@ -301,9 +332,17 @@ func (s *Source) summaryDDL() []string {
 		// payload is the page number alone, so that PostgreSQL, which
 		// delivers identical notifications of one transaction once, sends
 		// one per page per transaction however many rows it wrote.
-		skip := "" // with Significant, an UPDATE that changed none of them
+		skip, rowTimes := "", "" // with Significant, an UPDATE that changed none of them; the row times
 		if changed != "" {
-			skip = " IF TG_OP = 'UPDATE' THEN IF NOT " + changed + " THEN RETURN NULL; END IF; END IF;\n"
+			keep := ""
+			if rows {
+				keep = " IF " + ok + " >= " + start + " AND " + s.differs(s.sum.lastMod) + " THEN\n " + s.rowKeep() + " END IF;\n"
+			}
+			skip = " IF TG_OP = 'UPDATE' THEN IF NOT " + changed + " THEN\n" + keep + " RETURN NULL; END IF; END IF;\n"
+		}
+		if rows {
+			rowTimes = " IF TG_OP = 'DELETE' THEN\n " + s.rowDel(ok) + " ELSIF TG_OP = 'UPDATE' THEN IF " + ok + " IS DISTINCT FROM " + nk +
+				" THEN\n " + s.rowDel(ok) + " END IF; END IF;\n IF sm_new IS NOT NULL THEN\n " + s.rowSet(nk, now) + " END IF;\n"
 		}
 		notify := func(i string) string {
 			return " PERFORM pg_notify('" + s.sum.channel + "', (" + i + " + 1)::text);\n"
@@ -314,7 +353,7 @@ func (s *Source) summaryDDL() []string {
 				" IF TG_OP <> 'INSERT' THEN IF "+ok+" >= "+start+" THEN sm_old := "+idx(ok)+"; END IF; END IF;\n"+
 				" IF TG_OP <> 'DELETE' THEN IF "+nk+" >= "+start+" THEN sm_new := "+idx(nk)+"; END IF; END IF;\n"+
 				" IF sm_old IS NOT NULL AND sm_old IS DISTINCT FROM sm_new THEN\n "+sync("sm_old")+notify("sm_old")+" END IF;\n"+
-				" IF sm_new IS NOT NULL THEN\n "+sync("sm_new")+notify("sm_new")+" END IF;\n"+
+				" IF sm_new IS NOT NULL THEN\n "+sync("sm_new")+notify("sm_new")+" END IF;\n"+rowTimes+
 				" RETURN NULL;\nEND\n$sqlsource$",
 			"CREATE TRIGGER "+name+"_sync AFTER INSERT OR UPDATE OR DELETE ON "+t+" FOR EACH ROW EXECUTE FUNCTION "+name+"_sync()")
 	}

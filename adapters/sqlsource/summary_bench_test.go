@@ -10,7 +10,9 @@ import (
 
 // summarySource returns a Source over bt's table that reads a page summary,
 // installed here and removed when b ends.
-func (bt *benchTable) summarySource(b *testing.B) *sqlsource.Source {
+// With significant, its triggers count changes to those columns only, and
+// keep the row times (rowtimes.go).
+func (bt *benchTable) summarySource(b *testing.B, significant ...string) *sqlsource.Source {
 	src, err := sqlsource.New(bt.db, sqlsource.Config{
 		Table:       bt.table,
 		Key:         "id",
@@ -18,6 +20,7 @@ func (bt *benchTable) summarySource(b *testing.B) *sqlsource.Source {
 		LastMod:     "updated_at",
 		Filter:      "published",
 		Summary:     true,
+		Significant: significant,
 	})
 	if err != nil {
 		b.Fatal(err)
@@ -56,31 +59,45 @@ func BenchmarkPagesSummary(b *testing.B) {
 
 // BenchmarkWrite runs one-row INSERT, UPDATE and DELETE statements, each
 // its own transaction, on a big table without triggers, then with the
-// page summary's. Each writes rows of its own: inserts past the last key,
-// updates from a quarter of the keys on, deletes from the first key (plain)
-// or from half of them (summary).
+// page summary's, then with a summary whose triggers count changes to
+// slug and published only and keep the row times (significant). Two
+// UPDATEs: of slug and updated_at (update), and of updated_at alone
+// (update-insignificant), which the significant summary does not count
+// but, the first time a row is written, records the row's old time. Each
+// writes rows of its own: inserts past the last key, updates from a
+// quarter (and three eighths) of the keys on, deletes from the first key
+// (plain), from half of them (summary) or five eighths (significant).
 func BenchmarkWrite(b *testing.B) {
 	tables := newBenchTables(b, benchRows(b))
-	for _, name := range []string{"sqlite", "postgres"} {
+	for _, name := range []string{"sqlite", "postgres", "mysql"} {
 		b.Run(name, func(b *testing.B) {
 			bt := tables.get(b, name)
 			rows := tables.rows
 			d := sqlsource.Dialect(name)
 			ins := d.Rebind("INSERT INTO " + bt.table + " (id, slug, updated_at, published) VALUES (?, ?, ?, ?)")
 			upd := d.Rebind("UPDATE " + bt.table + " SET slug = ?, updated_at = ? WHERE id = ?")
+			touch := d.Rebind("UPDATE " + bt.table + " SET updated_at = ? WHERE id = ?")
 			del := d.Rebind("DELETE FROM " + bt.table + " WHERE id = ?")
 			when := any(time.Now())
 			if name == "sqlite" {
 				when = time.Now().UTC().Format("2006-01-02 15:04:05")
 			}
-			next := map[string]int64{"insert": rows, "update": rows / 4, "delete": 0}
-			for _, mode := range []string{"plain", "summary"} {
-				if mode == "summary" {
-					bt.summarySource(b)
+			next := map[string]int64{"insert": rows, "update": rows / 4, "update-insignificant": rows * 3 / 8, "delete": 0}
+			var sum *sqlsource.Source
+			for _, mode := range []string{"plain", "summary", "significant"} {
+				switch mode {
+				case "summary":
+					sum = bt.summarySource(b)
 					next["delete"] = rows / 2
+				case "significant":
+					if err := sum.RemoveSummary(context.Background()); err != nil {
+						b.Fatal(err)
+					}
+					bt.summarySource(b, "slug", "published")
+					next["delete"] = rows * 5 / 8
 				}
 				b.Run(mode, func(b *testing.B) {
-					for _, op := range []string{"insert", "update", "delete"} {
+					for _, op := range []string{"insert", "update", "update-insignificant", "delete"} {
 						b.Run(op, func(b *testing.B) {
 							ctx := context.Background()
 							for b.Loop() {
@@ -92,6 +109,8 @@ func BenchmarkWrite(b *testing.B) {
 									_, err = bt.db.ExecContext(ctx, ins, k, "new", when, true)
 								case "update":
 									_, err = bt.db.ExecContext(ctx, upd, "changed", when, k)
+								case "update-insignificant":
+									_, err = bt.db.ExecContext(ctx, touch, when, k)
 								case "delete":
 									_, err = bt.db.ExecContext(ctx, del, k)
 								}
@@ -112,7 +131,7 @@ func BenchmarkWrite(b *testing.B) {
 // (PostgreSQL): one row per page.
 func BenchmarkWatchPoll(b *testing.B) {
 	tables := newBenchTables(b, benchRows(b))
-	for _, name := range []string{"sqlite", "postgres"} {
+	for _, name := range []string{"sqlite", "postgres", "mysql"} {
 		b.Run(name, func(b *testing.B) {
 			bt := tables.get(b, name)
 			bt.summarySource(b)
@@ -139,6 +158,7 @@ func BenchmarkWatchPoll(b *testing.B) {
 					b.Fatalf("%d pages, want %d", n, bt.pages)
 				}
 			}
+			b.ReportMetric(float64(bt.pages), "rows/op")
 		})
 	}
 }

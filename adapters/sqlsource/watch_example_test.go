@@ -20,7 +20,9 @@ import (
 )
 
 // A Sitemap kept fresh by the database: a row is renamed, with no call of
-// the application's, and the next fetches of its file show it.
+// the application's, and the next fetches of its file show it. A change of
+// its stock count alone, a column not named in Significant, changes
+// nothing: no rebuild, and no lastmod moves.
 func ExampleSource_Watch() {
 	dir, err := os.MkdirTemp("", "watch")
 	if err != nil {
@@ -33,8 +35,8 @@ func ExampleSource_Watch() {
 	}
 	defer db.Close()
 	for _, q := range []string{
-		`CREATE TABLE products (id INTEGER PRIMARY KEY, slug TEXT NOT NULL)`,
-		`INSERT INTO products VALUES (1, 'red-shoes'), (2, 'blue-hat')`,
+		`CREATE TABLE products (id INTEGER PRIMARY KEY, slug TEXT NOT NULL, stock INTEGER, updated_at TEXT)`,
+		`INSERT INTO products VALUES (1, 'red-shoes', 5, '2024-03-01'), (2, 'blue-hat', 2, '2024-03-02')`,
 	} {
 		if _, err := db.Exec(q); err != nil {
 			log.Fatal(err)
@@ -45,7 +47,9 @@ func ExampleSource_Watch() {
 		Table:         "products",
 		Key:           "id",
 		LocTemplate:   "https://shop.example.com/p/{slug}",
+		LastMod:       "updated_at",
 		Summary:       true,                   // Watch reads the page summary
+		Significant:   []string{"slug"},       // other columns' changes do not count, nor move lastmod
 		WatchInterval: 100 * time.Millisecond, // SQLite and MariaDB are polled; zero means 1 s
 	})
 	if err != nil {
@@ -71,12 +75,18 @@ func ExampleSource_Watch() {
 	defer srv.Close()
 	page := srv.URL + "/sitemap-products-1.xml.gz"
 	fmt.Println(locsOf(fetch(page)))
-	if _, err := db.Exec(`UPDATE products SET slug = 'red-boots' WHERE id = 1`); err != nil {
-		log.Fatal(err)
+	for _, q := range []string{
+		`UPDATE products SET stock = stock - 1, updated_at = '2024-03-09' WHERE id = 2`, // not significant
+		`UPDATE products SET slug = 'red-boots' WHERE id = 1`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			log.Fatal(err)
+		}
 	}
 	for range 200 { // the page is rebuilt in the background; the old copy is served meanwhile
 		if xml := fetch(page); strings.Contains(xml, "red-boots") {
 			fmt.Println(locsOf(xml))
+			fmt.Println(strings.Contains(xml, "<lastmod>2024-03-02"), strings.Contains(xml, "2024-03-09")) // blue-hat's lastmod did not move
 			break
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -84,6 +94,7 @@ func ExampleSource_Watch() {
 	// Output:
 	// [https://shop.example.com/p/red-shoes https://shop.example.com/p/blue-hat]
 	// [https://shop.example.com/p/red-boots https://shop.example.com/p/blue-hat]
+	// true false
 }
 
 // fetch GETs a .xml.gz file and returns its XML.

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freshmap/sitemap"
 	"github.com/freshmap/sitemap/adapters/sqlsource"
 	"github.com/freshmap/sitemap/internal/testkit"
 )
@@ -179,12 +180,18 @@ func TestWatchNewPage(t *testing.T) {
 // TestWatchCoalesce makes 100,000 row updates, in statements of 35 rows
 // (every row) in transactions of 20 statements, then a last change: the
 // watcher calls Invalidate at most once per interval, each page at most
-// once per call, and the last change is served.
+// once per call, the Sitemap reads each page at most once per call that
+// names it (so at most once per interval), and the last change is served.
 func TestWatchCoalesce(t *testing.T) {
 	forEachDB(t, func(t *testing.T, d *testDB) {
-		f := newFreshSite(t, d, nil, true)
+		var counter *countingSource
+		f := newFreshSite(t, d, func(src *sqlsource.Source) sitemap.Source {
+			counter = &countingSource{Source: src}
+			return counter
+		}, true)
 		rec := &recorder{inv: f.sm, tick: f.realTime()}
 		before := f.crawlAll(t)
+		reads := counter.urls.Load()
 		const every = 500 * time.Millisecond // 3 s more on the Sitemap's clock per call: within its TTL
 		watch(t, f.watchSource(t, d.db, every, nil), rec)
 		rows := 100_000
@@ -221,12 +228,18 @@ func TestWatchCoalesce(t *testing.T) {
 		if most := int(span/every) + 2; len(calls) > most {
 			t.Errorf("%d Invalidate calls in %v; want at most %d, one per %v", len(calls), span, most, every)
 		}
+		told := 0
 		for _, c := range calls {
 			if !slices.IsSorted(c.pages) || len(slices.Compact(slices.Clone(c.pages))) != len(c.pages) {
 				t.Errorf("Invalidate of pages %v: want each page once", c.pages)
 			}
+			told += len(c.pages)
 		}
-		t.Logf("%s: %d row updates in %v, %d Invalidate calls", d.name, rows, time.Since(start).Round(time.Millisecond), len(calls))
+		if got := counter.urls.Load() - reads; got > int64(told) {
+			t.Errorf("%d page reads for %d pages told in %d Invalidate calls; want at most one a page a call", got, told, len(calls))
+		}
+		t.Logf("%s: %d row updates in %v, %d Invalidate calls naming %d pages, %d page reads", d.name, rows,
+			time.Since(start).Round(time.Millisecond), len(calls), told, counter.urls.Load()-reads)
 	})
 }
 
