@@ -400,6 +400,15 @@ func (d *documents) text(k docKey, e *entry) (*entry, error) {
 	return t, nil
 }
 
+// plainCopy returns the plain copy of e, the copy of k, for a plain
+// request (full: a GET of the whole document): made once e is hot, and
+// kept only while e is cached (plainCopyOf). Nil means the response
+// decompresses as it goes.
+func (d *documents) plainCopy(k docKey, e *entry, full bool) *plainCopy {
+	return plainCopyOf(e, full, func() bool { return d.cache.mayCopy(k, e, e.size) },
+		func(p *plainCopy) { d.cache.attachCopy(k, e, int64(len(p.xml)), func() { e.plain.Store(p) }) })
+}
+
 // htmlPart returns part n of the HTML view of e, the copy of k (made
 // once and counted in the cache's budget), or errNotFound. Making a view
 // takes a build slot (MaxBuilds), waited for while ctx lasts: it costs

@@ -106,7 +106,7 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	status, n := s.serveEntry(w, r, e, rt.rep, s.rep.of(k))
+	status, n := s.serveEntry(w, r, k, e, rt.rep, s.rep.of(k))
 	if rt.rep != asHTML { // the view is for people; the log is of the files crawlers fetch
 		s.crawls.record(file, who, r, status, n, true)
 	}
@@ -122,10 +122,12 @@ func (s *Sitemap) notFound(w http.ResponseWriter, c *secCounters) {
 // serveCached: a full 200 in as few writes as its bytes allow, anything
 // conditional or ranged (304, 412, 206, 416) by http.ServeContent. The
 // gzip representations are e's bytes as they are, written in one write;
-// the plain one is decompressed as it is written (plainBody), in large
-// writes, and only as far as the response needs. The response is counted
-// in c too. It returns the response's status and body bytes.
-func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, rep representation, c *secCounters) (int, int64) {
+// the plain one is e's plain copy if it has one (plainCopyOf), written
+// the same way, or else decompressed as it is written (plainBody), in
+// large writes, and only as far as the response needs. e is the copy of
+// k; the response is counted in c too. It returns the response's status
+// and body bytes.
+func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, k docKey, e *entry, rep representation, c *secCounters) (int, int64) {
 	h := w.Header()
 	if cc := s.site.headers.cacheControl; cc != nil {
 		h["Cache-Control"] = cc
@@ -142,6 +144,7 @@ func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, r
 	case asHTML:
 		ct = hdrHTMLCT
 	}
+	body := e.gz
 	switch {
 	case rep == asGzipFile:
 		h["Content-Type"] = hdrGzipCT
@@ -157,15 +160,19 @@ func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, r
 		h["Content-Type"] = ct
 		h["Vary"] = hdrVary
 		h["Etag"] = e.etagPlain
+		if cp := s.docs.plainCopy(k, e, r.Method == http.MethodGet && !conditional(r.Header)); cp != nil {
+			body, cw.length = cp.xml, cp.length
+			break
+		}
 		plain = getPlainBody(e)
 		defer putPlainBody(plain) // after serveCached: nothing reads it then
 		cw.hold = true
 	}
 	if plain == nil {
-		cw.body = bodyReader{b: e.gz}
-		serveCached(&cw, r, e.lastMod, &cw.body, int64(len(e.gz)), cw.length)
+		cw.body = bodyReader{b: body}
+		serveCached(&cw, r, e.lastMod, e.lastModHdr, &cw.body, int64(len(body)), cw.length)
 	} else {
-		serveCached(&cw, r, e.lastMod, plain, e.size, nil)
+		serveCached(&cw, r, e.lastMod, e.lastModHdr, plain, e.size, nil)
 	}
 	if plain != nil && plain.err != nil { // cannot happen: we compressed it
 		s.rep.log.ErrorContext(r.Context(), "sitemap: cached page does not decompress", "err", plain.err)

@@ -16,6 +16,7 @@ var hdrBytes = []string{"bytes"}
 // serveCached answers a GET or HEAD of content, a cached body of size
 // bytes, once the headers that name it (Content-Type, ETag, Vary,
 // Cache-Control, …) are set; modtime is its Last-Modified (none if zero),
+// lastMod that header's value made once (lastModHeader; nil: made here),
 // and length, if not nil, the Content-Length of a 200 (size otherwise).
 // The answer is http.ServeContent's, header for header
 // (TestServeCachedLikeServeContent):
@@ -31,14 +32,17 @@ var hdrBytes = []string{"bytes"}
 //     206 and 416 stay the standard library's. Its body copy reaches w's
 //     ReadFrom as an io.LimitedReader, which a writer may unwrap
 //     (bodyReader.writeN) to send a range of a cached body in one write.
-func serveCached(w http.ResponseWriter, r *http.Request, modtime time.Time, content io.ReadSeeker, size int64, length []string) {
+func serveCached(w http.ResponseWriter, r *http.Request, modtime time.Time, lastMod []string, content io.ReadSeeker, size int64, length []string) {
 	if conditional(r.Header) {
 		http.ServeContent(w, r, "", modtime, content)
 		return
 	}
 	h := w.Header()
-	if !modtime.IsZero() && !modtime.Equal(unixEpoch) { // as ServeContent: the epoch means unknown
-		h["Last-Modified"] = []string{modtime.UTC().Format(http.TimeFormat)}
+	if lastMod == nil {
+		lastMod = lastModHeader(modtime)
+	}
+	if lastMod != nil {
+		h["Last-Modified"] = lastMod
 	}
 	h["Accept-Ranges"] = hdrBytes
 	if length == nil {
