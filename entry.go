@@ -74,9 +74,9 @@ func newEntry(gz []byte, hash uint64, level int, lastMod, built time.Time) *entr
 	lv := strconv.Itoa(level)
 	return &entry{
 		gz: gz, size: gzipSize(gz), lastMod: lastMod, built: built, hash: hash, level: level,
-		etagPlain: []string{`"` + tag + `"`},
-		etagGzip:  []string{`"` + tag + `-gzip` + lv + `"`},
-		etagFile:  []string{`"` + tag + `-gzfile` + lv + `"`},
+		etagPlain:  []string{`"` + tag + `"`},
+		etagGzip:   []string{`"` + tag + `-gzip` + lv + `"`},
+		etagFile:   []string{`"` + tag + `-gzfile` + lv + `"`},
 		gzLen:      []string{strconv.Itoa(len(gz))},
 		lastModHdr: lastModHeader(lastMod),
 	}
