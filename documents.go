@@ -48,7 +48,6 @@ type documents struct {
 // all, whatever the Source does.
 func (d *documents) get(ctx context.Context, k docKey) (*entry, error) {
 	now := d.now()
-	deadline := time.Now().Add(d.site.timeout)
 	if sl, ok := d.cache.get(k); ok {
 		// Expired, said to have changed, or cached before this replica
 		// last lost touch with the others: another replica may have
@@ -73,6 +72,7 @@ func (d *documents) get(ctx context.Context, k docKey) (*entry, error) {
 		return sl.e, nil
 	}
 	d.rep.miss(k)
+	deadline := time.Now().Add(d.site.timeout)
 	if k.kind == docPage {
 		if listed, err := d.listed(ctx, k, now, deadline); err != nil || !listed {
 			return nil, cmp.Or(err, errNotFound)

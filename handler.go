@@ -201,7 +201,7 @@ func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, k docKey, e
 // the last would restart the decompression, and ServeContent would read
 // the body from a goroutine of its own, which may outlive the call.
 func wholeIfMultiRange(r *http.Request) *http.Request {
-	if !strings.Contains(r.Header.Get("Range"), ",") {
+	if !strings.Contains(first(r.Header["Range"]), ",") { // the value ServeContent reads
 		return r
 	}
 	r = r.WithContext(r.Context()) // a shallow copy

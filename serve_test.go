@@ -64,44 +64,51 @@ func conditionalCases(etag string, mod time.Time) [][]string {
 	return [][]string{
 		{"GET"},
 		{"HEAD"},
-		{"GET", "If-None-Match", etag},                               // 304
-		{"HEAD", "If-None-Match", etag},                              // 304
-		{"GET", "If-None-Match", `"other"`},                          // 200
-		{"GET", "If-None-Match", `"other", ` + etag},                 // 304
-		{"GET", "If-None-Match", "W/" + etag},                        // weak comparison: 304
-		{"GET", "If-None-Match", "*"},                                // 304
-		{"GET", "If-None-Match", ""},                                 // empty: ignored
-		{"GET", "If-None-Match", ","},                                // malformed
-		{"GET", "If-Modified-Since", lm},                             // 304
-		{"GET", "If-Modified-Since", before},                         // 200
-		{"GET", "If-Modified-Since", after},                          // 304
-		{"GET", "If-Modified-Since", "yesterday"},                    // invalid: 200
-		{"GET", "If-None-Match", `"other"`, "If-Modified-Since", lm}, // INM decides: 200
-		{"GET", "If-Match", etag},                                    // 200
-		{"GET", "If-Match", `"other"`},                               // 412
-		{"GET", "If-Match", "*"},                                     // 200
-		{"HEAD", "If-Match", `"other"`},                              // 412
-		{"GET", "If-Unmodified-Since", before},                       // 412
-		{"GET", "If-Unmodified-Since", lm},                           // 200
-		{"GET", "If-Match", etag, "If-Unmodified-Since", before},     // If-Match decides: 200
-		{"GET", "Range", "bytes=0-99"},                               // 206
-		{"HEAD", "Range", "bytes=0-99"},                              // 206
-		{"GET", "Range", "bytes=100-"},                               // 206
-		{"GET", "Range", "bytes=-50"},                                // 206
-		{"GET", "Range", "bytes=0-"},                                 // 206, whole
-		{"GET", "Range", "bytes=999999999-"},                         // 416
-		{"GET", "Range", "bytes=abc"},                                // 416
-		{"GET", "Range", "items=0-5"},                                // 416
-		{"GET", "Range", "bytes=0-9,20-29"},                          // several
-		{"GET", "Range", "bytes=0-9,5-14,0-"},                        // several, overlapping
-		{"GET", "Range", "bytes=0-99", "If-Range", etag},             // 206
-		{"GET", "Range", "bytes=0-99", "If-Range", `"other"`},        // 200
-		{"GET", "Range", "bytes=0-99", "If-Range", lm},               // 206
-		{"GET", "Range", "bytes=0-99", "If-Range", before},           // 200
-		{"GET", "Range", "bytes=0-99", "If-Range", "W/" + etag},      // weak: 200
-		{"GET", "If-Range", etag},                                    // no Range: 200
-		{"GET", "Range", "bytes=0-99", "If-None-Match", etag},        // 304
-		{"GET", "Range", "bytes=0-99", "If-Match", `"other"`},        // 412
+		{"GET", "If-None-Match", etag},                                // 304
+		{"HEAD", "If-None-Match", etag},                               // 304
+		{"GET", "If-None-Match", `"other"`},                           // 200
+		{"GET", "If-None-Match", `"other", ` + etag},                  // 304
+		{"GET", "If-None-Match", "W/" + etag},                         // weak comparison: 304
+		{"GET", "If-None-Match", "*"},                                 // 304
+		{"GET", "If-None-Match", ""},                                  // empty: ignored
+		{"GET", "If-None-Match", ","},                                 // malformed
+		{"GET", "If-Modified-Since", lm},                              // 304
+		{"GET", "If-Modified-Since", before},                          // 200
+		{"GET", "If-Modified-Since", after},                           // 304
+		{"GET", "If-Modified-Since", "yesterday"},                     // invalid: 200
+		{"GET", "If-None-Match", `"other"`, "If-Modified-Since", lm},  // INM decides: 200
+		{"GET", "If-None-Match", etag, "If-Modified-Since", before},   // INM decides: 304
+		{"GET", "If-None-Match", etag, "If-Match", `"other"`},         // If-Match first: 412
+		{"GET", "If-None-Match", etag, "If-Match", etag},              // 304
+		{"GET", "If-None-Match", etag, "If-Unmodified-Since", before}, // 412 (without an ETag's If-Match)
+		{"GET", "If-None-Match", " " + etag + " "},                    // spaces: 304
+		{"GET", "If-None-Match", etag + "x"},                          // not a tag: 200
+		{"HEAD", "If-None-Match", etag, "Range", "bytes=0-99"},        // 304
+		{"GET", "If-Match", etag},                                     // 200
+		{"GET", "If-Match", `"other"`},                                // 412
+		{"GET", "If-Match", "*"},                                      // 200
+		{"HEAD", "If-Match", `"other"`},                               // 412
+		{"GET", "If-Unmodified-Since", before},                        // 412
+		{"GET", "If-Unmodified-Since", lm},                            // 200
+		{"GET", "If-Match", etag, "If-Unmodified-Since", before},      // If-Match decides: 200
+		{"GET", "Range", "bytes=0-99"},                                // 206
+		{"HEAD", "Range", "bytes=0-99"},                               // 206
+		{"GET", "Range", "bytes=100-"},                                // 206
+		{"GET", "Range", "bytes=-50"},                                 // 206
+		{"GET", "Range", "bytes=0-"},                                  // 206, whole
+		{"GET", "Range", "bytes=999999999-"},                          // 416
+		{"GET", "Range", "bytes=abc"},                                 // 416
+		{"GET", "Range", "items=0-5"},                                 // 416
+		{"GET", "Range", "bytes=0-9,20-29"},                           // several
+		{"GET", "Range", "bytes=0-9,5-14,0-"},                         // several, overlapping
+		{"GET", "Range", "bytes=0-99", "If-Range", etag},              // 206
+		{"GET", "Range", "bytes=0-99", "If-Range", `"other"`},         // 200
+		{"GET", "Range", "bytes=0-99", "If-Range", lm},                // 206
+		{"GET", "Range", "bytes=0-99", "If-Range", before},            // 200
+		{"GET", "Range", "bytes=0-99", "If-Range", "W/" + etag},       // weak: 200
+		{"GET", "If-Range", etag},                                     // no Range: 200
+		{"GET", "Range", "bytes=0-99", "If-None-Match", etag},         // 304
+		{"GET", "Range", "bytes=0-99", "If-Match", `"other"`},         // 412
 	}
 }
 
