@@ -18,26 +18,35 @@ type slot struct {
 }
 
 // pageCache is an LRU of built documents bounded by entry count and by
-// compressed bytes. Expiry is checked by the caller on read; nothing runs
-// in the background.
+// bytes: their gzip files and the forms made from them (entry.cost).
+// Expiry is checked by the caller on read; nothing runs in the background.
 type pageCache struct {
 	mu      sync.Mutex
 	lru     *simplelru.LRU[docKey, *slot]
 	bytes   int64
 	budget  int64
 	account func(docKey) *secCounters // where each key's documents and bytes are counted
+	// copies is the bytes of the plain copies (plain.go) among bytes, at
+	// most copyBudget: a copy saves a decompression per request, while
+	// an evicted gzip file costs a read of the Source, so copies take a
+	// share of the budget only (tests set it to 0: no copies).
+	copies, copyBudget int64
 }
+
+// copyShare is the share of the byte budget that plain copies may take.
+const copyShare = 4 // a quarter
 
 // newPageCache makes a cache of at most entries documents and budget
 // bytes, which counts each key's in account(key).
 func newPageCache(budget int64, entries int, account func(docKey) *secCounters) *pageCache {
-	c := &pageCache{budget: budget, account: account}
+	c := &pageCache{budget: budget, account: account, copyBudget: budget / copyShare}
 	if budget < 0 {
 		return c // disabled
 	}
 	c.lru, _ = simplelru.NewLRU(entries, func(k docKey, sl *slot) {
 		n := sl.e.cost()
 		c.bytes -= n
+		c.copies -= sl.e.copyCost()
 		c.account(k).cached(-1, -n)
 	})
 	return c
@@ -101,6 +110,7 @@ func (c *pageCache) put(k docKey, e *entry, synced int64) {
 	c.lru.Add(k, sl)
 	n := e.cost()
 	c.bytes += n
+	c.copies += e.copyCost()
 	c.account(k).cached(1, n)
 	for c.bytes > c.budget {
 		c.lru.RemoveOldest()
@@ -128,14 +138,55 @@ func (c *pageCache) attach(k docKey, e *entry, n int64, set func()) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	set()
-	if cur, ok := c.lru.Peek(k); !ok || cur.e != e {
-		return
+	if cur, ok := c.lru.Peek(k); ok && cur.e == e {
+		c.grow(k, n)
 	}
+}
+
+// grow counts n more bytes of the cached entry of k, evicting the least
+// recently used entries until the budget holds; c.mu is held.
+func (c *pageCache) grow(k docKey, n int64) {
 	c.bytes += n
 	c.account(k).cached(0, n)
 	for c.bytes > c.budget && c.lru.Len() > 0 {
 		c.lru.RemoveOldest()
 	}
+}
+
+// mayCopy reports whether a plain copy of n bytes would be kept for e,
+// the entry of k (attachCopy): e is cached under k, and the copy fits the
+// copies' share of the budget and, with e, the whole budget.
+func (c *pageCache) mayCopy(k docKey, e *entry, n int64) bool {
+	if c.lru == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.copyFits(k, e, n)
+}
+
+// copyFits is mayCopy with c.mu held.
+func (c *pageCache) copyFits(k docKey, e *entry, n int64) bool {
+	cur, ok := c.lru.Peek(k)
+	return ok && cur.e == e && c.copies+n <= c.copyBudget && e.cost()+n <= c.budget
+}
+
+// attachCopy gives e, the entry of k, its plain copy of n bytes with set
+// and counts it, if mayCopy still holds; it reports whether it did. As
+// with attach, an eviction counts e with or without its copy, never half.
+func (c *pageCache) attachCopy(k docKey, e *entry, n int64, set func()) bool {
+	if c.lru == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.copyFits(k, e, n) {
+		return false
+	}
+	set()
+	c.copies += n
+	c.grow(k, n)
+	return true
 }
 
 // keys returns the keys of the cached entries.

@@ -48,7 +48,6 @@ type documents struct {
 // all, whatever the Source does. now is the request's reading of d.now
 // (the crawl log stores the same one).
 func (d *documents) get(ctx context.Context, k docKey, now time.Time) (*entry, error) {
-	deadline := time.Now().Add(d.site.timeout)
 	if sl, ok := d.cache.get(k); ok {
 		// Expired, said to have changed, or cached before this replica
 		// last lost touch with the others: another replica may have
@@ -73,6 +72,7 @@ func (d *documents) get(ctx context.Context, k docKey, now time.Time) (*entry, e
 		return sl.e, nil
 	}
 	d.rep.miss(k)
+	deadline := time.Now().Add(d.site.timeout)
 	if k.kind == docPage {
 		if listed, err := d.listed(ctx, k, now, deadline); err != nil || !listed {
 			return nil, cmp.Or(err, errNotFound)
@@ -407,6 +407,15 @@ func (d *documents) text(k docKey, e *entry) (*entry, error) {
 		return nil, fmt.Errorf("the text form of %s: %w", d.site.fileName(k), err)
 	}
 	return t, nil
+}
+
+// plainCopy returns the plain copy of e, the copy of k, for a plain
+// request (full: a GET of the whole document): made once e is hot, and
+// kept only while e is cached (plainCopyOf). Nil means the response
+// decompresses as it goes.
+func (d *documents) plainCopy(k docKey, e *entry, full bool) *plainCopy {
+	return plainCopyOf(e, full, func() bool { return d.cache.mayCopy(k, e, e.size) },
+		func(p *plainCopy) { d.cache.attachCopy(k, e, int64(len(p.xml)), func() { e.plain.Store(p) }) })
 }
 
 // htmlPart returns part n of the HTML view of e, the copy of k (made

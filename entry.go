@@ -2,6 +2,7 @@ package sitemap
 
 import (
 	"encoding/binary"
+	"net/http"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -31,6 +32,9 @@ type entry struct {
 
 	// ETag header values, one per representation, precomputed.
 	etagFile, etagGzip, etagPlain []string
+	// lastModHdr is the Last-Modified header value of lastMod, nil if it
+	// has none (lastModHeader).
+	lastModHdr []string
 	// gzLen is the Content-Length header value of the gzip representations.
 	gzLen []string
 
@@ -50,6 +54,12 @@ type entry struct {
 	// htmlMu makes that happen once.
 	html   atomic.Pointer[htmlView]
 	htmlMu sync.Mutex
+	// plain is the XML decompressed whole, kept once the document is
+	// asked for as plain XML often enough (plain.go); plainMu makes it
+	// once, and plainGets counts the full plain GETs served before.
+	plain     atomic.Pointer[plainCopy]
+	plainMu   sync.Mutex
+	plainGets atomic.Int32
 	// urls is a page's URL count, when built here (0 if unknown), which
 	// the index's HTML view shows.
 	urls int
@@ -67,11 +77,21 @@ func newEntry(gz []byte, hash uint64, level int, lastMod, built time.Time) *entr
 	lv := strconv.Itoa(level)
 	return &entry{
 		gz: gz, size: gzipSize(gz), lastMod: lastMod, built: built, hash: hash, level: level,
-		etagPlain: []string{`"` + tag + `"`},
-		etagGzip:  []string{`"` + tag + `-gzip` + lv + `"`},
-		etagFile:  []string{`"` + tag + `-gzfile` + lv + `"`},
-		gzLen:     []string{strconv.Itoa(len(gz))},
+		etagPlain:  []string{`"` + tag + `"`},
+		etagGzip:   []string{`"` + tag + `-gzip` + lv + `"`},
+		etagFile:   []string{`"` + tag + `-gzfile` + lv + `"`},
+		gzLen:      []string{strconv.Itoa(len(gz))},
+		lastModHdr: lastModHeader(lastMod),
 	}
+}
+
+// lastModHeader is the Last-Modified header value of t, or nil if t is
+// zero or the Unix epoch, which http.ServeContent takes for unknown.
+func lastModHeader(t time.Time) []string {
+	if t.IsZero() || t.Equal(unixEpoch) {
+		return nil
+	}
+	return []string{t.UTC().Format(http.TimeFormat)}
 }
 
 // gzipSize returns the length of the data in gz, a single gzip member as
@@ -95,10 +115,13 @@ func (e *entry) renewed(now time.Time) *entry {
 	r := &entry{
 		gz: e.gz, size: e.size, lastMod: e.lastMod, built: now, info: e.info, hash: e.hash, level: e.level,
 		stamp: e.stamp, gen: e.gen, era: e.era,
-		etagFile: e.etagFile, etagGzip: e.etagGzip, etagPlain: e.etagPlain, gzLen: e.gzLen, pages: e.pages, more: e.more, sums: e.sums,
-		urls: e.urls,
+		etagFile: e.etagFile, etagGzip: e.etagGzip, etagPlain: e.etagPlain, gzLen: e.gzLen, lastModHdr: e.lastModHdr,
+		pages: e.pages, more: e.more, sums: e.sums, urls: e.urls,
 	}
-	r.text.Store(e.text.Load()) // the same bytes, the same text and HTML
+	// The same bytes, the same text and HTML. Not the plain copy: it is
+	// counted with the cached entry it was made for, and this one is
+	// another (its cost would change while it is cached).
+	r.text.Store(e.text.Load())
 	r.html.Store(e.html.Load())
 	r.tags.Store(e.tags.Load())
 	return r
@@ -110,7 +133,7 @@ func (e *entry) renewed(now time.Time) *entry {
 // asked for.
 func (e *entry) withoutClock() *entry {
 	r := e.renewed(e.built)
-	r.lastMod, r.alone = time.Time{}, true
+	r.lastMod, r.lastModHdr, r.alone = time.Time{}, nil, true
 	r.text.Store(nil)
 	r.html.Store(nil)
 	return r
@@ -146,10 +169,10 @@ func (e *entry) expires(ttl time.Duration) time.Time {
 	return e.built.Add(ttl)
 }
 
-// cost is the bytes e holds in the cache: its gzip file, and an index's
-// other files.
+// cost is the bytes e holds in the cache: its gzip file, its text form,
+// HTML view and plain copy if made, and an index's other files.
 func (e *entry) cost() int64 {
-	n := int64(len(e.gz)) + int64(len(e.sums))*16
+	n := int64(len(e.gz)) + int64(len(e.sums))*16 + e.copyCost()
 	if t := e.text.Load(); t != nil {
 		n += int64(len(t.gz))
 	}
@@ -157,6 +180,14 @@ func (e *entry) cost() int64 {
 		n += gzBytes(v.parts)
 	}
 	return n + gzBytes(e.more)
+}
+
+// copyCost is the bytes of e's plain copy, 0 if it has none.
+func (e *entry) copyCost() int64 {
+	if p := e.plain.Load(); p != nil {
+		return int64(len(p.xml))
+	}
+	return 0
 }
 
 // gzBytes is the bytes of the gzip files of es.

@@ -114,9 +114,9 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	status, n, handed := s.serveEntry(w, r, e, rt.rep, s.rep.of(k))
+	status, n, handed := s.serveEntry(w, r, k, e, rt.rep, s.rep.of(k))
 	if s.crawls != nil && rt.rep != asHTML { // the view is for people; the log is of the files crawlers fetch
-		// Only a request ServeContent answered can have validators.
+		// Only a conditional or ranged request can have validators.
 		s.crawls.record(file, who, now, handed && hasValidators(r.Header), status, n, true)
 	}
 }
@@ -131,12 +131,13 @@ func (s *Sitemap) notFound(w http.ResponseWriter, c *secCounters) {
 // serveCached: a full 200 in as few writes as its bytes allow, anything
 // conditional or ranged (304, 412, 206, 416) by http.ServeContent. The
 // gzip representations are e's bytes as they are, written in one write;
-// the plain one is decompressed as it is written (plainBody), in large
-// writes, and only as far as the response needs. The response is counted
-// in c too. It returns the response's status and body bytes, and whether
-// the request was conditional or ranged (serveCached handed it to
-// ServeContent).
-func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, rep representation, c *secCounters) (int, int64, bool) {
+// the plain one is e's plain copy if it has one (plainCopyOf), written
+// the same way, or else decompressed as it is written (plainBody), in
+// large writes, and only as far as the response needs. e is the copy of
+// k; the response is counted in c too. It returns the response's status
+// and body bytes, and whether the request was conditional or ranged
+// (serveCached).
+func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, k docKey, e *entry, rep representation, c *secCounters) (int, int64, bool) {
 	h := w.Header()
 	if cc := s.site.headers.cacheControl; cc != nil {
 		h["Cache-Control"] = cc
@@ -153,6 +154,7 @@ func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, r
 	case asHTML:
 		ct = hdrHTMLCT
 	}
+	body := e.gz
 	switch {
 	case rep == asGzipFile:
 		h["Content-Type"] = hdrGzipCT
@@ -168,16 +170,20 @@ func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, r
 		h["Content-Type"] = ct
 		h["Vary"] = hdrVary
 		h["Etag"] = e.etagPlain
+		if cp := s.docs.plainCopy(k, e, r.Method == http.MethodGet && !conditional(r.Header)); cp != nil {
+			body, cw.length = cp.xml, cp.length
+			break
+		}
 		plain = getPlainBody(e)
 		defer putPlainBody(plain) // after serveCached: nothing reads it then
 		cw.hold = true
 	}
 	var handed bool
 	if plain == nil {
-		cw.body = bodyReader{b: e.gz}
-		handed = serveCached(&cw, r, e.lastMod, &cw.body, int64(len(e.gz)), cw.length)
+		cw.body = bodyReader{b: body}
+		handed = serveCached(&cw, r, e.lastMod, e.lastModHdr, &cw.body, int64(len(body)), cw.length)
 	} else {
-		handed = serveCached(&cw, r, e.lastMod, plain, e.size, nil)
+		handed = serveCached(&cw, r, e.lastMod, e.lastModHdr, plain, e.size, nil)
 	}
 	if plain != nil && plain.err != nil { // cannot happen: we compressed it
 		s.rep.log.ErrorContext(r.Context(), "sitemap: cached page does not decompress", "err", plain.err)
@@ -206,7 +212,7 @@ func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, e *entry, r
 // the last would restart the decompression, and ServeContent would read
 // the body from a goroutine of its own, which may outlive the call.
 func wholeIfMultiRange(r *http.Request) *http.Request {
-	if !strings.Contains(r.Header.Get("Range"), ",") {
+	if !strings.Contains(first(r.Header["Range"]), ",") { // the value ServeContent reads
 		return r
 	}
 	r = r.WithContext(r.Context()) // a shallow copy

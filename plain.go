@@ -2,9 +2,11 @@ package sitemap
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -142,4 +144,62 @@ func (b *plainBody) reach() error {
 func (b *plainBody) fail(err error) error {
 	b.err = fmt.Errorf("%w: at byte %d of %d: %w", errCorrupt, b.out, b.size, err)
 	return b.err
+}
+
+// plainCopy is a document's XML decompressed whole, kept with its cached
+// entry once the document is asked for as plain XML often (plainHot):
+// from then on, a plain 200 is one write of it, as a gzip one is, and
+// costs no decompression. It is made from the entry's own bytes and
+// checked against their trailer, goes with the entry (a new build, a
+// revalidation, an Invalidate or an eviction drops it), is served under
+// the entry's ETag and Last-Modified, and is counted in the cache's byte
+// budget, where copies take a quarter at most (pageCache.copyBudget).
+type plainCopy struct {
+	xml    []byte
+	length []string // the Content-Length header value of xml
+}
+
+// plainHot is how many full plain GETs of a cached entry are served by
+// decompressing before the next makes it a plain copy: a document asked
+// for once, as most crawlers ask for a page, costs no copy.
+const plainHot = 2
+
+// errNoCopy means a plain copy is not to be made: the cache would not
+// keep it.
+var errNoCopy = errors.New("no room for a plain copy")
+
+// plainCopyOf returns e's plain copy, or nil to stream the response. For
+// a full GET (full: no precondition and no Range) past the first plainHot
+// of e, it makes the copy, once, if admit says the cache keeps it; keep
+// stores it in e and counts it, or declines (and then this request alone
+// is served from it). A failure to decompress makes no copy: the
+// streamed response then meets it and fails as plainBody says.
+func plainCopyOf(e *entry, full bool, admit func() bool, keep func(*plainCopy)) *plainCopy {
+	if p := e.plain.Load(); p != nil {
+		return p
+	}
+	if !full || e.plainGets.Add(1) <= plainHot || !admit() {
+		return nil
+	}
+	p, _ := madeOnce(&e.plain, &e.plainMu, func() (*plainCopy, error) {
+		if !admit() { // checked again under plainMu: the waiters of a copy the cache declined make none
+			return nil, errNoCopy
+		}
+		return inflate(e)
+	}, keep)
+	return p
+}
+
+// inflate decompresses e's XML whole, checking the gzip trailer.
+func inflate(e *entry) (*plainCopy, error) {
+	if e.size <= 0 {
+		return nil, errNoCopy
+	}
+	b := getPlainBody(e)
+	defer putPlainBody(b)
+	xml := make([]byte, e.size)
+	if _, err := io.ReadFull(b, xml); err != nil || b.err != nil {
+		return nil, cmp.Or(b.err, err)
+	}
+	return &plainCopy{xml: xml, length: []string{strconv.FormatInt(e.size, 10)}}, nil
 }

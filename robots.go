@@ -215,7 +215,7 @@ func (rb *robots) serveMinimal(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h["Content-Type"] = hdrTextCT
 	h["Etag"] = rb.minimalETagHdr
-	serveCached(w, r, time.Time{}, &bodyReader{b: rb.minimal}, int64(len(rb.minimal)), rb.minimalLen)
+	serveCached(w, r, time.Time{}, nil, &bodyReader{b: rb.minimal}, int64(len(rb.minimal)), rb.minimalLen)
 }
 
 // serveMerged serves the application's 200 response held in c with our
@@ -253,7 +253,7 @@ func (rb *robots) serveMerged(w http.ResponseWriter, r *http.Request, c *robotsC
 			modtime = t
 		}
 	}
-	serveCached(w, r, modtime, &bodyReader{b: merged}, int64(len(merged)), nil)
+	serveCached(w, r, modtime, nil, &bodyReader{b: merged}, int64(len(merged)), nil)
 }
 
 // decodeRobots returns the identity body of a response in content coding

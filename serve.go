@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -16,6 +17,7 @@ var hdrBytes = []string{"bytes"}
 // serveCached answers a GET or HEAD of content, a cached body of size
 // bytes, once the headers that name it (Content-Type, ETag, Vary,
 // Cache-Control, …) are set; modtime is its Last-Modified (none if zero),
+// lastMod that header's value made once (lastModHeader; nil: made here),
 // and length, if not nil, the Content-Length of a 200 (size otherwise).
 // The answer is http.ServeContent's, header for header
 // (TestServeCachedLikeServeContent):
@@ -27,18 +29,30 @@ var hdrBytes = []string{"bytes"}
 //     body, copied by io.Copy: a *bodyReader in one write (its WriteTo),
 //     a plain body through w's ReadFrom. This is every crawler's first
 //     fetch of a file, and every fetch of a client that keeps no copy.
-//  2. Any other request goes to http.ServeContent: 304 and 412, If-Range,
+//  2. A revalidation by the ETag alone, as crawlers send it (If-None-Match
+//     is the response's ETag, exactly; no If-Match or
+//     If-Unmodified-Since), gets its 304 here (revalidated).
+//  3. Any other request goes to http.ServeContent: 304 and 412, If-Range,
 //     206 and 416 stay the standard library's. Its body copy reaches w's
 //     ReadFrom as an io.LimitedReader, which a writer may unwrap
 //     (bodyReader.writeN) to send a range of a cached body in one write.
-func serveCached(w http.ResponseWriter, r *http.Request, modtime time.Time, content io.ReadSeeker, size int64, length []string) (handed bool) {
+//
+// It reports whether the request was conditional or ranged (steps 2 and 3).
+func serveCached(w http.ResponseWriter, r *http.Request, modtime time.Time, lastMod []string, content io.ReadSeeker, size int64, length []string) bool {
 	if conditional(r.Header) {
+		if revalidated(w.Header(), r.Header) {
+			notModified(w)
+			return true
+		}
 		http.ServeContent(w, r, "", modtime, content)
 		return true
 	}
 	h := w.Header()
-	if !modtime.IsZero() && !modtime.Equal(unixEpoch) { // as ServeContent: the epoch means unknown
-		h["Last-Modified"] = []string{modtime.UTC().Format(http.TimeFormat)}
+	if lastMod == nil {
+		lastMod = lastModHeader(modtime)
+	}
+	if lastMod != nil {
+		h["Last-Modified"] = lastMod
 	}
 	h["Accept-Ranges"] = hdrBytes
 	if length == nil {
@@ -87,6 +101,54 @@ func conditional(h http.Header) bool {
 		}
 	}
 	return false
+}
+
+// revalidated reports whether http.ServeContent would answer a request
+// with header req by a 304 for its If-None-Match alone, for a response
+// whose header is h: If-None-Match is exactly h's ETag, a valid one, and
+// the preconditions ServeContent checks first (If-Match, then
+// If-Unmodified-Since: a 412) are absent or empty. If-Modified-Since and
+// Range do not count once If-None-Match matches.
+func revalidated(h, req http.Header) bool {
+	inm, etag := req["If-None-Match"], h["Etag"]
+	return len(inm) > 0 && len(etag) > 0 && inm[0] == etag[0] && validETag(etag[0]) &&
+		first(req["If-Match"]) == "" && first(req["If-Unmodified-Since"]) == ""
+}
+
+// notModified is ServeContent's 304 of a response with an ETag: without
+// its Content-Type, Content-Length, Content-Encoding and Last-Modified
+// (TestServeCachedLikeServeContentMerged: an application's robots.txt
+// may have set one).
+func notModified(w http.ResponseWriter) {
+	h := w.Header()
+	for _, k := range [...]string{"Content-Type", "Content-Length", "Content-Encoding", "Last-Modified"} {
+		delete(h, k)
+	}
+	w.WriteHeader(http.StatusNotModified)
+}
+
+// validETag reports whether s is one entity tag and nothing else, as
+// net/http scans one: "…" or W/"…", of the characters RFC 9110 §8.8.3
+// allows.
+func validETag(s string) bool {
+	s = strings.TrimPrefix(s, "W/")
+	if len(s) < 2 || s[0] != '"' || s[len(s)-1] != '"' {
+		return false
+	}
+	for i := 1; i < len(s)-1; i++ {
+		if c := s[i]; c != 0x21 && (c < 0x23 || c > 0x7e) && c < 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// first is the first of a header's values, or "".
+func first(v []string) string {
+	if len(v) == 0 {
+		return ""
+	}
+	return v[0]
 }
 
 // bodyReader is a cached body as the io.ReadSeeker http.ServeContent

@@ -110,15 +110,23 @@ func BenchmarkServeCached(b *testing.B) {
 
 // BenchmarkServePlainXML serves the same cached page as
 // BenchmarkServeCached as plain XML (/sitemap-1.xml, no Accept-Encoding):
-// the page is decompressed as it is written. B/op is the bytes allocated
-// per request.
+// decompressed as it is written (streamed), or from its plain copy
+// (copy). B/op is the bytes allocated per request.
 func BenchmarkServePlainXML(b *testing.B) {
-	sm, e := cachedBench(b, MaxURLs)
-	r := mustRequest("/sitemap-1.xml")
-	w := &discard{h: http.Header{}}
-	serveLoop(b, sm, r, w, e.size, http.StatusOK)
-	if w.h.Get("Content-Encoding") != "" {
-		b.Fatal(w.h)
+	for _, copies := range []bool{false, true} {
+		b.Run(map[bool]string{false: "streamed", true: "copy"}[copies], func(b *testing.B) {
+			sm, e := cachedBench(b, MaxURLs)
+			plainCopies(sm, copies)
+			r := mustRequest("/sitemap-1.xml")
+			w := &discard{h: http.Header{}}
+			if copies {
+				makeCopy(b, sm, "/sitemap-1.xml", e)
+			}
+			serveLoop(b, sm, r, w, e.size, http.StatusOK)
+			if w.h.Get("Content-Encoding") != "" || (e.plain.Load() != nil) != copies {
+				b.Fatal(w.h)
+			}
+		})
 	}
 }
 
@@ -241,7 +249,8 @@ func loopbackBench(b *testing.B, h http.Handler, path string, size int64, hdr ..
 }
 
 // BenchmarkServePlainWrites serves the plain XML of a cached 50,000-URL
-// page on loopback with writes of each size, beside
+// page on loopback, decompressed as it is written with writes of each
+// size, and from its plain copy (copy), beside
 // BenchmarkServePlainWritesBaseline, which writes the same XML from memory
 // in one write.
 func BenchmarkServePlainWrites(b *testing.B) {
@@ -250,9 +259,15 @@ func BenchmarkServePlainWrites(b *testing.B) {
 		b.Run("KiB="+strconv.Itoa(kib), func(b *testing.B) {
 			plainWriteSize = kib << 10
 			sm, e := cachedBench(b, MaxURLs)
+			plainCopies(sm, false)
 			loopbackBench(b, sm, "/sitemap-1.xml", e.size)
 		})
 	}
+	b.Run("copy", func(b *testing.B) {
+		sm, e := cachedBench(b, MaxURLs)
+		makeCopy(b, sm, "/sitemap-1.xml", e)
+		loopbackBench(b, sm, "/sitemap-1.xml", e.size)
+	})
 }
 
 func BenchmarkServePlainWritesBaseline(b *testing.B) {

@@ -64,53 +64,75 @@ func conditionalCases(etag string, mod time.Time) [][]string {
 	return [][]string{
 		{"GET"},
 		{"HEAD"},
-		{"GET", "If-None-Match", etag},                               // 304
-		{"HEAD", "If-None-Match", etag},                              // 304
-		{"GET", "If-None-Match", `"other"`},                          // 200
-		{"GET", "If-None-Match", `"other", ` + etag},                 // 304
-		{"GET", "If-None-Match", "W/" + etag},                        // weak comparison: 304
-		{"GET", "If-None-Match", "*"},                                // 304
-		{"GET", "If-None-Match", ""},                                 // empty: ignored
-		{"GET", "If-None-Match", ","},                                // malformed
-		{"GET", "If-Modified-Since", lm},                             // 304
-		{"GET", "If-Modified-Since", before},                         // 200
-		{"GET", "If-Modified-Since", after},                          // 304
-		{"GET", "If-Modified-Since", "yesterday"},                    // invalid: 200
-		{"GET", "If-None-Match", `"other"`, "If-Modified-Since", lm}, // INM decides: 200
-		{"GET", "If-Match", etag},                                    // 200
-		{"GET", "If-Match", `"other"`},                               // 412
-		{"GET", "If-Match", "*"},                                     // 200
-		{"HEAD", "If-Match", `"other"`},                              // 412
-		{"GET", "If-Unmodified-Since", before},                       // 412
-		{"GET", "If-Unmodified-Since", lm},                           // 200
-		{"GET", "If-Match", etag, "If-Unmodified-Since", before},     // If-Match decides: 200
-		{"GET", "Range", "bytes=0-99"},                               // 206
-		{"HEAD", "Range", "bytes=0-99"},                              // 206
-		{"GET", "Range", "bytes=100-"},                               // 206
-		{"GET", "Range", "bytes=-50"},                                // 206
-		{"GET", "Range", "bytes=0-"},                                 // 206, whole
-		{"GET", "Range", "bytes=999999999-"},                         // 416
-		{"GET", "Range", "bytes=abc"},                                // 416
-		{"GET", "Range", "items=0-5"},                                // 416
-		{"GET", "Range", "bytes=0-9,20-29"},                          // several
-		{"GET", "Range", "bytes=0-9,5-14,0-"},                        // several, overlapping
-		{"GET", "Range", "bytes=0-99", "If-Range", etag},             // 206
-		{"GET", "Range", "bytes=0-99", "If-Range", `"other"`},        // 200
-		{"GET", "Range", "bytes=0-99", "If-Range", lm},               // 206
-		{"GET", "Range", "bytes=0-99", "If-Range", before},           // 200
-		{"GET", "Range", "bytes=0-99", "If-Range", "W/" + etag},      // weak: 200
-		{"GET", "If-Range", etag},                                    // no Range: 200
-		{"GET", "Range", "bytes=0-99", "If-None-Match", etag},        // 304
-		{"GET", "Range", "bytes=0-99", "If-Match", `"other"`},        // 412
+		{"GET", "If-None-Match", etag},                                // 304
+		{"HEAD", "If-None-Match", etag},                               // 304
+		{"GET", "If-None-Match", `"other"`},                           // 200
+		{"GET", "If-None-Match", `"other", ` + etag},                  // 304
+		{"GET", "If-None-Match", "W/" + etag},                         // weak comparison: 304
+		{"GET", "If-None-Match", "*"},                                 // 304
+		{"GET", "If-None-Match", ""},                                  // empty: ignored
+		{"GET", "If-None-Match", ","},                                 // malformed
+		{"GET", "If-Modified-Since", lm},                              // 304
+		{"GET", "If-Modified-Since", before},                          // 200
+		{"GET", "If-Modified-Since", after},                           // 304
+		{"GET", "If-Modified-Since", "yesterday"},                     // invalid: 200
+		{"GET", "If-None-Match", `"other"`, "If-Modified-Since", lm},  // INM decides: 200
+		{"GET", "If-None-Match", etag, "If-Modified-Since", before},   // INM decides: 304
+		{"GET", "If-None-Match", etag, "If-Match", `"other"`},         // If-Match first: 412
+		{"GET", "If-None-Match", etag, "If-Match", etag},              // 304
+		{"GET", "If-None-Match", etag, "If-Unmodified-Since", before}, // 412 (without an ETag's If-Match)
+		{"GET", "If-None-Match", " " + etag + " "},                    // spaces: 304
+		{"GET", "If-None-Match", etag + "x"},                          // not a tag: 200
+		{"HEAD", "If-None-Match", etag, "Range", "bytes=0-99"},        // 304
+		{"GET", "If-Match", etag},                                     // 200
+		{"GET", "If-Match", `"other"`},                                // 412
+		{"GET", "If-Match", "*"},                                      // 200
+		{"HEAD", "If-Match", `"other"`},                               // 412
+		{"GET", "If-Unmodified-Since", before},                        // 412
+		{"GET", "If-Unmodified-Since", lm},                            // 200
+		{"GET", "If-Match", etag, "If-Unmodified-Since", before},      // If-Match decides: 200
+		{"GET", "Range", "bytes=0-99"},                                // 206
+		{"HEAD", "Range", "bytes=0-99"},                               // 206
+		{"GET", "Range", "bytes=100-"},                                // 206
+		{"GET", "Range", "bytes=-50"},                                 // 206
+		{"GET", "Range", "bytes=0-"},                                  // 206, whole
+		{"GET", "Range", "bytes=999999999-"},                          // 416
+		{"GET", "Range", "bytes=abc"},                                 // 416
+		{"GET", "Range", "items=0-5"},                                 // 416
+		{"GET", "Range", "bytes=0-9,20-29"},                           // several
+		{"GET", "Range", "bytes=0-9,5-14,0-"},                         // several, overlapping
+		{"GET", "Range", "bytes=0-99", "If-Range", etag},              // 206
+		{"GET", "Range", "bytes=0-99", "If-Range", `"other"`},         // 200
+		{"GET", "Range", "bytes=0-99", "If-Range", lm},                // 206
+		{"GET", "Range", "bytes=0-99", "If-Range", before},            // 200
+		{"GET", "Range", "bytes=0-99", "If-Range", "W/" + etag},       // weak: 200
+		{"GET", "If-Range", etag},                                     // no Range: 200
+		{"GET", "Range", "bytes=0-99", "If-None-Match", etag},         // 304
+		{"GET", "Range", "bytes=0-99", "If-Match", `"other"`},         // 412
 	}
 }
 
 // TestServeCachedLikeServeContent answers the same requests with serveCached
 // (through the handler) and with http.ServeContent as the handler used
 // it before, for each representation of a page and of the index, and for
-// robots.txt, and compares status, every header and the body.
+// robots.txt, and compares status, every header and the body; the plain
+// XML both decompressed as it is served and from a plain copy.
 func TestServeCachedLikeServeContent(t *testing.T) {
+	for _, copies := range []bool{false, true} {
+		t.Run(map[bool]string{false: "streamed", true: "copy"}[copies], func(t *testing.T) {
+			serveCachedLikeServeContent(t, copies)
+		})
+	}
+}
+
+func serveCachedLikeServeContent(t *testing.T, copies bool) {
 	sm, e, xml := plainPage(t, 1000, 60)
+	if copies {
+		plainCopies(sm, true)
+		makeCopy(t, sm, "/sitemap-1.xml", e)
+		idx, _ := cachedEntry(sm, indexKey)
+		makeCopy(t, sm, "/sitemap_index.xml", idx)
+	}
 	if e.lastMod.IsZero() {
 		t.Fatal("the page has no Last-Modified: the date cases would test nothing")
 	}
@@ -217,7 +239,8 @@ func boundary(h http.Header) string {
 // take one write of headers and body together, or two (the headers and
 // the start of the body fill net/http's 4 KiB buffer, the rest goes in
 // one), never one per 16 or 32 KiB; a plain .xml of 8 MB takes one per
-// plainWriteSize, give or take the first.
+// plainWriteSize, give or take the first, and two once it has its plain
+// copy.
 func TestServeCachedWrites(t *testing.T) {
 	sm, e, _ := plainPage(t, MaxURLs, 105)
 	var writes atomic.Int64
@@ -232,13 +255,19 @@ func TestServeCachedWrites(t *testing.T) {
 		path, ae string
 		size     int64
 		max      int64
+		copy     bool // served from its plain copy
 	}{
-		{"/sitemap-1.xml.gz", "", int64(len(e.gz)), 2},
-		{"/sitemap-1.xml", "gzip", int64(len(e.gz)), 2},
-		{"/sitemap-1.xml", "", e.size, e.size/int64(plainWriteSize) + 2},
-		{"/sitemap_index.xml", "gzip", -1, 1},
-		{"/robots.txt", "", -1, 1},
+		{"/sitemap-1.xml.gz", "", int64(len(e.gz)), 2, false},
+		{"/sitemap-1.xml", "gzip", int64(len(e.gz)), 2, false},
+		{"/sitemap-1.xml", "", e.size, e.size/int64(plainWriteSize) + 2, false},
+		{"/sitemap-1.xml", "", e.size, 2, true},
+		{"/sitemap_index.xml", "gzip", -1, 1, false},
+		{"/robots.txt", "", -1, 1, false},
 	} {
+		if c.copy {
+			plainCopies(sm, true)
+			makeCopy(t, sm, c.path, e)
+		}
 		req, _ := http.NewRequest(http.MethodGet, srv.URL+c.path, nil)
 		if c.ae != "" {
 			req.Header.Set("Accept-Encoding", c.ae)

@@ -23,8 +23,11 @@ type Config struct {
 	// TTL is how long a built page stays fresh. Zero means 15 minutes. An
 	// expired page is still served while it is rebuilt in the background.
 	TTL time.Duration
-	// CacheBytes bounds the compressed bytes of the cached pages. Zero means
-	// 256 MiB; negative disables the cache (every request builds). With the
+	// CacheBytes bounds the compressed bytes of the cached pages, with the
+	// forms made from them: text forms, HTML views, and the decompressed
+	// copies of pages often asked for as plain XML (a quarter of it at
+	// most). Zero means 256 MiB; negative disables the cache (every request
+	// builds). With the
 	// default GOGC, the process may hold up to about twice this in heap;
 	// GOMEMLIMIT keeps it closer.
 	CacheBytes int64

@@ -7,13 +7,19 @@
 # `wrk -t2 -c64` in alternating rounds: a cached .xml.gz (the largest file
 # of the index), the same file as plain .xml, the index (gzip-encoded and
 # plain), robots.txt and a 304. It prints the median requests per second
-# of each and demo/ceiling, then the write system calls per response of
-# each server if strace is installed.
+# of each and demo/ceiling, and the CPU time each server spent per
+# request (user and system, from /proc: on a shared machine, load moves it
+# less than it moves requests per second), then the write system calls
+# per response of each server if strace is installed.
 #
 #	scripts/ceiling.sh [rounds (3)] [seconds per run (10)]
 #
 # DEMO=path runs that demo binary instead of building examples/nethttp
 # (to measure another version of the library against the same ceiling).
+# PORT=n serves the demo on 127.0.0.1:n and the ceiling on n+1 (18080).
+# RHT=d gives the ceiling's server that ReadHeaderTimeout (10s, as the
+# demo's; 0s for none: then each small response costs the ceiling about
+# half a system call less, the read deadline's wake-up of the poller).
 #
 # Needs Go, curl and wrk (installed with apt-get if missing; run as root).
 # The demo's catalogue is built in the user's cache directory on first run.
@@ -38,12 +44,13 @@ else
 	go build -o "$tmp/demo" ./examples/nethttp
 fi
 go build -o "$tmp/ceiling" ./internal/cmd/ceiling
-demo=http://127.0.0.1:18080
-ceil=http://127.0.0.1:18081
-"$tmp/demo" -addr 127.0.0.1:18080 >"$tmp/demo.log" 2>&1 &
+port=${PORT:-18080}
+demo=http://127.0.0.1:$port
+ceil=http://127.0.0.1:$((port + 1))
+"$tmp/demo" -addr "127.0.0.1:$port" >"$tmp/demo.log" 2>&1 &
 pids+=($!)
 demo_pid=$!
-"$tmp/ceiling" -from "$demo" -addr 127.0.0.1:18081 -targets "$tmp/targets" >"$tmp/ceiling.log" 2>&1 &
+"$tmp/ceiling" -from "$demo" -addr "127.0.0.1:$((port + 1))" -targets "$tmp/targets" -read-header-timeout "${RHT:-10s}" >"$tmp/ceiling.log" 2>&1 &
 pids+=($!)
 ceil_pid=$!
 for _ in $(seq 3000); do
@@ -52,35 +59,48 @@ for _ in $(seq 3000); do
 	sleep 0.2
 done
 
-# rps URL AE INM: wrk's requests per second.
+# cpu PID: the CPU time the process has used, in clock ticks.
+cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+tick=$(getconf CLK_TCK)
+
+# rps PID URL AE INM: wrk's requests per second, and the server's CPU
+# microseconds per request.
 rps() {
 	local args=(-t2 -c64 -d"${secs}s" --timeout 60s) # a request timed out would not be counted
-	[ "$2" != - ] && args+=(-H "Accept-Encoding: $2")
-	[ "$3" != - ] && args+=(-H "If-None-Match: $3")
-	wrk "${args[@]}" "$1" | awk '/^Requests\/sec:/ {print $2}'
+	[ "$3" != - ] && args+=(-H "Accept-Encoding: $3")
+	[ "$4" != - ] && args+=(-H "If-None-Match: $4")
+	local c0 out c1
+	c0=$(cpu "$1")
+	out=$(wrk "${args[@]}" "$2")
+	c1=$(cpu "$1")
+	echo "$out" | awk -v c="$((c1 - c0))" -v tick="$tick" '
+		/requests in/ {n = $1}
+		/^Requests\/sec:/ {r = $2}
+		END {printf "%s %.1f\n", r, c * 1e6 / tick / n}'
 }
 
 echo "machine: $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p')"
 echo "targets: $(cut -f2 "$tmp/targets" | sort -u | tr '\n' ' ')"
 while IFS=$'\t' read -r name path ae inm; do
-	rps "$demo$path" "$ae" "$inm" >/dev/null # warm-up
+	rps "$demo_pid" "$demo$path" "$ae" "$inm" >/dev/null # warm-up
 	for r in $(seq "$rounds"); do
 		if [ $((r % 2)) = 1 ]; then
-			d=$(rps "$demo$path" "$ae" "$inm"); c=$(rps "$ceil$path" "$ae" "$inm")
+			d=$(rps "$demo_pid" "$demo$path" "$ae" "$inm"); c=$(rps "$ceil_pid" "$ceil$path" "$ae" "$inm")
 		else
-			c=$(rps "$ceil$path" "$ae" "$inm"); d=$(rps "$demo$path" "$ae" "$inm")
+			c=$(rps "$ceil_pid" "$ceil$path" "$ae" "$inm"); d=$(rps "$demo_pid" "$demo$path" "$ae" "$inm")
 		fi
-		echo "$name $d $c" >>"$tmp/results"
+		echo "$name $d $c" >>"$tmp/results" # name, demo req/s and µs, ceiling req/s and µs
 	done
 done <"$tmp/targets"
 
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-printf '\n%-16s %12s %12s %8s   %s\n' response "demo req/s" "ceiling" ratio "ratios by round"
+col() { awk -v n="$1" -v i="$2" '$1==n {print $i}' "$tmp/results" | median; }
+printf '\n%-16s %10s %10s %6s   %-22s %8s %8s %9s\n' response "demo req/s" ceiling ratio "ratios by round" "demo µs" "ceil. µs" "ceil/demo"
 while IFS=$'\t' read -r name _ _ _; do
-	d=$(awk -v n="$name" '$1==n {print $2}' "$tmp/results" | median)
-	c=$(awk -v n="$name" '$1==n {print $3}' "$tmp/results" | median)
-	each=$(awk -v n="$name" '$1==n {printf "%.2f ", $2/$3}' "$tmp/results")
-	printf '%-16s %12.0f %12.0f %8.2f   %s\n' "${name//_/ }" "$d" "$c" "$(echo "$d $c" | awk '{print $1/$2}')" "$each"
+	d=$(col "$name" 2) c=$(col "$name" 4) du=$(col "$name" 3) cu=$(col "$name" 5)
+	each=$(awk -v n="$name" '$1==n {printf "%.2f ", $2/$4}' "$tmp/results")
+	printf '%-16s %10.0f %10.0f %6.2f   %-22s %8.1f %8.1f %9.2f\n' "${name//_/ }" "$d" "$c" "$(echo "$d $c" | awk '{print $1/$2}')" "$each" \
+		"$du" "$cu" "$(echo "$cu $du" | awk '{print $1/$2}')"
 done <"$tmp/targets"
 
 if command -v strace >/dev/null; then

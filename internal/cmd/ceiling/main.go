@@ -6,6 +6,11 @@
 //
 //	ceiling -from http://127.0.0.1:18080 -addr 127.0.0.1:18081 -targets targets.txt
 //
+// -read-header-timeout gives its http.Server the ReadHeaderTimeout the demo's
+// has (10 s; 0 for none): with one, net/http sets a read deadline on the
+// connection for each request, which costs a timer and often a wake-up of
+// the network poller, whatever the handler.
+//
 // It waits for -from to answer, picks the largest sitemap file the index
 // names, fetches each target once, writes the targets to -targets (one
 // a line: name, path, Accept-Encoding or "-", If-None-Match or "-"), and
@@ -44,13 +49,14 @@ func main() {
 	from := flag.String("from", "http://127.0.0.1:18080", "the server whose responses are captured")
 	addr := flag.String("addr", "127.0.0.1:18081", "address to serve the captures on")
 	out := flag.String("targets", "targets.txt", "file to write the targets to")
+	rht := flag.Duration("read-header-timeout", 10*time.Second, "the server's ReadHeaderTimeout, as the demo's; 0 for none")
 	flag.Parse()
-	if err := run(*from, *addr, *out); err != nil {
+	if err := run(*from, *addr, *out, *rht); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(from, addr, out string) error {
+func run(from, addr, out string, readHeaderTimeout time.Duration) error {
 	if err := waitFor(from+"/robots.txt", 15*time.Minute); err != nil {
 		return err
 	}
@@ -93,7 +99,8 @@ func run(from, addr, out string) error {
 	if err := os.WriteFile(out, list.Bytes(), 0o644); err != nil {
 		return err
 	}
-	return http.ListenAndServe(addr, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := &http.Server{Addr: addr, ReadHeaderTimeout: readHeaderTimeout}
+	srv.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c := caps[key(r.URL.Path, r.Header.Get("Accept-Encoding") != "", r.Header.Get("If-None-Match") != "")]
 		if c == nil {
 			http.NotFound(w, r)
@@ -105,7 +112,8 @@ func run(from, addr, out string) error {
 		}
 		w.WriteHeader(c.status)
 		w.Write(c.body)
-	}))
+	})
+	return srv.ListenAndServe()
 }
 
 func key(path string, ae, inm bool) string {
