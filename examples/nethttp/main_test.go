@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"os"
 	"net/http"
 	"regexp"
 	"strings"
@@ -87,4 +88,8 @@ func TestFleet(t *testing.T) {
 
 // TestMain reports what was not tested for want of a service (xmllint, the
 // schemas and Redis here), or fails under SITEMAP_REQUIRE_SERVICES=1.
-func TestMain(m *testing.M) { testenv.Main(m) }
+func TestMain(m *testing.M) {
+	code := testenv.Run(m)
+	closeCatalogues() // page_bench_test.go's
+	os.Exit(code)
+}
