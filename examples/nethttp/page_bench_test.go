@@ -22,6 +22,7 @@ import (
 	"github.com/freshmap/sitemap/examples/internal/demo"
 	"github.com/freshmap/sitemap/internal/gzpipe"
 	"github.com/freshmap/sitemap/internal/testenv"
+	"github.com/freshmap/sitemap/internal/testkit"
 )
 
 // The cold page benchmarks read the products page 1 of a demo catalogue
@@ -57,11 +58,13 @@ func BenchmarkDemoPage(b *testing.B) {
 			builds := p.sm.Stats().Builds
 			b.ReportAllocs()
 			b.SetBytes(int64(len(p.xml)))
+			cpu := testkit.StartCPU(b)
 			for b.Loop() {
 				clear(w.h)
 				w.code = 0
 				p.sm.ServeHTTP(w, r)
 			}
+			cpu.Report()
 			if w.code != 0 && w.code != http.StatusOK || w.n == 0 {
 				b.Fatalf("status %d, %d bytes", w.code, w.n)
 			}
@@ -82,6 +85,7 @@ func BenchmarkDemoPageGzip(b *testing.B) {
 			var buf bytes.Buffer
 			b.ReportAllocs()
 			b.SetBytes(int64(len(p.xml)))
+			cpu := testkit.StartCPU(b)
 			for b.Loop() {
 				buf.Reset()
 				z := gzpipe.Get(&buf, benchLevel)
@@ -93,6 +97,7 @@ func BenchmarkDemoPageGzip(b *testing.B) {
 				}
 				gzpipe.Put(z, benchLevel)
 			}
+			cpu.Report()
 			b.ReportMetric(float64(p.urls), "urls/page")
 		})
 	}
