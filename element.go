@@ -22,7 +22,7 @@ func (e *encoder) appendURL(b []byte, u *URL) ([]byte, error) {
 			return b, invalid(u, "lastmod", errYear)
 		}
 		b = append(b, "</loc><lastmod>"...)
-		b = appendW3CTime(b, u.LastMod, u.LastModDateOnly)
+		b = e.dates.append(b, u.LastMod, u.LastModDateOnly)
 		b = append(b, "</lastmod>"...)
 	}
 	if u.ChangeFreq != "" {
@@ -76,7 +76,7 @@ func (e *encoder) appendLoc(b []byte, field, loc, s string, underBase bool) ([]b
 	if underBase {
 		b, err = appendPageURI(b, s, e.base, true)
 	} else {
-		b, err = appendURI(b, s, "", true)
+		b, err = appendURIRules(b, s, "", e.origin, true, false)
 	}
 	if err != nil {
 		return b, &InvalidURLError{Loc: loc, Field: field, Err: err}
