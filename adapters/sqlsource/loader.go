@@ -66,7 +66,7 @@ func (p *Page) Query(ctx context.Context, query string) (*sql.Rows, error) {
 // 1,000 of them. With Config.BaseURL, a loc or license may be a path.
 func Images(query string) Loader {
 	return func(ctx context.Context, p *Page) (Merge, error) {
-		var cols [6]sql.NullString // loc, caption, geo location, title, license; [0] unused
+		var cols [6]textValue // loc, caption, geo location, title, license; [0] unused
 		rows, err := loadKeyed(ctx, p, query, 2, len(cols), func(rows *sql.Rows, key *int64, n int) (sitemap.Image, error) {
 			dest := [6]any{key}
 			for i := 1; i < n; i++ {
@@ -75,8 +75,8 @@ func Images(query string) Loader {
 			if err := rows.Scan(dest[:n]...); err != nil {
 				return sitemap.Image{}, err
 			}
-			return sitemap.Image{Loc: p.base.resolve(cols[1].String), Caption: cols[2].String, GeoLocation: cols[3].String,
-				Title: cols[4].String, License: p.base.resolve(cols[5].String)}, nil
+			return sitemap.Image{Loc: cols[1].resolved(&p.base), Caption: cols[2].String(), GeoLocation: cols[3].String(),
+				Title: cols[4].String(), License: cols[5].resolved(&p.base)}, nil
 		})
 		if err != nil || len(rows.keys) == 0 {
 			return nil, err
@@ -103,12 +103,13 @@ func Images(query string) Loader {
 // may be a path.
 func Alternates(query string) Loader {
 	return func(ctx context.Context, p *Page) (Merge, error) {
-		var lang, href sql.NullString
+		var lang, href textValue
+		var langs interned
 		rows, err := loadKeyed(ctx, p, query, 3, 3, func(rows *sql.Rows, key *int64, _ int) (sitemap.Alternate, error) {
 			if err := rows.Scan(key, &lang, &href); err != nil {
 				return sitemap.Alternate{}, err
 			}
-			return sitemap.Alternate{Hreflang: lang.String, Href: p.base.resolve(href.String)}, nil
+			return sitemap.Alternate{Hreflang: langs.of(&lang), Href: href.resolved(&p.base)}, nil
 		})
 		if err != nil || len(rows.keys) == 0 {
 			return nil, err
@@ -121,21 +122,100 @@ func Alternates(query string) Loader {
 	}
 }
 
+// textValue scans a text column as the driver gives it, without a copy: a
+// string as it is, or the driver's bytes, which are only valid until the
+// next row. NULL reads as "".
+type textValue struct {
+	s       string
+	b       []byte
+	isBytes bool
+}
+
+// Scan implements sql.Scanner.
+func (t *textValue) Scan(src any) error {
+	switch v := src.(type) {
+	case string:
+		t.s, t.b, t.isBytes = v, nil, false
+	case []byte:
+		t.s, t.b, t.isBytes = "", v, true
+	case nil:
+		t.s, t.b, t.isBytes = "", nil, false
+	default:
+		return fmt.Errorf("sqlsource: %T where text was expected", src)
+	}
+	return nil
+}
+
+// String returns the value.
+func (t *textValue) String() string {
+	if t.isBytes {
+		return string(t.b)
+	}
+	return t.s
+}
+
+// resolved returns the value made absolute by base (see baseURL.resolve),
+// allocating at most once.
+func (t *textValue) resolved(base *baseURL) string {
+	if !t.isBytes {
+		return base.resolve(t.s)
+	}
+	if base.prefix == "" || len(t.b) == 0 || t.b[0] != '/' {
+		return t.String()
+	}
+	if len(t.b) > 1 && t.b[1] == '/' {
+		return base.scheme + string(t.b)
+	}
+	return base.prefix + string(t.b)
+}
+
+// interned hands out one string for each distinct value of a column that
+// holds few of them, such as hreflang, so that a page's rows share them
+// instead of each allocating its own.
+type interned struct{ vals []string }
+
+// maxInterned bounds the values interned kept: past it, a value is
+// returned as the driver gave it.
+const maxInterned = 64
+
+// of returns t's value, the same string each time it is the same.
+func (in *interned) of(t *textValue) string {
+	for _, v := range in.vals {
+		if t.isBytes && string(t.b) == v || !t.isBytes && t.s == v {
+			return v
+		}
+	}
+	v := t.String()
+	if len(in.vals) < maxInterned {
+		in.vals = append(in.vals, v)
+	}
+	return v
+}
+
 // keyed holds the values a Loader read for one page, sorted by key.
 type keyed[T any] struct {
 	keys []int64
 	vals []T
+	next int // where the last get ended: Merges ask in increasing key order
 }
 
 // get returns the values of key, in the order they were read, or nil. The
 // slice's capacity is its length, so appending to it never touches the
-// values of the next key.
+// values of the next key. Asked in increasing key order, as a Merge is, it
+// steps forward from where the last call ended; otherwise it searches.
 func (k *keyed[T]) get(key int64) []T {
-	i := sort.Search(len(k.keys), func(i int) bool { return k.keys[i] >= key })
+	i := k.next
+	if i > 0 && k.keys[i-1] >= key {
+		i = sort.Search(i, func(i int) bool { return k.keys[i] >= key })
+	}
+	for i < len(k.keys) && k.keys[i] < key {
+		i++
+	}
 	j := i
 	for j < len(k.keys) && k.keys[j] == key {
 		j++
 	}
+	k.next = j
 	if i == j {
 		return nil
 	}
