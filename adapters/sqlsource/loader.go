@@ -68,7 +68,7 @@ func Images(query string) Loader {
 	return func(ctx context.Context, p *Page) (Merge, error) {
 		var cols [6]textValue // loc, caption, geo location, title, license; [0] unused
 		rows, err := loadKeyed(ctx, p, query, 2, len(cols), func(rows *sql.Rows, key *int64, n int) (sitemap.Image, error) {
-			dest := [6]any{key}
+			dest := [6]any{(*keyValue)(key)}
 			for i := 1; i < n; i++ {
 				dest[i] = &cols[i]
 			}
@@ -106,7 +106,7 @@ func Alternates(query string) Loader {
 		var lang, href textValue
 		var langs interned
 		rows, err := loadKeyed(ctx, p, query, 3, 3, func(rows *sql.Rows, key *int64, _ int) (sitemap.Alternate, error) {
-			if err := rows.Scan(key, &lang, &href); err != nil {
+			if err := rows.Scan((*keyValue)(key), &lang, &href); err != nil {
 				return sitemap.Alternate{}, err
 			}
 			return sitemap.Alternate{Hreflang: langs.of(&lang), Href: href.resolved(&p.base)}, nil
@@ -120,76 +120,6 @@ func Alternates(query string) Loader {
 			}
 		}, nil
 	}
-}
-
-// textValue scans a text column as the driver gives it, without a copy: a
-// string as it is, or the driver's bytes, which are only valid until the
-// next row. NULL reads as "".
-type textValue struct {
-	s       string
-	b       []byte
-	isBytes bool
-}
-
-// Scan implements sql.Scanner.
-func (t *textValue) Scan(src any) error {
-	switch v := src.(type) {
-	case string:
-		t.s, t.b, t.isBytes = v, nil, false
-	case []byte:
-		t.s, t.b, t.isBytes = "", v, true
-	case nil:
-		t.s, t.b, t.isBytes = "", nil, false
-	default:
-		return fmt.Errorf("sqlsource: %T where text was expected", src)
-	}
-	return nil
-}
-
-// String returns the value.
-func (t *textValue) String() string {
-	if t.isBytes {
-		return string(t.b)
-	}
-	return t.s
-}
-
-// resolved returns the value made absolute by base (see baseURL.resolve),
-// allocating at most once.
-func (t *textValue) resolved(base *baseURL) string {
-	if !t.isBytes {
-		return base.resolve(t.s)
-	}
-	if base.prefix == "" || len(t.b) == 0 || t.b[0] != '/' {
-		return t.String()
-	}
-	if len(t.b) > 1 && t.b[1] == '/' {
-		return base.scheme + string(t.b)
-	}
-	return base.prefix + string(t.b)
-}
-
-// interned hands out one string for each distinct value of a column that
-// holds few of them, such as hreflang, so that a page's rows share them
-// instead of each allocating its own.
-type interned struct{ vals []string }
-
-// maxInterned bounds the values interned kept: past it, a value is
-// returned as the driver gave it.
-const maxInterned = 64
-
-// of returns t's value, the same string each time it is the same.
-func (in *interned) of(t *textValue) string {
-	for _, v := range in.vals {
-		if t.isBytes && string(t.b) == v || !t.isBytes && t.s == v {
-			return v
-		}
-	}
-	v := t.String()
-	if len(in.vals) < maxInterned {
-		in.vals = append(in.vals, v)
-	}
-	return v
 }
 
 // keyed holds the values a Loader read for one page, sorted by key.
