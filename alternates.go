@@ -35,7 +35,7 @@ func (e *encoder) appendAlternates(b []byte, u *URL, loc []byte) ([]byte, error)
 	self := false
 	for i := range u.Alternates {
 		a := &u.Alternates[i]
-		if err := checkHreflang(u, a.Hreflang, u.Alternates[:i]); err != nil {
+		if err := e.tags.check(u, a.Hreflang, u.Alternates[:i]); err != nil {
 			return b, err
 		}
 		b = append(b, `<xhtml:link rel="alternate" hreflang="`...)
@@ -54,7 +54,7 @@ func (e *encoder) appendAlternates(b []byte, u *URL, loc []byte) ([]byte, error)
 	if u.Hreflang == "" {
 		return b, invalid(u, "xhtml:link", errNoSelfLink)
 	}
-	if err := checkHreflang(u, u.Hreflang, u.Alternates); err != nil {
+	if err := e.tags.check(u, u.Hreflang, u.Alternates); err != nil {
 		return b, err
 	}
 	b = append(b, `<xhtml:link rel="alternate" hreflang="`...)
@@ -65,11 +65,21 @@ func (e *encoder) appendAlternates(b []byte, u *URL, loc []byte) ([]byte, error)
 	return append(b, `"/>`...), nil
 }
 
-// checkHreflang checks the hreflang h of a link that follows the links
-// before.
-func checkHreflang(u *URL, h string, before []Alternate) error {
-	if !langtag.Valid(h) {
-		return invalid(u, "xhtml:link.hreflang", errLanguageTag)
+// hreflangs remembers the last few hreflang values found well-formed: a
+// page's alternates use a few languages again and again.
+type hreflangs struct {
+	valid [8]string
+	next  int // where the next one goes, round the ring
+}
+
+// check checks the hreflang h of a link that follows the links before.
+func (t *hreflangs) check(u *URL, h string, before []Alternate) error {
+	if !t.known(h) {
+		if !langtag.Valid(h) {
+			return invalid(u, "xhtml:link.hreflang", errLanguageTag)
+		}
+		t.valid[t.next] = h
+		t.next = (t.next + 1) % len(t.valid)
 	}
 	for i := range before {
 		if p := before[i].Hreflang; len(p) == len(h) && strings.EqualFold(p, h) {
@@ -80,4 +90,14 @@ func checkHreflang(u *URL, h string, before []Alternate) error {
 		}
 	}
 	return nil
+}
+
+// known reports whether h was found well-formed lately.
+func (t *hreflangs) known(h string) bool {
+	for _, v := range t.valid {
+		if v == h && h != "" {
+			return true
+		}
+	}
+	return false
 }

@@ -194,6 +194,7 @@ type encoder struct {
 	newSec  int64    // newest.Unix()
 	err     error    // sticky write error
 	dates   w3cDates // the lastmods' dates
+	tags    hreflangs
 
 	now        time.Time // for the age of news articles; zero checks none
 	newsAnyAge bool
