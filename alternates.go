@@ -47,7 +47,7 @@ func (e *encoder) appendAlternates(b []byte, u *URL, loc []byte) []byte {
 	self := false
 	for i := range u.Alternates {
 		a := &u.Alternates[i]
-		if err := checkHreflang(u, a.Hreflang, kept); err != nil {
+		if err := e.tags.check(u, a.Hreflang, kept); err != nil {
 			e.drop(err, "xhtml:link")
 			continue
 		}
@@ -71,7 +71,7 @@ func (e *encoder) appendAlternates(b []byte, u *URL, loc []byte) []byte {
 	}
 	err := invalid(u, "xhtml:link", errNoSelfLink)
 	if u.Hreflang != "" {
-		err = checkHreflang(u, u.Hreflang, kept)
+		err = e.tags.check(u, u.Hreflang, kept)
 	}
 	if err != nil {
 		e.drop(err, "xhtml:link")
@@ -85,11 +85,22 @@ func (e *encoder) appendAlternates(b []byte, u *URL, loc []byte) []byte {
 	return append(b, `"/>`...)
 }
 
-// checkHreflang checks the hreflang h of a link that follows the links of
-// u kept (their indexes in u.Alternates).
-func checkHreflang(u *URL, h string, kept []int) error {
-	if !langtag.Valid(h) {
-		return invalid(u, "xhtml:link.hreflang", errLanguageTag)
+// hreflangs remembers the last few hreflang values found well-formed: a
+// page's alternates use a few languages again and again.
+type hreflangs struct {
+	valid [8]string
+	next  int // where the next one goes, round the ring
+}
+
+// check checks the hreflang h of a link that follows the links of u kept
+// (their indexes in u.Alternates).
+func (t *hreflangs) check(u *URL, h string, kept []int) error {
+	if !t.known(h) {
+		if !langtag.Valid(h) {
+			return invalid(u, "xhtml:link.hreflang", errLanguageTag)
+		}
+		t.valid[t.next] = h
+		t.next = (t.next + 1) % len(t.valid)
 	}
 	for _, i := range kept {
 		if p := u.Alternates[i].Hreflang; len(p) == len(h) && strings.EqualFold(p, h) {
@@ -100,4 +111,14 @@ func checkHreflang(u *URL, h string, kept []int) error {
 		}
 	}
 	return nil
+}
+
+// known reports whether h was found well-formed lately.
+func (t *hreflangs) known(h string) bool {
+	for _, v := range t.valid {
+		if v == h && h != "" {
+			return true
+		}
+	}
+	return false
 }

@@ -149,3 +149,19 @@ func TestSelfLinkNotWrittenNoNotice(t *testing.T) {
 		t.Errorf("err %v, notices %v, rejected %v", r.err, r.notices, r.rejected)
 	}
 }
+
+// TestHreflangsRemembered: the encoder remembers hreflangs it found
+// well-formed, and only those: after nine languages (more than it keeps),
+// a malformed tag on a later URL of the page is still refused, and the
+// ones it knows are still written.
+func TestHreflangsRemembered(t *testing.T) {
+	langs := []string{"en", "de", "fr", "it", "es", "nl", "pt", "pl", "sv"}
+	urls := []URL{alternatesURL(langs...), alternatesURL(langs...), alternatesURL("en", "e_n"), alternatesURL("sv", "en")}
+	urls[2].Loc = testBase + "bad"
+	urls[2].Alternates[0].Href = urls[2].Loc
+	r := encodeURLs(t, urls...)
+	checkRejected(t, r, testBase+"bad", "xhtml:link.hreflang", errLanguageTag)
+	if n := strings.Count(string(r.doc), `hreflang="sv"`); n != 3 {
+		t.Errorf("%d links in sv, want 3", n)
+	}
+}

@@ -41,7 +41,7 @@ func (e *encoder) appendURL(b []byte, u *URL) ([]byte, error) {
 	if !u.LastMod.IsZero() {
 		if validYear(u.LastMod) {
 			b = append(b, "<lastmod>"...)
-			b = appendW3CTime(b, u.LastMod, u.LastModDateOnly)
+			b = e.dates.append(b, u.LastMod, u.LastModDateOnly)
 			b = append(b, "</lastmod>"...)
 		} else {
 			e.drop(invalid(u, "lastmod", errYear), "lastmod")
@@ -111,7 +111,7 @@ func (e *encoder) appendLoc(b []byte, field, loc, s string, underBase bool) ([]b
 	if underBase {
 		b, err = appendPageURI(b, s, e.base, true)
 	} else {
-		b, err = appendURI(b, s, "", true)
+		b, err = appendURIRules(b, s, "", e.origin, true, false)
 	}
 	if err != nil {
 		return b, &InvalidURLError{Loc: loc, Field: field, Err: err}

@@ -118,6 +118,8 @@ func encodePage(ctx context.Context, src Source, n int64, w io.Writer, spec *pag
 	e.reset(w, kindURLSet, spec.ext, spec.base, spec.maxURLs, spec.maxBytes, spec.stylesheet)
 	e.now, e.newsAnyAge, e.visit = spec.now, spec.newsAnyAge, spec.visit
 	i := 0
+	future := spec.now.Add(maxLastModSkew) // a lastmod after it is in the future
+	futureSec := future.Unix()             // its second: a cheaper first test
 	for u, err := range src.URLs(ctx, n) {
 		if err != nil {
 			return st, fmt.Errorf("reading page %d: %w", n, err)
@@ -130,7 +132,7 @@ func encodePage(ctx context.Context, src Source, n int64, w io.Writer, spec *pag
 				return st, err
 			}
 		}
-		if !spec.now.IsZero() && u.LastMod.After(spec.now.Add(maxLastModSkew)) && validYear(u.LastMod) {
+		if !spec.now.IsZero() && u.LastMod.Unix() >= futureSec && u.LastMod.After(future) && validYear(u.LastMod) {
 			if st.future++; st.future == 1 {
 				st.futureLoc = u.Loc
 			}
@@ -193,6 +195,7 @@ type encoder struct {
 	kind     docKind
 	ext      Extensions
 	base     string // every loc must start with it; "" accepts any absolute URL
+	origin   string // originOf(base): other URIs that start with it are written faster
 	maxURLs  int
 	maxBytes int64
 
@@ -201,7 +204,10 @@ type encoder struct {
 	count   int   // entries written
 	full    bool  // an entry did not fit: every later one is refused too
 	newest  time.Time
-	err     error // sticky write error
+	newSec  int64    // newest.Unix()
+	err     error    // sticky write error
+	dates   w3cDates // the lastmods' dates
+	tags    hreflangs
 
 	now        time.Time // for the age of news articles; zero checks none
 	newsAnyAge bool
@@ -218,7 +224,8 @@ type encoder struct {
 // <?xml-stylesheet?> line, or ""), which counts toward maxBytes.
 func (e *encoder) reset(w io.Writer, kind docKind, ext Extensions, base string, maxURLs int, maxBytes int64, stylesheet string) {
 	clear(e.notes) // keep no error of an earlier document alive
-	*e = encoder{w: w, kind: kind, ext: ext.normalize(), base: base, maxURLs: maxURLs, maxBytes: maxBytes, buf: e.buf[:0], notes: e.notes[:0]}
+	*e = encoder{w: w, kind: kind, ext: ext.normalize(), base: base, origin: originOf(base), maxURLs: maxURLs, maxBytes: maxBytes,
+		newSec: unixYear1, buf: e.buf[:0], notes: e.notes[:0]}
 	if e.maxURLs <= 0 || e.maxURLs > MaxURLs {
 		e.maxURLs = MaxURLs
 	}
@@ -327,8 +334,9 @@ func (e *encoder) commit(mark int, lastmod time.Time) error {
 		return ErrPageFull
 	}
 	e.count++
-	if lastmod.After(e.newest) {
-		e.newest = lastmod
+	// lastmod.After(e.newest), by the wall clock, in instructions that inline
+	if s := lastmod.Unix(); s > e.newSec || s == e.newSec && lastmod.Nanosecond() > e.newest.Nanosecond() {
+		e.newest, e.newSec = lastmod, s
 	}
 	if len(e.buf) >= flushAt {
 		e.flush()

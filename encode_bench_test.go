@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/freshmap/sitemap/internal/gzpipe"
+	"github.com/freshmap/sitemap/internal/testkit"
 )
 
 const (
@@ -63,12 +64,14 @@ func BenchmarkEncode(b *testing.B) {
 			buf.Grow(len(doc))
 			b.ReportAllocs()
 			b.SetBytes(int64(len(doc)))
+			cpu := testkit.StartCPU(b)
 			for b.Loop() {
 				buf.Reset()
 				if _, err := encodePage(context.Background(), src, 1, &buf, &spec); err != nil {
 					b.Fatal(err)
 				}
 			}
+			cpu.Report()
 		})
 	}
 }
@@ -83,6 +86,7 @@ func BenchmarkEncodeGzip(b *testing.B) {
 			var buf bytes.Buffer
 			b.ReportAllocs()
 			b.SetBytes(int64(len(doc)))
+			cpu := testkit.StartCPU(b)
 			for b.Loop() {
 				buf.Reset()
 				z := gzpipe.New(&buf, benchLevel, nil)
@@ -93,6 +97,7 @@ func BenchmarkEncodeGzip(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			cpu.Report()
 		})
 	}
 }
@@ -106,6 +111,7 @@ func BenchmarkGzipBaseline(b *testing.B) {
 			var buf bytes.Buffer
 			b.ReportAllocs()
 			b.SetBytes(int64(len(doc)))
+			cpu := testkit.StartCPU(b)
 			for b.Loop() {
 				buf.Reset()
 				z := gzpipe.Get(&buf, benchLevel)
@@ -117,6 +123,7 @@ func BenchmarkGzipBaseline(b *testing.B) {
 				}
 				gzpipe.Put(z, benchLevel)
 			}
+			cpu.Report()
 		})
 	}
 }

@@ -10,21 +10,40 @@ import (
 // (2006-01-02T15:04:05Z), or as a date alone (2006-01-02) when dateOnly.
 // It does not allocate. The caller checks the year with validYear first.
 func appendW3CTime(b []byte, t time.Time, dateOnly bool) []byte {
+	var d w3cDates
+	return d.append(b, t, dateOnly)
+}
+
+// w3cDates writes times as appendW3CTime does, remembering the date of the
+// last one: the lastmods of a page often share their day (a page in
+// lastmod order, a bulk import), and then the date is computed once.
+type w3cDates struct {
+	day  uint64 // days since 0000-03-01 of date, plus one; 0 for none
+	date [len("2006-01-02")]byte
+}
+
+// append is appendW3CTime.
+func (c *w3cDates) append(b []byte, t time.Time, dateOnly bool) []byte {
 	// Seconds since 0000-03-01T00:00:00Z: never negative in years 1-9999,
 	// which lets the arithmetic below be unsigned (and fast).
 	secs := uint64(t.Unix() - unixYear0March)
 	days := secs / secondsPerDay
-	y, m, d := civilDate(uint32(days))
+	if days+1 != c.day {
+		y, m, d := civilDate(uint32(days))
+		p := &c.date
+		*(*[2]byte)(p[0:2]) = digitPairs[uint8(y/100)]
+		*(*[2]byte)(p[2:4]) = digitPairs[uint8(y%100)]
+		p[4] = '-'
+		*(*[2]byte)(p[5:7]) = digitPairs[uint8(m)]
+		p[7] = '-'
+		*(*[2]byte)(p[8:10]) = digitPairs[uint8(d)]
+		c.day = days + 1
+	}
 	const size = len("2006-01-02T15:04:05Z")
 	n := len(b)
 	b = slices.Grow(b, size)
 	p := (*[size]byte)(b[n : n+size]) // the digits are written in place, within b's capacity
-	*(*[2]byte)(p[0:2]) = digitPairs[uint8(y/100)]
-	*(*[2]byte)(p[2:4]) = digitPairs[uint8(y%100)]
-	p[4] = '-'
-	*(*[2]byte)(p[5:7]) = digitPairs[uint8(m)]
-	p[7] = '-'
-	*(*[2]byte)(p[8:10]) = digitPairs[uint8(d)]
+	*(*[len("2006-01-02")]byte)(p[:10]) = c.date
 	if dateOnly {
 		return b[:n+len("2006-01-02")]
 	}

@@ -37,6 +37,24 @@ func TestAppendW3CTime(t *testing.T) {
 	}
 }
 
+// TestW3CDates: times written one after another by one w3cDates, which
+// remembers the last date, read as appendW3CTime writes each alone, when
+// the day stays, changes, comes back, or is written as a date alone.
+func TestW3CDates(t *testing.T) {
+	day := time.Date(2024, 2, 28, 23, 59, 59, 0, time.UTC)
+	var d w3cDates
+	var b []byte
+	for i, tm := range []time.Time{day, day.Add(-time.Hour), day.Add(time.Second), day.Add(time.Second + 24*time.Hour),
+		day.Add(time.Second), day.Add(-10 * 365 * 24 * time.Hour), time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC), time.Unix(0, 0)} {
+		for _, dateOnly := range []bool{false, true} {
+			b = d.append(b[:0], tm, dateOnly)
+			if want := appendW3CTime(nil, tm, dateOnly); string(b) != string(want) {
+				t.Errorf("time %d (%v, date only %v): %q, want %q", i, tm, dateOnly, b, want)
+			}
+		}
+	}
+}
+
 func TestValidYear(t *testing.T) {
 	for _, tc := range []struct {
 		t    time.Time

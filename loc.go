@@ -73,17 +73,23 @@ var (
 // With xmlText, '&' and the apostrophe are written as XML entities (a URI
 // holds no other XML special character once percent-encoded).
 func appendURI(b []byte, s, base string, xmlText bool) ([]byte, error) {
-	return appendURIRules(b, s, base, xmlText, false)
+	return appendURIRules(b, s, base, "", xmlText, false)
 }
 
 // appendPageURI is appendURI for the location of a sitemap entry itself
 // (not of an image, a video or an alternate): it must also have no dot
 // segment and be at least minLocLen long, as the schema demands.
 func appendPageURI(b []byte, s, base string, xmlText bool) ([]byte, error) {
-	return appendURIRules(b, s, base, xmlText, true)
+	return appendURIRules(b, s, base, "", xmlText, true)
 }
 
-func appendURIRules(b []byte, s, base string, xmlText, page bool) ([]byte, error) {
+// appendURIRules is appendURI, or appendPageURI when page. origin, if not
+// "", is the scheme and authority of a base URL in canonical form with the
+// slash that follows (such as "https://example.com/"; see originOf): a
+// URI that starts with it, such as an image or an alternate on the site's
+// own host, is written without looking at its scheme and host again. The
+// bytes written are the same.
+func appendURIRules(b []byte, s, base, origin string, xmlText, page bool) ([]byte, error) {
 	if len(s) >= maxLocLen {
 		rest, ok := cutScheme(s)
 		if !ok {
@@ -97,13 +103,18 @@ func appendURIRules(b []byte, s, base string, xmlText, page bool) ([]byte, error
 	}
 	n := len(b)
 	var i, pathStart int // in s, and in b after n
-	fast := base != "" && len(s) >= len(base) && s[:len(base)] == base
-	if fast {
+	underBase := base != "" && len(s) >= len(base) && s[:len(base)] == base
+	fast := underBase || origin != "" && len(s) >= len(origin) && s[:len(origin)] == origin
+	switch {
+	case underBase:
 		// The common case: s starts with the canonical base, whose
 		// scheme and authority are valid and whose path needs no escaping.
 		i = len(base)             // the base is copied with what follows it
 		pathStart = len(base) - 1 // the base's own path has no dot segment
-	} else {
+	case fast:
+		i = len(origin) // the origin is copied with what follows it
+		pathStart = len(origin) - 1
+	default:
 		rest, ok := cutScheme(s)
 		if !ok {
 			return b, errNotAbsolute
@@ -193,7 +204,7 @@ func appendURIRules(b []byte, s, base string, xmlText, page bool) ([]byte, error
 	if size >= maxLocLen {
 		return b[:n], errTooLong
 	}
-	if base != "" && !fast && !hasBase(b[n:], base) {
+	if base != "" && !underBase && !hasBase(b[n:], base) {
 		return b[:n], errOutsideBase
 	}
 	if page {
@@ -225,6 +236,16 @@ func copyRun(s string) int {
 		i++
 	}
 	return i
+}
+
+// originOf returns the scheme and authority of base, a base URL in
+// canonical form, with the slash that follows them: "https://example.com/"
+// for "https://example.com/shop/". It returns "" for "".
+func originOf(base string) string {
+	if base == "" {
+		return ""
+	}
+	return base[:pathOffset(base)+1]
 }
 
 // pathOffset returns where the path of an http or https URI starts.

@@ -115,6 +115,30 @@ func TestAppendURI(t *testing.T) {
 	}
 }
 
+// TestAppendURIOrigin: a URI that starts with the origin given is
+// written as it is without one, or rejected for the same reason, as a
+// page's loc or not, with a base or none.
+func TestAppendURIOrigin(t *testing.T) {
+	const origin = "https://example.com/"
+	if got := originOf("https://example.com:8080/shop/"); got != "https://example.com:8080/" {
+		t.Errorf("originOf = %q", got)
+	}
+	for _, path := range []string{"", "a", "shop/a", "shop/./a", "shop/%2e%2E/a", "a/..", ".", "..", "./a", "a?b=/./c",
+		"shop/a b&c'd", "shop/ümlat", "shop/100%", "shop/a#b#c", "shop/a\x00b", "shop/\xff", "x", "shop/" + strings.Repeat("a", 2030),
+		"/a", "//a", "shop"} {
+		s := origin + path
+		for _, base := range []string{"", "https://example.com/shop/", "https://example.org/"} {
+			for _, page := range []bool{false, true} {
+				want, wantErr := appendURIRules([]byte("p"), s, base, "", true, page)
+				got, err := appendURIRules([]byte("p"), s, base, origin, true, page)
+				if string(got) != string(want) || err != wantErr {
+					t.Errorf("%q, base %q, page %v: %q, %v from the origin; want %q, %v", s, base, page, got, err, want, wantErr)
+				}
+			}
+		}
+	}
+}
+
 func TestLocRules(t *testing.T) {
 	loc := func(s string) URL { return URL{Loc: s} }
 	// The loc is under 2,048 characters once percent-encoded; XML

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/freshmap/sitemap/internal/testkit"
 )
 
 // benchSource yields n product URLs on page 1.
@@ -204,6 +206,7 @@ func BenchmarkServeBuild(b *testing.B) {
 			page := pageKey(0, 1)
 			b.ReportAllocs()
 			b.SetBytes(int64(len(doc)))
+			cpu := testkit.StartCPU(b)
 			for b.Loop() {
 				sm.docs.cache.remove(page)
 				clear(w.h)
@@ -213,6 +216,7 @@ func BenchmarkServeBuild(b *testing.B) {
 					b.Fatalf("status %d", w.code)
 				}
 			}
+			cpu.Report()
 		})
 	}
 }

@@ -66,17 +66,17 @@ func (p *Page) Query(ctx context.Context, query string) (*sql.Rows, error) {
 // 1,000 of them. With Config.BaseURL, a loc or license may be a path.
 func Images(query string) Loader {
 	return func(ctx context.Context, p *Page) (Merge, error) {
-		var cols [6]sql.NullString // loc, caption, geo location, title, license; [0] unused
+		var cols [6]textValue // loc, caption, geo location, title, license; [0] unused
 		rows, err := loadKeyed(ctx, p, query, 2, len(cols), func(rows *sql.Rows, key *int64, n int) (sitemap.Image, error) {
-			dest := [6]any{key}
+			dest := [6]any{(*keyValue)(key)}
 			for i := 1; i < n; i++ {
 				dest[i] = &cols[i]
 			}
 			if err := rows.Scan(dest[:n]...); err != nil {
 				return sitemap.Image{}, err
 			}
-			return sitemap.Image{Loc: p.base.resolve(cols[1].String), Caption: cols[2].String, GeoLocation: cols[3].String,
-				Title: cols[4].String, License: p.base.resolve(cols[5].String)}, nil
+			return sitemap.Image{Loc: cols[1].resolved(&p.base), Caption: cols[2].String(), GeoLocation: cols[3].String(),
+				Title: cols[4].String(), License: cols[5].resolved(&p.base)}, nil
 		})
 		if err != nil || len(rows.keys) == 0 {
 			return nil, err
@@ -103,12 +103,13 @@ func Images(query string) Loader {
 // may be a path.
 func Alternates(query string) Loader {
 	return func(ctx context.Context, p *Page) (Merge, error) {
-		var lang, href sql.NullString
+		var lang, href textValue
+		var langs interned
 		rows, err := loadKeyed(ctx, p, query, 3, 3, func(rows *sql.Rows, key *int64, _ int) (sitemap.Alternate, error) {
-			if err := rows.Scan(key, &lang, &href); err != nil {
+			if err := rows.Scan((*keyValue)(key), &lang, &href); err != nil {
 				return sitemap.Alternate{}, err
 			}
-			return sitemap.Alternate{Hreflang: lang.String, Href: p.base.resolve(href.String)}, nil
+			return sitemap.Alternate{Hreflang: langs.of(&lang), Href: href.resolved(&p.base)}, nil
 		})
 		if err != nil || len(rows.keys) == 0 {
 			return nil, err
@@ -125,17 +126,26 @@ func Alternates(query string) Loader {
 type keyed[T any] struct {
 	keys []int64
 	vals []T
+	next int // where the last get ended: Merges ask in increasing key order
 }
 
 // get returns the values of key, in the order they were read, or nil. The
 // slice's capacity is its length, so appending to it never touches the
-// values of the next key.
+// values of the next key. Asked in increasing key order, as a Merge is, it
+// steps forward from where the last call ended; otherwise it searches.
 func (k *keyed[T]) get(key int64) []T {
-	i := sort.Search(len(k.keys), func(i int) bool { return k.keys[i] >= key })
+	i := k.next
+	if i > 0 && k.keys[i-1] >= key {
+		i = sort.Search(i, func(i int) bool { return k.keys[i] >= key })
+	}
+	for i < len(k.keys) && k.keys[i] < key {
+		i++
+	}
 	j := i
 	for j < len(k.keys) && k.keys[j] == key {
 		j++
 	}
+	k.next = j
 	if i == j {
 		return nil
 	}

@@ -26,7 +26,7 @@ type rowReader struct {
 // newRowReader prepares to scan rows that carry a lastmod column or not.
 func (s *Source) newRowReader(withLastMod bool) *rowReader {
 	r := &rowReader{s: s, row: Row{names: s.names}}
-	r.dest = []any{&r.key}
+	r.dest = []any{(*keyValue)(&r.key)}
 	if withLastMod {
 		r.dest = append(r.dest, &r.lm)
 	}

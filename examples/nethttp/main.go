@@ -63,31 +63,7 @@ func newHandler(ctx context.Context, db *sql.DB, store sitemap.Store, opt demo.O
 		pages = append(pages, sitemap.URL{Loc: opt.Base + p.Path})
 	}
 
-	// Products: one file per opt.PageSize ids, each read with one range
-	// query plus one query each for images and alternates. The tables
-	// hold paths, which BaseURL makes absolute. The page summary, kept by
-	// triggers, lists the pages and tells Watch of each commit; a write
-	// that changes none of the Significant columns (a price) changes
-	// nothing in the sitemap.
-	products, err := sqlsource.New(db, sqlsource.Config{
-		Table:         "products",
-		Key:           "id",
-		KeyStart:      1,
-		PageSize:      opt.PageSize,
-		BaseURL:       opt.Base,
-		LocTemplate:   "/p/{id}/{slug}",
-		LastMod:       "updated_at", // Unix seconds
-		Filter:        "published",
-		Summary:       true,
-		Significant:   []string{"slug", "updated_at", "published"},
-		WatchInterval: 250 * time.Millisecond, // SQLite is polled: how often, and the most Invalidate calls
-		Loaders: []sqlsource.Loader{
-			sqlsource.Images(`SELECT product_id, path, caption FROM product_images
-				WHERE product_id BETWEEN ? AND ? ORDER BY product_id, position`),
-			sqlsource.Alternates(`SELECT p.id, l.hreflang, l.prefix || '/p/' || p.id || '/' || p.slug
-				FROM products p CROSS JOIN languages l WHERE p.id BETWEEN ? AND ? ORDER BY p.id, l.position`),
-		},
-	})
+	products, err := productsSource(db, opt)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -149,4 +125,34 @@ func newHandler(ctx context.Context, db *sql.DB, store sitemap.Store, opt demo.O
 	reg.MustRegister(promsitemap.New(sm))
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	return sm.Handler(mux), sm, nil // serves robots.txt and the sitemap files, and passes the rest to mux
+}
+
+// productsSource is the products section's Source: one file per
+// opt.PageSize ids, each read with one range query plus one query each
+// for images and alternates. The tables hold paths, which BaseURL makes
+// absolute. The page summary, kept by triggers, lists the pages and tells
+// Watch of each commit; a write that changes none of the Significant
+// columns (a price) changes nothing in the sitemap. Its SQL is the same on
+// SQLite, PostgreSQL and MariaDB (CONCAT rather than ||, which is OR in
+// MySQL).
+func productsSource(db *sql.DB, opt demo.Options) (*sqlsource.Source, error) {
+	return sqlsource.New(db, sqlsource.Config{
+		Table:         "products",
+		Key:           "id",
+		KeyStart:      1,
+		PageSize:      opt.PageSize,
+		BaseURL:       opt.Base,
+		LocTemplate:   "/p/{id}/{slug}",
+		LastMod:       "updated_at", // Unix seconds
+		Filter:        "published",
+		Summary:       true,
+		Significant:   []string{"slug", "updated_at", "published"},
+		WatchInterval: 250 * time.Millisecond, // SQLite is polled: how often, and the most Invalidate calls
+		Loaders: []sqlsource.Loader{
+			sqlsource.Images(`SELECT product_id, path, caption FROM product_images
+				WHERE product_id BETWEEN ? AND ? ORDER BY product_id, position`),
+			sqlsource.Alternates(`SELECT p.id, l.hreflang, CONCAT(l.prefix, '/p/', p.id, '/', p.slug)
+				FROM products p CROSS JOIN languages l WHERE p.id BETWEEN ? AND ? ORDER BY p.id, l.position`),
+		},
+	})
 }

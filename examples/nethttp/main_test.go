@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -168,4 +169,8 @@ func get(t *testing.T, url string) string {
 
 // TestMain reports what was not tested for want of a service (xmllint, the
 // schemas and Redis here), or fails under SITEMAP_REQUIRE_SERVICES=1.
-func TestMain(m *testing.M) { testenv.Main(m) }
+func TestMain(m *testing.M) {
+	code := testenv.Run(m)
+	closeCatalogues() // page_bench_test.go's
+	os.Exit(code)
+}

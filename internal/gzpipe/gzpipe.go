@@ -6,6 +6,7 @@ package gzpipe
 import (
 	"hash"
 	"io"
+	"runtime"
 	"sync"
 
 	"github.com/klauspost/compress/gzip"
@@ -17,7 +18,9 @@ import (
 // Write is copied into one of a few chunk buffers that the two goroutines
 // pass back and forth; nothing is allocated per write. The first
 // pipeInline bytes are compressed in the caller's goroutine: for a small
-// page, the hand-offs would cost more than the overlap saves.
+// page, the hand-offs would cost more than the overlap saves. With
+// GOMAXPROCS 1 everything is: there is no core to overlap with, and the
+// copies and hand-offs would only add to the work.
 type Pipe struct {
 	level   int
 	zw      *gzip.Writer
@@ -28,6 +31,7 @@ type Pipe struct {
 	err     error       // the first error of inline compression
 	inline  int         // bytes compressed inline so far
 	started bool        // the compressor goroutine runs
+	alone   bool        // GOMAXPROCS is 1: no second core to overlap with, so all is compressed inline
 	chunk   [][]byte    // backing chunks, kept for reuse
 }
 
@@ -55,6 +59,7 @@ func New(w io.Writer, level int, h hash.Hash64) *Pipe {
 		}
 	}
 	p.zw, p.hash, p.err, p.inline, p.started = Get(w, level), h, nil, 0, false
+	p.alone = runtime.GOMAXPROCS(0) == 1
 	return p
 }
 
@@ -67,7 +72,7 @@ func (p *Pipe) Write(b []byte) (int, error) {
 		p.hash.Write(b)
 	}
 	if !p.started {
-		if p.inline+n <= pipeInline {
+		if p.inline+n <= pipeInline || p.alone {
 			p.inline += n
 			p.write(b)
 			return n, nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"runtime"
 	"testing"
 
 	"github.com/cespare/xxhash/v2"
@@ -71,6 +72,29 @@ func TestGzipPool(t *testing.T) {
 			if b, err := io.ReadAll(r); err != nil || string(b) != "hello, sitemap" {
 				t.Errorf("level %d: read back %q, %v", level, b, err)
 			}
+		}
+	}
+}
+
+// TestGzipPipeOneCore: with GOMAXPROCS 1 there is no second core to
+// overlap with, so a large stream is compressed inline, without the
+// compressor goroutine; with 2 it starts past pipeInline bytes.
+func TestGzipPipeOneCore(t *testing.T) {
+	data := bytes.Repeat([]byte("<url><loc>https://example.com/a</loc></url>\n"), 20_000) // ~0.9 MB
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for procs, wantStarted := range map[int]bool{1: false, 2: true} {
+		runtime.GOMAXPROCS(procs)
+		var out bytes.Buffer
+		p := New(&out, 6, nil)
+		p.Write(data)
+		if p.started != wantStarted {
+			t.Errorf("GOMAXPROCS %d: compressor goroutine started %v, want %v", procs, p.started, wantStarted)
+		}
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if got := testkit.Gunzip(t, out.Bytes()); !bytes.Equal(got, data) {
+			t.Fatalf("GOMAXPROCS %d: round trip lost bytes (%d of %d)", procs, len(got), len(data))
 		}
 	}
 }

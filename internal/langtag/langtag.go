@@ -99,7 +99,8 @@ var grandfathered = [...]string{
 
 func isGrandfathered(s string) bool {
 	for _, g := range grandfathered {
-		if strings.EqualFold(s, g) {
+		if len(s) == len(g) && strings.EqualFold(s, g) { // most have another length: no call
+
 			return true
 		}
 	}
