@@ -16,6 +16,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -159,11 +160,19 @@ func New(opt Options) *Checker {
 // the document, plain or gzip. Document returns the kind of document and,
 // for an index, the locations it lists.
 func (c *Checker) Document(name, loc string, data []byte) (Kind, []string) {
+	return c.Read(name, loc, bytes.NewReader(data))
+}
+
+// Read checks one file as Document does, reading r once, as it goes:
+// the parser and the rules it does not apply (element order, where each
+// entry starts) share one pass, and no more than the parser's buffers is
+// held of the document.
+func (c *Checker) Read(name, loc string, r io.Reader) (Kind, []string) {
 	c.mu.Lock()
 	parent := c.parents[loc]
 	c.mu.Unlock()
 	f := newFile(c, name, loc, parent)
-	kind, children := f.check(data)
+	kind, children := f.check(r)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if kind == Index && loc != "" {
