@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"slices"
 
@@ -26,6 +27,8 @@ import (
 // at most max bytes.
 type tree struct {
 	max       int64    // bound on the bytes held; 0 means none (nothing spills)
+	dir       string   // where to spill
+	linkBytes int64    // the links' share of max, and then the unreturned links'
 	files     []string // names of the files, by index
 	fileStart []uint32 // global index of each file's first URL
 	urls      *extsort.Sorter[urlRec]
@@ -90,10 +93,12 @@ func newTree(max int64, dir string) tree {
 		urlBytes, linkBytes = max/3, max-max/3
 	}
 	return tree{
-		max:   max,
-		urls:  extsort.New(urlCodec, urlBytes, dir),
-		links: extsort.New(linkCodec, linkBytes, dir),
-		text:  texts{toDisk: max > 0, dir: dir},
+		max:       max,
+		dir:       dir,
+		linkBytes: linkBytes,
+		urls:      extsort.New(urlCodec, urlBytes, dir),
+		links:     extsort.New(linkCodec, linkBytes, dir),
+		text:      texts{toDisk: max > 0, dir: dir},
 	}
 }
 
@@ -148,33 +153,53 @@ func (t *tree) fileOf(i uint32) int {
 // place is where a URL is first listed.
 type place struct{ seq, line uint32 }
 
+// pair is a record of two numbers sorted by k, then v: a link not
+// returned, by one end, with the other end or where it is listed.
+type pair struct{ k, v uint64 }
+
+var pairCodec = extsort.Codec[pair]{
+	Size: 16,
+	Put: func(b []byte, r pair) {
+		binary.LittleEndian.PutUint64(b, r.k)
+		binary.LittleEndian.PutUint64(b[8:], r.v)
+	},
+	Get: func(b []byte) pair {
+		return pair{binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])}
+	},
+	Compare: func(a, b pair) int { return cmp.Or(cmp.Compare(a.k, b.k), cmp.Compare(a.v, b.v)) },
+}
+
 // findings returns the duplicates, the links that are not returned (A
 // lists B, B is in the tree, and B does not list A), and tree-bound when
-// spilling failed. A link's finding names A's file and line, and B's. It
-// reads the links once, then the URLs once, and removes the temporary
-// files.
+// spilling failed. A link's finding names A's file and line, and B's.
+// Every step streams sorted records, spilling past the bound as Add does:
+//
+//  1. the links, read once, give the links not returned, by B (in a tree
+//     whose alternates are not listed, such as the demo's, every link);
+//  2. the URLs, read once, give the duplicates, and those links whose B is
+//     listed, with B's place, by A;
+//  3. the URLs, read again, give A's place: a finding each.
+//
+// It removes the temporary files.
 func (t *tree) findings() []Finding {
 	defer t.close()
 	var out []Finding
-	type link struct{ a, b uint64 }
-	var open []link // links not returned, by hash
-	first := map[uint64]place{}
-	err := t.forEachPair(func(lo, hi uint64, there, back bool) {
+	byB := extsort.New(pairCodec, t.linkBytes/2, t.dir) // both fill in step 2
+	byA := extsort.New(pairCodec, t.linkBytes/2, t.dir)
+	defer byB.Close()
+	defer byA.Close()
+	err := t.forEachPair(func(lo, hi uint64, there, back bool) error {
 		switch {
 		case there && !back:
-			open = append(open, link{lo, hi})
+			return byB.Add(pair{hi, lo})
 		case back && !there:
-			open = append(open, link{hi, lo})
-		default:
-			return
+			return byB.Add(pair{lo, hi})
 		}
-		first[lo], first[hi] = place{}, place{}
+		return nil
 	})
+	t.links.Close() // its buffer is no longer needed
 	if err == nil {
-		err = t.forEachURL(func(h uint64, p place, dups []urlRec) error {
-			if _, ok := first[h]; ok {
-				first[h] = place{p.seq + 1, p.line} // seq+1: zero means not listed
-			}
+		err = join(t, byB, func(p place, dups []urlRec) error {
 			for _, d := range dups {
 				fd, err := t.duplicate(d, p)
 				if err != nil {
@@ -183,17 +208,19 @@ func (t *tree) findings() []Finding {
 				out = append(out, fd)
 			}
 			return nil
+		}, func(pb place, r pair) error {
+			return byA.Add(pair{r.v, uint64(pb.seq)<<32 | uint64(pb.line)})
 		})
 	}
-	for _, l := range open {
-		pa, pb := first[l.a], first[l.b]
-		if pa.seq == 0 || pb.seq == 0 {
-			continue // B is not in the tree
-		}
-		fd := NewFinding("hreflang-reciprocal", t.files[t.fileOf(pa.seq-1)],
-			fmt.Sprintf("lists as an alternate the URL at %s, line %d, which does not list it back", t.files[t.fileOf(pb.seq-1)], pb.line))
-		fd.Line = int(pa.line)
-		out = append(out, fd)
+	if err == nil {
+		err = join(t, byA, nil, func(pa place, r pair) error {
+			pb := place{uint32(r.v >> 32), uint32(r.v)}
+			fd := NewFinding("hreflang-reciprocal", t.files[t.fileOf(pa.seq)],
+				fmt.Sprintf("lists as an alternate the URL at %s, line %d, which does not list it back", t.files[t.fileOf(pb.seq)], pb.line))
+			fd.Line = int(pa.line)
+			out = append(out, fd)
+			return nil
+		})
 	}
 	if err = cmp.Or(t.err, err); err != nil {
 		msg := fmt.Sprintf("the rules across files (duplicates, reciprocal links) could not spill past the bound of %d bytes to disk: %v", t.max, err)
@@ -205,29 +232,57 @@ func (t *tree) findings() []Finding {
 	return out
 }
 
+// join walks the URLs and the records of s (sorted by k, a URL hash)
+// side by side: for each URL, url (when not nil) is called with its first
+// place and its later listings, then match with that place and each
+// record whose k is that URL. Records whose k is no URL are passed over.
+func join(t *tree, s *extsort.Sorter[pair], url func(p place, dups []urlRec) error, match func(p place, r pair) error) error {
+	next, stop := iter.Pull2(s.All())
+	defer stop()
+	r, rerr, ok := next()
+	err := t.forEachURL(func(h uint64, p place, dups []urlRec) error {
+		if url != nil {
+			if err := url(p, dups); err != nil {
+				return err
+			}
+		}
+		for ; ok && rerr == nil && r.k <= h; r, rerr, ok = next() {
+			if r.k == h {
+				if err := match(p, r); err != nil {
+					return err
+				}
+			}
+		}
+		return rerr
+	})
+	return cmp.Or(err, rerr)
+}
+
 // forEachPair calls fn once for each pair of URLs with a link between
 // them, in either direction: there tells that lo lists hi, back that hi
 // lists lo.
-func (t *tree) forEachPair(fn func(lo, hi uint64, there, back bool)) error {
+func (t *tree) forEachPair(fn func(lo, hi uint64, there, back bool) error) error {
 	var cur linkRec
-	there, back, any := false, false, false
+	there, back, have := false, false, false
 	for r, err := range t.links.All() {
 		if err != nil {
 			return err
 		}
-		if any && (r.lo != cur.lo || r.hi&hashMask != cur.hi) {
-			fn(cur.lo, cur.hi, there, back)
+		if have && (r.lo != cur.lo || r.hi&hashMask != cur.hi) {
+			if err := fn(cur.lo, cur.hi, there, back); err != nil {
+				return err
+			}
 			there, back = false, false
 		}
-		cur, any = linkRec{r.lo, r.hi & hashMask}, true
+		cur, have = linkRec{r.lo, r.hi & hashMask}, true
 		if r.hi&backBit != 0 {
 			back = true
 		} else {
 			there = true
 		}
 	}
-	if any {
-		fn(cur.lo, cur.hi, there, back)
+	if have {
+		return fn(cur.lo, cur.hi, there, back)
 	}
 	return nil
 }
@@ -237,23 +292,23 @@ func (t *tree) forEachPair(fn func(lo, hi uint64, there, back bool)) error {
 func (t *tree) forEachURL(fn func(h uint64, first place, dups []urlRec) error) error {
 	var first urlRec
 	var dups []urlRec
-	any := false
+	have := false
 	for r, err := range t.urls.All() {
 		if err != nil {
 			return err
 		}
-		if any && r.h == first.h {
+		if have && r.h == first.h {
 			dups = append(dups, r)
 			continue
 		}
-		if any {
+		if have {
 			if err := fn(first.h, place{first.seq, first.line}, dups); err != nil {
 				return err
 			}
 		}
-		first, dups, any = r, dups[:0], true
+		first, dups, have = r, dups[:0], true
 	}
-	if any {
+	if have {
 		return fn(first.h, place{first.seq, first.line}, dups)
 	}
 	return nil
