@@ -4,26 +4,13 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
-	"io"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/freshmap/sitemap/check"
+	"github.com/freshmap/sitemap/internal/testkit"
 )
-
-// onceReader hands out its bytes once, as a network body does, and counts
-// what was read.
-type onceReader struct {
-	r     io.Reader
-	bytes int
-}
-
-func (o *onceReader) Read(p []byte) (int, error) {
-	n, err := o.r.Read(p)
-	o.bytes += n
-	return n, err
-}
 
 // TestReadOnce: Read takes each document, plain or gzip, as a stream it
 // reads once, to its end and no further, and still finds what needs the
@@ -43,13 +30,13 @@ func TestReadOnce(t *testing.T) {
 	w.Close()
 	for name, data := range map[string][]byte{"plain": []byte(doc), "gzip": gz.Bytes()} {
 		c := check.New(check.Options{Now: func() time.Time { return now }})
-		in := &onceReader{r: bytes.NewReader(data)}
+		in := &testkit.CountingReader{R: bytes.NewReader(data)}
 		if kind, _ := c.Read("s.xml", fileLoc, in); kind != check.URLSet {
 			t.Errorf("%s: kind %v", name, kind)
 		}
 		c.Finish()
-		if in.bytes != len(data) {
-			t.Errorf("%s: read %d bytes of %d", name, in.bytes, len(data))
+		if in.N != int64(len(data)) {
+			t.Errorf("%s: read %d bytes of %d", name, in.N, len(data))
 		}
 		var got []string
 		for _, f := range c.Report().Findings {

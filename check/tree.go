@@ -32,10 +32,38 @@ type tree struct {
 	files     []string // names of the files, by index
 	fileStart []uint32 // global index of each file's first URL
 	urls      *extsort.Sorter[urlRec]
-	links     *extsort.Sorter[linkRec]
+	links     *extsort.Sorter[pair] // by linkOrder
 	text      texts
 	err       error // the first failure to spill; the URLs after it are left out
 	dropped   int   // URLs left out after err
+}
+
+// pair is a record of two numbers: an alternate link A → B, A ≠ B, as
+// the two hashes in order, lo in k and hi in v with its top bit set when
+// the link goes from hi to lo, so that a link and its return sort side by
+// side (linkOrder); in Finish, a link not returned by one end, with the
+// other end or where it is listed (pairOrder).
+type pair struct{ k, v uint64 }
+
+func pairOrder(a, b pair) int { return cmp.Or(cmp.Compare(a.k, b.k), cmp.Compare(a.v, b.v)) }
+
+func linkOrder(a, b pair) int {
+	return cmp.Or(cmp.Compare(a.k, b.k), cmp.Compare(a.v&hashMask, b.v&hashMask), cmp.Compare(a.v, b.v))
+}
+
+// pairCodec writes pairs, sorted by order.
+func pairCodec(order func(a, b pair) int) extsort.Codec[pair] {
+	return extsort.Codec[pair]{
+		Size: 16,
+		Put: func(b []byte, r pair) {
+			binary.LittleEndian.PutUint64(b, r.k)
+			binary.LittleEndian.PutUint64(b[8:], r.v)
+		},
+		Get: func(b []byte) pair {
+			return pair{binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])}
+		},
+		Compare: order,
+	}
 }
 
 // urlRec is one listing of a URL.
@@ -45,11 +73,6 @@ type urlRec struct {
 	seq  uint32 // global index, in the order files were merged
 	line uint32 // of its <url>, 0 when unknown
 }
-
-// linkRec is one alternate link A → B, A ≠ B, stored as the pair (lo, hi)
-// of the two hashes in order, the top bit of hi set when the link goes
-// from hi to lo, so that a link and its return sort side by side.
-type linkRec struct{ lo, hi uint64 }
 
 const (
 	hashMask = 1<<63 - 1
@@ -70,20 +93,6 @@ var urlCodec = extsort.Codec[urlRec]{
 	Compare: func(a, b urlRec) int { return cmp.Or(cmp.Compare(a.h, b.h), cmp.Compare(a.seq, b.seq)) },
 }
 
-var linkCodec = extsort.Codec[linkRec]{
-	Size: 16,
-	Put: func(b []byte, r linkRec) {
-		binary.LittleEndian.PutUint64(b, r.lo)
-		binary.LittleEndian.PutUint64(b[8:], r.hi)
-	},
-	Get: func(b []byte) linkRec {
-		return linkRec{binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])}
-	},
-	Compare: func(a, b linkRec) int {
-		return cmp.Or(cmp.Compare(a.lo, b.lo), cmp.Compare(a.hi&hashMask, b.hi&hashMask), cmp.Compare(a.hi, b.hi))
-	},
-}
-
 // newTree returns a tree that holds at most max bytes (0: no bound) and
 // spills to dir ("" means os.TempDir()): a third for the URLs, the rest
 // for the links.
@@ -97,7 +106,7 @@ func newTree(max int64, dir string) tree {
 		dir:       dir,
 		linkBytes: linkBytes,
 		urls:      extsort.New(urlCodec, urlBytes, dir),
-		links:     extsort.New(linkCodec, linkBytes, dir),
+		links:     extsort.New(pairCodec(linkOrder), linkBytes, dir),
 		text:      texts{toDisk: max > 0, dir: dir},
 	}
 }
@@ -132,9 +141,9 @@ func (t *tree) add(f *file) error {
 			if b == a.loc {
 				continue
 			}
-			r := linkRec{ha, hash(b)}
-			if r.lo > r.hi {
-				r = linkRec{r.hi, r.lo | backBit}
+			r := pair{ha, hash(b)}
+			if r.k > r.v {
+				r = pair{r.v, r.k | backBit}
 			}
 			if err := t.links.Add(r); err != nil {
 				return err
@@ -153,22 +162,6 @@ func (t *tree) fileOf(i uint32) int {
 // place is where a URL is first listed.
 type place struct{ seq, line uint32 }
 
-// pair is a record of two numbers sorted by k, then v: a link not
-// returned, by one end, with the other end or where it is listed.
-type pair struct{ k, v uint64 }
-
-var pairCodec = extsort.Codec[pair]{
-	Size: 16,
-	Put: func(b []byte, r pair) {
-		binary.LittleEndian.PutUint64(b, r.k)
-		binary.LittleEndian.PutUint64(b[8:], r.v)
-	},
-	Get: func(b []byte) pair {
-		return pair{binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])}
-	},
-	Compare: func(a, b pair) int { return cmp.Or(cmp.Compare(a.k, b.k), cmp.Compare(a.v, b.v)) },
-}
-
 // findings returns the duplicates, the links that are not returned (A
 // lists B, B is in the tree, and B does not list A), and tree-bound when
 // spilling failed. A link's finding names A's file and line, and B's.
@@ -184,8 +177,8 @@ var pairCodec = extsort.Codec[pair]{
 func (t *tree) findings() []Finding {
 	defer t.close()
 	var out []Finding
-	byB := extsort.New(pairCodec, t.linkBytes/2, t.dir) // both fill in step 2
-	byA := extsort.New(pairCodec, t.linkBytes/2, t.dir)
+	byB := extsort.New(pairCodec(pairOrder), t.linkBytes/2, t.dir) // both fill in step 2
+	byA := extsort.New(pairCodec(pairOrder), t.linkBytes/2, t.dir)
 	defer byB.Close()
 	defer byA.Close()
 	err := t.forEachPair(func(lo, hi uint64, there, back bool) error {
@@ -262,27 +255,27 @@ func join(t *tree, s *extsort.Sorter[pair], url func(p place, dups []urlRec) err
 // them, in either direction: there tells that lo lists hi, back that hi
 // lists lo.
 func (t *tree) forEachPair(fn func(lo, hi uint64, there, back bool) error) error {
-	var cur linkRec
+	var cur pair
 	there, back, have := false, false, false
 	for r, err := range t.links.All() {
 		if err != nil {
 			return err
 		}
-		if have && (r.lo != cur.lo || r.hi&hashMask != cur.hi) {
-			if err := fn(cur.lo, cur.hi, there, back); err != nil {
+		if have && (r.k != cur.k || r.v&hashMask != cur.v) {
+			if err := fn(cur.k, cur.v, there, back); err != nil {
 				return err
 			}
 			there, back = false, false
 		}
-		cur, have = linkRec{r.lo, r.hi & hashMask}, true
-		if r.hi&backBit != 0 {
+		cur, have = pair{r.k, r.v & hashMask}, true
+		if r.v&backBit != 0 {
 			back = true
 		} else {
 			there = true
 		}
 	}
 	if have {
-		return fn(cur.lo, cur.hi, there, back)
+		return fn(cur.k, cur.v, there, back)
 	}
 	return nil
 }
