@@ -25,7 +25,7 @@ type file struct {
 	entries  int      // <url> or <sitemap> entries
 	locs     []string // every entry's loc, for duplicates across files
 	locLines []uint32 // the line of each loc's <url>, 0 when unknown
-	alts     []alts   // the alternate hrefs of the URLs that have some
+	links    []pair   // the alternate links to other URLs, as hashes (link)
 	news     int      // entries with <news:news>
 	lastmods lastmods
 
@@ -204,12 +204,6 @@ func (f *file) url(u *sitemap.URL, err error) {
 		f.newsRules(u, line, col)
 	}
 	f.alternates(u, line, col)
-}
-
-// alts is one URL's alternate hrefs, for the reciprocity rule.
-type alts struct {
-	loc   string
-	hrefs []string
 }
 
 // lineOf is the line where the current entry starts, or else line.

@@ -135,22 +135,21 @@ func (t *tree) add(f *file) error {
 			return err
 		}
 	}
-	for _, a := range f.alts {
-		ha := hash(a.loc)
-		for _, b := range a.hrefs {
-			if b == a.loc {
-				continue
-			}
-			r := pair{ha, hash(b)}
-			if r.k > r.v {
-				r = pair{r.v, r.k | backBit}
-			}
-			if err := t.links.Add(r); err != nil {
-				return err
-			}
+	for _, r := range f.links {
+		if err := t.links.Add(r); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// link is the record of the alternate link from → to, two other URLs.
+func link(from, to string) pair {
+	r := pair{hash(from), hash(to)}
+	if r.k > r.v {
+		r = pair{r.v, r.k | backBit}
+	}
+	return r
 }
 
 // fileOf returns the index of the file that holds URL i.
