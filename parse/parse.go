@@ -2,7 +2,12 @@
 // news and xhtml hreflang extensions, into [sitemap.URL] values, and a
 // <sitemapindex> into [Sitemap] values.
 //
-// Both readers stream: one entry is held at a time, and the input, plain XML
+// [Open] reads a document whose kind is not known ahead up to its root,
+// then as either, in one pass, and can report every start tag on the way
+// (a checker uses it for what the readers do not judge, such as element
+// order).
+//
+// The readers stream: one entry is held at a time, and the input, plain XML
 // or gzip (recognised by its first two bytes), is read through limits that
 // bound memory whatever it holds. The uncompressed document may have at most
 // [sitemap.MaxBytes] bytes and [sitemap.MaxURLs] entries, one text node,
