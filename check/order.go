@@ -62,6 +62,9 @@ type frame struct {
 // is needed. It ends where the parser ends: at the first error that ends
 // the document.
 func (f *file) start(name xml.Name, depth, line, col int) {
+	if depth < 1 || depth > len(f.stack)+1 {
+		return // the parser reports every start tag, so a tag is at most one deeper than the last
+	}
 	f.stack = f.stack[:depth-1]
 	if depth == 2 && name.Space == nsSitemap && (name.Local == "url" || name.Local == "sitemap") {
 		f.entryLine, f.entryCol = line, col
