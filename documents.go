@@ -48,7 +48,6 @@ type documents struct {
 // all, whatever the Source does. now is the request's reading of d.now
 // (the crawl log stores the same one).
 func (d *documents) get(ctx context.Context, k docKey, now time.Time) (*entry, error) {
-	deadline := time.Now().Add(d.site.timeout)
 	if sl, ok := d.cache.get(k); ok {
 		// Expired, said to have changed, or cached before this replica
 		// last lost touch with the others: another replica may have
@@ -73,6 +72,7 @@ func (d *documents) get(ctx context.Context, k docKey, now time.Time) (*entry, e
 		return sl.e, nil
 	}
 	d.rep.miss(k)
+	deadline := time.Now().Add(d.site.timeout) // read here: a hit needs none
 	if k.kind == docPage {
 		if listed, err := d.listed(ctx, k, now, deadline); err != nil || !listed {
 			return nil, cmp.Or(err, errNotFound)
