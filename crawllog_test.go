@@ -384,26 +384,27 @@ func TestCrawlCellStore(t *testing.T) {
 	if _, ok := cell.fetch(); ok {
 		t.Fatal("a new cell has a fetch")
 	}
-	check := func(step string, sec int64, status int, cond bool, bytes, fetches int64) {
-		t.Helper()
-		f, ok := cell.fetch()
-		want := CrawlFetch{Time: time.Unix(sec, 0), Status: status, Conditional: cond, Bytes: bytes, Fetches: fetches}
-		if !ok || f != want {
-			t.Errorf("%s: %+v, want %+v", step, f, want)
+	for i, c := range []struct {
+		step   string
+		sec    int64
+		cond   bool
+		status int
+		bytes  int64
+		want   CrawlFetch // but Fetches, which is i+1
+	}{
+		{"first", 100, false, 200, 5000, CrawlFetch{Time: time.Unix(100, 0), Status: 200, Bytes: 5000}},
+		{"the same in the second", 100, false, 200, 5000, CrawlFetch{Time: time.Unix(100, 0), Status: 200, Bytes: 5000}},
+		{"other bytes", 100, false, 200, 4000, CrawlFetch{Time: time.Unix(100, 0), Status: 200, Bytes: 4000}},
+		{"a 304", 100, true, 304, 0, CrawlFetch{Time: time.Unix(100, 0), Status: 304, Conditional: true}},
+		{"an earlier one, stored late", 99, false, 200, 7, CrawlFetch{Time: time.Unix(100, 0), Status: 304, Conditional: true}},
+		{"the next second", 101, true, 304, 0, CrawlFetch{Time: time.Unix(101, 0), Status: 304, Conditional: true}},
+	} {
+		cell.store(c.sec, c.cond, c.status, c.bytes)
+		c.want.Fetches = int64(i + 1)
+		if f, ok := cell.fetch(); !ok || f != c.want {
+			t.Errorf("%s: %+v, want %+v", c.step, f, c.want)
 		}
 	}
-	cell.store(100, false, 200, 5000)
-	check("first", 100, 200, false, 5000, 1)
-	cell.store(100, false, 200, 5000)
-	check("the same in the second", 100, 200, false, 5000, 2)
-	cell.store(100, false, 200, 4000)
-	check("other bytes", 100, 200, false, 4000, 3)
-	cell.store(100, true, 304, 0)
-	check("a 304", 100, 304, true, 0, 4)
-	cell.store(99, false, 200, 7)
-	check("an earlier one, stored late", 100, 304, true, 0, 5)
-	cell.store(101, true, 304, 0)
-	check("the next second", 101, 304, true, 0, 6)
 	for _, sec := range []int64{-1, time.Time{}.Unix(), 0, 1 << 40} {
 		var c crawlCell
 		c.store(sec, true, 503, 1)
