@@ -19,6 +19,7 @@ import (
 
 	"github.com/freshmap/sitemap"
 	"github.com/freshmap/sitemap/internal/memstat"
+	"github.com/freshmap/sitemap/internal/testkit"
 )
 
 // BenchmarkCrawl measures what serving a big table costs: it builds the
@@ -232,7 +233,7 @@ func (c *crawler) fetchPage(u string) error {
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("GET %s: %s", u, resp.Status)
 	}
-	wire := &countingReader{r: resp.Body}
+	wire := &testkit.CountingReader{R: resp.Body}
 	if c.zr == nil {
 		if c.zr, err = gzip.NewReader(wire); err != nil {
 			return fmt.Errorf("GET %s: %w", u, err)
@@ -250,19 +251,8 @@ func (c *crawler) fetchPage(u string) error {
 	}
 	c.urls += int64(c.count.urls)
 	c.xmlBytes += n
-	c.gzipBytes += wire.n
+	c.gzipBytes += wire.N
 	return nil
-}
-
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (r *countingReader) Read(p []byte) (int, error) {
-	n, err := r.r.Read(p)
-	r.n += int64(n)
-	return n, err
 }
 
 // urlCounter counts the <url> tags of a document written to it in pieces.
