@@ -87,12 +87,12 @@ func TestCollisions(t *testing.T) {
 }
 
 // TestSameEnds: strings of one length that differ only between their
-// first and last 16 bytes share a slot, and each keeps its own value.
+// first 16 and last 32 bytes share a slot, and each keeps its own value.
 func TestSameEnds(t *testing.T) {
 	m := New[string](256, 512)
-	a := "Mozilla/5.0 (X11; Linux x86_64) Gecko/20100101 Firefox/133.0"
-	b := "Mozilla/5.0 (X11; Linux i686;   Gecko/20100101 Firefox/133.0"
-	if len(a) != len(b) || m.hash(a) != m.hash(b) {
+	a := "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0"
+	b := a[:18] + "Linux i686_6" + a[30:] // bytes 18 to 29 differ: after the first 16, before the last 32
+	if len(a) != len(b) || a == b || m.hash(a) != m.hash(b) {
 		t.Fatalf("%q and %q: lengths %d, %d; hashes differ", a, b, len(a), len(b))
 	}
 	upper := func(s string) string { return strings.ToUpper(s) }
@@ -100,6 +100,24 @@ func TestSameEnds(t *testing.T) {
 		if got := m.Get(s, upper); got != strings.ToUpper(s) {
 			t.Fatalf("%d: Get(%q) = %q", i, s, got)
 		}
+	}
+}
+
+// TestBrowserVersions: browsers' User-Agents that differ only in their
+// version, 17 to 32 bytes from the end (Chrome's reduced User-Agent),
+// hash apart, so they do not take turns in one slot.
+func TestBrowserVersions(t *testing.T) {
+	m := New[int](256, 512)
+	ua := func(v int) string {
+		return "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/" + strconv.Itoa(v) + ".0.0.0 Safari/537.36"
+	}
+	seen := map[uint64]int{}
+	for v := 120; v < 140; v++ {
+		h := m.hash(ua(v))
+		if w, ok := seen[h]; ok {
+			t.Errorf("Chrome %d and %d: one hash %#x", w, v, h)
+		}
+		seen[h] = v
 	}
 }
 
