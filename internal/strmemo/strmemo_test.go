@@ -121,6 +121,20 @@ func TestBrowserVersions(t *testing.T) {
 	}
 }
 
+// TestSeeded: each memo's hash has its own random seed, so strings that
+// collide in one (found by trying, or computed offline) do not in
+// another, for a string of any length.
+func TestSeeded(t *testing.T) {
+	a, b := New[int](256, 512), New[int](256, 512)
+	for _, s := range []string{"", "Googlebot", "192.0.2.1:443", "Mozilla/5.0 (compatible; bingbot/2.0)", chromeUA} {
+		if a.hash(s) == b.hash(s) {
+			t.Errorf("%q: one hash %#x in two memos", s, a.hash(s))
+		}
+	}
+}
+
+const chromeUA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"
+
 // TestUniqueStrings: strings that never repeat allocate nothing and store
 // nothing; the memory is the table's whatever the number of strings.
 func TestUniqueStrings(t *testing.T) {
