@@ -4,7 +4,7 @@
 // about, and a string asked about once allocates nothing.
 //
 // The table is direct-mapped: a string has one slot, chosen by a seeded
-// hash of its length and its first and last 16 bytes (the whole of a
+// hash of its length, its first 16 and its last 32 bytes (the whole of a
 // shorter one), cheap whatever its length. A slot holds one immutable entry (the whole string and its value),
 // published atomically, so readers take no lock. A string is stored on
 // its second sighting in a row at its slot, so a stream of strings that
@@ -24,7 +24,7 @@ import (
 // safe for concurrent use. Make one with New.
 type Memo[V any] struct {
 	seed   maphash.Seed // for strings under 8 bytes
-	key    uint64       // the seed of longer ones
+	key    [6]uint64    // the seed of longer ones, a word for each word read
 	maxLen int
 	shift  uint // 64 - log2(len(slots))
 	slots  []slot[V]
@@ -48,31 +48,40 @@ func New[V any](size, maxLen int) *Memo[V] {
 	for 1<<bits < size {
 		bits++
 	}
-	seed := maphash.MakeSeed()
-	return &Memo[V]{seed: seed, key: maphash.String(seed, "strmemo") | 1, maxLen: maxLen, shift: 64 - bits, slots: make([]slot[V], 1<<bits)}
+	m := &Memo[V]{seed: maphash.MakeSeed(), maxLen: maxLen, shift: 64 - bits, slots: make([]slot[V], 1<<bits)}
+	for i := range m.key {
+		m.key[i] = maphash.Comparable(m.seed, i)
+	}
+	return m
 }
 
-// hash is a seeded hash of s's length and of its first and last 16 bytes.
+// hash is a seeded hash of s's length and of its first 16 and last 32
+// bytes (the whole of a shorter one; words that overlap for one of 8 to
+// 47 bytes): browsers' User-Agents differ in their versions near the end.
 // Strings that differ only in between share a slot (and so take turns in
-// it); they are never confused: Get compares the whole string. One of 8
-// to 15 bytes (an IPv4 address and port) is read as two words that
-// overlap.
+// it); they are never confused: Get compares the whole string. The words
+// are mixed in independent pairs, so the multiplications run in parallel.
 func (m *Memo[V]) hash(s string) uint64 {
 	n := len(s)
 	if n < 8 {
 		return maphash.String(m.seed, s)
 	}
-	h := mix(m.key, uint64(n))
+	k := &m.key
+	h := mix(le64(s)^k[0], le64(s[n-8:])^k[1]^uint64(n))
 	if n < 16 {
-		return mix(h^le64(s[:8]), le64(s[n-8:]))
+		return h
 	}
-	h = mix(h^le64(s[:8]), le64(s[8:16]))
-	return mix(h^le64(s[n-16:n-8]), le64(s[n-8:]))
+	h ^= mix(le64(s[8:])^k[2], le64(s[n-16:])^k[3])
+	if n < 32 {
+		return h
+	}
+	return h ^ mix(le64(s[n-32:])^k[4], le64(s[n-24:])^k[5])
 }
 
-// mix is a multiply-and-fold step (as wyhash's).
+// mix is a multiply-and-fold step (as wyhash's); its operands are
+// already seeded.
 func mix(a, b uint64) uint64 {
-	hi, lo := bits.Mul64(a^0xa0761d6478bd642f, b^0xe7037ed1a0b428db)
+	hi, lo := bits.Mul64(a, b)
 	return hi ^ lo
 }
 
@@ -87,14 +96,20 @@ func le64(s string) uint64 {
 // remembers if s is the string that last missed at its slot. f must be a
 // pure function of s.
 func (m *Memo[V]) Get(s string, f func(string) V) V {
-	if len(s) > m.maxLen {
-		return f(s)
+	if len(s) <= m.maxLen {
+		h := m.hash(s)
+		sl := &m.slots[h>>m.shift] // the top bits; none for one slot (a shift by 64 is 0)
+		if e := sl.e.Load(); e != nil && e.key == s {
+			return e.val
+		}
+		return sl.miss(s, h, f)
 	}
-	h := m.hash(s)
-	sl := &m.slots[h>>m.shift] // the top bits; none for one slot (a shift by 64 is 0)
-	if e := sl.e.Load(); e != nil && e.key == s {
-		return e.val
-	}
+	return f(s)
+}
+
+// miss returns f(s), and stores it if s (whose hash is h) is the string
+// that last missed at the slot.
+func (sl *slot[V]) miss(s string, h uint64, f func(string) V) V {
 	v := f(s)
 	if sl.seen.Swap(h) == h {
 		sl.e.Store(&entry[V]{key: strings.Clone(s), val: v}) // a copy: s may be the caller's buffer

@@ -87,12 +87,12 @@ func TestCollisions(t *testing.T) {
 }
 
 // TestSameEnds: strings of one length that differ only between their
-// first and last 16 bytes share a slot, and each keeps its own value.
+// first 16 and last 32 bytes share a slot, and each keeps its own value.
 func TestSameEnds(t *testing.T) {
 	m := New[string](256, 512)
-	a := "Mozilla/5.0 (X11; Linux x86_64) Gecko/20100101 Firefox/133.0"
-	b := "Mozilla/5.0 (X11; Linux i686;   Gecko/20100101 Firefox/133.0"
-	if len(a) != len(b) || m.hash(a) != m.hash(b) {
+	a := "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0"
+	b := a[:18] + "Linux i686_6" + a[30:] // bytes 18 to 29 differ: after the first 16, before the last 32
+	if len(a) != len(b) || a == b || m.hash(a) != m.hash(b) {
 		t.Fatalf("%q and %q: lengths %d, %d; hashes differ", a, b, len(a), len(b))
 	}
 	upper := func(s string) string { return strings.ToUpper(s) }
@@ -102,6 +102,38 @@ func TestSameEnds(t *testing.T) {
 		}
 	}
 }
+
+// TestBrowserVersions: browsers' User-Agents that differ only in their
+// version, 17 to 32 bytes from the end (Chrome's reduced User-Agent),
+// hash apart, so they do not take turns in one slot.
+func TestBrowserVersions(t *testing.T) {
+	m := New[int](256, 512)
+	ua := func(v int) string {
+		return "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/" + strconv.Itoa(v) + ".0.0.0 Safari/537.36"
+	}
+	seen := map[uint64]int{}
+	for v := 120; v < 140; v++ {
+		h := m.hash(ua(v))
+		if w, ok := seen[h]; ok {
+			t.Errorf("Chrome %d and %d: one hash %#x", w, v, h)
+		}
+		seen[h] = v
+	}
+}
+
+// TestSeeded: each memo's hash has its own random seed, so strings that
+// collide in one (found by trying, or computed offline) do not in
+// another, for a string of any length.
+func TestSeeded(t *testing.T) {
+	a, b := New[int](256, 512), New[int](256, 512)
+	for _, s := range []string{"", "Googlebot", "192.0.2.1:443", "Mozilla/5.0 (compatible; bingbot/2.0)", chromeUA} {
+		if a.hash(s) == b.hash(s) {
+			t.Errorf("%q: one hash %#x in two memos", s, a.hash(s))
+		}
+	}
+}
+
+const chromeUA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"
 
 // TestUniqueStrings: strings that never repeat allocate nothing and store
 // nothing; the memory is the table's whatever the number of strings.
