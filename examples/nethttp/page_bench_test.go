@@ -252,14 +252,15 @@ func openBenchServer(b *testing.B, name string) *sql.DB {
 
 // catalogueTables are the tables the products section reads, with their
 // columns, as the demo's SQLite schema has them; "bool" is a boolean
-// column.
+// column, and "time" a time (Unix seconds in SQLite, TIMESTAMPTZ or
+// DATETIME on the servers, as a summary's times there are).
 var catalogueTables = []struct {
 	name, key string
 	cols      []string
 	types     []string
 }{
 	{"products", "id", []string{"id", "slug", "name", "price_cents", "updated_at", "published"},
-		[]string{"BIGINT", "VARCHAR(255)", "VARCHAR(255)", "BIGINT", "BIGINT", "bool"}},
+		[]string{"BIGINT", "VARCHAR(255)", "VARCHAR(255)", "BIGINT", "time", "bool"}},
 	{"product_images", "product_id, position", []string{"product_id", "position", "path", "caption"},
 		[]string{"BIGINT", "INT", "VARCHAR(255)", "VARCHAR(255)"}},
 	{"languages", "position", []string{"position", "hreflang", "prefix"},
@@ -277,8 +278,13 @@ func copyCatalogue(ctx context.Context, src, dst *sql.DB, name string) error {
 		defs := make([]string, len(t.cols))
 		for i, c := range t.cols {
 			typ := t.types[i]
-			if typ == "bool" {
+			switch {
+			case typ == "bool":
 				typ = "BOOLEAN"
+			case typ == "time" && name == "mysql":
+				typ = "DATETIME"
+			case typ == "time":
+				typ = "TIMESTAMPTZ"
 			}
 			defs[i] = c + " " + typ + " NOT NULL"
 		}
@@ -306,7 +312,7 @@ func copyCatalogue(ctx context.Context, src, dst *sql.DB, name string) error {
 				switch t.types[i] {
 				case "bool":
 					ptrs[i] = new(bool)
-				case "BIGINT", "INT":
+				case "BIGINT", "INT", "time":
 					ptrs[i] = new(int64)
 				default:
 					ptrs[i] = new(string)
@@ -322,6 +328,9 @@ func copyCatalogue(ctx context.Context, src, dst *sql.DB, name string) error {
 					row[i] = *p
 				case *int64:
 					row[i] = *p
+					if t.types[i] == "time" {
+						row[i] = time.Unix(*p, 0).UTC()
+					}
 				case *string:
 					row[i] = *p
 				}
