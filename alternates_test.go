@@ -153,14 +153,21 @@ func TestSelfLinkNotWrittenNoNotice(t *testing.T) {
 // TestHreflangsRemembered: the encoder remembers hreflangs it found
 // well-formed, and only those: after nine languages (more than it keeps),
 // a malformed tag on a later URL of the page is still refused, and the
-// ones it knows are still written.
+// ones it knows are still written. The malformed link is left out alone.
 func TestHreflangsRemembered(t *testing.T) {
 	langs := []string{"en", "de", "fr", "it", "es", "nl", "pt", "pl", "sv"}
 	urls := []URL{alternatesURL(langs...), alternatesURL(langs...), alternatesURL("en", "e_n"), alternatesURL("sv", "en")}
 	urls[2].Loc = testBase + "bad"
 	urls[2].Alternates[0].Href = urls[2].Loc
 	r := encodeURLs(t, urls...)
-	checkRejected(t, r, testBase+"bad", "xhtml:link.hreflang", errLanguageTag)
+	var bad *InvalidURLError
+	if len(r.rejected) != 0 || len(r.notices) != 1 || r.notices[0].loc != testBase+"bad" || !errors.Is(r.notices[0].err, ErrElementDropped) ||
+		!errors.Is(r.notices[0].err, errLanguageTag) || !errors.As(r.notices[0].err, &bad) || bad.Field != "xhtml:link.hreflang" {
+		t.Errorf("rejected %v, notices %v; want the link in e_n of %sbad dropped", r.rejected, r.notices, testBase)
+	}
+	if strings.Contains(string(r.doc), `hreflang="e_n"`) || !strings.Contains(string(r.doc), testBase+"bad</loc>") {
+		t.Errorf("the malformed link is written, or its URL is not:\n%s", r.doc)
+	}
 	if n := strings.Count(string(r.doc), `hreflang="sv"`); n != 3 {
 		t.Errorf("%d links in sv, want 3", n)
 	}

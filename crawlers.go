@@ -307,19 +307,33 @@ func (rs *rangeSet) containsV4(a uint32) bool {
 // whose ranges the owner did not give) and where the address is read.
 type crawlerIDs struct {
 	ranges [crawlerOther]rangeSet
-	header string                 // a trusted proxy's header with the client address; "" for RemoteAddr
-	uas    *strmemo.Memo[crawler] // the families of the User-Agents sent over and over
+	header string                   // a trusted proxy's header with the client address; "" for RemoteAddr
+	uas    *strmemo.Memo[crawler]   // the families of the User-Agents sent over and over
+	addrs  *strmemo.Memo[familySet] // the families whose ranges hold the address texts sent over and over (inRanges)
 }
+
+// familySet is a set of crawler families, a bit each.
+type familySet uint8
 
 // uaMemoSize is the number of User-Agents remembered: more than the
 // crawlers send and the common browsers; 4 KiB of slots, and at most
 // maxUALen bytes for each one stored.
 const uaMemoSize = 256
 
+// addrMemoSize is the number of address texts remembered (a crawler's
+// RemoteAddr, "ip:port", comes back on every request of a keep-alive
+// connection): 4 KiB of slots, and at most maxAddrLen bytes for each one
+// stored. A longer text (which no address needs) is read each time.
+const (
+	addrMemoSize = 256
+	maxAddrLen   = 64
+)
+
 // newCrawlerIDs reads the ranges the owner gives, once. A family name
 // that is not one of crawlerNames is an error.
 func newCrawlerIDs(c *Crawlers) (*crawlerIDs, error) {
-	ids := &crawlerIDs{header: http.CanonicalHeaderKey(c.AddressHeader), uas: strmemo.New[crawler](uaMemoSize, maxUALen)}
+	ids := &crawlerIDs{header: http.CanonicalHeaderKey(c.AddressHeader), uas: strmemo.New[crawler](uaMemoSize, maxUALen),
+		addrs: strmemo.New[familySet](addrMemoSize, maxAddrLen)}
 	if c.Ranges == nil {
 		return ids, nil
 	}
@@ -361,18 +375,39 @@ func (ids *crawlerIDs) slotOf(r *http.Request) crawlerSlot {
 }
 
 // verified reports whether r's address is in the ranges of the family f.
-// An IPv4 address, the common case, is parsed by hand (ipv4Of) and
-// searched as a number; any other goes through netip.
+// The answer is remembered by the address's text, for every family at
+// once (inRanges); the ranges never change after New, so it never goes
+// stale.
 func (ids *crawlerIDs) verified(f crawler, r *http.Request) bool {
-	rs := &ids.ranges[f]
-	if rs.empty() {
+	if ids.ranges[f].empty() {
 		return false
 	}
-	s, port := ids.addrText(r)
+	s, _ := ids.addrText(r)
+	return ids.addrs.Get(s, ids.inRanges)&(1<<f) != 0
+}
+
+// inRanges returns the families in whose ranges the address s (the text
+// addrText gives) is: a pure function of s, as the memo needs. An IPv4
+// address, the common case, is parsed by hand (ipv4Of) and searched as a
+// number; any other goes through netip.
+func (ids *crawlerIDs) inRanges(s string) familySet {
+	port := ids.header == "" // as addrText: RemoteAddr may end in a port
+	var in familySet
 	if a, ok := ipv4Of(s, port); ok {
-		return rs.containsV4(a)
+		for f := range ids.ranges {
+			if rs := &ids.ranges[f]; !rs.empty() && rs.containsV4(a) {
+				in |= 1 << f
+			}
+		}
+		return in
 	}
-	return rs.contains(addrOf(s, port))
+	a := addrOf(s, port)
+	for f := range ids.ranges {
+		if rs := &ids.ranges[f]; !rs.empty() && rs.contains(a) {
+			in |= 1 << f
+		}
+	}
+	return in
 }
 
 // addr returns the client's address: the host of RemoteAddr, or, with a

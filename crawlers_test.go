@@ -234,3 +234,85 @@ func TestSlotOfMemo(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestAddrMemo: the remembered verdict of an address is by family, so an
+// address in one family's ranges never verifies another family's claim,
+// however often either was seen; addresses far more than the memo's slots,
+// spoofed and not, keep their verdicts; and an address read from a proxy's
+// header is remembered apart from RemoteAddr's text.
+func TestAddrMemo(t *testing.T) {
+	ranges := func() (map[string][]netip.Prefix, error) {
+		return map[string][]netip.Prefix{
+			"Googlebot": {netip.MustParsePrefix("66.249.64.0/19"), netip.MustParsePrefix("2001:4860:4801::/48")},
+			"Bingbot":   {netip.MustParsePrefix("157.55.39.0/24")}}, nil
+	}
+	ids, err := newCrawlerIDs(&Crawlers{Ranges: ranges})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slot := func(ids *crawlerIDs, ua, addr string, hdr ...string) crawlerSlot {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.Header.Set("User-Agent", ua)
+		r.RemoteAddr = addr
+		for i := 0; i+1 < len(hdr); i += 2 {
+			r.Header.Set(hdr[i], hdr[i+1])
+		}
+		return ids.slotOf(r)
+	}
+	const (
+		googleV, googleU = crawlerSlot(2 * crawlerGoogle), crawlerSlot(2*crawlerGoogle + 1)
+		bingV, bingU     = crawlerSlot(2 * crawlerBing), crawlerSlot(2*crawlerBing + 1)
+	)
+	for range 3 { // remembered from the second time on
+		for _, c := range []struct {
+			ua, addr string
+			want     crawlerSlot
+		}{
+			{bingbotUA, "157.55.39.1:443", bingV},
+			{googlebotUA, "157.55.39.1:443", googleU}, // Bing's address, Google's name
+			{googlebotUA, "66.249.66.1:443", googleV},
+			{bingbotUA, "66.249.66.1:443", bingU},
+			{googlebotUA, "[2001:4860:4801::1]:443", googleV},
+			{googlebotUA, "[2001:4860:4802::1]:443", googleU},
+			{googlebotUA, "66.249.66.1:65536", googleU}, // not an address
+			{googlebotUA, "66.249.66.1", googleV},       // no port
+			{googlebotUA, "", googleU},
+		} {
+			if got := slot(ids, c.ua, c.addr); got != c.want {
+				t.Errorf("%.20q from %q: column %d, want %d", c.ua, c.addr, got, c.want)
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for i := range 20 * addrMemoSize { // far more than the slots: they share them
+		a := [4]byte{66, 249, byte(rng.IntN(256)), byte(rng.IntN(256))}
+		if i%2 == 1 {
+			a[0] = 67 // spoofed
+		}
+		addr := netip.AddrPortFrom(netip.AddrFrom4(a), uint16(rng.IntN(4))).String()
+		want := googleU
+		if a[0] == 66 && a[2] >= 64 && a[2] < 96 {
+			want = googleV
+		}
+		for range 2 {
+			if got := slot(ids, googlebotUA, addr); got != want {
+				t.Fatalf("Googlebot from %s: column %d, want %d", addr, got, want)
+			}
+		}
+	}
+	proxied, err := newCrawlerIDs(&Crawlers{Ranges: ranges, AddressHeader: "X-Forwarded-For"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if got := slot(proxied, googlebotUA, "10.0.0.1:80", "X-Forwarded-For", "203.0.113.1, 66.249.66.1"); got != googleV {
+			t.Errorf("through the proxy: column %d, want %d", got, googleV)
+		}
+		if got := slot(proxied, googlebotUA, "66.249.66.1:443"); got != googleU {
+			t.Errorf("no proxy header: column %d, want %d (RemoteAddr is the proxy's)", got, googleU)
+		}
+		if got := slot(proxied, googlebotUA, "10.0.0.1:80", "X-Forwarded-For", "66.249.66.1:443"); got != googleU {
+			t.Errorf("a port in the proxy header: column %d, want %d", got, googleU)
+		}
+	}
+}

@@ -21,10 +21,12 @@ import (
 //     verified and as an unverified claim, and every other client);
 //   - fixed counters per section by column and status class.
 //
-// Recording a fetch of a file that has its row allocates nothing and
-// reads no clock (the serving path's reading is given): the row is found
-// in a small direct-mapped table of the rows last used (recent), or else
-// in the row map, and the fetch is stored under the column's own lock.
+// Recording a fetch of a file that has its row allocates nothing, reads
+// no clock (the serving path's reading is given) and takes no lock: the
+// row is found in a small direct-mapped table of the rows last used
+// (recent), or else in the row map; the fetch is counted in its cell (an
+// atomic add), and its cell's last fetch is stored only when it changes,
+// to the second (crawlCell.store).
 
 // Crawlers configures the crawl log (Sitemap.CrawlLog): who fetched each
 // sitemap file, as recognised by User-Agent and verified by address.
@@ -50,7 +52,7 @@ type Crawlers struct {
 	// a 403. It needs Ranges. Off by default.
 	VerifiedOnly bool
 	// Files is the most files the crawl log keeps; the fetches of a file
-	// past it are not logged. Zero means 1,000 (about 1 KiB each);
+	// past it are not logged. Zero means 1,000 (about 1.3 KiB each);
 	// negative turns the crawl log off.
 	Files int
 }
@@ -69,7 +71,7 @@ type CrawlFetch struct {
 	// (Crawlers.Ranges). A claim that was not is kept apart, with
 	// Verified false: a spoofed Googlebot is never counted as Googlebot.
 	Verified    bool
-	Time        time.Time // when the request was answered (the clock read as it came; the Store's time, as Last-Modified)
+	Time        time.Time // when the request was answered, to the second (the clock read as it came; the Store's time, as Last-Modified)
 	Status      int       // its status: 200, 206, 304, 403, 503, …
 	Bytes       int64     // its body bytes
 	Conditional bool      // the request had a non-empty If-None-Match or If-Modified-Since (a 304 has Status 304)
@@ -92,14 +94,69 @@ type FileCrawls struct {
 	Crawls  []CrawlFetch // one per column that fetched it, the latest first
 }
 
-// crawlCell is the last fetch of a file by one column.
+// crawlCell is the fetches of a file by one column: their counts by
+// status class, and the last one, packed (packFetch) with its bytes.
+//
+// A fetch is counted by an atomic add, and its last fetch is stored, under
+// mu, only when it differs from the one stored, to the second: the same
+// crawler fetching the file again within the second with the same answer
+// stores nothing. A reader takes mu, so it sees a last fetch whole (its
+// time, status, conditional flag and bytes are one fetch's), and every
+// count only grows; but the counts and the last fetch are read apart, so
+// a count may include a fetch whose last fetch is not stored yet.
 type crawlCell struct {
-	mu          sync.Mutex
-	at          int64 // Unix nanoseconds; 0 if never fetched
-	status      int32
-	conditional bool
-	bytes       int64
-	fetches     int64
+	last   atomic.Uint64           // packFetch of the last fetch; 0 if never fetched
+	bytes  atomic.Int64            // its body bytes
+	counts [numStatus]atomic.Int64 // by statusClass: 200 first, so that a hit reads and adds in 24 bytes
+	mu     sync.Mutex              // held to store last and bytes, and to read them together
+}
+
+// packFetch packs the time in seconds, status and conditional flag of a
+// fetch into one word: a bit that is always set (so that 0 is none), the
+// flag, 16 bits of status and the seconds above them, signed.
+func packFetch(sec int64, cond bool, status int) uint64 {
+	w := uint64(sec)<<18 | uint64(uint16(status))<<2 | 1
+	if cond {
+		w |= 2
+	}
+	return w
+}
+
+// unpackFetch is packFetch's inverse.
+func unpackFetch(w uint64) (sec int64, cond bool, status int) {
+	return int64(w) >> 18, w&2 != 0, int(uint16(w >> 2))
+}
+
+// store logs a fetch answered at the Unix second sec.
+func (cell *crawlCell) store(sec int64, cond bool, status int, n int64) {
+	cell.counts[statusClass(status)].Add(1)
+	w := packFetch(sec, cond, status)
+	if cell.last.Load() == w && cell.bytes.Load() == n {
+		return // unchanged to the second
+	}
+	cell.mu.Lock()
+	if old := cell.last.Load(); old == 0 || int64(old)>>18 <= sec { // a fetch answered earlier, stored late, is not the last
+		cell.last.Store(w)
+		cell.bytes.Store(n)
+	}
+	cell.mu.Unlock()
+}
+
+// fetch returns the cell's last fetch and its count of fetches, with ok
+// false if it has none.
+func (cell *crawlCell) fetch() (f CrawlFetch, ok bool) {
+	cell.mu.Lock()
+	w, n := cell.last.Load(), cell.bytes.Load()
+	cell.mu.Unlock()
+	if w == 0 {
+		return f, false
+	}
+	sec, cond, status := unpackFetch(w)
+	f = CrawlFetch{Time: time.Unix(sec, 0), Status: status, Bytes: n, Conditional: cond}
+	for i := range cell.counts {
+		f.Fetches += cell.counts[i].Load()
+	}
+	return f, true
 }
 
 // crawlRow is a file's row.
@@ -122,7 +179,8 @@ func statusClass(code int) int {
 	return len(statusClasses)
 }
 
-// crawlCounts are a section's fetches by column and status class.
+// crawlCounts are a section's fetches by column and status class that
+// no row holds (a 403 or 503 of a file not logged yet).
 type crawlCounts [numSlots][numStatus]atomic.Int64
 
 // crawlLog owns the crawl log of a Sitemap.
@@ -203,26 +261,21 @@ func (l *crawlLog) record(k docKey, c crawlerSlot, at time.Time, cond bool, stat
 	if l == nil {
 		return
 	}
-	l.counts[l.sectionRow(k)][c][statusClass(status)].Add(1)
 	recent := &l.recent[recentSlot(k)]
 	row := recent.Load()
 	if row == nil || row.key != k {
-		if row = (*l.rows.Load())[k]; row == nil {
-			if !served {
-				return
-			}
+		if row = (*l.rows.Load())[k]; row == nil && served {
 			if row = l.add(k); row == nil {
 				l.full.Add(1)
-				return
 			}
+		}
+		if row == nil {
+			l.counts[l.sectionRow(k)][c][statusClass(status)].Add(1)
+			return
 		}
 		recent.Store(row)
 	}
-	cell := &row.cells[c]
-	cell.mu.Lock()
-	cell.at, cell.status, cell.conditional, cell.bytes = at.UnixNano(), int32(status), cond, n
-	cell.fetches++
-	cell.mu.Unlock()
+	row.cells[c].store(at.Unix(), cond, status, n)
 }
 
 // hasValidators reports whether a request's header has a non-empty
@@ -262,16 +315,12 @@ func (l *crawlLog) add(k docKey) *crawlRow {
 func (row *crawlRow) snapshot() []CrawlFetch {
 	var out []CrawlFetch
 	for i := range row.cells {
-		cell := &row.cells[i]
-		cell.mu.Lock()
-		f := CrawlFetch{Status: int(cell.status), Bytes: cell.bytes, Conditional: cell.conditional, Fetches: cell.fetches}
-		at := cell.at
-		cell.mu.Unlock()
-		if at == 0 {
+		f, ok := row.cells[i].fetch()
+		if !ok {
 			continue
 		}
 		c := crawlerSlot(i)
-		f.Crawler, f.Verified, f.Time = crawlerNames[c.family()], c.verified(), time.Unix(0, at)
+		f.Crawler, f.Verified = crawlerNames[c.family()], c.verified()
 		out = append(out, f)
 	}
 	slices.SortStableFunc(out, func(a, b CrawlFetch) int { return b.Time.Compare(a.Time) })
@@ -309,23 +358,23 @@ func (l *crawlLog) files() []*crawlRow {
 // fetches; and the counts by status class.
 func (l *crawlLog) section(i int) ([]CrawlFetch, []CrawlCount) {
 	var last [numSlots]CrawlFetch
+	var seen [numSlots]bool
 	for _, row := range *l.rows.Load() {
 		if l.sectionRow(row.key) != i {
 			continue
 		}
 		for _, f := range row.snapshot() {
-			c := slotFor(f)
-			if f.Time.After(last[c].Time) {
-				last[c] = f
+			if c := slotFor(f); !seen[c] || f.Time.After(last[c].Time) {
+				last[c], seen[c] = f, true
 			}
 		}
 	}
+	all := l.counted(i)
 	var out []CrawlFetch
 	var counts []CrawlCount
 	for c := range numSlots {
 		var total int64
-		for st := range numStatus {
-			n := l.counts[i][c][st].Load()
+		for st, n := range all[c] {
 			if n == 0 {
 				continue
 			}
@@ -337,7 +386,7 @@ func (l *crawlLog) section(i int) ([]CrawlFetch, []CrawlCount) {
 			cs := crawlerSlot(c)
 			counts = append(counts, CrawlCount{Crawler: crawlerNames[cs.family()], Verified: cs.verified(), Status: code, Fetches: n})
 		}
-		if total > 0 && !last[c].Time.IsZero() {
+		if total > 0 && seen[c] {
 			last[c].Fetches = total
 			out = append(out, last[c])
 		}
@@ -346,13 +395,36 @@ func (l *crawlLog) section(i int) ([]CrawlFetch, []CrawlCount) {
 	return out, counts
 }
 
+// counted returns the fetches of section row i by column and status
+// class: those its files' rows hold and those no row does. Each count
+// read only grows.
+func (l *crawlLog) counted(i int) [numSlots][numStatus]int64 {
+	var all [numSlots][numStatus]int64
+	for c := range all {
+		for st := range all[c] {
+			all[c][st] = l.counts[i][c][st].Load()
+		}
+	}
+	for _, row := range *l.rows.Load() {
+		if l.sectionRow(row.key) != i {
+			continue
+		}
+		for c := range row.cells {
+			for st := range all[c] {
+				all[c][st] += row.cells[c].counts[st].Load()
+			}
+		}
+	}
+	return all
+}
+
 // totals returns the fetches logged by verified crawlers and by
 // unverified claimants, over every section.
 func (l *crawlLog) totals() (verified, unverified int64) {
 	for i := range l.counts {
+		all := l.counted(i)
 		for c := range slotOther {
-			for st := range numStatus {
-				n := l.counts[i][c][st].Load()
+			for _, n := range all[c] {
 				if c.verified() {
 					verified += n
 				} else {

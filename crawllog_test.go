@@ -373,3 +373,104 @@ func TestCrawlLogConditional(t *testing.T) {
 		}
 	}
 }
+
+// TestCrawlCellStore: a cell keeps its last fetch to the second: one
+// that changes nothing within the second stores nothing but its count,
+// one that changes anything is stored, and one answered earlier than
+// the stored one and stored late does not replace it. Times before 1970
+// and the zero time survive the packing.
+func TestCrawlCellStore(t *testing.T) {
+	var cell crawlCell
+	if _, ok := cell.fetch(); ok {
+		t.Fatal("a new cell has a fetch")
+	}
+	for i, c := range []struct {
+		step   string
+		sec    int64
+		cond   bool
+		status int
+		bytes  int64
+		want   CrawlFetch // but Fetches, which is i+1
+	}{
+		{"first", 100, false, 200, 5000, CrawlFetch{Time: time.Unix(100, 0), Status: 200, Bytes: 5000}},
+		{"the same in the second", 100, false, 200, 5000, CrawlFetch{Time: time.Unix(100, 0), Status: 200, Bytes: 5000}},
+		{"other bytes", 100, false, 200, 4000, CrawlFetch{Time: time.Unix(100, 0), Status: 200, Bytes: 4000}},
+		{"a 304", 100, true, 304, 0, CrawlFetch{Time: time.Unix(100, 0), Status: 304, Conditional: true}},
+		{"an earlier one, stored late", 99, false, 200, 7, CrawlFetch{Time: time.Unix(100, 0), Status: 304, Conditional: true}},
+		{"the next second", 101, true, 304, 0, CrawlFetch{Time: time.Unix(101, 0), Status: 304, Conditional: true}},
+	} {
+		cell.store(c.sec, c.cond, c.status, c.bytes)
+		c.want.Fetches = int64(i + 1)
+		if f, ok := cell.fetch(); !ok || f != c.want {
+			t.Errorf("%s: %+v, want %+v", c.step, f, c.want)
+		}
+	}
+	for _, sec := range []int64{-1, time.Time{}.Unix(), 0, 1 << 40} {
+		var c crawlCell
+		c.store(sec, true, 503, 1)
+		if f, _ := c.fetch(); f.Time.Unix() != sec || f.Status != 503 || !f.Conditional {
+			t.Errorf("second %d: %+v", sec, f)
+		}
+	}
+}
+
+// TestCrawlLogConcurrentCell: goroutines logging fetches of one file by
+// one column while others read the log (run with -race): a reader sees
+// each last fetch whole (its bytes are its status's and second's), and
+// counts that never go down; at the end, every fetch is counted, in the
+// file's and the section's counts alike.
+func TestCrawlLogConcurrentCell(t *testing.T) {
+	l := &crawlLog{max: 10, counts: make([]crawlCounts, 3), sections: 1}
+	l.rows.Store(&map[docKey]*crawlRow{})
+	k, c := pageKey(0, 1), crawlerSlot(2*crawlerGoogle)
+	at := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	const writers, each = 4, 20_000
+	var wg sync.WaitGroup
+	var done atomic.Bool
+	for g := range writers {
+		wg.Go(func() {
+			for i := range each {
+				sec := int64(i / 100)
+				status := []int{200, 304}[(i+g)%2]
+				l.record(k, c, at.Add(time.Duration(sec)*time.Second), status == 304, status, sec*1000+int64(status), true)
+			}
+		})
+	}
+	var readers sync.WaitGroup
+	for range 2 {
+		readers.Go(func() {
+			var fetches, counted int64
+			for !done.Load() {
+				got := l.file(k)
+				if len(got) == 0 {
+					continue
+				}
+				f := got[0]
+				if sec := f.Time.Sub(at) / time.Second; f.Bytes != int64(sec)*1000+int64(f.Status) || f.Conditional != (f.Status == 304) {
+					t.Errorf("a torn fetch: %+v", f)
+					return
+				}
+				_, counts := l.section(0)
+				var n int64
+				for _, cc := range counts {
+					n += cc.Fetches
+				}
+				if f.Fetches < fetches || n < counted {
+					t.Errorf("counts went down: file %d → %d, section %d → %d", fetches, f.Fetches, counted, n)
+					return
+				}
+				fetches, counted = f.Fetches, n
+			}
+		})
+	}
+	wg.Wait()
+	done.Store(true)
+	readers.Wait()
+	got := l.file(k)
+	if len(got) != 1 || got[0].Fetches != writers*each || !got[0].Time.Equal(at.Add((each-1)/100*time.Second)) {
+		t.Errorf("after: %+v", got)
+	}
+	if v, u := l.totals(); v != writers*each || u != 0 {
+		t.Errorf("totals %d verified, %d unverified; want %d, 0", v, u, writers*each)
+	}
+}

@@ -72,7 +72,7 @@ func (d *documents) get(ctx context.Context, k docKey, now time.Time) (*entry, e
 		return sl.e, nil
 	}
 	d.rep.miss(k)
-	deadline := time.Now().Add(d.site.timeout)
+	deadline := time.Now().Add(d.site.timeout) // read here: a hit needs none
 	if k.kind == docPage {
 		if listed, err := d.listed(ctx, k, now, deadline); err != nil || !listed {
 			return nil, cmp.Or(err, errNotFound)

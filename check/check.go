@@ -16,6 +16,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -134,11 +135,15 @@ type Options struct {
 	// Nil means no location outside the scope is accepted.
 	Robots func(origin string) []string
 	// MaxMemory bounds the bytes held for the rules across files
-	// (duplicates, hreflang reciprocity): about 26 bytes a URL and 16 an
-	// alternate link. Past it, the URLs of further files are left out of
-	// those rules, and a tree-bound warning says how many. Zero means no
-	// bound.
+	// (duplicates, hreflang reciprocity): 24 bytes a URL and 16 an
+	// alternate link, in buffers that are sorted and written to temporary
+	// files in TempDir each time they fill, and merged in Finish; the text
+	// of each URL goes to such a file at once. Every URL is covered
+	// whatever the bound. Zero means no bound: everything is held in memory.
 	MaxMemory int64
+	// TempDir is where the rules across files spill past MaxMemory. Empty
+	// means os.TempDir(). Finish removes the files.
+	TempDir string
 }
 
 // New returns a Checker with no files yet.
@@ -146,7 +151,7 @@ func New(opt Options) *Checker {
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
-	return &Checker{now: opt.Now, limits: opt.Limits, robots: opt.Robots, tree: newTree(opt.MaxMemory), parents: map[string]string{}}
+	return &Checker{now: opt.Now, limits: opt.Limits, robots: opt.Robots, tree: newTree(opt.MaxMemory, opt.TempDir), parents: map[string]string{}}
 }
 
 // Document checks one file. name is how findings name it (a URL or a path);
@@ -155,11 +160,19 @@ func New(opt Options) *Checker {
 // the document, plain or gzip. Document returns the kind of document and,
 // for an index, the locations it lists.
 func (c *Checker) Document(name, loc string, data []byte) (Kind, []string) {
+	return c.Read(name, loc, bytes.NewReader(data))
+}
+
+// Read checks one file as Document does, reading r once, as it goes:
+// the parser and the rules it does not apply (element order, where each
+// entry starts) share one pass, and no more than the parser's buffers is
+// held of the document.
+func (c *Checker) Read(name, loc string, r io.Reader) (Kind, []string) {
 	c.mu.Lock()
 	parent := c.parents[loc]
 	c.mu.Unlock()
 	f := newFile(c, name, loc, parent)
-	kind, children := f.check(data)
+	kind, children := f.check(r)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if kind == Index && loc != "" {
@@ -183,7 +196,8 @@ func (c *Checker) Add(f Finding) {
 	c.findings = append(c.findings, f)
 }
 
-// Finish judges the rules across files. Call it once, after the last Document.
+// Finish judges the rules across files and removes the temporary files
+// they spilled to. Call it once, after the last Document.
 func (c *Checker) Finish() {
 	c.mu.Lock()
 	defer c.mu.Unlock()

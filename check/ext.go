@@ -143,14 +143,13 @@ func isWord(s string) bool {
 	return s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") == ""
 }
 
-// alternates checks the hreflang links of u and keeps them for the
-// reciprocity rule.
+// alternates checks the hreflang links of u and keeps them, as hashes,
+// for the reciprocity rule.
 func (f *file) alternates(u *sitemap.URL, line, col int) {
 	if len(u.Alternates) == 0 {
 		return
 	}
 	self := false
-	hrefs := make([]string, 0, len(u.Alternates))
 	for i, a := range u.Alternates {
 		if !langtag.Valid(a.Hreflang) {
 			f.add("hreflang-tag", line, col, u.Loc, "hreflang %q is not a well-formed BCP 47 tag", a.Hreflang)
@@ -162,11 +161,13 @@ func (f *file) alternates(u *sitemap.URL, line, col int) {
 			}
 		}
 		f.extURL("xhtml:link href", a.Href, u.Loc, line, col)
-		self = self || a.Href == u.Loc
-		hrefs = append(hrefs, a.Href)
+		if a.Href == u.Loc {
+			self = true
+		} else {
+			f.links = append(f.links, link(u.Loc, a.Href))
+		}
 	}
 	if !self {
 		f.add("hreflang-self", line, col, u.Loc, "no alternate links to the page itself")
 	}
-	f.alts = append(f.alts, alts{loc: u.Loc, hrefs: hrefs})
 }

@@ -1,9 +1,9 @@
 package check
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -25,19 +25,20 @@ type file struct {
 	entries  int      // <url> or <sitemap> entries
 	locs     []string // every entry's loc, for duplicates across files
 	locLines []uint32 // the line of each loc's <url>, 0 when unknown
-	alts     []alts   // the alternate hrefs of the URLs that have some
+	links    []pair   // the alternate links to other URLs, as hashes (link)
 	news     int      // entries with <news:news>
 	lastmods lastmods
 
-	// Where each <url> or <sitemap> starts (orderRules), so that a finding
-	// about an entry the parser read without error still names its line;
-	// cur is the entry being checked, -1 for none.
-	entryLines, entryCols []int
-	cur                   int
+	// Where the <url> or <sitemap> being checked starts (start, order.go),
+	// so that a finding about an entry the parser read without error still
+	// names its line; inEntry tells that one is being checked.
+	entryLine, entryCol int
+	inEntry             bool
+	stack               []frame // the open elements, for element-order
 }
 
 func newFile(c *Checker, name, loc, parent string) *file {
-	f := &file{now: c.now(), limits: c.limits, name: name, cur: -1}
+	f := &file{now: c.now(), limits: c.limits, name: name}
 	if loc != "" {
 		f.scope = newScope(loc)
 	}
@@ -50,28 +51,37 @@ func newFile(c *Checker, name, loc, parent string) *file {
 // add records a finding of rule at a position (0 for the whole file).
 func (f *file) add(rule string, line, col int, url, format string, args ...any) {
 	fd := NewFinding(rule, f.name, fmt.Sprintf(format, args...))
-	if line == 0 && f.cur >= 0 && f.cur < len(f.entryLines) {
-		line, col = f.entryLines[f.cur], f.entryCols[f.cur]
+	if line == 0 && f.inEntry {
+		line, col = f.entryLine, f.entryCol
 	}
 	fd.Line, fd.Column, fd.URL = line, col, url
 	f.findings = append(f.findings, fd)
 }
 
-// check reads data as a <urlset> and, if its root is another, as a
-// <sitemapindex>.
-func (f *file) check(data []byte) (Kind, []string) {
-	f.orderRules(data) // first: it also finds where each entry starts
+// check reads r, plain or gzip, once: up to its root element, then as
+// the <urlset> or <sitemapindex> that the root says, while start (order.go)
+// checks the order of elements and notes where each entry starts.
+func (f *file) check(r io.Reader) (Kind, []string) {
+	doc, err := parse.Open(r, f.limits, f.start)
+	if err != nil {
+		f.parseError(err, "")
+		if errors.Is(err, parse.ErrRoot) {
+			return Unknown, nil
+		}
+		f.fileRules()
+		return URLSet, nil
+	}
+	switch root := doc.Root(); {
+	case isFeed(root):
+		return Feed, nil
+	case root.Local == "sitemapindex":
+		return f.index(doc)
+	}
 	first := true
-	for u, err := range parse.URLs(bytes.NewReader(data), f.limits) {
-		f.cur++
+	for u, err := range doc.URLs() {
+		f.inEntry = true
 		if first && errors.Is(err, parse.ErrRoot) {
-			f.cur = -1
-			switch root := rootOf(data); {
-			case isFeed(root):
-				return Feed, nil
-			case root.Local == "sitemapindex":
-				return f.index(data)
-			}
+			f.inEntry = false
 			f.parseError(err, "") // the <urlset>'s error: no namespace, another, or another root
 			return Unknown, nil
 		}
@@ -81,16 +91,16 @@ func (f *file) check(data []byte) (Kind, []string) {
 		}
 		f.url(&u, err)
 	}
-	f.cur = -1
+	f.inEntry = false
 	f.fileRules()
 	return URLSet, nil
 }
 
 // index checks a <sitemapindex> and returns the locations it lists.
-func (f *file) index(data []byte) (Kind, []string) {
+func (f *file) index(doc *parse.Document) (Kind, []string) {
 	var children []string
-	for s, err := range parse.Index(bytes.NewReader(data), f.limits) {
-		f.cur++
+	for s, err := range doc.Index() {
+		f.inEntry = true
 		if err != nil && !f.parseError(err, s.Loc) {
 			if errors.Is(err, parse.ErrRoot) {
 				return Unknown, nil
@@ -107,7 +117,7 @@ func (f *file) index(data []byte) (Kind, []string) {
 		}
 		f.lastmod(s.Loc, s.LastMod, line, col)
 	}
-	f.cur = -1
+	f.inEntry = false
 	f.lastmods.judge(f)
 	return Index, children
 }
@@ -179,7 +189,7 @@ func (f *file) url(u *sitemap.URL, err error) {
 	line, col := position(err)
 	if u.Loc != "" && f.locRules("loc", u.Loc, u.Loc, line, col) {
 		f.locs = append(f.locs, u.Loc)
-		f.locLines = append(f.locLines, uint32(f.entryLine(line)))
+		f.locLines = append(f.locLines, uint32(f.lineOf(line)))
 	}
 	f.lastmod(u.Loc, u.LastMod, line, col)
 	if u.Priority != nil && !(*u.Priority >= 0 && *u.Priority <= 1) {
@@ -196,16 +206,10 @@ func (f *file) url(u *sitemap.URL, err error) {
 	f.alternates(u, line, col)
 }
 
-// alts is one URL's alternate hrefs, for the reciprocity rule.
-type alts struct {
-	loc   string
-	hrefs []string
-}
-
-// entryLine is the line where the current entry starts, or else line.
-func (f *file) entryLine(line int) int {
-	if f.cur >= 0 && f.cur < len(f.entryLines) {
-		return f.entryLines[f.cur]
+// lineOf is the line where the current entry starts, or else line.
+func (f *file) lineOf(line int) int {
+	if f.inEntry {
+		return f.entryLine
 	}
 	return line
 }

@@ -2,10 +2,7 @@ package check
 
 import (
 	"encoding/xml"
-	"io"
 	"strings"
-
-	"github.com/freshmap/sitemap"
 )
 
 const (
@@ -55,44 +52,27 @@ type frame struct {
 	other bool      // a child of another namespace was seen
 }
 
-// orderRules records where each <url> and <sitemap> of data (plain or
-// gzip) starts, and checks the order of the children of the elements the
-// schemas make sequences, which the parser does not: a <url>'s loc,
-// lastmod, changefreq and priority, then its extensions; a <sitemap>'s
-// loc and lastmod; the children of <image:image>, <video:video>,
-// <news:news> and <news:publication>. It reads the document a second time,
-// token by token, up to the file size limit; a document the parser found
-// malformed was already reported, so a read error here ends the pass
-// quietly.
-func (f *file) orderRules(data []byte) {
-	r, err := plain(data)
-	if err != nil {
-		return
+// start is parse.Open's hook, called with each start tag as the parser
+// reads it: it notes where each <url> and <sitemap> starts, and checks the
+// order of the children of the elements the schemas make sequences, which
+// the parser does not: a <url>'s loc, lastmod, changefreq and priority,
+// then its extensions; a <sitemap>'s loc and lastmod; the children of
+// <image:image>, <video:video>, <news:news> and <news:publication>. A tag
+// at depth d closes every element open at depth d or more, so no end tag
+// is needed. It ends where the parser ends: at the first error that ends
+// the document.
+func (f *file) start(name xml.Name, depth, line, col int) {
+	if depth < 1 || depth > len(f.stack)+1 {
+		return // the parser reports every start tag, so a tag is at most one deeper than the last
 	}
-	d := xml.NewDecoder(io.LimitReader(r, sitemap.MaxBytes+1))
-	d.Strict = true
-	var stack []frame
-	for {
-		line, col := d.InputPos()
-		tok, err := d.Token()
-		if err != nil {
-			return
-		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			if len(stack) == 1 && t.Name.Space == nsSitemap && (t.Name.Local == "url" || t.Name.Local == "sitemap") {
-				f.entryLines, f.entryCols = append(f.entryLines, line), append(f.entryCols, col)
-			}
-			if n := len(stack); n > 0 && stack[n-1].seq != nil {
-				f.orderChild(&stack[n-1], t.Name, line, col)
-			}
-			stack = append(stack, frame{name: t.Name, seq: sequences[t.Name], rank: -1})
-		case xml.EndElement:
-			if len(stack) > 0 {
-				stack = stack[:len(stack)-1]
-			}
-		}
+	f.stack = f.stack[:depth-1]
+	if depth == 2 && name.Space == nsSitemap && (name.Local == "url" || name.Local == "sitemap") {
+		f.entryLine, f.entryCol = line, col
 	}
+	if depth > 1 && f.stack[depth-2].seq != nil {
+		f.orderChild(&f.stack[depth-2], name, line, col)
+	}
+	f.stack = append(f.stack, frame{name: name, seq: sequences[name], rank: -1})
 }
 
 // orderChild judges child, a child element of p that starts at line:col.

@@ -2,6 +2,8 @@ package check_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -107,26 +109,60 @@ func TestCrossSubmissionIPv6(t *testing.T) {
 	}
 }
 
-// TestTreeBound: past MaxMemory, further files are left out of the rules
-// across files, and one tree-bound warning says how many URLs.
-func TestTreeBound(t *testing.T) {
-	doc := func(prefix string) []byte {
-		return []byte(urlset(many(1000, func(i int) string { return u(loc(fmt.Sprintf("%s%d", prefix, i))) })...))
+// TestTreeSpill: with a bound that a few hundred URLs fill, the rules
+// across files spill to disk and find what they find in memory (every
+// duplicate across files, every link not returned, with the same files and
+// lines), and Finish leaves no temporary file.
+func TestTreeSpill(t *testing.T) {
+	docs := map[string][]byte{}
+	for f := range 3 {
+		docs[fmt.Sprintf("%d.xml", f)] = []byte(urlset(many(1000, func(i int) string {
+			switch {
+			case f == 2 && i%10 == 0: // a URL of file 0, again
+				return u(loc(fmt.Sprintf("0-%d", i)))
+			case i%7 == 0: // lists a URL of the next file, which does not list it back
+				return u(loc(fmt.Sprintf("%d-%d", f, i)) + alt("en", fmt.Sprintf("%d-%d", f, i)) + alt("de", fmt.Sprintf("%d-%d", (f+1)%3, i+1)))
+			}
+			return u(loc(fmt.Sprintf("%d-%d", f, i)))
+		})...))
 	}
-	c := check.New(check.Options{Now: func() time.Time { return now }, MaxMemory: 40_000}) // the first file's 1,000 URLs fit, the second's do not
-	c.Document("a.xml", fileLoc, doc("a"))
-	c.Document("b.xml", fileLoc, doc("a")) // all duplicates, but past the bound
+	report := func(max int64, dir string) check.Report {
+		c := check.New(check.Options{Now: func() time.Time { return now }, MaxMemory: max, TempDir: dir})
+		for _, name := range []string{"0.xml", "1.xml", "2.xml"} {
+			c.Document(name, fileLoc, docs[name])
+		}
+		if max > 0 {
+			if left, _ := os.ReadDir(dir); len(left) == 0 {
+				t.Errorf("bound %d: nothing spilled to %s", max, dir)
+			}
+		}
+		c.Finish()
+		if left, _ := os.ReadDir(dir); len(left) != 0 {
+			t.Errorf("bound %d: %d temporary files left after Finish", max, len(left))
+		}
+		return c.Report()
+	}
+	dir := t.TempDir()
+	want := report(0, dir)
+	if want.ByRule["loc-duplicate"] != 100 || want.ByRule["hreflang-reciprocal"] != 400 {
+		t.Fatalf("in memory: %v, want 100 duplicates and 400 links not returned", want.ByRule)
+	}
+	for _, max := range []int64{10_000, 1} {
+		if got := report(max, dir); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("bound %d: by rule %v, want %v", max, got.ByRule, want.ByRule)
+		}
+	}
+}
+
+// TestTreeSpillFails: when the disk cannot be written, the rules across
+// files say so (tree-bound) and how many URLs they left out.
+func TestTreeSpillFails(t *testing.T) {
+	c := check.New(check.Options{Now: func() time.Time { return now }, MaxMemory: 1000, TempDir: filepath.Join(t.TempDir(), "missing")})
+	c.Document("a.xml", fileLoc, []byte(urlset(many(100, func(i int) string { return u(loc(fmt.Sprint(i))) })...)))
 	c.Finish()
 	r := c.Report()
-	if r.ByRule["tree-bound"] != 1 || r.ByRule["loc-duplicate"] != 0 || r.Errors != 0 {
-		t.Errorf("by rule %v, want one tree-bound and no duplicate", r.ByRule)
-	}
-	c = check.New(check.Options{Now: func() time.Time { return now }})
-	c.Document("a.xml", fileLoc, doc("a"))
-	c.Document("b.xml", fileLoc, doc("a"))
-	c.Finish()
-	if r := c.Report(); r.ByRule["loc-duplicate"] != 1000 || r.ByRule["tree-bound"] != 0 {
-		t.Errorf("no bound: by rule %v, want 1,000 duplicates", r.ByRule)
+	if r.ByRule["tree-bound"] != 1 || !strings.Contains(r.Findings[0].Msg, "100 URLs were left out") {
+		t.Errorf("findings %v", r.Findings)
 	}
 }
 

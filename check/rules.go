@@ -43,7 +43,7 @@ var Rules = []Rule{
 	{"hreflang-duplicate", Error, "no hreflang is listed twice for one URL (case-insensitive)"},
 	{"hreflang-self", Error, "a URL with alternates lists itself among them"},
 	{"hreflang-reciprocal", Error, "if A lists B as an alternate and B is in the tree, B lists A"},
-	{"tree-bound", Warning, "the rules across files covered every URL: none was left out for the memory bound (-max-memory)"},
+	{"tree-bound", Warning, "the rules across files covered every URL: past the memory bound (-max-memory) they spill to temporary files, and that did not fail"},
 	{"index-nested", Error, "an index lists sitemaps, never other indexes"},
 	{"fetch", Error, "the file could be fetched or read"},
 	{"robots", Error, "robots.txt names at least one sitemap with an absolute Sitemap: line"},

@@ -3,25 +3,13 @@ package parse
 import (
 	"bytes"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/freshmap/sitemap/internal/testkit"
 	"github.com/klauspost/compress/gzip"
 )
-
-// countingReader counts the bytes read from it.
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
-}
 
 // FuzzParse feeds arbitrary bytes, and mutations of the root package's
 // golden documents (plain and gzip), to both readers: they never panic, keep
@@ -42,7 +30,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte{0x1f, 0x8b})
 	lim := Limits{MaxBytes: 8 << 10, MaxEntries: 5, MaxText: 256}
 	f.Fuzz(func(t *testing.T, doc []byte) {
-		in := &countingReader{r: bytes.NewReader(doc)}
+		in := &testkit.CountingReader{R: bytes.NewReader(doc)}
 		n := 0
 		check := func(err error) {
 			if err == nil {
@@ -66,8 +54,8 @@ func FuzzParse(f *testing.F) {
 		if n > lim.MaxEntries {
 			t.Fatalf("%d entries", n)
 		}
-		if !bytes.HasPrefix(doc, []byte{0x1f, 0x8b}) && in.n > lim.MaxBytes+16<<10+2 {
-			t.Fatalf("read %d bytes", in.n)
+		if !bytes.HasPrefix(doc, []byte{0x1f, 0x8b}) && in.N > lim.MaxBytes+16<<10+2 {
+			t.Fatalf("read %d bytes", in.N)
 		}
 		n = 0
 		for _, err := range Index(bytes.NewReader(doc), lim) {

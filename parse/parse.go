@@ -2,7 +2,12 @@
 // news and xhtml hreflang extensions, into [sitemap.URL] values, and a
 // <sitemapindex> into [Sitemap] values.
 //
-// Both readers stream: one entry is held at a time, and the input, plain XML
+// [Open] reads a document whose kind is not known ahead up to its root,
+// then as either, in one pass, and can report every start tag on the way
+// (a checker uses it for what the readers do not judge, such as element
+// order).
+//
+// The readers stream: one entry is held at a time, and the input, plain XML
 // or gzip (recognised by its first two bytes), is read through limits that
 // bound memory whatever it holds. The uncompressed document may have at most
 // [sitemap.MaxBytes] bytes and [sitemap.MaxURLs] entries, one text node,
@@ -42,6 +47,7 @@
 package parse
 
 import (
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
@@ -100,11 +106,70 @@ func orDefault[T int | int64](v, def T) T {
 // package documentation for its errors and limits.
 func URLs(r io.Reader, lim Limits) iter.Seq2[sitemap.URL, error] {
 	return func(yield func(sitemap.URL, error) bool) {
-		p, err := newParser(r, lim.withDefaults())
-		if err == nil {
-			err = p.root("urlset")
-		}
+		d, err := Open(r, lim, nil)
 		if err != nil {
+			yield(sitemap.URL{}, err)
+			return
+		}
+		d.URLs()(yield)
+	}
+}
+
+// Index returns the entries of the <sitemapindex> that r holds, as plain or
+// gzip XML, like [URLs].
+func Index(r io.Reader, lim Limits) iter.Seq2[Sitemap, error] {
+	return func(yield func(Sitemap, error) bool) {
+		d, err := Open(r, lim, nil)
+		if err != nil {
+			yield(Sitemap{}, err)
+			return
+		}
+		d.Index()(yield)
+	}
+}
+
+// Document is a document read up to its root element, which tells
+// whether it is a <urlset> or a <sitemapindex> (or neither), so that one
+// pass over the bytes reads either.
+type Document struct {
+	p    *parser
+	root xml.Name
+}
+
+// Open reads r, plain or gzip XML, up to its root element. Its error, an
+// [*Error], concerns what comes before the root: gzip, the encoding,
+// malformed XML, or no root (ErrRoot). Read the entries with the
+// Document's URLs or Index, once.
+//
+// onStart, when not nil, is called with every start tag read, from the
+// root's on, subtrees the reader skips included: its name, its depth (1
+// for the root) and the line and byte column where it starts. It lets a
+// caller check in the same pass what the reader does not, such as the
+// order of elements. It is called before the entry that holds the tag is
+// yielded, and must not keep the reader waiting long.
+func Open(r io.Reader, lim Limits, onStart func(name xml.Name, depth, line, col int)) (*Document, error) {
+	p, err := newParser(r, lim.withDefaults())
+	if err != nil {
+		return nil, err
+	}
+	p.onStart = onStart
+	root, err := p.root()
+	if err != nil {
+		return nil, err
+	}
+	return &Document{p: p, root: root.Name}, nil
+}
+
+// Root is the name of the root element.
+func (d *Document) Root() xml.Name { return d.root }
+
+// URLs returns the entries of the document as a <urlset>, like the
+// function [URLs]; a root that is not <urlset> in the sitemap namespace
+// is its first and only error (ErrRoot).
+func (d *Document) URLs() iter.Seq2[sitemap.URL, error] {
+	return func(yield func(sitemap.URL, error) bool) {
+		p := d.p
+		if err := p.wantRoot(d.root, "urlset"); err != nil {
 			yield(sitemap.URL{}, err)
 			return
 		}
@@ -121,15 +186,12 @@ func URLs(r io.Reader, lim Limits) iter.Seq2[sitemap.URL, error] {
 	}
 }
 
-// Index returns the entries of the <sitemapindex> that r holds, as plain or
-// gzip XML, like [URLs].
-func Index(r io.Reader, lim Limits) iter.Seq2[Sitemap, error] {
+// Index returns the entries of the document as a <sitemapindex>, like the
+// function [Index].
+func (d *Document) Index() iter.Seq2[Sitemap, error] {
 	return func(yield func(Sitemap, error) bool) {
-		p, err := newParser(r, lim.withDefaults())
-		if err == nil {
-			err = p.root("sitemapindex")
-		}
-		if err != nil {
+		p := d.p
+		if err := p.wantRoot(d.root, "sitemapindex"); err != nil {
 			yield(Sitemap{}, err)
 			return
 		}

@@ -38,6 +38,8 @@ type parser struct {
 
 	charset    string          // an encoding the XML declaration named, not UTF-8
 	undeclared map[string]bool // prefixes already reported (ErrPrefix)
+
+	onStart func(name xml.Name, depth, line, col int) // Open's hook, or nil
 }
 
 func newParser(r io.Reader, lim Limits) (*parser, error) {
@@ -76,6 +78,9 @@ func (p *parser) token() (xml.Token, error) {
 			}
 			p.stack = append(p.stack, frame{t.Name, p.line, p.col})
 			p.prefix(t.Name)
+			if p.onStart != nil {
+				p.onStart(t.Name, len(p.stack), p.line, p.col)
+			}
 			return t, nil
 		case xml.ProcInst:
 			if t.Target == "xml" && off != 0 {
@@ -178,34 +183,39 @@ func path(stack []frame) string {
 	return b.String()
 }
 
-// root reads up to the root start tag, which must be name in the sitemap
-// namespace.
-func (p *parser) root(name string) error {
+// root reads up to the root start tag and returns it.
+func (p *parser) root() (xml.StartElement, error) {
 	for {
 		tok, err := p.token()
 		if err == io.EOF {
-			return p.fatal(fmt.Errorf("%w: no root element", ErrRoot))
+			return xml.StartElement{}, p.fatal(fmt.Errorf("%w: no root element", ErrRoot))
 		}
 		if err != nil {
-			return err
+			return xml.StartElement{}, err
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
-			switch {
-			case t.Name.Local == name && t.Name.Space == "":
-				return p.fatal(fmt.Errorf("%w: <%s> has no namespace; want xmlns=%q", ErrRoot, name, nsSitemap))
-			case t.Name.Local == name && t.Name.Space != nsSitemap:
-				return p.fatal(fmt.Errorf("%w: <%s> is in the namespace %q; want xmlns=%q", ErrRoot, name, t.Name.Space, nsSitemap))
-			case t.Name.Space != nsSitemap || t.Name.Local != name:
-				return p.fatal(fmt.Errorf("%w: <%s> in namespace %q, want <%s> in %q", ErrRoot, t.Name.Local, t.Name.Space, name, nsSitemap))
-			}
-			return nil
+			return t, nil
 		case xml.CharData:
 			if !isSpace(t) {
-				return p.fatal(fmt.Errorf("%w: text before the root element", ErrRoot))
+				return xml.StartElement{}, p.fatal(fmt.Errorf("%w: text before the root element", ErrRoot))
 			}
 		}
 	}
+}
+
+// wantRoot tells whether the root just read is name in the sitemap
+// namespace, with an error that says how it is not.
+func (p *parser) wantRoot(root xml.Name, name string) error {
+	switch {
+	case root.Local == name && root.Space == "":
+		return p.fatal(fmt.Errorf("%w: <%s> has no namespace; want xmlns=%q", ErrRoot, name, nsSitemap))
+	case root.Local == name && root.Space != nsSitemap:
+		return p.fatal(fmt.Errorf("%w: <%s> is in the namespace %q; want xmlns=%q", ErrRoot, name, root.Space, nsSitemap))
+	case root.Space != nsSitemap || root.Local != name:
+		return p.fatal(fmt.Errorf("%w: <%s> in namespace %q, want <%s> in %q", ErrRoot, root.Local, root.Space, name, nsSitemap))
+	}
+	return nil
 }
 
 // nextEntry reads up to the next <name> child of the root and calls entry,

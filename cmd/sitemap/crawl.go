@@ -24,6 +24,7 @@ type crawler struct {
 	transport http.RoundTripper // the client's, for the HEADs (head.go)
 	timeout   time.Duration
 	slots     chan struct{} // one per fetch in flight
+	files     chan struct{} // one per sitemap file fetched and being checked
 	prog      *progress
 
 	remoteArgs bool        // some argument is a URL: foreign robots.txt may be fetched
@@ -43,6 +44,7 @@ func newCrawler(transport http.RoundTripper, concurrency int, timeout time.Durat
 		transport: transport,
 		timeout:   timeout,
 		slots:     make(chan struct{}, concurrency),
+		files:     make(chan struct{}, concurrency),
 		visited:   map[string]bool{},
 	}
 }
@@ -140,14 +142,7 @@ func (c *crawler) sitemapsOf(origin string) []string {
 // remote checks a sitemap or index at loc, and follows an index. child
 // tells that an index listed it, so that it may not be an index itself.
 func (c *crawler) remote(loc string, child bool) {
-	data, ok := c.fetch(loc)
-	if !ok {
-		return
-	}
-	kind, children := c.chk.Document(loc, loc, data)
-	if kind == check.URLSet && c.deep != nil {
-		c.pages(loc, data)
-	}
+	kind, children := c.checkRemote(loc)
 	if kind != check.Index {
 		return
 	}
@@ -161,15 +156,38 @@ func (c *crawler) remote(loc string, child bool) {
 	c.probe(loc, children)
 }
 
-// local checks a file on disk. loc is its URL when an index listed it; the
-// files an index lists are checked when one of the same name lies beside it.
+// checkRemote fetches and checks one file, holding one of the files
+// slots from the fetch to the end of the check, so that at most
+// -concurrency files are held and parsed at once, however many an index
+// lists.
+func (c *crawler) checkRemote(loc string) (check.Kind, []string) {
+	c.files <- struct{}{}
+	defer func() { <-c.files }()
+	data, ok := c.fetch(loc)
+	if !ok {
+		return check.Unknown, nil
+	}
+	kind, children := c.chk.Document(loc, loc, data)
+	if kind == check.URLSet && c.deep != nil {
+		c.pages(loc, data)
+	}
+	return kind, children
+}
+
+// local checks a file on disk, reading it once without holding it. loc is
+// its URL when an index listed it; the files an index lists are checked
+// when one of the same name lies beside it.
 func (c *crawler) local(name, loc string, child bool) {
-	data, err := readFile(name)
+	c.files <- struct{}{}
+	f, err := os.Open(name)
 	if err != nil {
+		<-c.files
 		c.chk.Add(check.NewFinding("fetch", name, err.Error()))
 		return
 	}
-	kind, children := c.chk.Document(name, loc, data)
+	kind, children := c.chk.Read(name, loc, io.LimitReader(f, sitemap.MaxBytes+1)) // read once, as it goes
+	f.Close()
+	<-c.files
 	if kind != check.Index {
 		return
 	}
@@ -187,15 +205,4 @@ func (c *crawler) local(name, loc string, child bool) {
 			c.spawn(p, func() { c.local(p, l, true) })
 		}
 	}
-}
-
-// readFile reads at most sitemap.MaxBytes+1 bytes of a file: enough for
-// the checker to tell that it is too large.
-func readFile(name string) ([]byte, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, sitemap.MaxBytes+1))
 }

@@ -67,7 +67,7 @@ func run(args []string, stdout, stderr io.Writer, transport http.RoundTripper) i
 	asJSON := fs.Bool("json", false, "print one JSON object: findings and counts")
 	concurrency := fs.Int("concurrency", 4, "files fetched at once")
 	timeout := fs.Duration("timeout", 30*time.Second, "bound on each HTTP request")
-	maxMemory := fs.Int64("max-memory", 1024, "bound on the checker's memory, in MiB: the Go runtime's soft limit, and, less the files in flight, what the rules across files may hold")
+	maxMemory := fs.Int64("max-memory", 1024, "bound on the checker's memory, in MiB: the Go runtime's soft limit; past a quarter of it less 32 MiB a file in flight, the rules across files spill to temporary files ($TMPDIR)")
 	deepOn := fs.Bool("deep", false, "also fetch a sample of the pages each sitemap file lists, and check them: a 200, no redirect, no noindex, the canonical link, robots.txt")
 	deepSample := fs.Int("deep-sample", 10, "with -deep: pages sampled of each sitemap file")
 	deepMax := fs.Int("deep-max", 1000, "with -deep: pages fetched at most in all")
@@ -110,9 +110,12 @@ func run(args []string, stdout, stderr io.Writer, transport http.RoundTripper) i
 	return 0
 }
 
-// treeBound is what the rules across files may hold under a memory limit:
-// the limit less what the files in flight take (each up to 50 MB as
-// fetched and as parsed, so about 64 MiB apiece), and at least a quarter of it.
+// treeBound is what the rules across files may hold in memory, past
+// which they spill to disk, under a memory limit. The garbage collector
+// lets the heap grow to twice what is live, so half the limit is for what
+// is live; of that half, the files in flight take up to 64 MiB apiece (50
+// MB as fetched and as parsed), and the rules across files half of what
+// is left, at least a sixteenth of the limit: 128 MiB by default.
 func treeBound(limit int64, concurrency int) int64 {
-	return max(limit-int64(concurrency)*64<<20, limit/4)
+	return max(limit/2-int64(concurrency)*64<<20, limit/8) / 2
 }

@@ -2,12 +2,14 @@ package main
 
 import (
 	"compress/gzip"
+	"context"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -173,4 +175,28 @@ func TestMain(m *testing.M) {
 	code := testenv.Run(m)
 	closeCatalogues() // page_bench_test.go's
 	os.Exit(code)
+}
+
+// TestCatalogueReused: the demo starts again on the catalogue a first run
+// left, with the page summaries and row times that run installed (a
+// second go run ./examples/nethttp).
+func TestCatalogueReused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "catalogue.db")
+	for run := 1; run <= 2; run++ {
+		cat, err := demo.Open(t.Context(), path, 500, nil)
+		if err != nil {
+			t.Fatalf("run %d: %v", run, err)
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		_, sm, err := newHandler(ctx, cat.DB, nil, demo.Options{Base: "http://localhost:8080", PageSize: 100}, nil)
+		if err != nil {
+			t.Fatalf("run %d: %v", run, err)
+		}
+		if run == 2 && cat.Built {
+			t.Errorf("run 2 built the catalogue again")
+		}
+		cancel()
+		sm.Close()
+		cat.Close()
+	}
 }

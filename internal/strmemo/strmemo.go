@@ -23,7 +23,7 @@ import (
 // Memo is a fixed-size memo of a function of strings. Its methods are
 // safe for concurrent use. Make one with New.
 type Memo[V any] struct {
-	seed   maphash.Seed // for strings under 16 bytes
+	seed   maphash.Seed // for strings under 8 bytes
 	key    uint64       // the seed of longer ones
 	maxLen int
 	shift  uint // 64 - log2(len(slots))
@@ -54,13 +54,18 @@ func New[V any](size, maxLen int) *Memo[V] {
 
 // hash is a seeded hash of s's length and of its first and last 16 bytes.
 // Strings that differ only in between share a slot (and so take turns in
-// it); they are never confused: Get compares the whole string.
+// it); they are never confused: Get compares the whole string. One of 8
+// to 15 bytes (an IPv4 address and port) is read as two words that
+// overlap.
 func (m *Memo[V]) hash(s string) uint64 {
 	n := len(s)
-	if n < 16 {
+	if n < 8 {
 		return maphash.String(m.seed, s)
 	}
 	h := mix(m.key, uint64(n))
+	if n < 16 {
+		return mix(h^le64(s[:8]), le64(s[n-8:]))
+	}
 	h = mix(h^le64(s[:8]), le64(s[8:16]))
 	return mix(h^le64(s[n-16:n-8]), le64(s[n-8:]))
 }

@@ -174,14 +174,22 @@ func TestConcurrent(t *testing.T) {
 	wg.Wait()
 }
 
+// BenchmarkGet is a hit: a crawler's User-Agent, and an address with its
+// port (RemoteAddr).
 func BenchmarkGet(b *testing.B) {
-	const ua = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
-	m := New[int](256, 512)
-	f := func(s string) int { return len(s) }
-	m.Get(ua, f)
-	m.Get(ua, f)
-	b.ReportAllocs()
-	for b.Loop() {
-		m.Get(ua, f)
+	for name, s := range map[string]string{
+		"ua":   "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+		"addr": "192.0.2.1:443",
+	} {
+		b.Run(name, func(b *testing.B) {
+			m := New[int](256, 512)
+			f := func(s string) int { return len(s) }
+			m.Get(s, f)
+			m.Get(s, f)
+			b.ReportAllocs()
+			for b.Loop() {
+				m.Get(s, f)
+			}
+		})
 	}
 }

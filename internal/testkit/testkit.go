@@ -1,6 +1,7 @@
 // Package testkit holds the small test doubles that the tests of several
 // packages share: a settable clock for Config.Now, and a log sink that a
-// server's goroutines write while the test reads it; and Gunzip.
+// server's goroutines write while the test reads it; Gunzip; and a
+// reader that counts the bytes read.
 package testkit
 
 import (
@@ -68,4 +69,16 @@ func Gunzip(t testing.TB, b []byte) []byte {
 		t.Fatalf("bad gzip: %v", err)
 	}
 	return out
+}
+
+// CountingReader counts the bytes read from R.
+type CountingReader struct {
+	R io.Reader
+	N int64
+}
+
+func (c *CountingReader) Read(p []byte) (int, error) {
+	n, err := c.R.Read(p)
+	c.N += int64(n)
+	return n, err
 }

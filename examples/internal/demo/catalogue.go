@@ -93,9 +93,11 @@ func Open(ctx context.Context, path string, n int, log *slog.Logger) (*Catalogue
 }
 
 // ourTables are the tables a demo catalogue holds
-// (with the page summaries the wirings install: EnsureSummary).
+// (with the page summaries the wirings install, EnsureSummary, and the
+// row times of a summary with Significant columns).
 var ourTables = map[string]bool{"meta": true, "products": true, "product_images": true, "languages": true, "articles": true,
-	"summaries": true, "products_sitemap_pages": true, "articles_sitemap_pages": true}
+	"summaries": true, "products_sitemap_pages": true, "articles_sitemap_pages": true,
+	"products_sitemap_rows": true, "articles_sitemap_rows": true}
 
 // inspect reports whether path holds a complete catalogue of n products.
 // It removes a file that is ours but incomplete or of another size or
