@@ -305,8 +305,10 @@ func (e *encoder) trailer() string {
 // one gets ErrPageFull, so a page is always a prefix of what its source
 // yields (less the invalid entries).
 func (e *encoder) add(u *URL) error {
-	clear(e.notes)
-	e.notes = e.notes[:0]
+	if len(e.notes) > 0 { // most URLs have none
+		clear(e.notes)
+		e.notes = e.notes[:0]
+	}
 	if e.err != nil {
 		return e.err
 	}
