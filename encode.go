@@ -112,59 +112,34 @@ func putEncoder(e *encoder) {
 // would be in no file, and reporting each would cost a log line per URL.
 // A URL that does not fit the byte limit is skipped and reported, as the
 // page size bounds those too.
-func encodePage(ctx context.Context, src Source, n int64, w io.Writer, spec *pageSpec) (st pageStats, err error) {
+func encodePage(ctx context.Context, src Source, n int64, w io.Writer, spec *pageSpec) (pageStats, error) {
 	e := getEncoder()
 	defer putEncoder(e)
 	e.reset(w, kindURLSet, spec.ext, spec.base, spec.maxURLs, spec.maxBytes, spec.stylesheet)
 	e.now, e.newsAnyAge, e.visit = spec.now, spec.newsAnyAge, spec.visit
-	i := 0
-	future := spec.now.Add(maxLastModSkew) // a lastmod after it is in the future
-	futureSec := future.Unix()             // its second: a cheaper first test
-	for u, err := range src.URLs(ctx, n) {
-		if err != nil {
-			return st, fmt.Errorf("reading page %d: %w", n, err)
-		}
-		if i++; i > e.maxURLs {
-			return st, fmt.Errorf("reading page %d: %w, %d", n, errOverPageSize, e.maxURLs)
-		}
-		if i%ctxCheckEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				return st, err
+	p := pageRun{e: e, spec: spec, n: n}
+	p.future = spec.now.Add(maxLastModSkew) // a lastmod after it is in the future
+	p.futureSec = p.future.Unix()           // its second: a cheaper first test
+	if s, ok := src.(sliceSource); ok {
+		// A slice's URLs are read where they are: no iterator, and no copy
+		// of each URL to pass it on.
+		page := s.page(n)
+		for i := range page {
+			if err := p.add(ctx, &page[i]); err != nil {
+				return p.st, err
 			}
 		}
-		if !spec.now.IsZero() && u.LastMod.Unix() >= futureSec && u.LastMod.After(future) && validYear(u.LastMod) {
-			if st.future++; st.future == 1 {
-				st.futureLoc = u.Loc
+	} else {
+		for u, err := range src.URLs(ctx, n) {
+			if err != nil {
+				return p.st, fmt.Errorf("reading page %d: %w", n, err)
 			}
-			u.LastMod = spec.now
-		}
-		if err := e.add(&u); err != nil {
-			var bad *InvalidURLError
-			if !errors.As(err, &bad) && !errors.Is(err, ErrPageFull) {
-				return st, err // the writer failed
-			}
-			st.rejected++
-			if spec.report != nil {
-				spec.report(u.Loc, err)
-			}
-			if spec.strict {
-				return st, err
-			}
-		} else if len(e.notes) > 0 {
-			st.corrected++
-			st.notes += len(e.notes)
-			if spec.notice != nil {
-				spec.notice(u.Loc, e.notes)
-			}
-			if spec.strict {
-				for _, err := range e.notes {
-					if errors.Is(err, ErrElementDropped) {
-						return st, err
-					}
-				}
+			if err := p.add(ctx, &u); err != nil {
+				return p.st, err
 			}
 		}
 	}
+	st := p.st
 	if err := ctx.Err(); err != nil {
 		return st, err
 	}
@@ -176,6 +151,67 @@ func encodePage(ctx context.Context, src Source, n int64, w io.Writer, spec *pag
 	}
 	st.urls, st.bytes, st.newest = e.count, e.size(), e.newest
 	return st, nil
+}
+
+// pageRun is encodePage's state while it adds a page's URLs.
+type pageRun struct {
+	e         *encoder
+	spec      *pageSpec
+	n         int64
+	i         int // URLs read
+	future    time.Time
+	futureSec int64
+	st        pageStats
+}
+
+// add writes the next URL of the page, which it only reads, and counts
+// what became of it. An error ends the page.
+func (p *pageRun) add(ctx context.Context, u *URL) error {
+	e, spec := p.e, p.spec
+	if p.i++; p.i > e.maxURLs {
+		return fmt.Errorf("reading page %d: %w, %d", p.n, errOverPageSize, e.maxURLs)
+	}
+	if p.i%ctxCheckEvery == 0 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	if !spec.now.IsZero() && u.LastMod.Unix() >= p.futureSec && u.LastMod.After(p.future) && validYear(u.LastMod) {
+		if p.st.future++; p.st.future == 1 {
+			p.st.futureLoc = u.Loc
+		}
+		c := *u // the Source's URL is not written
+		c.LastMod = spec.now
+		u = &c
+	}
+	st := &p.st
+	if err := e.add(u); err != nil {
+		var bad *InvalidURLError
+		if !errors.As(err, &bad) && !errors.Is(err, ErrPageFull) {
+			return err // the writer failed
+		}
+		st.rejected++
+		if spec.report != nil {
+			spec.report(u.Loc, err)
+		}
+		if spec.strict {
+			return err
+		}
+	} else if len(e.notes) > 0 {
+		st.corrected++
+		st.notes += len(e.notes)
+		if spec.notice != nil {
+			spec.notice(u.Loc, e.notes)
+		}
+		if spec.strict {
+			for _, err := range e.notes {
+				if errors.Is(err, ErrElementDropped) {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // docKind is the kind of document an encoder writes.
@@ -269,8 +305,10 @@ func (e *encoder) trailer() string {
 // one gets ErrPageFull, so a page is always a prefix of what its source
 // yields (less the invalid entries).
 func (e *encoder) add(u *URL) error {
-	clear(e.notes)
-	e.notes = e.notes[:0]
+	if len(e.notes) > 0 { // most URLs have none
+		clear(e.notes)
+		e.notes = e.notes[:0]
+	}
 	if e.err != nil {
 		return e.err
 	}

@@ -410,3 +410,37 @@ func TestEncodePageAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestEncodeSliceInPlace: a FromSlice page, which encodePage reads in
+// place, is written as the same URLs through an iterator are: the same
+// bytes, stats, rejections and notices; and the slice is not written, not
+// even the lastmod in the future that the page clamps to now.
+func TestEncodeSliceInPlace(t *testing.T) {
+	future := testNow.Add(72 * time.Hour)
+	noSelf := alternatesURL("en", "de")
+	noSelf.Loc, noSelf.Alternates = testBase+"noself", noSelf.Alternates[1:] // noted
+	urls := []URL{
+		{Loc: testBase + "a", LastMod: testNow.Add(-time.Hour)},
+		{Loc: testBase + "future", LastMod: future},
+		{Loc: "ftp://example.com/rejected"},
+		noSelf,
+		{Loc: testBase + "b?x=1&y='2'"},
+	}
+	r := encodeSpec(t, FromSlice(urls, 0), pageSpec{base: testBase, ext: extAll, now: testNow})
+	want := encodeURLs(t, urls...)
+	if r.err != nil || want.err != nil {
+		t.Fatal(r.err, want.err)
+	}
+	if !bytes.Equal(r.doc, want.doc) || r.st != want.st || len(r.rejected) != 1 || len(r.notices) != 1 ||
+		r.rejected[0].loc != want.rejected[0].loc || r.rejected[0].err.Error() != want.rejected[0].err.Error() ||
+		r.notices[0].loc != want.notices[0].loc || r.notices[0].err.Error() != want.notices[0].err.Error() {
+		t.Errorf("from the slice: %s\n%+v %v %v\nthrough an iterator: %s\n%+v %v %v", r.doc, r.st, r.rejected, r.notices,
+			want.doc, want.st, want.rejected, want.notices)
+	}
+	if r.st.future != 1 || !bytes.Contains(r.doc, []byte("<lastmod>2024-06-02T12:00:00Z</lastmod>")) {
+		t.Errorf("the future lastmod is not clamped: %+v\n%s", r.st, r.doc)
+	}
+	if !urls[1].LastMod.Equal(future) || len(urls[3].Alternates) != 1 {
+		t.Errorf("the slice was written: %v, %v", urls[1].LastMod, urls[3].Alternates)
+	}
+}

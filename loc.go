@@ -222,20 +222,19 @@ func appendURIRules(b []byte, s, base, origin string, xmlText, page bool) ([]byt
 }
 
 // copyRun returns the length of the run of uriCopy bytes that s starts
-// with, looking at eight bytes at a time while it can.
+// with, looking at eight bytes at a time while it can. (The loop walks s
+// itself, where the compiler checks no index.)
 func copyRun(s string) int {
-	i := 0
-	for ; len(s)-i >= 8; i += 8 {
-		w := s[i : i+8]
-		if uriClass[w[0]]|uriClass[w[1]]|uriClass[w[2]]|uriClass[w[3]]|
-			uriClass[w[4]]|uriClass[w[5]]|uriClass[w[6]]|uriClass[w[7]] != uriCopy {
-			break
-		}
+	n := len(s)
+	for len(s) >= 8 && uriClass[s[0]]|uriClass[s[1]]|uriClass[s[2]]|uriClass[s[3]]|
+		uriClass[s[4]]|uriClass[s[5]]|uriClass[s[6]]|uriClass[s[7]] == uriCopy {
+		s = s[8:]
 	}
+	i := 0
 	for i < len(s) && uriClass[s[i]] == uriCopy {
 		i++
 	}
-	return i
+	return n - len(s) + i
 }
 
 // originOf returns the scheme and authority of base, a base URL in

@@ -161,31 +161,42 @@ func FromSlice(urls []URL, pageSize int) Source {
 		}
 		infos = append(infos, info)
 	}
-	return sizedSource{size: size, SourceFunc: SourceFunc{
-		PagesFunc: func(context.Context) iter.Seq2[PageInfo, error] {
-			return func(yield func(PageInfo, error) bool) {
-				for _, p := range infos {
-					if !yield(p, nil) {
-						return
-					}
-				}
-			}
-		},
-		URLsFunc: func(_ context.Context, n int64) iter.Seq2[URL, error] {
-			return func(yield func(URL, error) bool) {
-				lo, hi, ok := pageBounds(n, size, total)
-				if !ok {
+	s := sliceSource{urls: urls, sizedSource: sizedSource{size: size}}
+	s.PagesFunc = func(context.Context) iter.Seq2[PageInfo, error] {
+		return func(yield func(PageInfo, error) bool) {
+			for _, p := range infos {
+				if !yield(p, nil) {
 					return
 				}
-				page := urls[lo:hi]
-				for i := range page {
-					if !yield(page[i], nil) {
-						return
-					}
+			}
+		}
+	}
+	s.URLsFunc = func(_ context.Context, n int64) iter.Seq2[URL, error] {
+		return func(yield func(URL, error) bool) {
+			for _, u := range s.page(n) {
+				if !yield(u, nil) {
+					return
 				}
 			}
-		},
-	}}
+		}
+	}
+	return s
+}
+
+// sliceSource is FromSlice's Source. Its pages are slices of its URLs,
+// which encodePage reads in place rather than through URLs.
+type sliceSource struct {
+	sizedSource
+	urls []URL
+}
+
+// page returns the URLs of page n: none if it has no page n.
+func (s sliceSource) page(n int64) []URL {
+	lo, hi, ok := pageBounds(n, s.size, int64(len(s.urls)))
+	if !ok {
+		return nil
+	}
+	return s.urls[lo:hi]
 }
 
 func newer(a, b time.Time) time.Time {

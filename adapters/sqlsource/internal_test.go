@@ -180,6 +180,11 @@ func TestQueries(t *testing.T) {
 			"SELECT id, slug, title, slug FROM p WHERE id >= ? AND id <= ? ORDER BY id",
 			"SELECT COUNT(*), SUM(id - ?) FROM p WHERE id >= ? AND id <= ?",
 			"SELECT id FROM p WHERE id >= ? ORDER BY id LIMIT 1"},
+		// The key in the template is selected once, and its text made from it.
+		{Config{Table: "p", Key: "id", LocTemplate: "/p/{id}/{slug}", Dialect: SQLite},
+			"SELECT id, slug FROM p WHERE id >= ? AND id <= ? ORDER BY id",
+			"SELECT COUNT(*), SUM(id - ?) FROM p WHERE id >= ? AND id <= ?",
+			"SELECT id FROM p WHERE id >= ? ORDER BY id LIMIT 1"},
 	} {
 		s, err := New(db, tc.cfg)
 		if err != nil {

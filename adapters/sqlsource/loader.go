@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"sync/atomic"
 
 	"github.com/freshmap/sitemap"
 
@@ -65,9 +66,10 @@ func (p *Page) Query(ctx context.Context, query string) (*sql.Rows, error) {
 // A URL gets its images in the order the query returns them, at most
 // 1,000 of them. With Config.BaseURL, a loc or license may be a path.
 func Images(query string) Loader {
+	var last atomic.Int64 // rows of the last page read (loadKeyed)
 	return func(ctx context.Context, p *Page) (Merge, error) {
 		var cols [6]textValue // loc, caption, geo location, title, license; [0] unused
-		rows, err := loadKeyed(ctx, p, query, 2, len(cols), func(rows *sql.Rows, key *int64, n int) (sitemap.Image, error) {
+		rows, err := loadKeyed(ctx, p, query, 2, len(cols), &last, func(rows *sql.Rows, key *int64, n int) (sitemap.Image, error) {
 			dest := [6]any{(*keyValue)(key)}
 			for i := 1; i < n; i++ {
 				dest[i] = &cols[i]
@@ -102,10 +104,11 @@ func Images(query string) Loader {
 // protocol wants the page itself among them. With Config.BaseURL, an href
 // may be a path.
 func Alternates(query string) Loader {
+	var last atomic.Int64 // rows of the last page read (loadKeyed)
 	return func(ctx context.Context, p *Page) (Merge, error) {
 		var lang, href textValue
 		var langs interned
-		rows, err := loadKeyed(ctx, p, query, 3, 3, func(rows *sql.Rows, key *int64, _ int) (sitemap.Alternate, error) {
+		rows, err := loadKeyed(ctx, p, query, 3, 3, &last, func(rows *sql.Rows, key *int64, _ int) (sitemap.Alternate, error) {
 			if err := rows.Scan((*keyValue)(key), &lang, &href); err != nil {
 				return sitemap.Alternate{}, err
 			}
@@ -121,6 +124,10 @@ func Alternates(query string) Loader {
 		}, nil
 	}
 }
+
+// maxHint bounds the room a loader's slices start with, whatever the last
+// page read.
+const maxHint = 1 << 20
 
 // keyed holds the values a Loader read for one page, sorted by key.
 type keyed[T any] struct {
@@ -154,8 +161,10 @@ func (k *keyed[T]) get(key int64) []T {
 
 // loadKeyed runs query for page p and reads each row with scan, which is
 // told the number of columns (between minCols and maxCols). The result is
-// sorted by key, keeping the query's order within a key.
-func loadKeyed[T any](ctx context.Context, p *Page, query string, minCols, maxCols int, scan func(rows *sql.Rows, key *int64, ncols int) (T, error)) (*keyed[T], error) {
+// sorted by key, keeping the query's order within a key. last is the
+// number of rows the loader's previous page read, which the slices start
+// with room for (pages are alike), and becomes this page's.
+func loadKeyed[T any](ctx context.Context, p *Page, query string, minCols, maxCols int, last *atomic.Int64, scan func(rows *sql.Rows, key *int64, ncols int) (T, error)) (*keyed[T], error) {
 	rows, err := p.Query(ctx, query)
 	if err != nil {
 		return nil, err
@@ -169,6 +178,10 @@ func loadKeyed[T any](ctx context.Context, p *Page, query string, minCols, maxCo
 		return nil, fmt.Errorf("sqlsource: loader query selects %d columns, want %d to %d", len(cols), minCols, maxCols)
 	}
 	k := &keyed[T]{}
+	if n := min(last.Load(), maxHint); n > 0 {
+		n += n/16 + 16
+		k.keys, k.vals = make([]int64, 0, n), make([]T, 0, n)
+	}
 	sorted := true
 	for rows.Next() {
 		var key int64
@@ -176,8 +189,15 @@ func loadKeyed[T any](ctx context.Context, p *Page, query string, minCols, maxCo
 		if err != nil {
 			return nil, err
 		}
-		if n := len(k.keys); n > 0 && key < k.keys[n-1] {
+		n := len(k.keys)
+		if n > 0 && key < k.keys[n-1] {
 			sorted = false
+		}
+		if n == cap(k.keys) || n == cap(k.vals) {
+			// Double: append grows a large slice by a quarter, which
+			// copies each value about four times (T holds strings, so
+			// each copy also passes the GC's write barrier).
+			k.keys, k.vals = slices.Grow(k.keys, max(n, 64)), slices.Grow(k.vals, max(n, 64))
 		}
 		k.keys = append(k.keys, key)
 		k.vals = append(k.vals, v)
@@ -185,6 +205,7 @@ func loadKeyed[T any](ctx context.Context, p *Page, query string, minCols, maxCo
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
+	last.Store(int64(len(k.keys)))
 	if !sorted {
 		order := make([]int, len(k.keys))
 		for i := range order {

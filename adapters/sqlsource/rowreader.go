@@ -3,13 +3,14 @@ package sqlsource
 import (
 	"database/sql"
 	"fmt"
+	"strconv"
 
 	"github.com/freshmap/sitemap"
 )
 
 // rowReader turns the rows of a page or recent query into URLs: the key,
 // the lastmod (when the query has it), the loc column or the template's
-// columns, then Columns, in that order. Its buffers are reused from row to
+// columns (but the key, read once), then Columns, in that order. Its buffers are reused from row to
 // row; it allocates only the loc string of each URL.
 type rowReader struct {
 	s    *Source
@@ -21,6 +22,9 @@ type rowReader struct {
 	dest []any
 	row  Row
 	buf  []byte
+	// keyText is the key in decimal, for a template that names the key
+	// column, which is selected once.
+	keyText []byte
 }
 
 // newRowReader prepares to scan rows that carry a lastmod column or not.
@@ -39,7 +43,9 @@ func (s *Source) newRowReader(withLastMod bool) *rowReader {
 	r.vals = make([]sql.RawBytes, r.ntpl+len(s.names))
 	r.row.vals = r.vals[r.ntpl:]
 	for i := range r.vals {
-		r.dest = append(r.dest, &r.vals[i])
+		if i != s.keyInTpl-1 {
+			r.dest = append(r.dest, &r.vals[i])
+		}
 	}
 	return r
 }
@@ -62,6 +68,10 @@ func (r *rowReader) scan(rows *sql.Rows, u *sitemap.URL) error {
 		}
 		u.Loc = r.loc.String
 	case s.tpl != nil:
+		if s.keyInTpl > 0 { // the key's text, as the driver gives an integer's
+			r.keyText = strconv.AppendInt(r.keyText[:0], r.key, 10)
+			r.vals[s.keyInTpl-1] = r.keyText
+		}
 		if r.buf, err = s.tpl.expand(r.buf[:0], r.vals[:r.ntpl]); err != nil {
 			return fmt.Errorf("key %d: %w", r.key, err)
 		}

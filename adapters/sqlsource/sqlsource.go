@@ -302,6 +302,7 @@ type Source struct {
 	hasLM      bool
 	loc        bool      // Loc is a column
 	tpl        *template // or a template
+	keyInTpl   int       // 1 + the index of Key among tpl.cols, which is not selected twice; 0 if not there
 	locFunc    func(r *Row) (string, error)
 	names      []string // Columns
 	annotate   func(r *Row, u *sitemap.URL) error
@@ -420,7 +421,13 @@ func New(db *sql.DB, cfg Config) (*Source, error) {
 			p.lit = s.base.resolve(p.lit) // a template of a path resolves once, here
 		}
 		s.tpl = t
-		cols = append(cols, t.cols...)
+		for i, c := range t.cols {
+			if c == key && s.keyInTpl == 0 {
+				s.keyInTpl = i + 1 // read already: its text is the key's (rowReader)
+				continue
+			}
+			cols = append(cols, c)
+		}
 	}
 	cols = append(cols, cfg.Columns...)
 

@@ -23,6 +23,7 @@ package main
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -128,14 +129,18 @@ func newHandler(ctx context.Context, db *sql.DB, store sitemap.Store, opt demo.O
 }
 
 // productsSource is the products section's Source: one file per
-// opt.PageSize ids, each read with one range query plus one query each
-// for images and alternates. The tables hold paths, which BaseURL makes
-// absolute. The page summary, kept by triggers, lists the pages and tells
-// Watch of each commit; a write that changes none of the Significant
-// columns (a price) changes nothing in the sitemap. Its SQL is the same on
-// SQLite, PostgreSQL and MariaDB (CONCAT rather than ||, which is OR in
-// MySQL).
+// opt.PageSize ids, each read with one range query plus one for the
+// images. The tables hold paths, which BaseURL makes absolute. Every
+// product page exists in each language the mux serves (demo.Languages,
+// English also the x-default), so the hreflang alternates are made in
+// Annotate from the row's own loc, with no query: a table of alternates
+// read with sqlsource.Alternates would cost a row per link, and is for
+// alternates that differ from product to product. The page summary, kept
+// by triggers, lists the pages and tells Watch of each commit; a write
+// that changes none of the Significant columns (a price) changes nothing
+// in the sitemap. Its SQL is the same on SQLite, PostgreSQL and MariaDB.
 func productsSource(db *sql.DB, opt demo.Options) (*sqlsource.Source, error) {
+	base := strings.TrimRight(opt.Base, "/") // how BaseURL starts each loc
 	return sqlsource.New(db, sqlsource.Config{
 		Table:         "products",
 		Key:           "id",
@@ -151,8 +156,22 @@ func productsSource(db *sql.DB, opt demo.Options) (*sqlsource.Source, error) {
 		Loaders: []sqlsource.Loader{
 			sqlsource.Images(`SELECT product_id, path, caption FROM product_images
 				WHERE product_id BETWEEN ? AND ? ORDER BY product_id, position`),
-			sqlsource.Alternates(`SELECT p.id, l.hreflang, CONCAT(l.prefix, '/p/', p.id, '/', p.slug)
-				FROM products p CROSS JOIN languages l WHERE p.id BETWEEN ? AND ? ORDER BY p.id, l.position`),
+		},
+		Annotate: func(_ *sqlsource.Row, u *sitemap.URL) error {
+			path, ok := strings.CutPrefix(u.Loc, base) // u.Loc is absolute already
+			if !ok {
+				return fmt.Errorf("loc %q is not under %s", u.Loc, base)
+			}
+			alts := make([]sitemap.Alternate, 0, len(demo.Languages)+1)
+			for _, l := range demo.Languages {
+				href := u.Loc
+				if l.Prefix != "" {
+					href = base + l.Prefix + path
+				}
+				alts = append(alts, sitemap.Alternate{Hreflang: l.Code, Href: href})
+			}
+			u.Alternates = append(alts, sitemap.Alternate{Hreflang: "x-default", Href: u.Loc})
+			return nil
 		},
 	})
 }

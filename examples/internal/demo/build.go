@@ -24,14 +24,6 @@ CREATE TABLE product_images (
 	caption    TEXT    NOT NULL,
 	PRIMARY KEY (product_id, position)
 ) WITHOUT ROWID;
--- Every product has a page in every language; its alternates are derived
--- from this table.
-CREATE TABLE languages (
-	position INTEGER PRIMARY KEY,
-	hreflang TEXT NOT NULL,
-	prefix   TEXT NOT NULL -- path prefix of the language's pages
-);
-INSERT INTO languages VALUES (1, 'en', ''), (2, 'de', '/de'), (3, 'fr', '/fr'), (4, 'x-default', '');
 CREATE TABLE articles (
 	id           INTEGER PRIMARY KEY,
 	slug         TEXT    NOT NULL,

@@ -23,8 +23,10 @@ import (
 )
 
 // schemaVersion changes whenever the schema or the generated data does, so
-// that an older catalogue file is rebuilt rather than misread.
-const schemaVersion = 1
+// that an older catalogue file is rebuilt rather than misread. Version 2
+// has no languages table: every product page exists in each of Languages,
+// and the wirings make the alternates from those.
+const schemaVersion = 2
 
 // Catalogue is an open demo database.
 type Catalogue struct {
@@ -94,7 +96,8 @@ func Open(ctx context.Context, path string, n int, log *slog.Logger) (*Catalogue
 
 // ourTables are the tables a demo catalogue holds
 // (with the page summaries the wirings install, EnsureSummary, and the
-// row times of a summary with Significant columns).
+// row times of a summary with Significant columns; languages is in
+// catalogues of version 1, which are rebuilt).
 var ourTables = map[string]bool{"meta": true, "products": true, "product_images": true, "languages": true, "articles": true,
 	"summaries": true, "products_sitemap_pages": true, "articles_sitemap_pages": true,
 	"products_sitemap_rows": true, "articles_sitemap_rows": true}
