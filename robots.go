@@ -53,8 +53,9 @@ const minimalRobots = "User-agent: *\nAllow: /\n\n"
 //     the whole site as disallowed), which an "Allow: /" must never mask;
 //     and a 304 means the client's copy is still good.
 //
-// Compression: the request passed on carries "Accept-Encoding: identity",
-// so a compression middleware inside next answers uncompressed. A gzip body
+// Compression: the request passed on carries "Accept-Encoding: identity"
+// if the client's had an Accept-Encoding (and none if it had none), so a
+// compression middleware inside next answers uncompressed. A gzip body
 // sent anyway is decoded, merged and sent uncompressed without
 // Content-Encoding; a compression middleware outside the sitemap handler
 // still compresses what we send.
@@ -199,11 +200,12 @@ func (rb *robots) serve(w http.ResponseWriter, r *http.Request, next http.Handle
 }
 
 // appRobotsRequest is the request passed to the application: always a GET,
-// asking for an uncompressed, complete and unconditional response. A GET
-// that asks for nothing else (no precondition, no Range, no
-// Accept-Encoding or only identity) is passed on as it is: the application
-// sees what it would have seen without us, and what a compression
-// middleware reads as identity (a gzip body sent anyway is decoded).
+// asking for an uncompressed, complete and unconditional response: the
+// client's preconditions, Range and If-Range are removed, and an
+// Accept-Encoding becomes identity. A request without one keeps none,
+// which a compression middleware reads as identity (a gzip body sent
+// anyway is decoded), so that a GET with none of these is passed on as it
+// is, and the application sees what it would have seen without us.
 func appRobotsRequest(r *http.Request) *http.Request {
 	if r.Method == http.MethodGet && plainRobotsRequest(r.Header) {
 		return r
@@ -217,7 +219,9 @@ func appRobotsRequest(r *http.Request) *http.Request {
 	for _, k := range [...]string{"If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since", "If-Range", "Range"} {
 		delete(h, k) // the server's header keys are canonical, as these
 	}
-	h["Accept-Encoding"] = hdrIdentity
+	if _, ok := h["Accept-Encoding"]; ok {
+		h["Accept-Encoding"] = hdrIdentity
+	}
 	r2.Header = h
 	return r2
 }
