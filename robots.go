@@ -216,7 +216,7 @@ func appRobotsRequest(r *http.Request) *http.Request {
 	if h == nil {
 		h = make(http.Header, 1)
 	}
-	for _, k := range [...]string{"If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since", "If-Range", "Range"} {
+	for _, k := range robotsClientOnly {
 		delete(h, k) // the server's header keys are canonical, as these
 	}
 	if _, ok := h["Accept-Encoding"]; ok {
@@ -228,11 +228,15 @@ func appRobotsRequest(r *http.Request) *http.Request {
 
 var hdrIdentity = []string{"identity"}
 
+// robotsClientOnly are the header fields removed from the request passed
+// on: they name our response, not the application's.
+var robotsClientOnly = [...]string{"If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since", "If-Range", "Range"}
+
 // plainRobotsRequest reports whether a request's header is already what
 // appRobotsRequest would make of it, but for an Accept-Encoding that is
 // absent rather than identity.
 func plainRobotsRequest(h http.Header) bool {
-	for _, k := range [...]string{"If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since", "If-Range", "Range"} {
+	for _, k := range robotsClientOnly {
 		if _, ok := h[k]; ok {
 			return false
 		}
