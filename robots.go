@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -52,8 +53,9 @@ const minimalRobots = "User-agent: *\nAllow: /\n\n"
 //     the whole site as disallowed), which an "Allow: /" must never mask;
 //     and a 304 means the client's copy is still good.
 //
-// Compression: the request passed on carries "Accept-Encoding: identity",
-// so a compression middleware inside next answers uncompressed. A gzip body
+// Compression: the request passed on carries "Accept-Encoding: identity"
+// if the client's had an Accept-Encoding (and none if it had none), so a
+// compression middleware inside next answers uncompressed. A gzip body
 // sent anyway is decoded, merged and sent uncompressed without
 // Content-Encoding; a compression middleware outside the sitemap handler
 // still compresses what we send.
@@ -78,13 +80,26 @@ type robots struct {
 	minimalETagHdr, minimalLen []string
 	tagSuffix                  string // appended to the application's opaque ETag when we change the body
 
-	last atomic.Pointer[robotsMerge] // the last merge made, for the next request
+	last       atomic.Pointer[robotsMerge]      // the last merge made, for the next request
+	validators atomic.Pointer[robotsValidators] // the last validators read, for the next request
 }
 
 // robotsMerge is a merge made: the application's body, and ours.
 type robotsMerge struct {
 	app, merged []byte
 	appended    bool
+	length      []string // len(merged), as a Content-Length value
+}
+
+// robotsValidators are the application's ETag and Last-Modified as sent,
+// and what a merged response sends for them: the derived ETag (nil if none
+// can be derived), the modification time and its Last-Modified value (nil
+// if the application's cannot be parsed).
+type robotsValidators struct {
+	etag, lastMod string
+	derived       []string
+	modtime       time.Time
+	lastModHdr    []string
 }
 
 // robotsLine is one line we add, split for comparison with the lines of
@@ -170,37 +185,65 @@ func (rb *robots) serve(w http.ResponseWriter, r *http.Request, next http.Handle
 		rb.serveMinimal(w, r)
 		return
 	}
-	c := &robotsCapture{w: w, header: make(http.Header), head: r.Method == http.MethodHead}
+	c := newRobotsCapture(w, r.Method == http.MethodHead)
 	next.ServeHTTP(c, appRobotsRequest(r))
 	switch {
 	case c.mode == captureDirect: // already sent
 	case c.mode == captureDiscard:
 		rb.serveMinimal(w, r)
-	case isHTML(c.header.Get("Content-Type")):
+	case isHTML(first(c.header["Content-Type"])): // as Get: the key is canonical
 		rb.serveMinimal(w, r)
 	default:
 		rb.serveMerged(w, r, c)
 	}
+	c.release()
 }
 
 // appRobotsRequest is the request passed to the application: always a GET,
-// asking for an uncompressed, complete and unconditional response.
+// asking for an uncompressed, complete and unconditional response: the
+// client's preconditions, Range and If-Range are removed, and an
+// Accept-Encoding becomes identity. A request without one keeps none,
+// which a compression middleware reads as identity (a gzip body sent
+// anyway is decoded), so that a GET with none of these is passed on as it
+// is, and the application sees what it would have seen without us.
 func appRobotsRequest(r *http.Request) *http.Request {
+	if r.Method == http.MethodGet && plainRobotsRequest(r.Header) {
+		return r
+	}
 	r2 := r.WithContext(r.Context()) // a shallow copy, with a header of its own
 	r2.Method = http.MethodGet
 	h := r.Header.Clone()
 	if h == nil {
 		h = make(http.Header, 1)
 	}
-	for _, k := range [...]string{"If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since", "If-Range", "Range"} {
+	for _, k := range robotsClientOnly {
 		delete(h, k) // the server's header keys are canonical, as these
 	}
-	h["Accept-Encoding"] = hdrIdentity
+	if _, ok := h["Accept-Encoding"]; ok {
+		h["Accept-Encoding"] = hdrIdentity
+	}
 	r2.Header = h
 	return r2
 }
 
 var hdrIdentity = []string{"identity"}
+
+// robotsClientOnly are the header fields removed from the request passed
+// on: they name our response, not the application's.
+var robotsClientOnly = [...]string{"If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since", "If-Range", "Range"}
+
+// plainRobotsRequest reports whether a request's header is already what
+// appRobotsRequest would make of it, but for an Accept-Encoding that is
+// absent rather than identity.
+func plainRobotsRequest(h http.Header) bool {
+	for _, k := range robotsClientOnly {
+		if _, ok := h[k]; ok {
+			return false
+		}
+	}
+	ae, ok := h["Accept-Encoding"]
+	return !ok || len(ae) == 1 && ae[0] == "identity"
+}
 
 func isHTML(contentType string) bool {
 	if strings.HasPrefix(contentType, "text/plain") { // the usual robots.txt, parsed for nothing
@@ -226,17 +269,19 @@ func (rb *robots) serveMerged(w http.ResponseWriter, r *http.Request, c *robotsC
 		c.passThrough()
 		return
 	}
-	merged, appended := rb.mergeOnce(body)
+	m := rb.mergeOnce(body)
 	h := w.Header()
 	for k, v := range c.header {
 		h[k] = v
 	}
-	// Header keys as constants, canonical: delete(h, k) is h.Del(k).
+	// Header keys as constants, canonical: delete(h, k) is h.Del(k), and
+	// h[k] is h.Get(k) (first).
 	delete(h, "Content-Length") // serveCached sets it
 	delete(h, "Content-Encoding")
-	if appended || gunzipped { // other bytes than those the application's validators name
-		if tag := rb.derivedETag(h.Get("Etag")); tag != "" {
-			h["Etag"] = []string{tag}
+	v := rb.validatorsOf(first(h["Etag"]), first(h["Last-Modified"]))
+	if m.appended || gunzipped { // other bytes than those the application's validators name
+		if v.derived != nil {
+			h["Etag"] = v.derived
 		} else {
 			delete(h, "Etag")
 		}
@@ -244,16 +289,31 @@ func (rb *robots) serveMerged(w http.ResponseWriter, r *http.Request, c *robotsC
 			delete(h, k)
 		}
 	}
-	if h.Get("Content-Type") == "" {
+	if first(h["Content-Type"]) == "" {
 		h["Content-Type"] = hdrTextCT // never sniffed
 	}
-	var modtime time.Time
-	if lm := h.Get("Last-Modified"); lm != "" { // ParseTime fails three times on none
-		if t, err := http.ParseTime(lm); err == nil {
-			modtime = t
+	c.reader = bodyReader{b: m.merged}
+	serveCached(w, r, v.modtime, v.lastModHdr, &c.reader, int64(len(m.merged)), m.length)
+}
+
+// validatorsOf returns what a merged response sends for the application's
+// ETag and Last-Modified, made once as long as they stay the same.
+func (rb *robots) validatorsOf(etag, lastMod string) *robotsValidators {
+	if v := rb.validators.Load(); v != nil && v.etag == etag && v.lastMod == lastMod {
+		return v
+	}
+	v := &robotsValidators{etag: etag, lastMod: lastMod}
+	if tag := rb.derivedETag(etag); tag != "" {
+		v.derived = []string{tag}
+	}
+	if lastMod != "" { // ParseTime fails three times on none
+		if t, err := http.ParseTime(lastMod); err == nil {
+			v.modtime = t
+			v.lastModHdr = lastModHeader(t)
 		}
 	}
-	serveCached(w, r, modtime, nil, &bodyReader{b: merged}, int64(len(merged)), nil)
+	rb.validators.Store(v)
+	return v
 }
 
 // decodeRobots returns the identity body of a response in content coding
@@ -291,14 +351,17 @@ func (rb *robots) derivedETag(tag string) string {
 // mergeOnce is merge, made once for the application's robots.txt as long
 // as it stays the same: a request compares it with the last one merged,
 // and reuses that merge if equal. It keeps one merge of at most
-// maxRobotsBytes (and what it appended), no more.
-func (rb *robots) mergeOnce(body []byte) ([]byte, bool) {
+// maxRobotsBytes (and what it appended), no more, and none of body, which
+// a capture reuses.
+func (rb *robots) mergeOnce(body []byte) *robotsMerge {
 	if m := rb.last.Load(); m != nil && bytes.Equal(m.app, body) {
-		return m.merged, m.appended
+		return m
 	}
-	merged, appended := rb.merge(body)
-	rb.last.Store(&robotsMerge{app: body, merged: merged, appended: appended}) // body is this request's own, never written again
-	return merged, appended
+	app := bytes.Clone(body)
+	merged, appended := rb.merge(app)
+	m := &robotsMerge{app: app, merged: merged, appended: appended, length: []string{strconv.Itoa(len(merged))}}
+	rb.last.Store(m)
+	return m
 }
 
 // merge appends to body each of our lines it does not already hold, and
@@ -373,7 +436,35 @@ type robotsCapture struct {
 	status int // 0 until the application writes a header or body
 	mode   int
 	body   []byte
-	head   bool // the client asked HEAD: a body passing through is dropped
+	head   bool       // the client asked HEAD: a body passing through is dropped
+	reader bodyReader // the merged body being served
+}
+
+// robotsCaptures holds captures between requests, with their header maps
+// and body buffers: a robots.txt request then allocates none of them.
+var robotsCaptures = sync.Pool{New: func() any { return &robotsCapture{header: make(http.Header)} }}
+
+// maxPooledRobots bounds the body buffer a capture keeps for the next
+// request: the usual robots.txt is a few KiB, a rare large one is not held.
+const maxPooledRobots = 64 << 10
+
+func newRobotsCapture(w http.ResponseWriter, head bool) *robotsCapture {
+	c := robotsCaptures.Get().(*robotsCapture)
+	c.w, c.head = w, head
+	return c
+}
+
+// release returns c to the pool once the response is sent; nothing of it
+// (header map, body) is referenced by then: mergeOnce keeps a copy, and
+// the header's values, handed on to the real writer, are never written.
+func (c *robotsCapture) release() {
+	body := c.body[:0]
+	if cap(body) > maxPooledRobots {
+		body = nil
+	}
+	clear(c.header)
+	*c = robotsCapture{header: c.header, body: body}
+	robotsCaptures.Put(c)
 }
 
 func (c *robotsCapture) Header() http.Header {
@@ -416,6 +507,18 @@ func (c *robotsCapture) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	return c.w.Write(p)
+}
+
+// WriteString is Write without a copy of s to bytes (io.WriteString).
+func (c *robotsCapture) WriteString(s string) (int, error) {
+	if c.status == 0 {
+		c.WriteHeader(http.StatusOK)
+	}
+	if c.mode == captureBuffer && len(c.body)+len(s) <= maxRobotsBytes {
+		c.body = append(c.body, s...)
+		return len(s), nil
+	}
+	return c.Write([]byte(s))
 }
 
 func (c *robotsCapture) Flush() {

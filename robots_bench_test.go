@@ -1,6 +1,7 @@
 package sitemap
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -17,9 +18,16 @@ func (d *robotsDiscard) Write(p []byte) (int, error) { return len(p), nil }
 func (d *robotsDiscard) WriteHeader(int)             {}
 
 func benchRobots(b *testing.B, next http.Handler, method string, size int) {
+	benchRobotsAE(b, next, method, "gzip", size)
+}
+
+// benchRobotsAE is benchRobots with that Accept-Encoding ("" for none).
+func benchRobotsAE(b *testing.B, next http.Handler, method, ae string, size int) {
 	rb := newRobots([]string{testRobotsLine})
 	r := httptest.NewRequest(method, "/robots.txt", nil)
-	r.Header.Set("Accept-Encoding", "gzip")
+	if ae != "" {
+		r.Header.Set("Accept-Encoding", ae)
+	}
 	w := &robotsDiscard{h: make(http.Header)}
 	b.ReportAllocs()
 	b.SetBytes(int64(size))
@@ -40,7 +48,8 @@ func BenchmarkRobotsNotFound(b *testing.B) {
 }
 
 // BenchmarkRobotsMerge is a typical robots.txt of about 1 KiB that lacks
-// our line, for GET and HEAD.
+// our line, for GET and HEAD asking for gzip, and for a GET without
+// Accept-Encoding (wrk's, in scripts/ceiling.sh).
 func BenchmarkRobotsMerge(b *testing.B) {
 	body := "User-agent: *\n" + strings.Repeat("Disallow: /private/area/\n", 40)
 	app := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -50,4 +59,17 @@ func BenchmarkRobotsMerge(b *testing.B) {
 	})
 	b.Run("GET", func(b *testing.B) { benchRobots(b, app, http.MethodGet, len(body)) })
 	b.Run("HEAD", func(b *testing.B) { benchRobots(b, app, http.MethodHead, len(body)) })
+	b.Run("GET-noAE", func(b *testing.B) { benchRobotsAE(b, app, http.MethodGet, "", len(body)) })
+}
+
+// BenchmarkRobotsMergeDemo is the demo's robots.txt (examples/internal/demo
+// App.Robots: a Header.Set and an fmt.Fprint, no validators) as wrk asks
+// for it: the request scripts/ceiling.sh measures against the ceiling.
+func BenchmarkRobotsMergeDemo(b *testing.B) {
+	const body = "User-agent: *\nDisallow: /cart\nDisallow: /search\n"
+	app := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprint(w, body)
+	})
+	benchRobotsAE(b, app, http.MethodGet, "", len(body))
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/klauspost/compress/gzhttp"
 )
 
 func TestRobotsGzip(t *testing.T) {
@@ -232,5 +234,88 @@ func TestRobotsWire(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != http.StatusNotModified {
 		t.Errorf("If-None-Match with the HEAD's ETag: status %d, want 304", res.StatusCode)
+	}
+}
+
+// TestRobotsCompressingApp puts a real compression middleware (gzhttp,
+// compressing from the first byte) in front of the application, and an
+// application that gzips whatever the client accepts: with an
+// Accept-Encoding or none, the response is the merged identity body.
+func TestRobotsCompressingApp(t *testing.T) {
+	const appBody = "User-agent: *\nDisallow: /admin\n"
+	wrap, err := gzhttp.NewWrapper(gzhttp.MinSize(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	middleware := wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		io.WriteString(w, appBody)
+	}))
+	always := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { // gzip, asked for or not
+		w.Header().Set("Content-Type", "text/plain")
+		w.Header().Set("Content-Encoding", "gzip")
+		zw := gzip.NewWriter(w)
+		io.WriteString(zw, appBody)
+		zw.Close()
+	})
+	want := appBody + testRobotsLine + "\n"
+	for _, app := range []struct {
+		name string
+		h    http.Handler
+	}{{"gzhttp", middleware}, {"always gzip", always}} {
+		for _, ae := range []string{"", "gzip", "gzip, deflate, br", "identity"} {
+			for _, method := range []string{"GET", "HEAD"} {
+				req := robotsReq(method)
+				if ae != "" {
+					req.Header.Set("Accept-Encoding", ae)
+				}
+				rec := serveRobots(t, []string{testRobotsLine}, app.h, req)
+				name := app.name + " " + method + " Accept-Encoding " + strconv.Quote(ae)
+				if rec.Code != http.StatusOK || rec.Header().Get("Content-Encoding") != "" {
+					t.Errorf("%s: %d, Content-Encoding %q", name, rec.Code, rec.Header().Get("Content-Encoding"))
+				}
+				checkLength(t, rec.Header(), len(want))
+				if method == "GET" && rec.Body.String() != want {
+					t.Errorf("%s: body %q, want %q", name, rec.Body, want)
+				}
+			}
+		}
+	}
+}
+
+// TestRobotsCaptureReused serves, with one robots, responses that a
+// capture reused from the previous request could spoil: headers of the
+// previous response, and bodies of one length, each of which must be
+// merged as the application wrote it: a merge kept with the previous
+// request's buffer would match the next body written into that buffer.
+func TestRobotsCaptureReused(t *testing.T) {
+	rb := newRobots([]string{testRobotsLine})
+	bodies := []string{"User-agent: *\nDisallow: /a\n", "User-agent: *\nDisallow: /b\n"}
+	for i := range 8 {
+		body := bodies[i%2]
+		want := body + testRobotsLine + "\n"
+		if i == 3 {
+			want = body
+		}
+		app := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if i == 0 {
+				w.Header().Set("X-First", "only once")
+			}
+			if i == 3 {
+				w.WriteHeader(http.StatusServiceUnavailable) // passes through
+			}
+			io.WriteString(w, body)
+		})
+		w := httptest.NewRecorder()
+		rb.serve(w, robotsReq("GET"), app)
+		if got := w.Body.String(); got != want {
+			t.Errorf("request %d: %q, want %q", i, got, want)
+		}
+		if v := w.Header().Get("X-First"); (v != "") != (i == 0) {
+			t.Errorf("request %d: X-First %q", i, v)
+		}
+		if want := map[bool]int{true: http.StatusServiceUnavailable, false: http.StatusOK}[i == 3]; w.Code != want {
+			t.Errorf("request %d: status %d, want %d", i, w.Code, want)
+		}
 	}
 }

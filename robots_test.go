@@ -2,8 +2,10 @@ package sitemap
 
 import (
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -382,6 +384,102 @@ func TestRobotsMergeOnce(t *testing.T) {
 		}
 		if got := w.Body.String(); got != want {
 			t.Fatalf("request %d: %q, want %q", i, got, want)
+		}
+	}
+}
+
+// TestRobotsAppRequest checks the request the application is given: a GET
+// without the client's preconditions and Range (present even empty), with
+// Accept-Encoding identity in place of any other, and no Accept-Encoding
+// where the client sent none; the client's request itself is left as it
+// came.
+func TestRobotsAppRequest(t *testing.T) {
+	const date = "Wed, 01 May 2024 12:00:00 GMT"
+	for _, tc := range []struct {
+		name, method string
+		header       []string
+		wantAE       []string // nil: no Accept-Encoding
+	}{
+		{"GET", "GET", nil, nil},
+		{"HEAD", "HEAD", nil, nil},
+		{"identity", "GET", []string{"Accept-Encoding", "identity"}, []string{"identity"}},
+		{"gzip", "GET", []string{"Accept-Encoding", "gzip"}, []string{"identity"}},
+		{"HEAD gzip", "HEAD", []string{"Accept-Encoding", "gzip, br"}, []string{"identity"}},
+		{"If-None-Match", "GET", []string{"If-None-Match", `"x"`}, nil},
+		{"If-Match", "GET", []string{"If-Match", `"x"`}, nil},
+		{"If-Modified-Since", "GET", []string{"If-Modified-Since", date}, nil},
+		{"If-Unmodified-Since", "HEAD", []string{"If-Unmodified-Since", date}, nil},
+		{"If-Range", "GET", []string{"If-Range", `"x"`, "Range", "bytes=0-3"}, nil},
+		{"Range empty", "GET", []string{"Range", ""}, nil},
+		{"all", "GET", []string{"If-None-Match", `"x"`, "If-Modified-Since", date, "Range", "bytes=1-", "Accept-Encoding", "gzip"}, []string{"identity"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			app := &robotsApp{header: map[string]string{"Content-Type": "text/plain"}, body: "User-agent: *\n"}
+			req := robotsReq(tc.method, tc.header...)
+			req.Header.Set("X-Kept", "yes")
+			before := req.Header.Clone()
+			serveRobots(t, []string{testRobotsLine}, app, req)
+			got := app.got
+			if got.Method != http.MethodGet {
+				t.Errorf("the app got %s, want GET", got.Method)
+			}
+			for _, k := range []string{"If-None-Match", "If-Match", "If-Modified-Since", "If-Unmodified-Since", "If-Range", "Range"} {
+				if v, ok := got.Header[k]; ok {
+					t.Errorf("the app got %s: %q", k, v)
+				}
+			}
+			if ae := got.Header["Accept-Encoding"]; !slices.Equal(ae, tc.wantAE) {
+				t.Errorf("the app got Accept-Encoding %q, want %q", ae, tc.wantAE)
+			}
+			if got.Header.Get("X-Kept") != "yes" {
+				t.Errorf("the app lost X-Kept: %v", got.Header)
+			}
+			if req.Method != tc.method || !maps.EqualFunc(req.Header, before, slices.Equal) {
+				t.Errorf("the client's request changed: %s %v, was %s %v", req.Method, req.Header, tc.method, before)
+			}
+		})
+	}
+}
+
+// TestRobotsValidatorsChange changes the application's ETag and
+// Last-Modified between requests, with one robots for all of them: each
+// response carries the ETag derived from, and the Last-Modified of, that
+// request's application response (validatorsOf keeps the last ones).
+func TestRobotsValidatorsChange(t *testing.T) {
+	rb := newRobots([]string{testRobotsLine})
+	d1 := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+	d2 := d1.Add(time.Hour)
+	for i, tc := range []struct {
+		etag, lastMod     string
+		wantTag, wantMod  string
+		notModifiedByDate bool
+	}{
+		{`"v1"`, d1.Format(http.TimeFormat), `W/"v1` + rb.tagSuffix + `"`, d1.Format(http.TimeFormat), true},
+		{`"v2"`, d2.Format(http.TimeFormat), `W/"v2` + rb.tagSuffix + `"`, d2.Format(http.TimeFormat), true},
+		{`"v2"`, d1.Format(time.RFC850), `W/"v2` + rb.tagSuffix + `"`, d1.Format(http.TimeFormat), true}, // reformatted
+		{`bad`, "not a date", "", "not a date", false},
+		{"", "", "", "", false},
+		{`W/"v1"`, d1.Format(http.TimeFormat), `W/"v1` + rb.tagSuffix + `"`, d1.Format(http.TimeFormat), true},
+	} {
+		app := &robotsApp{header: map[string]string{"Content-Type": "text/plain"}, body: "User-agent: *\n"}
+		if tc.etag != "" {
+			app.header["ETag"] = tc.etag
+		}
+		if tc.lastMod != "" {
+			app.header["Last-Modified"] = tc.lastMod
+		}
+		w := httptest.NewRecorder()
+		rb.serve(w, robotsReq("GET"), app)
+		if got := w.Header().Get("ETag"); got != tc.wantTag {
+			t.Errorf("request %d: ETag %q, want %q", i, got, tc.wantTag)
+		}
+		if got := w.Header().Get("Last-Modified"); got != tc.wantMod {
+			t.Errorf("request %d: Last-Modified %q, want %q", i, got, tc.wantMod)
+		}
+		w = httptest.NewRecorder()
+		rb.serve(w, robotsReq("GET", "If-Modified-Since", d2.Format(http.TimeFormat)), app)
+		if got := w.Code == http.StatusNotModified; got != tc.notModifiedByDate {
+			t.Errorf("request %d: If-Modified-Since: %d", i, w.Code)
 		}
 	}
 }

@@ -17,6 +17,8 @@
 # DEMO=path runs that demo binary instead of building examples/nethttp
 # (to measure another version of the library against the same ceiling).
 # PORT=n serves the demo on 127.0.0.1:n and the ceiling on n+1 (18080).
+# ONLY=name loads only the responses whose name (as printed, spaces
+# written _) matches that awk regular expression: ONLY=robots.txt.
 # RHT=d gives the ceiling's server that ReadHeaderTimeout (10s, as the
 # demo's; 0s for none: then each small response costs the ceiling about
 # half a system call less, the read deadline's wake-up of the poller).
@@ -58,6 +60,12 @@ for _ in $(seq 3000); do
 	kill -0 "$ceil_pid" 2>/dev/null || { cat "$tmp/ceiling.log" "$tmp/demo.log"; exit 1; }
 	sleep 0.2
 done
+
+if [ -n "${ONLY:-}" ]; then
+	awk -F'\t' -v o="$ONLY" '$1 ~ o' "$tmp/targets" >"$tmp/only"
+	[ -s "$tmp/only" ] || { echo "ONLY=$ONLY matches none of: $(cut -f1 "$tmp/targets" | tr '\n' ' ')" >&2; exit 1; }
+	mv "$tmp/only" "$tmp/targets"
+fi
 
 # cpu PID: the CPU time the process has used, in clock ticks.
 cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
