@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"iter"
 	"runtime/debug"
-	"sync"
-	"time"
 )
 
 // What a build does not take on trust from a Source: that it returns
@@ -20,77 +18,22 @@ import (
 // remembered for RetryAfter, answered at once with a 503 or the last good
 // copy). A Goexit in the load itself would leave the requests that share
 // it waiting until BuildTimeout, and remember nothing (TestGoexitSource).
-//
-// The goroutine is one that ran a build before and waits for another
-// (buildWorker) when there is one: a fresh goroutine's stack starts small
-// and is grown and copied, twice, in every build (copystack).
-func guarded(ctx context.Context, b builder, j job) (*entry, effects, error) {
-	c := guardedCalls.Get().(*guardedCall)
-	c.ctx, c.b, c.j = ctx, b, j
-	select {
-	case idleBuilders <- c:
-	default:
-		go buildWorker(c)
-	}
-	<-c.done
-	e, fx, err := c.e, c.fx, c.err
-	*c = guardedCall{done: c.done}
-	guardedCalls.Put(c)
-	return e, fx, err
-}
-
-// A guardedCall is one build handed to a buildWorker, and its result.
-type guardedCall struct {
-	ctx  context.Context
-	b    builder
-	j    job
-	e    *entry
-	fx   effects
-	err  error
-	done chan struct{} // a value when the result is set
-}
-
-var guardedCalls = sync.Pool{New: func() any { return &guardedCall{done: make(chan struct{}, 1)} }}
-
-// idleBuilders hands a build to a buildWorker waiting for one; a send
-// succeeds only while one waits.
-var idleBuilders = make(chan *guardedCall)
-
-// builderIdle is how long a buildWorker waits for another build before it
-// ends.
-const builderIdle = time.Second
-
-// buildWorker runs c, then the builds handed to it while it waits, until
-// none comes for builderIdle or one panics or calls runtime.Goexit.
-func buildWorker(c *guardedCall) {
-	var idle *time.Timer
-	for c.run() {
-		if idle == nil {
-			idle = time.NewTimer(builderIdle)
-		} else {
-			idle.Reset(builderIdle)
-		}
-		select {
-		case c = <-idleBuilders:
-		case <-idle.C:
-			return
-		}
-	}
-}
-
-// run runs c's build and reports whether it returned; it did not if it
-// panicked (c.err is then the *panicError) or called runtime.Goexit (which
-// goes on ending the goroutine once run's deferred call has set c.err).
-func (c *guardedCall) run() (returned bool) {
-	defer func() {
-		if !returned {
-			p := recover() // nil for a Goexit: a panic(nil) is a *runtime.PanicNilError
-			c.e, c.fx, c.err = nil, effects{}, &panicError{value: p, stack: debug.Stack(), goexit: p == nil}
-		}
-		c.done <- struct{}{}
+func guarded(ctx context.Context, b builder, j job) (e *entry, fx effects, err error) {
+	done := make(chan struct{})
+	go func() {
+		returned := false
+		defer func() {
+			if !returned {
+				p := recover() // nil for a Goexit: a panic(nil) is a *runtime.PanicNilError
+				e, fx, err = nil, effects{}, &panicError{value: p, stack: debug.Stack(), goexit: p == nil}
+			}
+			close(done)
+		}()
+		e, fx, err = b.build(ctx, j)
+		returned = true
 	}()
-	c.e, c.fx, c.err = c.b.build(c.ctx, c.j)
-	return true
+	<-done
+	return e, fx, err
 }
 
 // maxIndexFiles is the most index files an index has: Search Console takes

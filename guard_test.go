@@ -3,7 +3,6 @@ package sitemap
 import (
 	"bytes"
 	"context"
-	"errors"
 	"iter"
 	"log/slog"
 	"net/http"
@@ -229,52 +228,4 @@ func TestPageOverSize(t *testing.T) {
 	if w := get(sm, "/sitemap-2.xml.gz"); w.Code != 200 || decodeAll(t, testkit.Gunzip(t, w.Body.Bytes())) != 1000 {
 		t.Errorf("page 2 once the Source heals = %d", w.Code)
 	}
-}
-
-// goroutineBuilder is a builder that notes the goroutine each build runs
-// on, and panics or calls runtime.Goexit when told to.
-type goroutineBuilder struct {
-	ids  []string
-	fail func()
-}
-
-func (b *goroutineBuilder) build(context.Context, job) (*entry, effects, error) {
-	buf := make([]byte, 64)
-	b.ids = append(b.ids, strings.Fields(string(buf[:runtime.Stack(buf, false)]))[1])
-	if b.fail != nil {
-		b.fail()
-	}
-	return &entry{}, effects{}, nil
-}
-
-// TestGuardedReuse: consecutive builds run on one goroutine, whose stack
-// is grown already; one that panics or calls runtime.Goexit fails as
-// before and ends it, the next runs on a new one, and the last ends once
-// idle.
-func TestGuardedReuse(t *testing.T) {
-	before := runtime.NumGoroutine()
-	b := &goroutineBuilder{}
-	for range 3 {
-		if _, _, err := guarded(t.Context(), b, job{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if b.ids[0] != b.ids[1] || b.ids[1] != b.ids[2] {
-		t.Errorf("builds ran on goroutines %v, want one", b.ids)
-	}
-	for _, fail := range []func(){func() { panic("boom") }, runtime.Goexit} {
-		b.fail = fail
-		var pe *panicError
-		if _, _, err := guarded(t.Context(), b, job{}); !errors.As(err, &pe) {
-			t.Fatalf("err = %v, want a *panicError", err)
-		}
-		b.fail = nil
-		if _, _, err := guarded(t.Context(), b, job{}); err != nil {
-			t.Fatal(err)
-		}
-		if n := len(b.ids); b.ids[n-1] == b.ids[n-2] {
-			t.Errorf("the build after a failed one ran on its goroutine %s", b.ids[n-1])
-		}
-	}
-	waitGoroutines(t, before)
 }
