@@ -33,10 +33,10 @@ func (e *encoder) appendURL(b []byte, u *URL) ([]byte, error) {
 	var err error
 	b = append(b, "<url><loc>"...)
 	locStart := len(b)
-	if b, err = e.appendLoc(b, "loc", u.Loc, u.Loc, true); err != nil {
-		return b, err
+	if b, err = appendPageURI(b, u.Loc, e.base, true); err != nil { // appendLoc's, without its call
+		return b, &InvalidURLError{Loc: u.Loc, Field: "loc", Err: err}
 	}
-	loc := b[locStart:] // later appends never write over it
+	locEnd := len(b) // the loc as written is b[locStart:locEnd], sliced only if an alternate needs it
 	b = append(b, "</loc>"...)
 	if !u.LastMod.IsZero() {
 		if validYear(u.LastMod) {
@@ -78,7 +78,7 @@ func (e *encoder) appendURL(b []byte, u *URL) ([]byte, error) {
 		}
 	}
 	if len(u.Alternates) > 0 {
-		b = e.appendAlternates(b, u, loc)
+		b = e.appendAlternates(b, u, b[locStart:locEnd:locEnd]) // later appends never write over it
 	}
 	return append(b, "</url>\n"...), nil
 }

@@ -73,14 +73,27 @@ type entry struct {
 // the same content sends the same ones; the gzip representations' also
 // name the level, since their bytes depend on it.
 func newEntry(gz []byte, hash uint64, level int, lastMod, built time.Time) *entry {
-	tag := strconv.FormatUint(hash, 16)
-	lv := strconv.Itoa(level)
+	// The three ETags are made in one string, and the four one-value
+	// headers share one backing array (each of capacity one, so that an
+	// append to one cannot write into the next): 3 allocations, not 10.
+	var b [80]byte // room for the longest: 3 × 16 hex digits, 2 × "-2" and the rest
+	t := strconv.AppendUint(append(b[:0], '"'), hash, 16)
+	tag := t[1:]
+	t = append(t, '"')
+	plain := len(t)
+	t = strconv.AppendInt(append(append(append(t, '"'), tag...), "-gzip"...), int64(level), 10)
+	t = append(t, '"')
+	gzip := len(t)
+	t = strconv.AppendInt(append(append(append(t, '"'), tag...), "-gzfile"...), int64(level), 10)
+	tags := string(append(t, '"'))
+	h := make([]string, 4)
+	h[0], h[1], h[2], h[3] = tags[:plain], tags[plain:gzip], tags[gzip:], strconv.Itoa(len(gz))
 	return &entry{
 		gz: gz, size: gzipSize(gz), lastMod: lastMod, built: built, hash: hash, level: level,
-		etagPlain:  []string{`"` + tag + `"`},
-		etagGzip:   []string{`"` + tag + `-gzip` + lv + `"`},
-		etagFile:   []string{`"` + tag + `-gzfile` + lv + `"`},
-		gzLen:      []string{strconv.Itoa(len(gz))},
+		etagPlain:  h[0:1:1],
+		etagGzip:   h[1:2:2],
+		etagFile:   h[2:3:3],
+		gzLen:      h[3:4:4],
 		lastModHdr: lastModHeader(lastMod),
 	}
 }

@@ -33,3 +33,31 @@ func TestEntrySize(t *testing.T) {
 		t.Errorf("gzipSize of 5 bytes = %d", n)
 	}
 }
+
+// TestNewEntryHeaders: an entry's ETags and Content-Length are made in one
+// string and one backing array, yet read as before, and appending to one
+// header's values (as Header.Add would) leaves the others as they were.
+func TestNewEntryHeaders(t *testing.T) {
+	for _, tc := range []struct {
+		hash  uint64
+		level int
+	}{{0, 6}, {0xfedcba9876543210, 9}, {0x1f, -2}, {1 << 63, 1}} {
+		gz := make([]byte, 123)
+		e := newEntry(gz, tc.hash, tc.level, time.Time{}, time.Time{})
+		tag, lv := strconv.FormatUint(tc.hash, 16), strconv.Itoa(tc.level)
+		want := [][]string{{`"` + tag + `"`}, {`"` + tag + `-gzip` + lv + `"`}, {`"` + tag + `-gzfile` + lv + `"`}, {"123"}}
+		got := [][]string{e.etagPlain, e.etagGzip, e.etagFile, e.gzLen}
+		for i := range want {
+			if len(got[i]) != 1 || got[i][0] != want[i][0] {
+				t.Errorf("hash %x level %d: header %d = %q, want %q", tc.hash, tc.level, i, got[i], want[i])
+			}
+		}
+		_ = append(e.etagPlain, "x")
+		if e.etagGzip[0] != want[1][0] {
+			t.Errorf("appending to the plain ETag changed the gzip one: %q", e.etagGzip)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { newEntry(nil, 0xfedcba9876543210, 6, time.Time{}, time.Time{}) }); n > 3 {
+		t.Errorf("newEntry: %v allocations, want at most 3", n)
+	}
+}
