@@ -17,11 +17,14 @@ import (
 // (Crawlers.Ranges).
 //
 // On a cached hit this is most of what the crawl log costs, so the common
-// cases are short: a User-Agent sent over and over (every crawler's, the
-// common browsers') is looked up in a fixed-size memo of User-Agents
-// (internal/strmemo) rather than matched again; an address is read only
-// for a claim that can be verified; an IPv4 address is parsed by hand and
-// searched among 32-bit ranges (BenchmarkCrawlLogRecord, BENCHMARKS.md).
+// cases are short: a request on a keep-alive connection whose User-Agent
+// is the connection's last one takes the column remembered for the
+// connection (crawlerconns.go); otherwise a User-Agent sent over and over
+// (every crawler's, the common browsers') is looked up in a fixed-size
+// memo of User-Agents (internal/strmemo) rather than matched again; an
+// address is read only for a claim that can be verified, and its verdict
+// remembered by its text; an IPv4 address is parsed by hand and searched
+// among 32-bit ranges (BenchmarkServeCachedCrawlLogPaired, BENCHMARKS.md).
 
 // crawler is a crawler family; crawlerOther is every other client.
 type crawler uint8
@@ -169,6 +172,7 @@ type crawlerIDs struct {
 	header string                   // a trusted proxy's header with the client address; "" for RemoteAddr
 	uas    *strmemo.Memo[crawler]   // the families of the User-Agents sent over and over
 	addrs  *strmemo.Memo[familySet] // the families whose ranges hold the address texts sent over and over (inRanges)
+	conns  connMemo                 // the columns of keep-alive connections, by RemoteAddr (not used with header)
 }
 
 // familySet is a set of crawler families, a bit each.
@@ -210,9 +214,11 @@ func newCrawlerIDs(c *Crawlers) (*crawlerIDs, error) {
 	return ids, nil
 }
 
-// slotOf returns the column of the request r. An address is read only for
-// a family with ranges, and a claim without ranges is never verified.
-func (ids *crawlerIDs) slotOf(r *http.Request) crawlerSlot {
+// slotOf returns the column of the request r, made at the Unix second
+// sec: remembered by its connection (crawlerconns.go) when the address is
+// RemoteAddr, or else from the memos (slotFor). An address is read only
+// for a family with ranges, and a claim without ranges is never verified.
+func (ids *crawlerIDs) slotOf(r *http.Request, sec int64) crawlerSlot {
 	var ua string
 	if v := r.Header["User-Agent"]; len(v) > 0 {
 		ua = v[0]
@@ -220,17 +226,33 @@ func (ids *crawlerIDs) slotOf(r *http.Request) crawlerSlot {
 	if len(ua) > maxUALen {
 		ua = ua[:maxUALen] // as crawlerOf: a longer one is remembered by this part
 	}
+	if ids.header == "" {
+		if c, ok := ids.conns.get(r.RemoteAddr, ua); ok {
+			return c
+		}
+	}
+	return ids.slotFor(ua, r, sec)
+}
+
+// slotFor returns the column of the request r whose User-Agent is ua,
+// from the memos of User-Agents and of addresses, and remembers it by
+// r's connection (conns) as of sec.
+func (ids *crawlerIDs) slotFor(ua string, r *http.Request, sec int64) crawlerSlot {
 	f := crawlerOther
 	if ua != "" {
 		f = ids.uas.Get(ua, crawlerOf)
 	}
-	if f == crawlerOther {
-		return slotOther
+	c := slotOther
+	if f != crawlerOther {
+		c = crawlerSlot(2*f + 1)
+		if ids.verified(f, r) {
+			c = crawlerSlot(2 * f)
+		}
 	}
-	if ids.verified(f, r) {
-		return crawlerSlot(2 * f)
+	if ids.header == "" {
+		ids.conns.miss(r.RemoteAddr, ua, c, sec)
 	}
-	return crawlerSlot(2*f + 1)
+	return c
 }
 
 // verified reports whether r's address is in the ranges of the family f.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 func TestCrawlerOf(t *testing.T) {
@@ -118,7 +119,9 @@ func FuzzIPv4Of(f *testing.F) {
 
 // TestSlotOfMemo: the User-Agents remembered give the column crawlerOf
 // and the address give, however many there are and however they share
-// the memo's slots, from several goroutines (run with -race).
+// the memo's slots, from several goroutines (run with -race) whose
+// requests share three connections (RemoteAddr strings) and change
+// User-Agent on them, from second to second.
 func TestSlotOfMemo(t *testing.T) {
 	ids, err := newCrawlerIDs(&Crawlers{Ranges: googleRanges})
 	if err != nil {
@@ -144,7 +147,7 @@ func TestSlotOfMemo(t *testing.T) {
 		wg.Go(func() {
 			rng := rand.New(rand.NewPCG(uint64(g), 5))
 			r := httptest.NewRequest("GET", "/", nil)
-			for range 50_000 {
+			for i := range 50_000 {
 				ua, addr := uas[rng.IntN(len(uas))], addrs[rng.IntN(len(addrs))]
 				if rng.IntN(3) == 0 {
 					ua = uas[g] // runs of one get remembered
@@ -152,7 +155,7 @@ func TestSlotOfMemo(t *testing.T) {
 				r.Header["User-Agent"] = []string{ua}
 				r.RemoteAddr = addr
 				for range 1 + rng.IntN(2) {
-					if got, w := ids.slotOf(r), want(ua, addr); got != w {
+					if got, w := ids.slotOf(r, int64(i/8)), want(ua, addr); got != w { // a new second every 8 requests
 						t.Errorf("slotOf(%.30q from %s) = %d, want %d", ua, addr, got, w)
 						return
 					}
@@ -185,12 +188,8 @@ func TestAddrMemo(t *testing.T) {
 		for i := 0; i+1 < len(hdr); i += 2 {
 			r.Header.Set(hdr[i], hdr[i+1])
 		}
-		return ids.slotOf(r)
+		return ids.slotOf(r, time.Now().Unix())
 	}
-	const (
-		googleV, googleU = crawlerSlot(2 * crawlerGoogle), crawlerSlot(2*crawlerGoogle + 1)
-		bingV, bingU     = crawlerSlot(2 * crawlerBing), crawlerSlot(2*crawlerBing + 1)
-	)
 	for range 3 { // remembered from the second time on
 		for _, c := range []struct {
 			ua, addr string

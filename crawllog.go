@@ -130,10 +130,14 @@ func unpackFetch(w uint64) (sec int64, cond bool, status int) {
 // store logs a fetch answered at the Unix second sec.
 func (cell *crawlCell) store(sec int64, cond bool, status int, n int64) {
 	cell.counts[statusClass(status)].Add(1)
-	w := packFetch(sec, cond, status)
-	if cell.last.Load() == w && cell.bytes.Load() == n {
-		return // unchanged to the second
-	}
+	if w := packFetch(sec, cond, status); cell.last.Load() != w || cell.bytes.Load() != n {
+		cell.storeLast(sec, w, n)
+	} // else unchanged to the second
+}
+
+// storeLast stores w (packFetch of a fetch answered at sec) and n as the
+// cell's last fetch, unless a later one is stored.
+func (cell *crawlCell) storeLast(sec int64, w uint64, n int64) {
 	cell.mu.Lock()
 	if old := cell.last.Load(); old == 0 || int64(old)>>18 <= sec { // a fetch answered earlier, stored late, is not the last
 		cell.last.Store(w)
@@ -171,6 +175,13 @@ var statusClasses = [...]int{200, 206, 304, 403, 412, 416, 500, 503}
 const numStatus = len(statusClasses) + 1
 
 func statusClass(code int) int {
+	if code == http.StatusOK {
+		return 0 // a hit's: statusClasses[0]
+	}
+	return otherStatusClass(code)
+}
+
+func otherStatusClass(code int) int {
 	for i, c := range statusClasses {
 		if c == code {
 			return i
@@ -243,6 +254,16 @@ func (l *crawlLog) sectionRow(k docKey) int {
 	return 2 * l.sections
 }
 
+// who returns the column of r, made at the Unix second sec: c, which
+// the handler found before serving, with VerifiedOnly; otherwise found
+// now, after serving, so that a request keeps nothing across its serving.
+func (l *crawlLog) who(r *http.Request, c crawlerSlot, sec int64) crawlerSlot {
+	if l.verified {
+		return c
+	}
+	return l.ids.slotOf(r, sec)
+}
+
 // forbids reports whether the request of column c gets a 403, and counts
 // it.
 func (l *crawlLog) forbids(c crawlerSlot) bool {
@@ -253,29 +274,39 @@ func (l *crawlLog) forbids(c crawlerSlot) bool {
 	return true
 }
 
-// record logs a response to column c for file k, answered at the time
-// at; cond tells that the request had validators (hasValidators). served
-// tells that the file exists (it was found and answered): only then is a
-// row made.
-func (l *crawlLog) record(k docKey, c crawlerSlot, at time.Time, cond bool, status int, n int64, served bool) {
+// record logs a response to column c for file k, answered at the Unix
+// second sec; cond tells that the request had validators
+// (hasValidators). served tells that the file exists (it was found and
+// answered): only then is a row made.
+func (l *crawlLog) record(k docKey, c crawlerSlot, sec int64, cond bool, status int, n int64, served bool) {
 	if l == nil {
 		return
 	}
-	recent := &l.recent[recentSlot(k)]
-	row := recent.Load()
+	row := l.recent[recentSlot(k)].Load()
 	if row == nil || row.key != k {
-		if row = (*l.rows.Load())[k]; row == nil && served {
-			if row = l.add(k); row == nil {
-				l.full.Add(1)
-			}
-		}
-		if row == nil {
-			l.counts[l.sectionRow(k)][c][statusClass(status)].Add(1)
+		if row = l.rowOf(k, c, status, served); row == nil {
 			return
 		}
-		recent.Store(row)
 	}
-	row.cells[c].store(at.Unix(), cond, status, n)
+	row.cells[c].store(sec, cond, status, n)
+}
+
+// rowOf returns the row of the file k that recent does not hold, made if
+// served, and puts it in recent. Without a row, it counts the fetch (of
+// column c, with status) in the section's counts, and returns nil.
+func (l *crawlLog) rowOf(k docKey, c crawlerSlot, status int, served bool) *crawlRow {
+	row := (*l.rows.Load())[k]
+	if row == nil && served {
+		if row = l.add(k); row == nil {
+			l.full.Add(1)
+		}
+	}
+	if row == nil {
+		l.counts[l.sectionRow(k)][c][statusClass(status)].Add(1)
+		return nil
+	}
+	l.recent[recentSlot(k)].Store(row)
+	return row
 }
 
 // hasValidators reports whether a request's header has a non-empty

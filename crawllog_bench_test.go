@@ -3,6 +3,7 @@ package sitemap
 import (
 	"net/http"
 	"net/netip"
+	"strings"
 	"testing"
 	"time"
 )
@@ -59,26 +60,63 @@ func BenchmarkServeCachedCrawlLog(b *testing.B) {
 	}
 }
 
-// BenchmarkServeCachedCrawlLogPaired measures the same cost as a
-// difference within one loop, for a machine whose load changes faster
-// than benchmarks take turns: each iteration serves the request by a
-// Sitemap with the crawl log off and by one with it on (which first
-// alternates), timing each. A pair in which either took over
-// pairedOutlier (the process was descheduled, or the collector ran) is
-// left out, and counted in dropped-%. It reports both mean times and the
-// log's cost as a share of the hit without it; each time includes a
-// monotonic clock read (time.Since), so the share is slightly under the
-// true one.
+// pairedClients are BenchmarkServeCachedCrawlLogPaired's columns: the
+// clients of crawlLogClients on one keep-alive connection (every request
+// has the same RemoteAddr string, as net/http gives), and a browser and a
+// verified Googlebot whose every request has a RemoteAddr string of its
+// own (a new connection each time, or a proxy that rewrites RemoteAddr).
+var pairedClients = []struct {
+	name, ua, addr string
+	freshAddr      bool
+}{
+	{"other", chromeUA, "192.0.2.1:443", false},
+	{"googlebot", googlebotUA, "66.249.83.224:443", false},
+	{"spoofed", googlebotUA, "192.0.2.1:443", false},
+	{"other-fresh-addr", chromeUA, "192.0.2.1:443", true},
+	{"googlebot-fresh-addr", googlebotUA, "66.249.83.224:443", true},
+}
+
+// copies returns n copies of s, each in its own memory, as a server
+// reads a header afresh for each request.
+func copies(s string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = strings.Clone(s)
+	}
+	return out
+}
+
+// BenchmarkServeCachedCrawlLogPaired measures the crawl log's cost on a
+// cached hit as a difference within one loop, for a machine whose load
+// changes faster than benchmarks take turns: each iteration serves the
+// request by a Sitemap with the crawl log off and by one with it on
+// (which first alternates), timing each. Each request served has a
+// User-Agent string of its own (the same bytes, copied: pairedUAs
+// copies, taken in turn), and, in the fresh-addr columns, a RemoteAddr
+// of its own (pairedAddrs copies, too many for any memo to keep); they
+// are set and read once before the clock starts, so their bytes are in
+// the cache, as a server's just-parsed request's are. A pair in which
+// either took over pairedOutlier (the process was descheduled, or the
+// collector ran) is left out, and counted in dropped-%. It reports both
+// mean times and the log's cost as a share of the hit without it; each
+// time includes a monotonic clock read (time.Since), so the share is
+// slightly under the true one.
 func BenchmarkServeCachedCrawlLogPaired(b *testing.B) {
-	for _, c := range crawlLogClients {
+	for _, c := range pairedClients {
 		b.Run(c.name, func(b *testing.B) {
 			smOff, _ := cachedCrawlLogBench(b, Crawlers{Files: -1})
 			smOn, _ := cachedCrawlLogBench(b, Crawlers{Ranges: googleSizedRanges})
 			r := mustRequest("/sitemap-1.xml.gz", "User-Agent", c.ua)
 			r.RemoteAddr = c.addr
+			uas, addrs := copies(c.ua, pairedUAs), []string{c.addr}
+			if c.freshAddr {
+				addrs = copies(c.addr, pairedAddrs)
+			}
+			ua := r.Header["User-Agent"]
 			w := &discard{h: http.Header{}}
 			var spent [2]time.Duration // off, on: the pairs kept
-			kept, i := 0, 0
+			kept, i, n := 0, 0, 0
+			var touched byte
 			start := time.Now()
 			b.ReportAllocs()
 			for b.Loop() {
@@ -89,6 +127,9 @@ func BenchmarkServeCachedCrawlLogPaired(b *testing.B) {
 					if which == 1 {
 						sm = smOn
 					}
+					ua[0], r.RemoteAddr = uas[n%len(uas)], addrs[n%len(addrs)]
+					n++
+					touched += ua[0][0] + ua[0][len(ua[0])-1] + r.RemoteAddr[0]
 					clear(w.h)
 					t := time.Since(start)
 					sm.ServeHTTP(w, r)
@@ -103,6 +144,7 @@ func BenchmarkServeCachedCrawlLogPaired(b *testing.B) {
 			if w.code != 0 && w.code != http.StatusOK || len(smOn.CrawlLog()) != 1 || kept == 0 {
 				b.Fatalf("status %d, %d files logged, %d pairs kept", w.code, len(smOn.CrawlLog()), kept)
 			}
+			pairedSink = touched
 			b.ReportMetric(float64(spent[0])/float64(kept), "off-ns/op")
 			b.ReportMetric(float64(spent[1])/float64(kept), "on-ns/op")
 			b.ReportMetric(100*float64(spent[1]-spent[0])/float64(spent[0]), "cost-%")
@@ -110,6 +152,19 @@ func BenchmarkServeCachedCrawlLogPaired(b *testing.B) {
 		})
 	}
 }
+
+// pairedUAs is the number of User-Agent copies the paired benchmark takes
+// in turn (16 copies of ~110 bytes: they stay in the cache); pairedAddrs
+// the number of RemoteAddr copies in its fresh-addr columns, 16 times
+// as many as any memo of addresses has slots.
+const (
+	pairedUAs   = 16
+	pairedAddrs = 4096
+)
+
+// pairedSink keeps the reads that bring a request's strings into the
+// cache.
+var pairedSink byte
 
 // pairedOutlier is a time no cached hit takes unless interrupted: about
 // 30 times a hit's.
@@ -131,7 +186,9 @@ func BenchmarkCrawlerOf(b *testing.B) {
 
 // BenchmarkCrawlLogRecord is what the crawl log adds to a request for a
 // file already logged and not conditional: who asks (User-Agent, address
-// in Google-sized ranges) and the store into its cell. The clock reading
+// in Google-sized ranges) and the store into its cell. Each call has a
+// User-Agent string of its own (copies of the same bytes) and the same
+// RemoteAddr string (one keep-alive connection). The clock reading
 // is the serving path's own (documents.get's), read with the log off too.
 func BenchmarkCrawlLogRecord(b *testing.B) {
 	for _, c := range crawlLogClients {
@@ -145,10 +202,14 @@ func BenchmarkCrawlLogRecord(b *testing.B) {
 			r.RemoteAddr = c.addr
 			l, k := sm.crawls, pageKey(0, 1)
 			at := time.Now()
-			l.record(k, slotOther, at, false, 200, 1, true)
+			l.record(k, slotOther, at.Unix(), false, 200, 1, true)
+			uas, ua := copies(c.ua, pairedUAs), r.Header["User-Agent"]
+			i := 0
 			b.ReportAllocs()
 			for b.Loop() {
-				l.record(k, l.ids.slotOf(r), at, false, 200, 141358, true)
+				ua[0] = uas[i%len(uas)] // a User-Agent string of its own, as each request has
+				i++
+				l.record(k, l.ids.slotOf(r, at.Unix()), at.Unix(), false, 200, 141358, true)
 			}
 		})
 	}

@@ -323,7 +323,7 @@ func TestCrawlLogRecentRows(t *testing.T) {
 		wg.Go(func() {
 			for i := range 2 * files {
 				p := int64((i*7+g*13)%files + 1)
-				l.record(pageKey(0, p), crawlerSlot(g), at.Add(time.Duration(p)*time.Second), false, 200, p, true)
+				l.record(pageKey(0, p), crawlerSlot(g), at.Add(time.Duration(p)*time.Second).Unix(), false, 200, p, true)
 			}
 		})
 	}
@@ -432,7 +432,7 @@ func TestCrawlLogConcurrentCell(t *testing.T) {
 			for i := range each {
 				sec := int64(i / 100)
 				status := []int{200, 304}[(i+g)%2]
-				l.record(k, c, at.Add(time.Duration(sec)*time.Second), status == 304, status, sec*1000+int64(status), true)
+				l.record(k, c, at.Add(time.Duration(sec)*time.Second).Unix(), status == 304, status, sec*1000+int64(status), true)
 			}
 		})
 	}

@@ -1,0 +1,147 @@
+package sitemap
+
+import (
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"unsafe"
+)
+
+// The columns of the named families, verified (V) and not (U).
+const (
+	googleV, googleU = crawlerSlot(2 * crawlerGoogle), crawlerSlot(2*crawlerGoogle + 1)
+	bingV, bingU     = crawlerSlot(2 * crawlerBing), crawlerSlot(2*crawlerBing + 1)
+)
+
+// TestConnMemo: a connection (one RemoteAddr string, as net/http gives
+// every request of it) is remembered with its User-Agent and column, and
+// each request of it still gets its own User-Agent's column: a browser
+// after a verified Googlebot, a spoofed Googlebot after a browser, a
+// Bingbot claim from Google's address. Another connection from the same
+// address text is not the first one's, and a string that shares the
+// first one's bytes but is shorter (another address) is not either.
+func TestConnMemo(t *testing.T) {
+	ids, err := newCrawlerIDs(&Crawlers{Ranges: googleRanges})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := httptest.NewRequest("GET", "/", nil)
+	slot := func(ua, addr string, sec int64) crawlerSlot {
+		r.Header["User-Agent"] = []string{strings.Clone(ua)} // each request's own string, as a server reads it
+		r.RemoteAddr = addr
+		return ids.slotOf(r, sec)
+	}
+	remembered := func(ua, addr string) bool {
+		_, ok := ids.conns.get(addr, ua)
+		return ok
+	}
+	google, spoofer := strings.Clone("66.249.66.1:443"), strings.Clone("192.0.2.1:443")
+	steps := []struct {
+		ua, addr string
+		sec      int64
+		want     crawlerSlot
+	}{
+		{googlebotUA, google, 1, googleV},
+		{googlebotUA, google, 1, googleV}, // remembered
+		{chromeUA, google, 1, slotOther},
+		{chromeUA, google, 2, slotOther}, // stored: a new second
+		{googlebotUA, google, 2, googleV},
+		{bingbotUA, google, 3, bingU},
+		{bingbotUA, google, 3, bingU},
+		{chromeUA, spoofer, 3, slotOther},
+		{chromeUA, spoofer, 3, slotOther},
+		{googlebotUA, spoofer, 3, googleU},
+		{googlebotUA, spoofer, 4, googleU},
+		{googlebotUA, spoofer, 4, googleU},
+	}
+	for i, s := range steps {
+		if got := slot(s.ua, s.addr, s.sec); got != s.want {
+			t.Fatalf("step %d: %.30q from %s = %d, want %d", i, s.ua, s.addr, got, s.want)
+		}
+	}
+	if !remembered(bingbotUA, google) || remembered(googlebotUA, google) || !remembered(googlebotUA, spoofer) {
+		t.Errorf("connections not remembered with their last User-Agent stored")
+	}
+
+	// A new connection from the same address: its own string.
+	again := strings.Clone(google)
+	if remembered(bingbotUA, again) {
+		t.Errorf("a new connection's RemoteAddr found as the old one's")
+	}
+	if got := slot(googlebotUA, again, 5); got != googleV {
+		t.Errorf("a new connection: %d, want %d", got, googleV)
+	}
+
+	// The same bytes, shorter: "66.249.64" is no address, so not verified.
+	long := strings.Clone("66.249.64.1")
+	short := long[:9]
+	if unsafe.StringData(short) != unsafe.StringData(long) {
+		t.Fatal("not the same bytes")
+	}
+	for sec := range int64(2) {
+		if got := slot(googlebotUA, long, 10+sec); got != googleV {
+			t.Fatalf("%s: %d, want %d", long, got, googleV)
+		}
+	}
+	if got := slot(googlebotUA, short, 12); got != googleU {
+		t.Errorf("%s, sharing %s's bytes: %d, want %d", short, long, got, googleU)
+	}
+}
+
+// TestConnMemoProxyHeader: with AddressHeader, the address is each
+// request's header, not its connection: a proxy's one connection carries
+// a verified Googlebot's request and then a spoofed one's.
+func TestConnMemoProxyHeader(t *testing.T) {
+	ids, err := newCrawlerIDs(&Crawlers{Ranges: googleRanges, AddressHeader: "X-Forwarded-For"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := httptest.NewRequest("GET", "/", nil)
+	r.RemoteAddr = "10.0.0.1:8080" // the proxy's, one string
+	r.Header.Set("User-Agent", googlebotUA)
+	for sec := range int64(4) {
+		for _, c := range []struct {
+			from string
+			want crawlerSlot
+		}{{"66.249.66.1", googleV}, {"192.0.2.1", googleU}} {
+			r.Header.Set("X-Forwarded-For", c.from)
+			if got := ids.slotOf(r, sec); got != c.want {
+				t.Fatalf("second %d, from %s: %d, want %d", sec, c.from, got, c.want)
+			}
+		}
+	}
+}
+
+// TestConnMemoFreshAddrs: RemoteAddr strings that never repeat (a
+// middleware that sets RemoteAddr for each request, new connections)
+// replace a slot at most once a second: once every slot was stored in
+// the second, a miss allocates nothing; in the next second, a connection
+// is stored again.
+func TestConnMemoFreshAddrs(t *testing.T) {
+	ids, err := newCrawlerIDs(&Crawlers{Ranges: googleRanges})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addrs := copies("66.249.66.1:443", 24*connMemoSize)
+	r := httptest.NewRequest("GET", "/", nil)
+	r.Header.Set("User-Agent", googlebotUA)
+	i := 0
+	next := func() {
+		r.RemoteAddr = addrs[i]
+		i++
+		if got := ids.slotOf(r, 1); got != googleV {
+			t.Fatalf("%d, want %d", got, googleV)
+		}
+	}
+	for range 20 * connMemoSize { // every slot stored, but for a chance of 256 in e^20
+		next()
+	}
+	if n := testing.AllocsPerRun(connMemoSize, next); n != 0 {
+		t.Errorf("%v allocations a miss in a second whose slots are stored, want 0", n)
+	}
+	r.RemoteAddr = addrs[i]
+	ids.slotOf(r, 2)
+	if _, ok := ids.conns.get(r.RemoteAddr, googlebotUA); !ok {
+		t.Errorf("a connection not remembered in a new second")
+	}
+}
