@@ -33,17 +33,21 @@ func (e *encoder) appendURL(b []byte, u *URL) ([]byte, error) {
 	var err error
 	b = append(b, "<url><loc>"...)
 	locStart := len(b)
-	if b, err = appendPageURI(b, u.Loc, e.base, true); err != nil { // appendLoc's, without its call
+	if plain := plainPrefix(u.Loc, e.base); plain == len(u.Loc) { // appendPageURI, without its call
+		b = append(b, u.Loc...)
+	} else if b, err = appendURIRules(b, u.Loc, e.base, "", plain, true, true); err != nil { // appendLoc's rules
 		return b, &InvalidURLError{Loc: u.Loc, Field: "loc", Err: err}
 	}
 	locEnd := len(b) // the loc as written is b[locStart:locEnd], sliced only if an alternate needs it
-	b = append(b, "</loc>"...)
-	if !u.LastMod.IsZero() {
-		if validYear(u.LastMod) {
-			b = append(b, "<lastmod>"...)
-			b = e.dates.append(b, u.LastMod, u.LastModDateOnly)
-			b = append(b, "</lastmod>"...)
-		} else {
+	unix := u.LastMod.Unix()
+	zero := unix == unixYear1 && u.LastMod.Nanosecond() == 0 // u.LastMod.IsZero(), from its seconds
+	if validUnixYear(unix) && !zero {
+		b = append(b, "</loc><lastmod>"...)
+		b = e.dates.append(b, unix, u.LastModDateOnly)
+		b = append(b, "</lastmod>"...)
+	} else {
+		b = append(b, "</loc>"...)
+		if !zero {
 			e.drop(invalid(u, "lastmod", errYear), "lastmod")
 		}
 	}
@@ -93,13 +97,13 @@ func (e *encoder) drop(err error, element string) {
 	e.notes = append(e.notes, err)
 }
 
-// lastmod is the lastmod of u that appendURL writes: zero when it has
-// none or drops it.
-func lastmod(u *URL) time.Time {
-	if validYear(u.LastMod) {
-		return u.LastMod
+// lastmod is the lastmod of u that appendURL writes, and its Unix
+// seconds: zero when it has none or drops it.
+func lastmod(u *URL) (time.Time, int64) {
+	if unix := u.LastMod.Unix(); validUnixYear(unix) {
+		return u.LastMod, unix
 	}
-	return time.Time{}
+	return time.Time{}, unixYear1
 }
 
 // appendLoc appends s as a percent-encoded, XML-escaped URI. The rules of
@@ -111,7 +115,7 @@ func (e *encoder) appendLoc(b []byte, field, loc, s string, underBase bool) ([]b
 	if underBase {
 		b, err = appendPageURI(b, s, e.base, true)
 	} else {
-		b, err = appendURIRules(b, s, "", e.origin, true, false)
+		b, err = appendURIRules(b, s, "", e.origin, 0, true, false)
 	}
 	if err != nil {
 		return b, &InvalidURLError{Loc: loc, Field: field, Err: err}

@@ -27,6 +27,8 @@ func TestStandardFields(t *testing.T) {
 		{name: "lastmod date only", u: u(func(u *URL) { u.LastMod, u.LastModDateOnly = time.Date(2024, 3, 1, 1, 30, 0, 0, plus2), true }), want: "<lastmod>2024-02-29</lastmod>"},
 		{name: "lastmod year 1", u: u(func(u *URL) { u.LastMod = day(1, 1, 2) }), want: "<lastmod>0001-01-02T00:00:00Z</lastmod>"},
 		{name: "lastmod zero time is unknown", u: u(func(u *URL) { u.LastMod = day(1, 1, 1) }), want: "<url><loc>" + loc + "</loc></url>"},
+		{name: "lastmod zero time in a zone is unknown", u: u(func(u *URL) { u.LastMod = time.Date(1, 1, 1, 2, 0, 0, 0, plus2) }), want: "<url><loc>" + loc + "</loc></url>"},
+		{name: "lastmod a nanosecond after the zero time", u: u(func(u *URL) { u.LastMod = day(1, 1, 1).Add(time.Nanosecond) }), want: "<lastmod>0001-01-01T00:00:00Z</lastmod>"},
 		// Years that can be written, but in the future of the build: written
 		// as the build time (encodePage, maxLastModSkew).
 		{name: "lastmod year 9999", u: u(func(u *URL) { u.LastMod = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC) }), want: "<lastmod>" + testNow.Format("2006-01-02T15:04:05Z") + "</lastmod>"},

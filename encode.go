@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"sync"
 	"time"
 )
@@ -120,6 +121,9 @@ func encodePage(ctx context.Context, src Source, n int64, w io.Writer, spec *pag
 	p := pageRun{e: e, spec: spec, n: n}
 	p.future = spec.now.Add(maxLastModSkew) // a lastmod after it is in the future
 	p.futureSec = p.future.Unix()           // its second: a cheaper first test
+	if spec.now.IsZero() {
+		p.futureSec = math.MaxInt64 // no lastmod is in the future
+	}
 	if s, ok := src.(sliceSource); ok {
 		// A slice's URLs are read where they are: no iterator, and no copy
 		// of each URL to pass it on.
@@ -176,7 +180,7 @@ func (p *pageRun) add(ctx context.Context, u *URL) error {
 			return err
 		}
 	}
-	if !spec.now.IsZero() && u.LastMod.Unix() >= p.futureSec && u.LastMod.After(p.future) && validYear(u.LastMod) {
+	if u.LastMod.Unix() >= p.futureSec && u.LastMod.After(p.future) && validYear(u.LastMod) {
 		if p.st.future++; p.st.future == 1 {
 			p.st.futureLoc = u.Loc
 		}
@@ -320,11 +324,16 @@ func (e *encoder) add(u *URL) error {
 	if e.buf, err = e.appendURL(e.buf, u); err != nil {
 		e.buf = e.buf[:mark]
 	} else {
-		mod := lastmod(u)
+		mod, unix := lastmod(u)
 		if e.visit != nil && e.fits() {
 			e.visit(e.buf[mark:], mod)
 		}
-		err = e.commit(mark, mod) // rolls the entry back if it does not fit
+		if len(e.buf) < flushAt && e.fits() { // commit's common case, without its call
+			e.count++
+			e.noteLastmod(mod, unix)
+		} else {
+			err = e.commit(mark, mod, unix) // rolls the entry back if it does not fit
+		}
 	}
 	if err != nil { // nothing of u is written: nothing was left out of it
 		clear(e.notes)
@@ -360,26 +369,33 @@ func (e *encoder) addSitemap(loc string, lastmod time.Time) error {
 		b = append(b, "</lastmod>"...)
 	}
 	e.buf = append(b, "</sitemap>\n"...)
-	return e.commit(mark, lastmod)
+	return e.commit(mark, lastmod, lastmod.Unix())
 }
 
-// commit accepts the entry built in buf[mark:] if the file stays within
-// its byte limit, and flushes the buffer when it is large.
-func (e *encoder) commit(mark int, lastmod time.Time) error {
+// commit accepts the entry built in buf[mark:], whose lastmod is lastmod
+// (at unix, its Unix seconds), if the file stays within its byte limit,
+// and flushes the buffer when it is large.
+func (e *encoder) commit(mark int, lastmod time.Time, unix int64) error {
 	if !e.fits() {
 		e.buf = e.buf[:mark]
 		e.full = true
 		return ErrPageFull
 	}
 	e.count++
-	// lastmod.After(e.newest), by the wall clock, in instructions that inline
-	if s := lastmod.Unix(); s > e.newSec || s == e.newSec && lastmod.Nanosecond() > e.newest.Nanosecond() {
-		e.newest, e.newSec = lastmod, s
-	}
+	e.noteLastmod(lastmod, unix)
 	if len(e.buf) >= flushAt {
 		e.flush()
 	}
 	return e.err
+}
+
+// noteLastmod keeps lastmod (at unix, its Unix seconds) as the newest
+// lastmod written if it is.
+func (e *encoder) noteLastmod(lastmod time.Time, unix int64) {
+	// lastmod.After(e.newest), by the wall clock, in instructions that inline
+	if unix > e.newSec || unix == e.newSec && lastmod.Nanosecond() > e.newest.Nanosecond() {
+		e.newest, e.newSec = lastmod, unix
+	}
 }
 
 // fits reports whether the document, with what buf holds, stays within its

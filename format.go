@@ -11,7 +11,7 @@ import (
 // It does not allocate. The caller checks the year with validYear first.
 func appendW3CTime(b []byte, t time.Time, dateOnly bool) []byte {
 	var d w3cDates
-	return d.append(b, t, dateOnly)
+	return d.append(b, t.Unix(), dateOnly)
 }
 
 // w3cDates writes times as appendW3CTime does, remembering the date of the
@@ -22,11 +22,12 @@ type w3cDates struct {
 	date [len("2006-01-02")]byte
 }
 
-// append is appendW3CTime.
-func (c *w3cDates) append(b []byte, t time.Time, dateOnly bool) []byte {
+// append is appendW3CTime of the time unix seconds since 1970 (UTC, a
+// valid year).
+func (c *w3cDates) append(b []byte, unix int64, dateOnly bool) []byte {
 	// Seconds since 0000-03-01T00:00:00Z: never negative in years 1-9999,
 	// which lets the arithmetic below be unsigned (and fast).
-	secs := uint64(t.Unix() - unixYear0March)
+	secs := uint64(unix - unixYear0March)
 	days := secs / secondsPerDay
 	if days+1 != c.day {
 		y, m, d := civilDate(uint32(days))
@@ -103,8 +104,12 @@ const (
 // validYear reports whether t can be written as a four-digit W3C year,
 // that is whether t is within the years 0001 to 9999 in UTC.
 func validYear(t time.Time) bool {
-	secs := t.Unix()
-	return secs >= unixYear1 && secs < unixYear10000
+	return validUnixYear(t.Unix())
+}
+
+// validUnixYear is validYear of a time in Unix seconds.
+func validUnixYear(unix int64) bool {
+	return unix >= unixYear1 && unix < unixYear10000
 }
 
 // appendDecimal writes f with as few digits as round-trip, always with a

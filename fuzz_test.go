@@ -330,11 +330,11 @@ func checkURI(t *testing.T, what, v string, page bool) {
 	if page && (!strings.HasPrefix(v, testBase) || len(v) < minLocLen) {
 		t.Errorf("%s %q is not a page under %s", what, v, testBase)
 	}
-	again, err := appendURIRules(nil, v, "", "", false, page)
+	again, err := appendURIRules(nil, v, "", "", 0, false, page)
 	if err != nil || string(again) != v {
 		t.Errorf("%s %q encodes again as %q, %v", what, v, again, err)
 	}
-	if fast, err := appendURIRules(nil, v, "", originOf(testBase), false, page); err != nil || string(fast) != v {
+	if fast, err := appendURIRules(nil, v, "", originOf(testBase), 0, false, page); err != nil || string(fast) != v {
 		t.Errorf("%s %q encodes again from the origin as %q, %v", what, v, fast, err)
 	}
 }

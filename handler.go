@@ -60,12 +60,12 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		file = indexFileKey(rt.file)
 	}
 	now := s.docs.now() // the request's one clock reading: the cache's and the crawl log's
-	var who crawlerSlot
-	if s.crawls != nil {
-		who = s.crawls.ids.slotOf(r)
+	var who crawlerSlot // who asks, known this early only for VerifiedOnly (crawlLog.who)
+	if s.crawls != nil && s.crawls.verified {
+		who = s.crawls.ids.slotOf(r, now.Unix())
 		if s.crawls.forbids(who) {
 			serveError(w, "403 forbidden", http.StatusForbidden)
-			s.crawls.record(file, who, now, hasValidators(r.Header), http.StatusForbidden, 0, false)
+			s.crawls.record(file, who, now.Unix(), hasValidators(r.Header), http.StatusForbidden, 0, false)
 			return
 		}
 	}
@@ -100,7 +100,9 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.rep.unavailable(r.Context(), k, err)
 		h["Retry-After"] = st.headers.retryAfter
 		serveError(w, "sitemap temporarily unavailable", http.StatusServiceUnavailable)
-		s.crawls.record(file, who, now, hasValidators(r.Header), http.StatusServiceUnavailable, 0, false)
+		if s.crawls != nil {
+			s.crawls.record(file, s.crawls.who(r, who, now.Unix()), now.Unix(), hasValidators(r.Header), http.StatusServiceUnavailable, 0, false)
+		}
 		return
 	}
 	if tags != nil {
@@ -117,7 +119,8 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	status, n, handed := s.serveEntry(w, r, k, e, rt.rep, s.rep.of(k))
 	if s.crawls != nil && rt.rep != asHTML { // the view is for people; the log is of the files crawlers fetch
 		// Only a conditional or ranged request can have validators.
-		s.crawls.record(file, who, now, handed && hasValidators(r.Header), status, n, true)
+		sec := now.Unix()
+		s.crawls.record(file, s.crawls.who(r, who, sec), sec, handed && hasValidators(r.Header), status, n, true)
 	}
 }
 

@@ -73,14 +73,44 @@ var (
 // With xmlText, '&' and the apostrophe are written as XML entities (a URI
 // holds no other XML special character once percent-encoded).
 func appendURI(b []byte, s, base string, xmlText bool) ([]byte, error) {
-	return appendURIRules(b, s, base, "", xmlText, false)
+	return appendURIRules(b, s, base, "", 0, xmlText, false)
 }
 
 // appendPageURI is appendURI for the location of a sitemap entry itself
 // (not of an image, a video or an alternate): it must also have no dot
 // segment and be at least minLocLen long, as the schema demands.
+//
+// The common location, under base with nothing after it to encode or
+// escape, is written as it is after one walk of its bytes (plainPrefix);
+// any other goes on through appendURIRules from where that walk stopped.
+// The bytes and errors are appendURIRules' own (TestAppendPageURIFast,
+// FuzzAppendPageURI).
 func appendPageURI(b []byte, s, base string, xmlText bool) ([]byte, error) {
-	return appendURIRules(b, s, base, "", xmlText, true)
+	plain := plainPrefix(s, base)
+	if plain == len(s) {
+		return append(b, s...), nil
+	}
+	return appendURIRules(b, s, base, "", plain, xmlText, true)
+}
+
+// plainPrefix returns the length of the start of s that appendURIRules
+// copies as it is, as a page's location under base: base itself and the
+// bytes after it that need no encoding or escaping, including a '.' that
+// does not start a segment. It is len(s) when s is written as it is, and
+// -1 when s is not under base or is too short or too long to be a page's
+// location (for appendURIRules to reject).
+func plainPrefix(s, base string) int {
+	if base == "" || len(s) < len(base) || len(s) < minLocLen || len(s) >= maxLocLen || s[:len(base)] != base {
+		return -1
+	}
+	i := len(base)
+	for {
+		i += copyRun(s[i:])
+		if i == len(s) || s[i] != '.' || s[i-1] == '/' { // base ends in '/'
+			return i
+		}
+		i++
+	}
 }
 
 // appendURIRules is appendURI, or appendPageURI when page. origin, if not
@@ -88,8 +118,9 @@ func appendPageURI(b []byte, s, base string, xmlText bool) ([]byte, error) {
 // slash that follows (such as "https://example.com/"; see originOf): a
 // URI that starts with it, such as an image or an alternate on the site's
 // own host, is written without looking at its scheme and host again. The
-// bytes written are the same.
-func appendURIRules(b []byte, s, base, origin string, xmlText, page bool) ([]byte, error) {
+// bytes written are the same. plain, if positive, is plainPrefix(s, base)
+// of a page's location: those bytes are not looked at again.
+func appendURIRules(b []byte, s, base, origin string, plain int, xmlText, page bool) ([]byte, error) {
 	if len(s) >= maxLocLen {
 		rest, ok := cutScheme(s)
 		if !ok {
@@ -103,13 +134,13 @@ func appendURIRules(b []byte, s, base, origin string, xmlText, page bool) ([]byt
 	}
 	n := len(b)
 	var i, pathStart int // in s, and in b after n
-	underBase := base != "" && len(s) >= len(base) && s[:len(base)] == base
+	underBase := plain > 0 || base != "" && len(s) >= len(base) && s[:len(base)] == base
 	fast := underBase || origin != "" && len(s) >= len(origin) && s[:len(origin)] == origin
 	switch {
 	case underBase:
 		// The common case: s starts with the canonical base, whose
 		// scheme and authority are valid and whose path needs no escaping.
-		i = len(base)             // the base is copied with what follows it
+		i = max(len(base), plain) // the base is copied with what follows it
 		pathStart = len(base) - 1 // the base's own path has no dot segment
 	case fast:
 		i = len(origin) // the origin is copied with what follows it
@@ -147,8 +178,10 @@ func appendURIRules(b []byte, s, base, origin string, xmlText, page bool) ([]byt
 	if fast {
 		start = 0
 	}
-	for {
+	if plain <= 0 { // else i is plain, where copyRun stops
 		i += copyRun(s[i:])
+	}
+	for {
 		b = append(b, s[start:i]...)
 		if i == len(s) {
 			break
@@ -199,6 +232,7 @@ func appendURIRules(b []byte, s, base, origin string, xmlText, page bool) ([]byt
 		}
 		i++
 		start = i
+		i += copyRun(s[i:])
 	}
 	size := len(b) - n - extra
 	if size >= maxLocLen {
@@ -219,22 +253,6 @@ func appendURIRules(b []byte, s, base, origin string, xmlText, page bool) ([]byt
 		}
 	}
 	return b, nil
-}
-
-// copyRun returns the length of the run of uriCopy bytes that s starts
-// with, looking at eight bytes at a time while it can. (The loop walks s
-// itself, where the compiler checks no index.)
-func copyRun(s string) int {
-	n := len(s)
-	for len(s) >= 8 && uriClass[s[0]]|uriClass[s[1]]|uriClass[s[2]]|uriClass[s[3]]|
-		uriClass[s[4]]|uriClass[s[5]]|uriClass[s[6]]|uriClass[s[7]] == uriCopy {
-		s = s[8:]
-	}
-	i := 0
-	for i < len(s) && uriClass[s[i]] == uriCopy {
-		i++
-	}
-	return n - len(s) + i
 }
 
 // originOf returns the scheme and authority of base, a base URL in

@@ -129,8 +129,8 @@ func TestAppendURIOrigin(t *testing.T) {
 		s := origin + path
 		for _, base := range []string{"", "https://example.com/shop/", "https://example.org/"} {
 			for _, page := range []bool{false, true} {
-				want, wantErr := appendURIRules([]byte("p"), s, base, "", true, page)
-				got, err := appendURIRules([]byte("p"), s, base, origin, true, page)
+				want, wantErr := appendURIRules([]byte("p"), s, base, "", 0, true, page)
+				got, err := appendURIRules([]byte("p"), s, base, origin, 0, true, page)
 				if string(got) != string(want) || err != wantErr {
 					t.Errorf("%q, base %q, page %v: %q, %v from the origin; want %q, %v", s, base, page, got, err, want, wantErr)
 				}
