@@ -53,6 +53,32 @@ func (b *baseURL) resolve(ref string) string {
 	return b.prefix + ref
 }
 
+// writeResolved writes ref made absolute, as resolve returns it, to w
+// when it is a path, and nothing otherwise.
+func (b *baseURL) writeResolved(w *strings.Builder, ref string) {
+	switch {
+	case !b.isPath(ref):
+		return
+	case len(ref) > 1 && ref[1] == '/':
+		w.WriteString(b.scheme)
+	default:
+		w.WriteString(b.prefix)
+	}
+	w.WriteString(ref)
+}
+
+// resolvedLen returns the length of ref made absolute when it is a path,
+// and 0 otherwise.
+func (b *baseURL) resolvedLen(ref string) int {
+	switch {
+	case !b.isPath(ref):
+		return 0
+	case len(ref) > 1 && ref[1] == '/':
+		return len(b.scheme) + len(ref)
+	}
+	return len(b.prefix) + len(ref)
+}
+
 // resolveURL resolves the loc, image locs and licenses and alternate hrefs
 // of u that are still paths, such as those a custom Loader or Annotate
 // set. Slices that hold one are copied into the scratch slices, which the

@@ -83,12 +83,18 @@ func Images(query string) Loader {
 		if err != nil || len(rows.keys) == 0 {
 			return nil, err
 		}
-		return func(key int64, u *sitemap.URL) {
-			if imgs := rows.get(key); imgs != nil {
-				n := min(len(imgs), limits.Images) // the protocol's limit; Images drops the rest
-				u.Images = imgs[:n:n]
-			}
-		}, nil
+		return mergeImages(rows), nil
+	}
+}
+
+// mergeImages returns the Merge of a page's images: each URL gets its own,
+// at most 1,000.
+func mergeImages(rows *keyed[sitemap.Image]) Merge {
+	return func(key int64, u *sitemap.URL) {
+		if imgs := rows.get(key); imgs != nil {
+			n := min(len(imgs), limits.Images) // the protocol's limit; Images drops the rest
+			u.Images = imgs[:n:n]
+		}
 	}
 }
 
@@ -183,8 +189,8 @@ func loadKeyed[T any](ctx context.Context, p *Page, query string, minCols, maxCo
 		k.keys, k.vals = make([]int64, 0, n), make([]T, 0, n)
 	}
 	sorted := true
+	var key int64 // one for the page: scan's pointer to it would move a per-row one to the heap
 	for rows.Next() {
-		var key int64
 		v, err := scan(rows, &key, len(cols))
 		if err != nil {
 			return nil, err

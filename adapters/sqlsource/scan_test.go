@@ -1,6 +1,7 @@
 package sqlsource
 
 import (
+	"strings"
 	"testing"
 	"unsafe"
 )
@@ -33,14 +34,19 @@ func TestKeyValue(t *testing.T) {
 }
 
 // TestTextValue: a text column read as the driver gives it, string or
-// bytes, resolved against a base URL as baseURL.resolve does.
+// bytes, resolved against a base URL as baseURL.resolve does (and
+// writeResolved and resolvedLen, for a path).
 func TestTextValue(t *testing.T) {
 	base, err := parseBaseURL("https://example.com/shop/")
 	if err != nil {
 		t.Fatal(err)
 	}
+	upper, err := parseBaseURL("HTTPS://Example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, ref := range []string{"", "/p/1", "//cdn.example.com/x.jpg", "https://other.example/a", "p/1", "/"} {
-		for _, b := range []baseURL{base, {}} {
+		for _, b := range []baseURL{base, upper, {}} {
 			want := b.resolve(ref)
 			for _, src := range []any{ref, []byte(ref)} {
 				var v textValue
@@ -50,6 +56,12 @@ func TestTextValue(t *testing.T) {
 				if got := v.resolved(&b); got != want {
 					t.Errorf("%T %q against %q: %q, want %q", src, ref, b.prefix, got, want)
 				}
+			}
+			var w strings.Builder
+			w.WriteString("x")
+			b.writeResolved(&w, ref)
+			if got, n := w.String(), b.resolvedLen(ref); b.isPath(ref) && (got != "x"+want || n != len(want)) || !b.isPath(ref) && (got != "x" || n != 0) {
+				t.Errorf("writeResolved %q against %q: %q, length %d; want x%q", ref, b.prefix, got, n, want)
 			}
 		}
 	}

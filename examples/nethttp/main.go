@@ -130,7 +130,8 @@ func newHandler(ctx context.Context, db *sql.DB, store sitemap.Store, opt demo.O
 
 // productsSource is the products section's Source: one file per
 // opt.PageSize ids, each read with one range query plus one for the
-// images. The tables hold paths, which BaseURL makes absolute. Every
+// images (sqlsource.ImagesFrom: on SQLite, a page's images come as one
+// row). The tables hold paths, which BaseURL makes absolute. Every
 // product page exists in each language the mux serves (demo.Languages,
 // English also the x-default), so the hreflang alternates are made in
 // Annotate from the row's own loc, with no query: a table of alternates
@@ -154,24 +155,50 @@ func productsSource(db *sql.DB, opt demo.Options) (*sqlsource.Source, error) {
 		Significant:   []string{"slug", "updated_at", "published"},
 		WatchInterval: 250 * time.Millisecond, // SQLite is polled: how often, and the most Invalidate calls
 		Loaders: []sqlsource.Loader{
-			sqlsource.Images(`SELECT product_id, path, caption FROM product_images
-				WHERE product_id BETWEEN ? AND ? ORDER BY product_id, position`),
+			sqlsource.ImagesFrom(sqlsource.ImageTable{Table: "product_images",
+				Key: "product_id", Order: "position", Loc: "path", Caption: "caption"}),
 		},
 		Annotate: func(_ *sqlsource.Row, u *sitemap.URL) error {
-			path, ok := strings.CutPrefix(u.Loc, base) // u.Loc is absolute already
-			if !ok {
-				return fmt.Errorf("loc %q is not under %s", u.Loc, base)
-			}
-			alts := make([]sitemap.Alternate, 0, len(demo.Languages)+1)
-			for _, l := range demo.Languages {
-				href := u.Loc
-				if l.Prefix != "" {
-					href = base + l.Prefix + path
-				}
-				alts = append(alts, sitemap.Alternate{Hreflang: l.Code, Href: href})
-			}
-			u.Alternates = append(alts, sitemap.Alternate{Hreflang: "x-default", Href: u.Loc})
-			return nil
+			var err error
+			u.Alternates, err = productAlternates(base, u.Loc)
+			return err
 		},
 	})
+}
+
+// productAlternates returns the hreflang alternates of the product page at
+// loc, under base: one for each of demo.Languages, then the x-default. The
+// other languages' hrefs are made in one string, each a slice of it: one
+// allocation, not one an href.
+func productAlternates(base, loc string) ([]sitemap.Alternate, error) {
+	path, ok := strings.CutPrefix(loc, base) // loc is absolute already
+	if !ok {
+		return nil, fmt.Errorf("loc %q is not under %s", loc, base)
+	}
+	size := 0
+	for _, l := range demo.Languages {
+		if l.Prefix != "" {
+			size += len(base) + len(l.Prefix) + len(path)
+		}
+	}
+	var b strings.Builder
+	b.Grow(size)
+	for _, l := range demo.Languages {
+		if l.Prefix != "" {
+			b.WriteString(base)
+			b.WriteString(l.Prefix)
+			b.WriteString(path)
+		}
+	}
+	hrefs := b.String()
+	alts := make([]sitemap.Alternate, 0, len(demo.Languages)+1)
+	for _, l := range demo.Languages {
+		href := loc
+		if l.Prefix != "" {
+			n := len(base) + len(l.Prefix) + len(path)
+			href, hrefs = hrefs[:n], hrefs[n:]
+		}
+		alts = append(alts, sitemap.Alternate{Hreflang: l.Code, Href: href})
+	}
+	return append(alts, sitemap.Alternate{Hreflang: "x-default", Href: loc}), nil
 }

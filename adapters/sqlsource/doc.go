@@ -1,0 +1,150 @@
+// Package sqlsource is a [sitemap.Source] over a database/sql table, for
+// catalogues of any size. It works with any driver and has been tested on
+// SQLite (modernc.org/sqlite), PostgreSQL (pgx) and MariaDB/MySQL
+// (go-sql-driver/mysql).
+//
+// # Usage
+//
+//	db, err := sql.Open("pgx", os.Getenv("DATABASE_URL"))
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	src, err := sqlsource.New(db, sqlsource.Config{
+//		Table:       "products",
+//		Key:         "id", // a unique integer column with an index, usually the primary key
+//		BaseURL:     "https://shop.example.com",
+//		LocTemplate: "/p/{slug}", // a path, since BaseURL is set
+//		LastMod:     "updated_at",
+//		Filter:      "published AND NOT noindex",
+//		Loaders: []sqlsource.Loader{sqlsource.Images(`SELECT product_id, path FROM product_images
+//			WHERE product_id BETWEEN ? AND ? ORDER BY product_id, position`)},
+//	})
+//	if err != nil {
+//		log.Fatal(err) // a configuration mistake
+//	}
+//	sm, err := sitemap.New(sitemap.Config{BaseURL: "https://shop.example.com"},
+//		sitemap.Section{Name: "products", Source: src}) // PageSize comes from src
+//
+// # Pages
+//
+// Pages are key ranges, never offsets: with the default page size of
+// 50,000 and KeyStart 0, page 1 holds the rows with keys 0 to 49,999, page 2
+// those with keys 50,000 to 99,999, and so on. Reading page n is one index
+// range scan (WHERE key >= lo AND key <= hi ORDER BY key) that costs the
+// same whatever n is. A row stays on its page for life: inserting, updating
+// or deleting a row changes only the page its key falls in, so a crawler
+// refetches one file. A page may hold fewer URLs than the page size (keys
+// have gaps, and the filter drops rows); a page with none is not listed.
+// [Source.PageOf] names the page of a key, so that after an update the
+// application can tell the Sitemap which file changed:
+//
+//	sm.Invalidate("products", src.PageOf(productID))
+//
+// [Source.Pages] lists the pages with one aggregate query per page over
+// the key index: the row count, and the newest lastmod, which becomes the
+// page's lastmod in the sitemap index. [sitemap.PageInfo]'s Version is
+// made of the count, the sum of the keys' offsets within the page and the
+// newest lastmod, so it changes when rows are inserted, deleted, filtered
+// in or out, or updated with a newer lastmod. An update that changes a URL
+// but not its lastmod is not seen until the page is rebuilt for another
+// reason: keep lastmod current, or call Invalidate with PageOf.
+//
+// # Page summary
+//
+// Pages costs one aggregate per page, which adds up at millions of rows
+// (about 1.5 s at 10,000,000). [Source.InstallSummary] has the database
+// keep a summary instead: a table <table>_sitemap_pages with, per page,
+// the count of listed rows, a counter of writes and the time of the last
+// one, kept by AFTER INSERT, UPDATE and DELETE triggers on the table.
+// A Source made with [Config].Summary set then lists its pages by reading
+// one summary row per page:
+//
+//	cfg.Summary = true
+//	src, err := sqlsource.New(db, cfg)
+//	...
+//	err = src.InstallSummary(ctx) // once, as a migration; RemoveSummary undoes it
+//
+// A page's lastmod in the index is then the time of the last write to the
+// page (its newest lastmod until the first write), and every write changes
+// its Version, so the Sitemap rebuilds the page and a delete moves its
+// clock forward. The price is paid on writes: each recounts the listed
+// rows of its page (see BENCHMARKS.md), so load data in bulk before
+// installing the summary, or remove it for the load.
+//
+// # Changes pushed by the database
+//
+// With a summary, [Source.Watch] tells the Sitemap of each page written,
+// with no call of the application's:
+//
+//	w, err := src.Watch(ctx, sm, "products") // sm is the *sitemap.Sitemap
+//	...
+//	defer w.Close()
+//
+// On PostgreSQL with pgx, the summary's triggers pg_notify the page, once
+// per page per transaction, and a listener on a connection of its own
+// invalidates it at once; on SQLite and MariaDB (or PostgreSQL with
+// another driver) Watch reads the summary's change counters every
+// [Config].WatchInterval and invalidates the pages whose counter moved.
+// Invalidate comes at most once per interval, with every page changed
+// since; after a connection fails Watch compares the counters with those
+// it read last, so no change is lost. With a Store, the Sitemap tells the
+// other replicas: one Watch per fleet is enough. With [Config].Significant,
+// an UPDATE that changes none of the columns it names is not counted, and
+// so neither rebuilds nor is told; with [Config].LastMod too, each URL's
+// lastmod is the time of its row's last counted write, kept by the
+// triggers, so such an UPDATE moves no lastmod either.
+//
+// # Recent URLs
+//
+// With [Config].LastMod set, [Source.Recent] lists the most recently
+// changed rows for a sitemap's Atom feed (sitemap.Config.FeedEntries) with
+// one query, ORDER BY lastmod DESC, key DESC LIMIT n, which needs an index
+// on the lastmod column, ideally with the key, so that the database reads
+// n index entries instead of sorting the table:
+//
+//	CREATE INDEX products_recent ON products (updated_at, id);
+//
+// With a selective Filter, put its columns first, such as
+// (published, updated_at, id) for "published". Without Config.LastMod,
+// Recent yields an error (a feed needs its entries' times).
+//
+// # Extensions
+//
+// Images, hreflang alternates and other per-URL data kept in other tables
+// are read by [Loader]s, each with one query per page over the page's key
+// range ([Images] and [Alternates] are ready-made), and merged into the URLs
+// as they stream. Memory is bounded by one page. [ImagesFrom] reads the
+// images of a table named by its columns with fewer values crossing the
+// driver than Images, which on SQLite (modernc.org/sqlite) costs less.
+//
+// Data in the row's own columns, such as a news article's title, language
+// and publication date, or a changefreq or priority, needs no other query:
+// name the columns in [Config].Columns and fill the URL in
+// [Config].Annotate, reading them with [Row.String] and [Row.Time]:
+//
+//	Columns: []string{"title", "lang", "published_at"},
+//	Annotate: func(r *sqlsource.Row, u *sitemap.URL) error {
+//		published, err := r.Time("published_at")
+//		u.News = &sitemap.News{PublicationName: "The Daily", Language: r.String("lang"),
+//			PublicationDate: published, Title: r.String("title")}
+//		return err
+//	},
+//
+// Tables may store paths rather than absolute URLs: with [Config].BaseURL
+// set, every loc, image loc and license and alternate href that starts
+// with "/" is appended to it.
+//
+// # Times
+//
+// Lastmod values are read from timestamp and date columns of every
+// database, from text in the SQLite date formats and from integer Unix
+// seconds (see [Config].LastMod), converted to UTC and truncated to the
+// second, so one catalogue gives the same URLs, and the same sitemap bytes,
+// from every database.
+//
+// A PostgreSQL timestamp without time zone, a MySQL DATETIME and SQLite text
+// without a zone are taken to be UTC. MySQL converts TIMESTAMP columns to
+// the session's time zone, which the driver reads in its loc parameter
+// (UTC by default): keep the two the same, such as time_zone='+00:00'.
+// The driver's parseTime is not needed: text times are parsed here.
+package sqlsource
