@@ -56,8 +56,9 @@ const (
 
 // purger gathers the files to purge and tells OnPurge in the background.
 type purger struct {
-	fn  func(context.Context, Purge) error
-	log *slog.Logger
+	fn    func(context.Context, Purge) error
+	log   *slog.Logger
+	delay time.Duration // purgeDelay; tests that count calls hold batches until close
 
 	mu     sync.Mutex
 	queued map[string]bool // keys queued
@@ -72,7 +73,7 @@ type purger struct {
 }
 
 func newPurger(fn func(context.Context, Purge) error, log *slog.Logger) *purger {
-	p := &purger{fn: fn, log: log, queued: make(map[string]bool),
+	p := &purger{fn: fn, log: log, delay: purgeDelay, queued: make(map[string]bool),
 		wake: make(chan struct{}, 1), closing: make(chan struct{}), done: make(chan struct{})}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	go p.run()
@@ -97,7 +98,7 @@ func (p *purger) push(key string, urls []string) {
 	}
 }
 
-// run tells OnPurge what is queued, purgeDelay after the first file of
+// run tells OnPurge what is queued, p.delay after the first file of
 // each batch, until close.
 func (p *purger) run() {
 	defer close(p.done)
@@ -108,7 +109,7 @@ func (p *purger) run() {
 			p.tell()
 			return
 		}
-		t := time.NewTimer(purgeDelay)
+		t := time.NewTimer(p.delay)
 		select {
 		case <-t.C:
 		case <-p.closing:

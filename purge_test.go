@@ -70,11 +70,19 @@ func purgeFixture(t *testing.T, cfg Config) (*Sitemap, *fakeSource, *testkit.Clo
 	p := &purges{}
 	cfg.Now, cfg.OnPurge = clk.Now, p.on
 	sm := newTestSitemap(t, cfg, Section{Name: "p", Source: src})
+	holdPurges(sm)
 	for _, path := range purgePaths {
 		get(sm, path)
 	}
 	return sm, src, clk, p
 }
+
+// holdPurges makes sm's purger hold what it gathers until Close, so that
+// a test counting OnPurge calls does not depend on how long a slow
+// machine (-race, two cores) takes between a page's rebuild and its
+// index's: rule 3's batching is purgeDelay, and here it is Close. Call it
+// before the first request; the builds that push start after it.
+func holdPurges(sm *Sitemap) { sm.rep.purger.delay = time.Hour }
 
 // TestPurgeOneChange (purge.go, rules 1 and 3): a page edited and
 // invalidated is one call naming exactly that page and the index, which
@@ -142,6 +150,9 @@ func TestPurgeFleetOnce(t *testing.T) {
 	src := &revSource{fakeSource: newFake(250, 50)}
 	var p purges
 	sms := replicas(t, newMemStore(), 3, src, Config{OnPurge: p.on})
+	for _, sm := range sms {
+		holdPurges(sm)
+	}
 	before := map[int]http.Header{}
 	for i, sm := range sms {
 		get(sm, "/sitemap_index.xml")
@@ -267,5 +278,29 @@ func BenchmarkNotModifiedPurgeKeys(b *testing.B) {
 	serveLoop(b, sm, mustRequest("/sitemap-1.xml.gz", "If-None-Match", e.etagFile[0]), w, 0, http.StatusNotModified)
 	if w.h.Get("Surrogate-Key") != "shop.example.com/sitemap-1" {
 		b.Fatalf("Surrogate-Key %q", w.h.Get("Surrogate-Key"))
+	}
+}
+
+// TestPurgeBatch (rule 3): files pushed within the delay of the first are
+// one call, each once; a file pushed after that call is the next one.
+func TestPurgeBatch(t *testing.T) {
+	var p purges
+	pr := newPurger(p.on, slog.New(slog.DiscardHandler))
+	pr.delay = 200 * time.Millisecond
+	defer pr.close()
+	start := time.Now()
+	pr.push("example.com/sitemap-1", []string{"https://example.com/sitemap-1.xml.gz"})
+	pr.push("example.com/sitemap_index", []string{"https://example.com/sitemap_index.xml"})
+	pr.push("example.com/sitemap-1", []string{"https://example.com/sitemap-1.xml.gz"})
+	waitFor(t, func() bool { return len(p.got()) == 1 })
+	if d := time.Since(start); d < pr.delay {
+		t.Errorf("told after %v, before the delay of %v", d, pr.delay)
+	}
+	wantPurge(t, p.got(), []string{"https://example.com/sitemap-1.xml.gz", "https://example.com/sitemap_index.xml"},
+		"example.com/sitemap-1", "example.com/sitemap_index")
+	pr.push("example.com/sitemap-1", []string{"https://example.com/sitemap-1.xml.gz"})
+	waitFor(t, func() bool { return len(p.got()) == 2 })
+	if got := p.got()[1]; !slices.Equal(got.Keys, []string{"example.com/sitemap-1"}) {
+		t.Errorf("second call %+v, want sitemap-1 alone", got)
 	}
 }
