@@ -29,7 +29,7 @@ func TestConnMemo(t *testing.T) {
 	slot := func(ua, addr string, sec int64) crawlerSlot {
 		r.Header["User-Agent"] = []string{strings.Clone(ua)} // each request's own string, as a server reads it
 		r.RemoteAddr = addr
-		return ids.slotOf(r, sec)
+		return ids.slotOf(r, first(r.Header["User-Agent"]), sec)
 	}
 	remembered := func(ua, addr string) bool {
 		_, ok := ids.conns.get(addr, ua)
@@ -105,7 +105,7 @@ func TestConnMemoProxyHeader(t *testing.T) {
 			want crawlerSlot
 		}{{"66.249.66.1", googleV}, {"192.0.2.1", googleU}} {
 			r.Header.Set("X-Forwarded-For", c.from)
-			if got := ids.slotOf(r, sec); got != c.want {
+			if got := ids.slotOf(r, first(r.Header["User-Agent"]), sec); got != c.want {
 				t.Fatalf("second %d, from %s: %d, want %d", sec, c.from, got, c.want)
 			}
 		}
@@ -129,7 +129,7 @@ func TestConnMemoFreshAddrs(t *testing.T) {
 	next := func() {
 		r.RemoteAddr = addrs[i]
 		i++
-		if got := ids.slotOf(r, 1); got != googleV {
+		if got := ids.slotOf(r, first(r.Header["User-Agent"]), 1); got != googleV {
 			t.Fatalf("%d, want %d", got, googleV)
 		}
 	}
@@ -140,7 +140,7 @@ func TestConnMemoFreshAddrs(t *testing.T) {
 		t.Errorf("%v allocations a miss in a second whose slots are stored, want 0", n)
 	}
 	r.RemoteAddr = addrs[i]
-	ids.slotOf(r, 2)
+	ids.slotOf(r, first(r.Header["User-Agent"]), 2)
 	if _, ok := ids.conns.get(r.RemoteAddr, googlebotUA); !ok {
 		t.Errorf("a connection not remembered in a new second")
 	}

@@ -214,15 +214,12 @@ func newCrawlerIDs(c *Crawlers) (*crawlerIDs, error) {
 	return ids, nil
 }
 
-// slotOf returns the column of the request r, made at the Unix second
-// sec: remembered by its connection (crawlerconns.go) when the address is
+// slotOf returns the column of the request r, whose User-Agent is ua
+// (its first, as readReqHeader reads it), made at the Unix second sec:
+// remembered by its connection (crawlerconns.go) when the address is
 // RemoteAddr, or else from the memos (slotFor). An address is read only
 // for a family with ranges, and a claim without ranges is never verified.
-func (ids *crawlerIDs) slotOf(r *http.Request, sec int64) crawlerSlot {
-	var ua string
-	if v := r.Header["User-Agent"]; len(v) > 0 {
-		ua = v[0]
-	}
+func (ids *crawlerIDs) slotOf(r *http.Request, ua string, sec int64) crawlerSlot {
 	if len(ua) > maxUALen {
 		ua = ua[:maxUALen] // as crawlerOf: a longer one is remembered by this part
 	}

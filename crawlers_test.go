@@ -155,7 +155,7 @@ func TestSlotOfMemo(t *testing.T) {
 				r.Header["User-Agent"] = []string{ua}
 				r.RemoteAddr = addr
 				for range 1 + rng.IntN(2) {
-					if got, w := ids.slotOf(r, int64(i/8)), want(ua, addr); got != w { // a new second every 8 requests
+					if got, w := ids.slotOf(r, first(r.Header["User-Agent"]), int64(i/8)), want(ua, addr); got != w { // a new second every 8 requests
 						t.Errorf("slotOf(%.30q from %s) = %d, want %d", ua, addr, got, w)
 						return
 					}
@@ -188,7 +188,7 @@ func TestAddrMemo(t *testing.T) {
 		for i := 0; i+1 < len(hdr); i += 2 {
 			r.Header.Set(hdr[i], hdr[i+1])
 		}
-		return ids.slotOf(r, time.Now().Unix())
+		return ids.slotOf(r, first(r.Header["User-Agent"]), time.Now().Unix())
 	}
 	for range 3 { // remembered from the second time on
 		for _, c := range []struct {

@@ -254,14 +254,15 @@ func (l *crawlLog) sectionRow(k docKey) int {
 	return 2 * l.sections
 }
 
-// who returns the column of r, made at the Unix second sec: c, which
-// the handler found before serving, with VerifiedOnly; otherwise found
-// now, after serving, so that a request keeps nothing across its serving.
-func (l *crawlLog) who(r *http.Request, c crawlerSlot, sec int64) crawlerSlot {
+// who returns the column of r, whose User-Agent is ua, made at the Unix
+// second sec: c, which the handler found before serving, with
+// VerifiedOnly; otherwise found now, after serving, so that a request
+// keeps nothing across its serving.
+func (l *crawlLog) who(r *http.Request, ua string, c crawlerSlot, sec int64) crawlerSlot {
 	if l.verified {
 		return c
 	}
-	return l.ids.slotOf(r, sec)
+	return l.ids.slotOf(r, ua, sec)
 }
 
 // forbids reports whether the request of column c gets a 403, and counts
@@ -307,17 +308,6 @@ func (l *crawlLog) rowOf(k docKey, c crawlerSlot, status int, served bool) *craw
 	}
 	l.recent[recentSlot(k)].Store(row)
 	return row
-}
-
-// hasValidators reports whether a request's header has a non-empty
-// If-None-Match or If-Modified-Since (CrawlFetch.Conditional).
-func hasValidators(h http.Header) bool {
-	for _, k := range [...]string{"If-None-Match", "If-Modified-Since"} {
-		if v := h[k]; len(v) > 0 && v[0] != "" {
-			return true
-		}
-	}
-	return false
 }
 
 // add returns k's row, made if the log has room; nil if it has none.

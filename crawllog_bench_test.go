@@ -209,7 +209,7 @@ func BenchmarkCrawlLogRecord(b *testing.B) {
 			for b.Loop() {
 				ua[0] = uas[i%len(uas)] // a User-Agent string of its own, as each request has
 				i++
-				l.record(k, l.ids.slotOf(r, at.Unix()), at.Unix(), false, 200, 141358, true)
+				l.record(k, l.ids.slotOf(r, ua[0], at.Unix()), at.Unix(), false, 200, 141358, true)
 			}
 		})
 	}

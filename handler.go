@@ -59,13 +59,14 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if k.kind == docIndex {
 		file = indexFileKey(rt.file)
 	}
-	now := s.docs.now() // the request's one clock reading: the cache's and the crawl log's
-	var who crawlerSlot // who asks, known this early only for VerifiedOnly (crawlLog.who)
+	now := s.docs.now()                           // the request's one clock reading: the cache's and the crawl log's
+	q := readReqHeader(r.Header, s.crawls != nil) // the request's header, read once
+	var who crawlerSlot                           // who asks, known this early only for VerifiedOnly (crawlLog.who)
 	if s.crawls != nil && s.crawls.verified {
-		who = s.crawls.ids.slotOf(r, now.Unix())
+		who = s.crawls.ids.slotOf(r, q.ua, now.Unix())
 		if s.crawls.forbids(who) {
 			serveError(w, "403 forbidden", http.StatusForbidden)
-			s.crawls.record(file, who, now.Unix(), hasValidators(r.Header), http.StatusForbidden, 0, false)
+			s.crawls.record(file, who, now.Unix(), q.validators, http.StatusForbidden, 0, false)
 			return
 		}
 	}
@@ -101,7 +102,7 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h["Retry-After"] = st.headers.retryAfter
 		serveError(w, "sitemap temporarily unavailable", http.StatusServiceUnavailable)
 		if s.crawls != nil {
-			s.crawls.record(file, s.crawls.who(r, who, now.Unix()), now.Unix(), hasValidators(r.Header), http.StatusServiceUnavailable, 0, false)
+			s.crawls.record(file, s.crawls.who(r, q.ua, who, now.Unix()), now.Unix(), q.validators, http.StatusServiceUnavailable, 0, false)
 		}
 		return
 	}
@@ -116,11 +117,11 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	status, n, handed := s.serveEntry(w, r, k, e, rt.rep, s.rep.of(k))
+	status, n, handed := s.serveEntry(w, r, &q, k, e, rt.rep, s.rep.of(k))
 	if s.crawls != nil && rt.rep != asHTML { // the view is for people; the log is of the files crawlers fetch
 		// Only a conditional or ranged request can have validators.
 		sec := now.Unix()
-		s.crawls.record(file, s.crawls.who(r, who, sec), sec, handed && hasValidators(r.Header), status, n, true)
+		s.crawls.record(file, s.crawls.who(r, q.ua, who, sec), sec, handed && q.validators, status, n, true)
 	}
 }
 
@@ -140,13 +141,13 @@ func (s *Sitemap) notFound(w http.ResponseWriter, c *secCounters) {
 // k; the response is counted in c too. It returns the response's status
 // and body bytes, and whether the request was conditional or ranged
 // (serveCached).
-func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, k docKey, e *entry, rep representation, c *secCounters) (int, int64, bool) {
+func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, q *reqHeader, k docKey, e *entry, rep representation, c *secCounters) (int, int64, bool) {
 	h := w.Header()
 	if cc := s.site.headers.cacheControl; cc != nil {
 		h["Cache-Control"] = cc
 	}
 	cw := countingWriter{ResponseWriter: w}
-	r = wholeIfMultiRange(r)
+	r = wholeIfMultiRange(r, q)
 	var plain *plainBody
 	ct := hdrXMLCT
 	switch rep {
@@ -163,7 +164,7 @@ func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, k docKey, e
 		h["Content-Type"] = hdrGzipCT
 		h["Etag"] = e.etagFile
 		cw.length = e.gzLen
-	case acceptsGzip(r.Header["Accept-Encoding"]):
+	case acceptsGzip(q.accept):
 		h["Content-Type"] = ct
 		h["Vary"] = hdrVary
 		h["Content-Encoding"] = hdrGzip
@@ -173,7 +174,7 @@ func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, k docKey, e
 		h["Content-Type"] = ct
 		h["Vary"] = hdrVary
 		h["Etag"] = e.etagPlain
-		if cp := s.docs.plainCopy(k, e, r.Method == http.MethodGet && !conditional(r.Header)); cp != nil {
+		if cp := s.docs.plainCopy(k, e, r.Method == http.MethodGet && !q.conditional()); cp != nil {
 			body, cw.length = cp.xml, cp.length
 			break
 		}
@@ -184,9 +185,9 @@ func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, k docKey, e
 	var handed bool
 	if plain == nil {
 		cw.body = bodyReader{b: body}
-		handed = serveCached(&cw, r, e.lastMod, e.lastModHdr, &cw.body, int64(len(body)), cw.length)
+		handed = serveCached(&cw, r, q.conditional(), e.lastMod, e.lastModHdr, &cw.body, int64(len(body)), cw.length)
 	} else {
-		handed = serveCached(&cw, r, e.lastMod, e.lastModHdr, plain, e.size, nil)
+		handed = serveCached(&cw, r, q.conditional(), e.lastMod, e.lastModHdr, plain, e.size, nil)
 	}
 	if plain != nil && plain.err != nil { // cannot happen: we compressed it
 		s.rep.log.ErrorContext(r.Context(), "sitemap: cached page does not decompress", "err", plain.err)
@@ -213,14 +214,16 @@ func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, k docKey, e
 // send many times the file's size in parts and part headers. For the
 // plain XML, the ranges could also come in any order, and each one before
 // the last would restart the decompression, and ServeContent would read
-// the body from a goroutine of its own, which may outlive the call.
-func wholeIfMultiRange(r *http.Request) *http.Request {
-	if !strings.Contains(first(r.Header["Range"]), ",") { // the value ServeContent reads
+// the body from a goroutine of its own, which may outlive the call. q is
+// r's header as read (readReqHeader), and loses its Range too.
+func wholeIfMultiRange(r *http.Request, q *reqHeader) *http.Request {
+	if !strings.Contains(q.rng, ",") { // the value ServeContent reads
 		return r
 	}
 	r = r.WithContext(r.Context()) // a shallow copy
 	r.Header = r.Header.Clone()
 	delete(r.Header, "Range")
+	q.rng = ""
 	return r
 }
 

@@ -257,7 +257,7 @@ func (rb *robots) serveMinimal(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h["Content-Type"] = hdrTextCT
 	h["Etag"] = rb.minimalETagHdr
-	serveCached(w, r, time.Time{}, nil, &bodyReader{b: rb.minimal}, int64(len(rb.minimal)), rb.minimalLen)
+	serveCached(w, r, conditional(r.Header), time.Time{}, nil, &bodyReader{b: rb.minimal}, int64(len(rb.minimal)), rb.minimalLen)
 }
 
 // serveMerged serves the application's 200 response held in c with our
@@ -292,7 +292,7 @@ func (rb *robots) serveMerged(w http.ResponseWriter, r *http.Request, c *robotsC
 		h["Content-Type"] = hdrTextCT // never sniffed
 	}
 	c.reader = bodyReader{b: m.merged}
-	serveCached(w, r, v.modtime, v.lastModHdr, &c.reader, int64(len(m.merged)), m.length)
+	serveCached(w, r, conditional(r.Header), v.modtime, v.lastModHdr, &c.reader, int64(len(m.merged)), m.length)
 }
 
 // validatorsOf returns what a merged response sends for the application's

@@ -37,9 +37,10 @@ var hdrBytes = []string{"bytes"}
 //     ReadFrom as an io.LimitedReader, which a writer may unwrap
 //     (bodyReader.writeN) to send a range of a cached body in one write.
 //
-// It reports whether the request was conditional or ranged (steps 2 and 3).
-func serveCached(w http.ResponseWriter, r *http.Request, modtime time.Time, lastMod []string, content io.ReadSeeker, size int64, length []string) bool {
-	if conditional(r.Header) {
+// cond is whether the request is conditional or ranged
+// (reqHeader.conditional); it reports it back.
+func serveCached(w http.ResponseWriter, r *http.Request, cond bool, modtime time.Time, lastMod []string, content io.ReadSeeker, size int64, length []string) bool {
+	if cond {
 		if revalidated(w.Header(), r.Header) {
 			notModified(w)
 			return true
@@ -89,18 +90,6 @@ func seekTo(offset int64, whence int, pos, size int64) (int64, error) {
 		return 0, errNegativeSeek
 	}
 	return offset, nil
-}
-
-// conditional reports whether a request's header has a field that may
-// make its answer other than a full 200: a precondition or a Range. An
-// If-Range alone changes nothing.
-func conditional(h http.Header) bool {
-	for _, k := range [...]string{"If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "Range"} {
-		if v := h[k]; len(v) > 0 && v[0] != "" {
-			return true
-		}
-	}
-	return false
 }
 
 // revalidated reports whether http.ServeContent would answer a request

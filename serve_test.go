@@ -21,14 +21,15 @@ func oldServeEntry(w http.ResponseWriter, r *http.Request, e *entry, xml []byte,
 	h := w.Header()
 	h["X-Robots-Tag"] = hdrNoindex
 	h["Cache-Control"] = cacheControl
-	r = wholeIfMultiRange(r)
+	q := readReqHeader(r.Header, false)
+	r = wholeIfMultiRange(r, &q)
 	body := e.gz
 	var length []string
 	switch {
 	case strings.HasSuffix(path, ".gz"):
 		h["Content-Type"] = hdrGzipCT
 		h["Etag"] = e.etagFile
-	case acceptsGzip(r.Header["Accept-Encoding"]):
+	case acceptsGzip(q.accept):
 		h["Content-Type"] = hdrXMLCT
 		h["Vary"] = hdrVary
 		h["Content-Encoding"] = hdrGzip
