@@ -25,6 +25,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
@@ -42,9 +43,10 @@ func main() { demo.Main(newRouter) }
 // newRouter returns the shop's router, with the sitemap middleware among
 // its middlewares, and the sitemap, which the caller closes. Every URL
 // starts with opt.Base; store is nil, or with -redis the cache that the
-// replicas share. chi wants the middlewares before the routes, so
-// the sitemap comes first and the routes last.
-func newRouter(_ context.Context, db *sql.DB, store sitemap.Store, opt demo.Options, log *slog.Logger) (http.Handler, *sitemap.Sitemap, error) {
+// replicas share. The database tells the sitemap of every commit to the
+// products (sqlsource's Watch) until ctx ends. chi wants the middlewares
+// before the routes, so the sitemap comes first and the routes last.
+func newRouter(ctx context.Context, db *sql.DB, store sitemap.Store, opt demo.Options, log *slog.Logger) (http.Handler, *sitemap.Sitemap, error) {
 	r := chi.NewRouter()
 
 	// Static pages: the router's GET routes without parameters (/, /news,
@@ -69,16 +71,21 @@ func newRouter(_ context.Context, db *sql.DB, store sitemap.Store, opt demo.Opti
 	// query plus one for the images, whose table holds paths that BaseURL
 	// makes absolute. Every product page exists in each language the router
 	// serves, so the hreflang alternates are made from the row's own id
-	// and slug, with no query.
+	// and slug, with no query. The page summary, kept by triggers, lists
+	// the pages and tells Watch of each commit that changes a Significant
+	// column.
 	products, err := sqlsource.New(db, sqlsource.Config{
-		Table:       "products",
-		Key:         "id",
-		KeyStart:    1,
-		PageSize:    opt.PageSize,
-		BaseURL:     opt.Base,
-		LocTemplate: "/p/{id}/{slug}",
-		LastMod:     "updated_at", // Unix seconds
-		Filter:      "published",
+		Table:         "products",
+		Key:           "id",
+		KeyStart:      1,
+		PageSize:      opt.PageSize,
+		BaseURL:       opt.Base,
+		LocTemplate:   "/p/{id}/{slug}",
+		LastMod:       "updated_at", // Unix seconds
+		Filter:        "published",
+		Summary:       true,
+		Significant:   []string{"slug", "updated_at", "published"},
+		WatchInterval: 250 * time.Millisecond, // SQLite is polled: how often, and the most Invalidate calls
 		Loaders: []sqlsource.Loader{sqlsource.Images(`SELECT product_id, path, caption FROM product_images
 			WHERE product_id BETWEEN ? AND ? ORDER BY product_id, position`)},
 		Columns: []string{"slug"},
@@ -105,6 +112,19 @@ func newRouter(_ context.Context, db *sql.DB, store sitemap.Store, opt demo.Opti
 	if err != nil {
 		return nil, nil, err
 	}
+	// The summary is installed once per catalogue and page size, as a
+	// migration would; then each commit reaches the sitemap with no call
+	// of the application's.
+	if err := demo.EnsureSummary(ctx, db, "products", products.PageSize(), products); err != nil {
+		sm.Close()
+		return nil, nil, err
+	}
+	watch, err := products.Watch(ctx, sm, "products")
+	if err != nil {
+		sm.Close()
+		return nil, nil, err
+	}
+	context.AfterFunc(ctx, func() { watch.Close() })
 
 	r.Use(middleware.Recoverer)
 	r.Use(sm.Handler) // serves robots.txt and the sitemap files, and passes the rest to the routes

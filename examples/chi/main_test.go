@@ -23,6 +23,15 @@ func TestFleet(t *testing.T) {
 	demotest.CrawlFleet(t, base, fleet)
 }
 
+// TestChurn: -churn's edits of the products, committed to the catalogue
+// with no call to the sitemap, each reach the file that lists the row
+// (sqlsource's Watch polls the page summary). The site has no news
+// section, so the churn leaves the articles alone.
+func TestChurn(t *testing.T) {
+	base, cat := demotest.Serve(t, 2000, 500, newRouter)
+	demotest.Churn(t, base, cat, 500, false)
+}
+
 // TestMain reports what was not tested for want of a service (xmllint, the
 // schemas and Redis here), or fails under SITEMAP_REQUIRE_SERVICES=1.
 func TestMain(m *testing.M) { testenv.Main(m) }

@@ -16,7 +16,8 @@ import (
 
 // Churn edits the catalogue while the demo runs (-churn), as the shop's
 // staff would: in turn it renames a product, adds one, unpublishes one
-// and publishes a news article, each in one commit, and then asks the
+// and publishes a news article (unless NoArticles), each in one commit,
+// and then asks the
 // site, as a crawler would, for the sitemap file that lists the row until
 // its bytes change, and reports how long that took after the commit. The
 // wiring tells the sitemap nothing: the database's page summary and
@@ -26,7 +27,10 @@ type Churn struct {
 	Site     http.Handler  // the wired site: its sitemap files are fetched through it, in process
 	PageSize int           // products per sitemap file (-pagesize)
 	Wait     time.Duration // how long a Step waits for the new bytes; zero means churnWait
-	rng      *rand.Rand
+	// NoArticles leaves the articles alone, for a site with no news
+	// section: the edits are then the three of the products.
+	NoArticles bool
+	rng        *rand.Rand
 }
 
 // Change is one edit of Churn and what the sitemap did with it.
@@ -75,8 +79,8 @@ func (c *Churn) Run(ctx context.Context, every time.Duration, out io.Writer) err
 }
 
 // Step makes change number i (a rename, an addition, an unpublication, an
-// article, in turn), commits it and waits for the sitemap file that lists
-// the row to serve new bytes.
+// article, in turn; with NoArticles, the first three), commits it and
+// waits for the sitemap file that lists the row to serve new bytes.
 func (c *Churn) Step(ctx context.Context, i int) (Change, error) {
 	if c.rng == nil {
 		c.rng = rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
@@ -85,13 +89,17 @@ func (c *Churn) Step(ctx context.Context, i int) (Change, error) {
 	var ch Change
 	var id int64
 	var write func() error
-	switch i % 4 {
+	kinds := 4
+	if c.NoArticles {
+		kinds = 3
+	}
+	switch i % kinds {
 	case 0, 2:
 		if err := c.DB.QueryRowContext(ctx, "SELECT id FROM products WHERE published AND id >= ? ORDER BY id LIMIT 1",
 			1+c.rng.Int64N(c.maxID(ctx))).Scan(&id); err != nil {
 			return ch, fmt.Errorf("demo: churn: %w", err)
 		}
-		if i%4 == 0 {
+		if i%kinds == 0 {
 			name := adjectives[c.rng.IntN(len(adjectives))] + " " + materials[c.rng.IntN(len(materials))] + " " + nouns[c.rng.IntN(len(nouns))]
 			slug := strings.ToLower(strings.ReplaceAll(name, " ", "-")) + "-" + strconv.FormatInt(id, 10)
 			ch.What = fmt.Sprintf("product %d renamed %q", id, name)

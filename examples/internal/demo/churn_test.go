@@ -9,9 +9,10 @@ import (
 )
 
 // TestChurnStep: each of the four edits is committed and seen at once by
-// a site whose ETag is made of the catalogue itself; a site that never
-// changes is reported unchanged, not seen. (examples/nethttp's TestChurn
-// runs the edits through the real wiring.)
+// a site whose ETag is made of the catalogue itself, and the three of the
+// products alone with NoArticles; a site that never changes is reported
+// unchanged, not seen. (The examples' TestChurn run the edits through
+// their real wiring.)
 func TestChurnStep(t *testing.T) {
 	c, err := Open(t.Context(), filepath.Join(t.TempDir(), "catalogue.db"), 20, nil)
 	if err != nil {
@@ -48,6 +49,23 @@ func TestChurnStep(t *testing.T) {
 	}
 	if n := count(t, c.DB, "SELECT count(*) FROM articles"); n != articles+1 {
 		t.Errorf("%d articles, want %d", n, articles+1)
+	}
+
+	// Without articles (a site with no news section, examples/chi), the
+	// fourth edit is a rename again, and no article is published.
+	noNews := &Churn{DB: c.DB, Site: live, PageSize: 8, NoArticles: true}
+	articles = count(t, c.DB, "SELECT count(*) FROM articles")
+	for i, want := range []string{"renamed", "added", "unpublished", "renamed"} {
+		ch, err := noNews.Step(t.Context(), i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ch.Seen || !strings.Contains(ch.What, want) {
+			t.Errorf("NoArticles, step %d: %s, want %q seen", i, ch, want)
+		}
+	}
+	if n := count(t, c.DB, "SELECT count(*) FROM articles"); n != articles {
+		t.Errorf("NoArticles: %d articles, want %d", n, articles)
 	}
 
 	still := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Header().Set("Etag", `"same"`) })

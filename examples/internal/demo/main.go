@@ -70,7 +70,7 @@ func run(ctx context.Context, args []string, out io.Writer, wire Wiring) error {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			c := &Churn{DB: cat.DB, Site: h, PageSize: opt.PageSize}
+			c := &Churn{DB: cat.DB, Site: h, PageSize: opt.PageSize, NoArticles: !hasSection(sm, "news")}
 			if err := c.Run(wctx, opt.Churn, out); err != nil {
 				log.Error("the churn stopped", "err", err)
 			}
@@ -78,4 +78,14 @@ func run(ctx context.Context, args []string, out io.Writer, wire Wiring) error {
 		defer func() { stop(); <-done }() // before sm.Close
 	}
 	return serve(ctx, ln, h, sm, opt, out, log)
+}
+
+// hasSection reports whether sm has a section named name.
+func hasSection(sm *sitemap.Sitemap, name string) bool {
+	for _, st := range sm.SectionStats() {
+		if st.Section == name {
+			return true
+		}
+	}
+	return false
 }
