@@ -3,13 +3,17 @@ package expvarsitemap_test
 import (
 	"encoding/json"
 	"expvar"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 
 	"github.com/freshmap/sitemap"
 	"github.com/freshmap/sitemap/adapters/expvarsitemap"
 )
+
+var publishRuns atomic.Int64
 
 func TestPublish(t *testing.T) {
 	sm, err := sitemap.New(sitemap.Config{BaseURL: "https://example.com"},
@@ -24,7 +28,10 @@ func TestPublish(t *testing.T) {
 	for _, path := range []string{"/sitemap-products-1.xml.gz", "/sitemap-products-1.xml.gz", "/sitemap-products-2.xml.gz"} {
 		sm.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, path, nil))
 	}
-	expvarsitemap.Publish("sitemap_test", sm)
+	// expvar names are global and Publish panics on a reused one: a name
+	// per run, so that -count=N runs the test N times.
+	name := fmt.Sprintf("sitemap_test_%d", publishRuns.Add(1))
+	expvarsitemap.Publish(name, sm)
 
 	var got struct {
 		CacheHits, CacheMisses, NotFound, RejectedURLs, DroppedElements int64
@@ -35,7 +42,7 @@ func TestPublish(t *testing.T) {
 		}
 		BuildBuckets []float64
 	}
-	if err := json.Unmarshal([]byte(expvar.Get("sitemap_test").String()), &got); err != nil {
+	if err := json.Unmarshal([]byte(expvar.Get(name).String()), &got); err != nil {
 		t.Fatal(err)
 	}
 	if got.CacheHits != 1 || got.CacheMisses != 2 || got.NotFound != 1 || got.RejectedURLs != 1 || got.DroppedElements != 1 {
