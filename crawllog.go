@@ -277,7 +277,7 @@ func (l *crawlLog) forbids(c crawlerSlot) bool {
 
 // record logs a response to column c for file k, answered at the Unix
 // second sec; cond tells that the request had validators
-// (hasValidators). served tells that the file exists (it was found and
+// (reqHeader.validators). served tells that the file exists (it was found and
 // answered): only then is a row made.
 func (l *crawlLog) record(k docKey, c crawlerSlot, sec int64, cond bool, status int, n int64, served bool) {
 	if l == nil {

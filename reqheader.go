@@ -32,11 +32,7 @@ const reqHeaderPass = 6
 // nothing.
 func readReqHeader(h http.Header, ua bool) reqHeader {
 	if len(h) > reqHeaderPass {
-		q := reqHeaderLookups(h)
-		if !ua {
-			q.ua = ""
-		}
-		return q
+		return reqHeaderLookups(h, ua)
 	}
 	return reqHeaderScan(h)
 }
@@ -67,15 +63,18 @@ func reqHeaderScan(h http.Header) (q reqHeader) {
 	return q
 }
 
-// reqHeaderLookups reads h by looking each field up.
-func reqHeaderLookups(h http.Header) reqHeader {
+// reqHeaderLookups reads h by looking each field up, the User-Agent only
+// if ua.
+func reqHeaderLookups(h http.Header, ua bool) reqHeader {
 	q := reqHeader{rng: first(h["Range"])}
 	if v := h["Accept-Encoding"]; len(v) > 0 {
 		q.accept = v
 	}
 	q.validators = first(h["If-None-Match"]) != "" || first(h["If-Modified-Since"]) != ""
 	q.pre = q.validators || first(h["If-Match"]) != "" || first(h["If-Unmodified-Since"]) != ""
-	q.ua = first(h["User-Agent"])
+	if ua {
+		q.ua = first(h["User-Agent"])
+	}
 	return q
 }
 

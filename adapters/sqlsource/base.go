@@ -44,39 +44,40 @@ func (b *baseURL) isPath(ref string) bool {
 // "/p/1", "//cdn.example.com/x.jpg" gets the base's scheme, and anything
 // else is returned as it is.
 func (b *baseURL) resolve(ref string) string {
+	if p, ok := b.prefixOf(ref); ok {
+		return p + ref
+	}
+	return ref
+}
+
+// prefixOf returns what resolve puts before ref, with ok false when ref
+// is no path and is returned as it is.
+func (b *baseURL) prefixOf(ref string) (prefix string, ok bool) {
 	switch {
 	case !b.isPath(ref):
-		return ref
+		return "", false
 	case len(ref) > 1 && ref[1] == '/':
-		return b.scheme + ref
+		return b.scheme, true
 	}
-	return b.prefix + ref
+	return b.prefix, true
 }
 
 // writeResolved writes ref made absolute, as resolve returns it, to w
 // when it is a path, and nothing otherwise.
 func (b *baseURL) writeResolved(w *strings.Builder, ref string) {
-	switch {
-	case !b.isPath(ref):
-		return
-	case len(ref) > 1 && ref[1] == '/':
-		w.WriteString(b.scheme)
-	default:
-		w.WriteString(b.prefix)
+	if p, ok := b.prefixOf(ref); ok {
+		w.WriteString(p)
+		w.WriteString(ref)
 	}
-	w.WriteString(ref)
 }
 
 // resolvedLen returns the length of ref made absolute when it is a path,
 // and 0 otherwise.
 func (b *baseURL) resolvedLen(ref string) int {
-	switch {
-	case !b.isPath(ref):
-		return 0
-	case len(ref) > 1 && ref[1] == '/':
-		return len(b.scheme) + len(ref)
+	if p, ok := b.prefixOf(ref); ok {
+		return len(p) + len(ref)
 	}
-	return len(b.prefix) + len(ref)
+	return 0
 }
 
 // resolveURL resolves the loc, image locs and licenses and alternate hrefs

@@ -1,16 +1,14 @@
 package demotest
 
 import (
-	"compress/gzip"
 	"fmt"
-	"io"
-	"net/http"
 	"net/http/httputil"
 	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/freshmap/sitemap/examples/internal/demo"
+	"github.com/freshmap/sitemap/internal/testkit"
 )
 
 // Churn runs -churn's edits (demo.Churn) on the catalogue cat served at
@@ -77,21 +75,8 @@ func Churn(t *testing.T, base string, cat *demo.Catalogue, pageSize int, article
 	}
 }
 
-// getGzip returns the body of the sitemap file at u, unzipped.
+// getGzip returns the body of the sitemap file at u (get), unzipped.
 func getGzip(t *testing.T, u string) string {
 	t.Helper()
-	resp, err := http.Get(u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	zr, err := gzip.NewReader(resp.Body)
-	if err != nil {
-		t.Fatalf("%s: %d, %v", u, resp.StatusCode, err)
-	}
-	body, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(body)
+	return string(testkit.Gunzip(t, []byte(get(t, u))))
 }
