@@ -219,6 +219,10 @@ type Report struct {
 	Warnings int            `json:"warnings"`
 	ByRule   map[string]int `json:"by_rule"`
 	Findings []Finding      `json:"findings"` // by file, line and column
+	// Pages counts the pages a caller fetched beside the sitemaps (the
+	// command's -deep), by status code ("200", "301") or "error"; the
+	// Checker leaves it nil.
+	Pages map[string]int `json:"pages,omitempty"`
 }
 
 // Report returns the findings so far, sorted, with their counts.

@@ -20,7 +20,7 @@ type file struct {
 	name     string
 	scope    *scope   // nil when the file's URL is unknown
 	self     *url.URL // the file's URL, parsed; nil when unknown
-	cross    *cross // origins whose robots.txt names this file or its index
+	cross    *cross   // origins whose robots.txt names this file or its index
 	findings []Finding
 
 	urls     int      // <url> entries; an index's <sitemap> entries are not URLs
