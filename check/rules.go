@@ -47,7 +47,7 @@ var Rules = []Rule{
 	{"index-nested", Error, "an index lists sitemaps, never other indexes"},
 	{"index-self", Error, "an index does not list itself"},
 	{"fetch", Error, "the file could be fetched or read (a loopback, private or link-local address is not connected to unless it is the host given, or -allow-private)"},
-	{"deadline", Error, "the walk covered the whole tree: it ended within -deadline, and listed no more than -max-files files"},
+	{"deadline", Error, "the walk covered the whole tree: it ended within -deadline, met no more than -max-files files, and asked no more than 64 hosts' robots.txt for cross-submission"},
 	{"robots", Error, "robots.txt names at least one sitemap with an absolute Sitemap: line (also spelled Site-map: or Sitemaps:), within its first 500 KiB"},
 	{"http-status", Error, "a GET answers 200"},
 	{"http-content-type", Error, "Content-Type matches the bytes: application/gzip for a gzip file without Content-Encoding, XML (application/xml, text/xml) otherwise"},

@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/freshmap/sitemap"
@@ -35,10 +36,11 @@ type crawler struct {
 	deadline  time.Duration   // for the message; 0 when none
 	guard     *guard          // the addresses the transport connects to
 
-	remoteArgs bool        // some argument is a URL: foreign robots.txt may be fetched
-	deep       *deep       // -deep: the listed pages checked too; nil when off
-	count      *counter    // sitemap crawl: counted, not checked; nil for check
-	robotsTxt  robotsCache // each origin's Sitemap: lines
+	remoteArgs bool         // some argument is a URL: foreign robots.txt may be fetched
+	deep       *deep        // -deep: the listed pages checked too; nil when off
+	count      *counter     // sitemap crawl: counted, not checked; nil for check
+	robotsTxt  robotsCache  // each origin's Sitemap: lines
+	foreign    atomic.Int64 // hosts whose robots.txt cross-submission asked for
 
 	queue *queue
 }
@@ -110,6 +112,9 @@ func (c *crawler) wait() {
 	if c.ctx.Err() != nil {
 		c.chk.Add(check.NewFinding("deadline", "", fmt.Sprintf("the run reached its deadline (-deadline %v): %d files found were not fetched, and those being read were cut short", c.deadline, left)))
 	}
+	if n := c.foreign.Load() - maxForeign; n > 0 {
+		c.chk.Add(check.NewFinding("deadline", "", fmt.Sprintf("cross-submission: the robots.txt of %d more hosts that sitemaps name were not asked (at most %d a run), so the loc-scope errors of their URLs may be wrong", n, maxForeign)))
+	}
 	if over > 0 {
 		c.chk.Add(check.NewFinding("deadline", "", fmt.Sprintf("%d more files were listed past -max-files %d, and not fetched", over, c.queue.maxFiles)))
 	}
@@ -157,6 +162,9 @@ func (c *crawler) sitemapsOf(origin string) []string {
 		return nil // local files: no request to a host they name
 	}
 	return c.robotsTxt.lines(origin, func() []string {
+		if c.foreign.Add(1) > maxForeign {
+			return nil // counted, and reported in wait
+		}
 		resp, body, err := c.getLimit(origin+"/robots.txt", nil, pagecheck.MaxRobotsBytes)
 		if err != nil || resp.StatusCode != http.StatusOK {
 			return nil
@@ -239,6 +247,11 @@ func (c *crawler) local(name, loc string, child bool) {
 	}
 	c.spawnAll(files, func(p string) { c.local(p, locs[p], true) })
 }
+
+// maxForeign is how many hosts' robots.txt are asked at most in a run
+// for cross-submission: each is a request a sitemap can make the check
+// send, one after another while its file waits.
+const maxForeign = 64
 
 // maxBadLines is how many Sitemap: lines that are not absolute URLs are
 // reported one by one.

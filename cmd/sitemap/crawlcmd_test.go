@@ -112,3 +112,23 @@ func TestCrawlCounts(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainTextRemote: a plain-text sitemap served as text/plain checks
+// clean (it was refused as XML); served as XML, its Content-Type is wrong.
+func TestPlainTextRemote(t *testing.T) {
+	for ct, want := range map[string]int{"text/plain; charset=utf-8": 0, "application/xml": 1} {
+		srv := server(t, func(base string) http.Handler {
+			body := base + "/a\n" + base + "/b\n"
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", ct)
+				w.Header().Set("ETag", `"1"`)
+				http.ServeContent(w, r, "", time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), strings.NewReader(body))
+			})
+		})
+		var out bytes.Buffer
+		code := run([]string{"check", srv.URL + "/sitemap.txt"}, &out, io.Discard, srv.Client().Transport)
+		if code != want || !strings.Contains(out.String(), "1      2     ") {
+			t.Errorf("%s: exit %d, want %d, with 1 file of 2 URLs:\n%s", ct, code, want, out.String())
+		}
+	}
+}

@@ -223,3 +223,29 @@ func TestInternal(t *testing.T) {
 		}
 	}
 }
+
+// TestForeignHosts: a sitemap whose URLs name many other hosts makes the
+// check ask at most maxForeign robots.txt, and say so; the ones on
+// internal addresses are refused at once, not waited for.
+func TestForeignHosts(t *testing.T) {
+	srv := server(t, func(base string) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/xml")
+			var b strings.Builder
+			b.WriteString(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
+			for i := range maxForeign + 10 {
+				fmt.Fprintf(&b, "<url><loc>http://10.0.%d.%d/p</loc></url>", i/250, i%250+1)
+			}
+			io.WriteString(w, b.String()+"</urlset>")
+		})
+	})
+	start := time.Now()
+	var out bytes.Buffer
+	run([]string{"check", "-timeout", "20s", srv.URL + "/s.xml"}, &out, io.Discard, srv.Client().Transport)
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("took %v: internal hosts were waited for", took)
+	}
+	if !strings.Contains(out.String(), "the robots.txt of 10 more hosts that sitemaps name were not asked") {
+		t.Errorf("no cross-submission bound finding:\n%.3000s", out.String())
+	}
+}
