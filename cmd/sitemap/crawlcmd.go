@@ -52,7 +52,7 @@ func runCrawl(args []string, stdout, stderr io.Writer, transport http.RoundTripp
 	if *asJSON {
 		b, _ := json.MarshalIndent(struct {
 			counts
-			Findings []check.Finding `json:"errors_found"`
+			Findings []check.Finding `json:"findings"`
 		}{n, r.Findings}, "", "  ")
 		stdout.Write(append(b, '\n'))
 	} else {

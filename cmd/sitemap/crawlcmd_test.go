@@ -70,12 +70,12 @@ func TestCrawlCommand(t *testing.T) {
 	run([]string{"crawl", "-json", srv.URL + "/robots.txt"}, &js, io.Discard, srv.Client().Transport)
 	var n struct {
 		counts
-		Errors []any `json:"errors_found"`
+		Findings []any `json:"findings"`
 	}
 	if err := json.Unmarshal(js.Bytes(), &n); err != nil {
 		t.Fatalf("%v:\n%s", err, js.String())
 	}
-	if n.Robots != 1 || n.Indexes != 1 || n.Files != 4 || n.URLs != 7 || n.counts.Errors != 1 || len(n.Errors) != 1 || n.WireBytes <= 0 || n.XMLBytes <= n.WireBytes {
+	if n.Robots != 1 || n.Indexes != 1 || n.Files != 4 || n.URLs != 7 || n.Errors != 1 || len(n.Findings) != 1 || n.WireBytes <= 0 || n.XMLBytes <= n.WireBytes {
 		t.Errorf("-json: %+v", n)
 	}
 }
