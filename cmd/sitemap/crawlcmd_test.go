@@ -132,3 +132,25 @@ func TestPlainTextRemote(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnTextFiles: the plain-text files this library serves beside each
+// sitemap file check clean, gzip-encoded or not.
+func TestOwnTextFiles(t *testing.T) {
+	srv := server(t, func(base string) http.Handler {
+		var urls []sitemap.URL
+		for i := range 5 {
+			urls = append(urls, sitemap.URL{Loc: fmt.Sprintf("%s/p/%d", base, i), LastMod: time.Date(2025, 1, 1+i, 0, 0, 0, 0, time.UTC)})
+		}
+		sm, err := sitemap.New(sitemap.Config{BaseURL: base}, sitemap.Section{Name: "p", Source: sitemap.FromSlice(urls, 2)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { sm.Close() })
+		return sm.Handler(http.NotFoundHandler())
+	})
+	var out bytes.Buffer
+	code := run([]string{"check", srv.URL + "/sitemap-p-1.txt", srv.URL + "/sitemap-p-3.txt"}, &out, io.Discard, srv.Client().Transport)
+	if code != 0 || !strings.Contains(out.String(), "2      3     0       0") {
+		t.Errorf("exit %d; want 0, 2 files of 3 URLs, no finding:\n%s", code, out.String())
+	}
+}
