@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -133,7 +134,7 @@ func (c *crawler) robots(loc string) {
 	}
 	if len(body) > pagecheck.MaxRobotsBytes {
 		c.chk.Add(check.NewFinding("robots", loc, fmt.Sprintf("robots.txt is over %d KiB; crawlers read only the first %d KiB, and so does this check", pagecheck.MaxRobotsBytes>>10, pagecheck.MaxRobotsBytes>>10)))
-		body = body[:pagecheck.MaxRobotsBytes]
+		body = body[:bytes.LastIndexByte(body[:pagecheck.MaxRobotsBytes], '\n')+1] // no line cut short
 	}
 	abs, bad := sitemapLines(body)
 	if u, err := url.Parse(loc); err == nil {

@@ -107,6 +107,17 @@ func TestHostileRobots(t *testing.T) {
 	if code != 1 || !strings.Contains(out.String(), "robots.txt is over 500 KiB") {
 		t.Errorf("exit %d; want 1 with the robots.txt size finding:\n%.2000s", code, out.String())
 	}
+	whole, size := 0, 0 // the lines that end within 500 KiB
+	for ; ; whole++ {
+		size += len(fmt.Sprintf("Sitemap: http://%s/s%d.xml\n", strings.TrimPrefix(srv.URL, "http://"), whole))
+		if size > 500<<10 {
+			break
+		}
+	}
+	deadline := strings.Contains(out.String(), ": deadline: ")
+	if n := int(files.Load()); n > whole || !deadline && n != whole {
+		t.Errorf("%d files fetched, want the %d whole lines within 500 KiB (a line cut short is not read)", n, whole)
+	}
 	if p.goroutines > 200 {
 		t.Errorf("peak %d goroutines; want a bounded pool", p.goroutines)
 	}
