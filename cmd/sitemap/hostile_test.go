@@ -260,3 +260,45 @@ func TestForeignHosts(t *testing.T) {
 		t.Errorf("no cross-submission bound finding:\n%.3000s", out.String())
 	}
 }
+
+// TestHostileIndex: an index of 50,000 files that never answer holds
+// -concurrency of them in flight, with a bounded number of goroutines
+// (the crawler used to start one a file), until -deadline.
+func TestHostileIndex(t *testing.T) {
+	const files = 50_000
+	release := make(chan struct{})
+	defer close(release)
+	srv := server(t, func(base string) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/index.xml" {
+				w.Header().Set("Content-Type", "application/xml")
+				var b strings.Builder
+				b.WriteString(`<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
+				for i := range files {
+					fmt.Fprintf(&b, "<sitemap><loc>%s/s%d.xml</loc></sitemap>", base, i)
+				}
+				io.WriteString(w, b.String()+"</sitemapindex>")
+				return
+			}
+			select {
+			case <-r.Context().Done():
+			case <-release:
+			}
+		})
+	})
+	p := watch()
+	var out bytes.Buffer
+	code := run([]string{"check", "-deadline", "2s", srv.URL + "/index.xml"}, &out, io.Discard, srv.Client().Transport)
+	p.end()
+	t.Logf("peak %d goroutines, %d MiB heap in use", p.goroutines, p.heap>>20)
+	var left int
+	if i := strings.Index(out.String(), "(-deadline 2s): "); i >= 0 {
+		fmt.Sscanf(out.String()[i+len("(-deadline 2s): "):], "%d", &left)
+	}
+	if code != 1 || left < files-4 { // at most -concurrency (4) were taken up
+		t.Errorf("exit %d, %d files left; want 1 and at least %d left:\n%.2000s", code, left, files-4, out.String())
+	}
+	if p.goroutines > 200 {
+		t.Errorf("peak %d goroutines; want a bounded pool", p.goroutines)
+	}
+}
