@@ -1,5 +1,6 @@
 // Package check holds the rules of the sitemap protocol as a checker: feed
-// it documents (a <urlset> or a <sitemapindex>, plain or gzip) with
+// it documents (a <urlset>, a <sitemapindex> or a plain-text sitemap,
+// plain or gzip) with
 // [Checker.Document], call [Checker.Finish] once every file is in, and read
 // the findings and counts from [Checker.Report]. The sitemap command
 // (cmd/sitemap) fetches the documents and adds the HTTP rules; the rules
@@ -97,9 +98,9 @@ type Kind int
 // The kinds of document.
 const (
 	Unknown Kind = iota // unreadable: not XML, or another root
-	URLSet
+	URLSet              // a <urlset>, or a plain-text sitemap (one URL a line)
 	Index
-	Feed // an Atom feed or an RSS channel: counted, not judged by the sitemap rules
+	Feed // an Atom (1.0 or 0.3) feed or an RSS channel: counted, not judged by the sitemap rules
 )
 
 // Checker accumulates the findings and counts of the files it is given.
@@ -219,6 +220,10 @@ type Report struct {
 	Warnings int            `json:"warnings"`
 	ByRule   map[string]int `json:"by_rule"`
 	Findings []Finding      `json:"findings"` // by file, line and column
+	// Pages counts the pages a caller fetched beside the sitemaps (the
+	// command's -deep), by status code ("200", "301") or "error"; the
+	// Checker leaves it nil.
+	Pages map[string]int `json:"pages,omitempty"`
 }
 
 // Report returns the findings so far, sorted, with their counts.

@@ -74,7 +74,7 @@ func (f *file) videoValues(u *sitemap.URL, v *sitemap.Video, line, col int) {
 		{"player_loc allow_embed", v.AllowEmbed}, {"video:family_friendly", v.FamilyFriendly},
 		{"video:requires_subscription", v.RequiresSubscription}, {"video:live", v.Live},
 	} {
-		if yn.val != "" && yn.val != "yes" && yn.val != "no" {
+		if yn.val != "" && !isYesNo(yn.val) {
 			bad("%s is %q, not yes or no", yn.name, yn.val)
 		}
 	}
@@ -91,6 +91,16 @@ func (f *file) videoValues(u *sitemap.URL, v *sitemap.Video, line, col int) {
 			}
 		}
 	}
+}
+
+// isYesNo accepts what the video schema's tYesNo does: yes, Yes, YES,
+// no, No or NO.
+func isYesNo(s string) bool {
+	switch s {
+	case "yes", "Yes", "YES", "no", "No", "NO":
+		return true
+	}
+	return false
 }
 
 // newsRules checks the <news:news> of u.

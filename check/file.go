@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"strings"
 	"time"
 
@@ -17,8 +18,9 @@ type file struct {
 	now      time.Time
 	limits   parse.Limits
 	name     string
-	scope    *scope // nil when the file's URL is unknown
-	cross    *cross // origins whose robots.txt names this file or its index
+	scope    *scope   // nil when the file's URL is unknown
+	self     *url.URL // the file's URL, parsed; nil when unknown
+	cross    *cross   // origins whose robots.txt names this file or its index
 	findings []Finding
 
 	urls     int      // <url> entries; an index's <sitemap> entries are not URLs
@@ -41,6 +43,7 @@ func newFile(c *Checker, name, loc, parent string) *file {
 	f := &file{now: c.now(), limits: c.limits, name: name}
 	if loc != "" {
 		f.scope = newScope(loc)
+		f.self, _ = httpURL(loc)
 	}
 	if f.scope != nil && c.robots != nil {
 		f.cross = &cross{robots: c.robots, names: []string{loc, parent}, allowed: map[string]bool{}}
@@ -72,6 +75,8 @@ func (f *file) check(r io.Reader) (Kind, []string) {
 		return URLSet, nil
 	}
 	switch root := doc.Root(); {
+	case doc.Text():
+		return f.text(doc)
 	case isFeed(root):
 		return Feed, nil
 	case root.Local == "sitemapindex":
@@ -96,6 +101,23 @@ func (f *file) check(r io.Reader) (Kind, []string) {
 	return URLSet, nil
 }
 
+// text checks a plain-text sitemap: one URL a line, each judged as a
+// <url>'s loc, at its line.
+func (f *file) text(doc *parse.Document) (Kind, []string) {
+	for u, err := range doc.URLs() {
+		if err != nil {
+			f.parseError(err, "")
+			break
+		}
+		f.inEntry = true
+		f.entryLine, f.entryCol = doc.Pos()
+		f.url(&u, nil)
+		f.inEntry = false
+	}
+	f.fileRules()
+	return URLSet, nil
+}
+
 // index checks a <sitemapindex> and returns the locations it lists.
 func (f *file) index(doc *parse.Document) (Kind, []string) {
 	var children []string
@@ -112,6 +134,10 @@ func (f *file) index(doc *parse.Document) (Kind, []string) {
 			continue
 		}
 		line, col := position(err)
+		if f.self != nil && sameFile(f.self, s.Loc) {
+			f.add("index-self", line, col, s.Loc, "the index lists itself; it is not followed again")
+			continue
+		}
 		if f.locRules("loc", s.Loc, s.Loc, line, col) {
 			children = append(children, s.Loc)
 		}
@@ -157,8 +183,11 @@ func (f *file) parseError(err error, loc string) bool {
 func invalidRule(path, msg string) string {
 	last := path[strings.LastIndexByte(path, '/')+1:]
 	switch {
-	case strings.Contains(msg, "no <loc>"), strings.Contains(msg, "no <image:loc>"):
+	case strings.Contains(msg, "no <loc>"), strings.Contains(msg, "no <image:loc>"),
+		strings.Contains(msg, "empty <loc>"), strings.Contains(msg, "empty <image:loc>"):
 		return "loc-missing"
+	case last == "xhtml:link":
+		return "ext-url"
 	case last == "lastmod":
 		return "lastmod-format"
 	case last == "priority":
@@ -184,7 +213,9 @@ func position(err error) (int, int) {
 
 // url applies the per-entry rules to one <url>.
 func (f *file) url(u *sitemap.URL, err error) {
-	f.urls++
+	if u.Loc != "" {
+		f.urls++ // an entry with no loc, or an empty one, is no URL
+	}
 	f.entries++
 	line, col := position(err)
 	if u.Loc != "" && f.locRules("loc", u.Loc, u.Loc, line, col) {

@@ -147,3 +147,20 @@ func (c *cross) allows(u *url.URL) bool {
 	}
 	return ok
 }
+
+// sameFile reports whether loc names the file at self: the same scheme,
+// host and port (in any case, the default port or none), path and query.
+func sameFile(self *url.URL, loc string) bool {
+	u, ok := httpURL(loc)
+	if !ok {
+		return false
+	}
+	p, q := u.EscapedPath(), self.EscapedPath()
+	if p == "" {
+		p = "/"
+	}
+	if q == "" {
+		q = "/"
+	}
+	return strings.EqualFold(u.Scheme, self.Scheme) && hostPort(u) == hostPort(self) && p == q && u.RawQuery == self.RawQuery
+}

@@ -28,6 +28,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(head + `<url><loc>x</loc><lastmod>2024-02-30</lastmod></url><url/></urlset>`))
 	f.Add([]byte(`<!DOCTYPE urlset [<!ENTITY a "b">]><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"/>`))
 	f.Add([]byte{0x1f, 0x8b})
+	f.Add([]byte("https://example.com/a\n\n https://example.com/b \r\nhttp://x\n"))
 	lim := Limits{MaxBytes: 8 << 10, MaxEntries: 5, MaxText: 256}
 	f.Fuzz(func(t *testing.T, doc []byte) {
 		in := &testkit.CountingReader{R: bytes.NewReader(doc)}

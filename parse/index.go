@@ -12,7 +12,7 @@ func (p *parser) sitemap(s *Sitemap) error {
 			switch se.Name.Local {
 			case "loc":
 				hasLoc = true
-				return p.trimmed(&s.Loc)
+				return p.loc(&s.Loc, "<loc>")
 			case "lastmod":
 				return p.datetime(&s.LastMod, nil)
 			}

@@ -14,6 +14,8 @@ func (p *parser) news(n *sitemap.News) error {
 			switch se.Name.Local {
 			case "publication":
 				return p.publication(n)
+			case "access":
+				return p.access()
 			case "genres":
 				return p.list(&n.Genres, ',')
 			case "publication_date":
@@ -43,4 +45,18 @@ func (p *parser) publication(n *sitemap.News) error {
 		}
 		return p.skip()
 	})
+}
+
+// access reads <news:access>, which sitemap.News does not hold: the
+// schema allows Subscription or Registration (and no element for an open
+// article); any other value is invalid.
+func (p *parser) access() error {
+	var s string
+	if err := p.trimmed(&s); err != nil {
+		return err
+	}
+	if s != "Subscription" && s != "Registration" {
+		p.invalid("not Subscription or Registration: %s", quote([]byte(s)))
+	}
+	return nil
 }

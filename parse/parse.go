@@ -15,6 +15,11 @@
 // (and so any entity declaration) is refused; only the five predefined
 // entities and character references are read.
 //
+// A plain-text sitemap (one URL a line, the protocol's other format) is
+// told from XML by its first bytes, a URL scheme and "://", and read by
+// [Document.URLs] too: each line that is not blank is an entry with only
+// its Loc, under the same limits (a line is a text node).
+//
 // A document must be UTF-8, as the protocol says: a UTF-8 byte-order mark
 // is read past, and UTF-16, another declared encoding or bytes that are
 // not UTF-8 end it with an error wrapping [ErrEncoding]. The XML
@@ -33,6 +38,10 @@
 // An error that wraps [ErrInvalid] concerns one entry's value (a bad date, a
 // priority that is not a number, a missing loc): the entry is yielded with
 // what could be read and the error, and reading goes on with the next entry.
+// An empty or white-space <loc> or <image:loc> is such an error (the entry
+// has no URL), as are an xhtml:link hreflang alternate without an href
+// (it is not kept) and a news:access other than Subscription or
+// Registration.
 // Any other error (malformed XML, a limit, a wrong root) ends the sequence.
 //
 // # Values
@@ -130,10 +139,11 @@ func Index(r io.Reader, lim Limits) iter.Seq2[Sitemap, error] {
 
 // Document is a document read up to its root element, which tells
 // whether it is a <urlset> or a <sitemapindex> (or neither), so that one
-// pass over the bytes reads either.
+// pass over the bytes reads either; or a plain-text sitemap (Text).
 type Document struct {
 	p    *parser
 	root xml.Name
+	text bool
 }
 
 // Open reads r, plain or gzip XML, up to its root element. Its error, an
@@ -153,6 +163,9 @@ func Open(r io.Reader, lim Limits, onStart func(name xml.Name, depth, line, col 
 		return nil, err
 	}
 	p.onStart = onStart
+	if p.in.text {
+		return &Document{p: p, text: true}, nil
+	}
 	root, err := p.root()
 	if err != nil {
 		return nil, err
@@ -160,8 +173,16 @@ func Open(r io.Reader, lim Limits, onStart func(name xml.Name, depth, line, col 
 	return &Document{p: p, root: root.Name}, nil
 }
 
-// Root is the name of the root element.
+// Root is the name of the root element; empty for a plain-text sitemap.
 func (d *Document) Root() xml.Name { return d.root }
+
+// Text tells that the document is a plain-text sitemap, one URL a line,
+// which only URLs reads (see the package documentation).
+func (d *Document) Text() bool { return d.text }
+
+// Pos returns the line and column where the entry last yielded starts:
+// its <url> or <sitemap> start tag, or its line in a plain-text sitemap.
+func (d *Document) Pos() (line, col int) { return d.p.entryLine, d.p.entryCol }
 
 // URLs returns the entries of the document as a <urlset>, like the
 // function [URLs]; a root that is not <urlset> in the sitemap namespace
@@ -169,6 +190,15 @@ func (d *Document) Root() xml.Name { return d.root }
 func (d *Document) URLs() iter.Seq2[sitemap.URL, error] {
 	return func(yield func(sitemap.URL, error) bool) {
 		p := d.p
+		if d.text {
+			for {
+				var u sitemap.URL
+				ok, err := p.textEntry(&u)
+				if !ok && err == nil || !yield(u, err) || !ok {
+					return
+				}
+			}
+		}
 		if err := p.wantRoot(d.root, "urlset"); err != nil {
 			yield(sitemap.URL{}, err)
 			return
@@ -191,6 +221,10 @@ func (d *Document) URLs() iter.Seq2[sitemap.URL, error] {
 func (d *Document) Index() iter.Seq2[Sitemap, error] {
 	return func(yield func(Sitemap, error) bool) {
 		p := d.p
+		if d.text {
+			yield(Sitemap{}, &Error{Line: 1, Column: 1, Err: fmt.Errorf("%w: %w", ErrRoot, errTextIndex)})
+			return
+		}
 		if err := p.wantRoot(d.root, "sitemapindex"); err != nil {
 			yield(Sitemap{}, err)
 			return

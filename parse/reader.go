@@ -26,6 +26,9 @@ type input struct {
 	lines, lineStart, prevStart int64
 	maxRun                      int
 	err                         error // sticky
+	// text tells a plain-text sitemap (one URL a line): a line, not a
+	// run between two '<', is what the text limit bounds.
+	text bool
 }
 
 // newInput detects gzip by its magic bytes (1f 8b) and returns the limited,
@@ -54,8 +57,29 @@ func newInput(r io.Reader, lim Limits) (*input, error) {
 		bytes.HasPrefix(head, []byte("\x00<")), bytes.HasPrefix(head, []byte("<\x00")):
 		return nil, fmt.Errorf("%w: the document is UTF-16", ErrEncoding)
 	}
-	return &input{src: src, buf: make([]byte, 16<<10), max: lim.MaxBytes, maxRun: lim.MaxText}, nil
+	src, head, err = peek(src, textPeek)
+	if err != nil {
+		return nil, err
+	}
+	return &input{src: src, buf: make([]byte, 16<<10), max: lim.MaxBytes, maxRun: lim.MaxText, text: isText(head)}, nil
 }
+
+// textPeek is how many bytes are looked at to tell a plain-text sitemap.
+const textPeek = 512
+
+// isText tells a plain-text sitemap from XML by its first bytes: past any
+// white space, a URL scheme and "://" ("https://example.com/a"), where XML
+// has '<'. Anything else is read as XML, whose errors say what is wrong.
+func isText(head []byte) bool {
+	head = bytes.TrimLeft(head, " \t\r\n")
+	i := 0
+	for i < len(head) && (isAlpha(head[i]) || i > 0 && (head[i] >= '0' && head[i] <= '9' || head[i] == '+' || head[i] == '-' || head[i] == '.')) {
+		i++
+	}
+	return i > 0 && bytes.HasPrefix(head[i:], []byte("://"))
+}
+
+func isAlpha(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 // peek returns a reader of all of r and its first n bytes (fewer at the end).
 func peek(r io.Reader, n int) (io.Reader, []byte, error) {
@@ -84,6 +108,9 @@ func (in *input) ReadByte() (byte, error) {
 	case c == '\n':
 		in.lines++
 		in.prevStart, in.lineStart = in.lineStart, in.n
+		if in.text {
+			in.run = 0
+		}
 	case in.run > in.maxRun:
 		in.err = ErrTextTooBig
 		return 0, in.err

@@ -33,8 +33,10 @@ type parser struct {
 	last      frame   // the element most recently closed
 	line, col int     // where the next token starts
 	entries   int
-	buf       []byte // an element's text
-	inv       *Error // the first invalid value of the current entry
+	buf       []byte // an element's text, or a line of a plain-text sitemap
+	// where the entry last read starts (Document.Pos)
+	entryLine, entryCol int
+	inv                 *Error // the first invalid value of the current entry
 
 	charset    string          // an encoding the XML declaration named, not UTF-8
 	undeclared map[string]bool // prefixes already reported (ErrPrefix)
@@ -198,7 +200,7 @@ func (p *parser) root() (xml.StartElement, error) {
 			return t, nil
 		case xml.CharData:
 			if !isSpace(t) {
-				return xml.StartElement{}, p.fatal(fmt.Errorf("%w: text before the root element", ErrRoot))
+				return xml.StartElement{}, p.fatal(fmt.Errorf("%w: text before the root element (nor is it a plain-text sitemap, whose first line is an absolute URL)", ErrRoot))
 			}
 		}
 	}
@@ -238,6 +240,7 @@ func (p *parser) nextEntry(name string, entry func() error) (bool, error) {
 			if p.entries++; p.entries > p.lim.MaxEntries {
 				return false, p.fatal(fmt.Errorf("%w (%d)", ErrTooMany, p.lim.MaxEntries))
 			}
+			p.entryLine, p.entryCol = p.line, p.col
 			if err := entry(); err != nil {
 				return false, err
 			}

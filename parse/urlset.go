@@ -2,6 +2,7 @@ package parse
 
 import (
 	"encoding/xml"
+	"strings"
 
 	"github.com/freshmap/sitemap"
 )
@@ -15,7 +16,7 @@ func (p *parser) url(u *sitemap.URL) error {
 			switch se.Name.Local {
 			case "loc":
 				hasLoc = true
-				return p.trimmed(&u.Loc)
+				return p.loc(&u.Loc, "<loc>")
 			case "lastmod":
 				return p.datetime(&u.LastMod, &u.LastModDateOnly)
 			case "changefreq":
@@ -40,7 +41,7 @@ func (p *parser) url(u *sitemap.URL) error {
 			}
 		case nsXHTML:
 			if se.Name.Local == "link" && attr(se, "rel") == "alternate" && hasAttr(se, "hreflang") {
-				u.Alternates = append(u.Alternates, sitemap.Alternate{Hreflang: attr(se, "hreflang"), Href: attr(se, "href")})
+				return p.alternate(se, u)
 			}
 		}
 		return p.skip()
@@ -74,7 +75,7 @@ func (p *parser) image(img *sitemap.Image) error {
 			switch se.Name.Local {
 			case "loc":
 				hasLoc = true
-				return p.trimmed(&img.Loc)
+				return p.loc(&img.Loc, "<image:loc>")
 			case "caption":
 				return p.str(&img.Caption)
 			case "geo_location":
@@ -91,4 +92,23 @@ func (p *parser) image(img *sitemap.Image) error {
 		p.invalid("no <image:loc>")
 	}
 	return err
+}
+
+// alternate reads one <xhtml:link rel="alternate" hreflang="…">. One
+// without an href, or with an empty one, is no alternate: it is skipped,
+// and makes the entry invalid.
+func (p *parser) alternate(se xml.StartElement, u *sitemap.URL) error {
+	href := strings.TrimSpace(attr(se, "href"))
+	if err := p.skip(); err != nil || href != "" {
+		if err == nil {
+			u.Alternates = append(u.Alternates, sitemap.Alternate{Hreflang: attr(se, "hreflang"), Href: href})
+		}
+		return err
+	}
+	if hasAttr(se, "href") {
+		p.invalid("xhtml:link hreflang=%q has an empty href", attr(se, "hreflang"))
+	} else {
+		p.invalid("xhtml:link hreflang=%q has no href", attr(se, "hreflang"))
+	}
+	return nil
 }

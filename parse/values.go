@@ -31,6 +31,19 @@ func (p *parser) trimmed(dst *string) error {
 	return err
 }
 
+// loc stores a location trimmed, as trimmed does; an empty one (or only
+// white space) is invalid: no URL, as a missing element is. name is the
+// element, for the message.
+func (p *parser) loc(dst *string, name string) error {
+	if err := p.trimmed(dst); err != nil {
+		return err
+	}
+	if *dst == "" {
+		p.invalid("empty %s", name)
+	}
+	return nil
+}
+
 // datetime stores a W3C datetime in UTC; dateOnly, if not nil, tells
 // whether a date alone was given.
 func (p *parser) datetime(dst *time.Time, dateOnly *bool) error {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -9,43 +11,52 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/freshmap/sitemap"
 	"github.com/freshmap/sitemap/check"
+	"github.com/freshmap/sitemap/internal/pagecheck"
 )
 
-// crawler follows robots.txt → indexes → sitemap files, fetching at most
-// a fixed number at once, and gives each document to the Checker.
+// crawler follows robots.txt → indexes → sitemap files and gives each
+// document to the Checker (or, for sitemap crawl, to the counter). Its
+// goroutines are bounded whatever a robots.txt or index lists: a fixed
+// pool of -concurrency workers runs the jobs of a queue (queue.go), each
+// job one robots.txt or one file, so no more than that many files are held
+// and parsed at once; the names seen are kept as 8-byte hashes, and at
+// most maxFiles are followed.
 type crawler struct {
 	chk       *check.Checker
 	client    *http.Client
 	transport http.RoundTripper // the client's, for the HEADs (head.go)
 	timeout   time.Duration
 	slots     chan struct{} // one per fetch in flight
-	files     chan struct{} // one per sitemap file fetched and being checked
 	prog      *progress
+	ctx       context.Context // ends at the run's deadline (-deadline)
+	deadline  time.Duration   // for the message; 0 when none
+	guard     *guard          // the addresses the transport connects to
 
-	remoteArgs bool        // some argument is a URL: foreign robots.txt may be fetched
-	deep       *deep       // -deep: the listed pages checked too; nil when off
-	robotsTxt  robotsCache // each origin's Sitemap: lines
+	remoteArgs bool         // some argument is a URL: foreign robots.txt may be fetched
+	deep       *deep        // -deep: the listed pages checked too; nil when off
+	count      *counter     // sitemap crawl: counted, not checked; nil for check
+	robotsTxt  robotsCache  // each origin's Sitemap: lines
+	foreign    atomic.Int64 // hosts whose robots.txt cross-submission asked for
 
-	wg      sync.WaitGroup
-	mu      sync.Mutex
-	visited map[string]bool
+	queue *queue
 }
 
-// newCrawler returns a crawler; its chk and prog are set before start,
-// since the Checker asks the crawler for robots.txt (sitemapsOf).
-func newCrawler(transport http.RoundTripper, concurrency int, timeout time.Duration) *crawler {
+// newCrawler returns a crawler whose requests end with ctx; its chk and
+// prog are set before start, since the Checker asks the crawler for
+// robots.txt (sitemapsOf).
+func newCrawler(ctx context.Context, transport http.RoundTripper, concurrency, maxFiles int, timeout time.Duration) *crawler {
 	return &crawler{
 		client:    &http.Client{Transport: transport},
 		transport: transport,
 		timeout:   timeout,
+		ctx:       ctx,
 		slots:     make(chan struct{}, concurrency),
-		files:     make(chan struct{}, concurrency),
-		visited:   map[string]bool{},
+		queue:     newQueue(concurrency, maxFiles),
 	}
 }
 
@@ -55,7 +66,7 @@ func isURL(arg string) bool {
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }
 
-// start checks one argument: a site, a robots.txt, a sitemap URL, or a file.
+// start queues one argument: a site, a robots.txt, a sitemap URL, or a file.
 func (c *crawler) start(arg string) {
 	if !isURL(arg) {
 		c.spawn(arg, func() { c.local(arg, "", false) })
@@ -73,33 +84,46 @@ func (c *crawler) start(arg string) {
 	}
 }
 
-// spawn runs fn on its own goroutine, once per name.
+// spawn queues fn, once per name.
 func (c *crawler) spawn(name string, fn func()) {
-	c.mu.Lock()
-	seen := c.visited[name]
-	c.visited[name] = true
-	c.mu.Unlock()
-	if seen {
-		return
-	}
-	c.prog.queued()
-	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
-		defer c.prog.done(name)
-		fn()
-	}()
+	c.spawnAll([]string{name}, func(string) { fn() })
 }
 
-// wait returns once every file found has been checked.
+// spawnAll queues fn for each name not seen before, to run in their order
+// before what was queued earlier (the files of an index before the next
+// Sitemap: line), so that the queue holds the lists of at most a few
+// indexes at once.
+func (c *crawler) spawnAll(names []string, fn func(name string)) {
+	n := c.queue.push(names, func(name string) {
+		defer c.prog.done(name)
+		fn(name)
+	})
+	for range n {
+		c.prog.queued()
+	}
+}
+
+// wait runs the queue on its workers and returns once every file found
+// has been checked, or the deadline has passed; then a deadline finding
+// says what was left.
 func (c *crawler) wait() {
-	c.wg.Wait()
+	c.queue.run(c.ctx)
 	c.prog.end()
+	left, over := c.queue.left()
+	if c.ctx.Err() != nil {
+		c.chk.Add(check.NewFinding("deadline", "", fmt.Sprintf("the run reached its deadline (-deadline %v): %d files found were not fetched, and those being read were cut short", c.deadline, left)))
+	}
+	if n := c.foreign.Load() - maxForeign; n > 0 {
+		c.chk.Add(check.NewFinding("deadline", "", fmt.Sprintf("cross-submission: the robots.txt of %d more hosts that sitemaps name were not asked (at most %d a run), so the loc-scope errors of their URLs may be wrong", n, maxForeign)))
+	}
+	if over > 0 {
+		c.chk.Add(check.NewFinding("deadline", "", fmt.Sprintf("%d more files were listed past -max-files %d, and not fetched", over, c.queue.maxFiles)))
+	}
 }
 
 // robots follows the Sitemap: lines of a robots.txt.
 func (c *crawler) robots(loc string) {
-	resp, body, err := c.get(loc, nil)
+	resp, body, err := c.getLimit(loc, nil, pagecheck.MaxRobotsBytes+1)
 	if err != nil {
 		c.chk.Add(check.NewFinding("fetch", loc, err.Error()))
 		return
@@ -108,16 +132,25 @@ func (c *crawler) robots(loc string) {
 		c.chk.Add(check.NewFinding("http-status", loc, "GET answered "+resp.Status))
 		return
 	}
+	if len(body) > pagecheck.MaxRobotsBytes {
+		c.chk.Add(check.NewFinding("robots", loc, fmt.Sprintf("robots.txt is over %d KiB; crawlers read only the first %d KiB, and so does this check", pagecheck.MaxRobotsBytes>>10, pagecheck.MaxRobotsBytes>>10)))
+		body = body[:bytes.LastIndexByte(body[:pagecheck.MaxRobotsBytes], '\n')+1] // no line cut short
+	}
 	abs, bad := sitemapLines(body)
 	if u, err := url.Parse(loc); err == nil {
 		c.robotsTxt.lines(origin(u), func() []string { return abs })
 	}
-	for _, val := range bad {
+	for i, val := range bad {
+		if i == maxBadLines {
+			c.chk.Add(check.NewFinding("robots", loc, fmt.Sprintf("and %d more Sitemap: lines that are not absolute URLs", len(bad)-i)))
+			break
+		}
 		c.chk.Add(check.NewFinding("robots", loc, fmt.Sprintf("Sitemap: %q is not an absolute URL", val)))
 	}
-	for _, val := range abs {
-		c.spawn(val, func() { c.remote(val, false) })
+	if c.count != nil {
+		c.count.add(func(n *counts) { n.Robots++ })
 	}
+	c.spawnAll(abs, func(val string) { c.remote(val, false) })
 	if len(abs) == 0 {
 		c.chk.Add(check.NewFinding("robots", loc, "no Sitemap: line"))
 	}
@@ -130,7 +163,10 @@ func (c *crawler) sitemapsOf(origin string) []string {
 		return nil // local files: no request to a host they name
 	}
 	return c.robotsTxt.lines(origin, func() []string {
-		resp, body, err := c.get(origin+"/robots.txt", nil)
+		if c.foreign.Add(1) > maxForeign {
+			return nil // counted, and reported in wait
+		}
+		resp, body, err := c.getLimit(origin+"/robots.txt", nil, pagecheck.MaxRobotsBytes)
 		if err != nil || resp.StatusCode != http.StatusOK {
 			return nil
 		}
@@ -142,7 +178,13 @@ func (c *crawler) sitemapsOf(origin string) []string {
 // remote checks a sitemap or index at loc, and follows an index. child
 // tells that an index listed it, so that it may not be an index itself.
 func (c *crawler) remote(loc string, child bool) {
-	kind, children := c.checkRemote(loc)
+	var kind check.Kind
+	var children []string
+	if c.count != nil {
+		kind, children = c.countRemote(loc)
+	} else {
+		kind, children = c.checkRemote(loc)
+	}
 	if kind != check.Index {
 		return
 	}
@@ -150,19 +192,16 @@ func (c *crawler) remote(loc string, child bool) {
 		c.chk.Add(check.NewFinding("index-nested", loc, "an index listed this index; its files are not followed"))
 		return
 	}
-	for _, l := range children {
-		c.spawn(l, func() { c.remote(l, true) })
+	c.spawnAll(children, func(l string) { c.remote(l, true) })
+	if c.count == nil {
+		c.probe(loc, children)
 	}
-	c.probe(loc, children)
 }
 
-// checkRemote fetches and checks one file, holding one of the files
-// slots from the fetch to the end of the check, so that at most
-// -concurrency files are held and parsed at once, however many an index
-// lists.
+// checkRemote fetches and checks one file, on one of the queue's
+// workers, so that at most -concurrency files are held and parsed at
+// once, however many an index lists.
 func (c *crawler) checkRemote(loc string) (check.Kind, []string) {
-	c.files <- struct{}{}
-	defer func() { <-c.files }()
 	data, ok := c.fetch(loc)
 	if !ok {
 		return check.Unknown, nil
@@ -178,16 +217,13 @@ func (c *crawler) checkRemote(loc string) (check.Kind, []string) {
 // its URL when an index listed it; the files an index lists are checked
 // when one of the same name lies beside it.
 func (c *crawler) local(name, loc string, child bool) {
-	c.files <- struct{}{}
 	f, err := os.Open(name)
 	if err != nil {
-		<-c.files
 		c.chk.Add(check.NewFinding("fetch", name, err.Error()))
 		return
 	}
 	kind, children := c.chk.Read(name, loc, io.LimitReader(f, sitemap.MaxBytes+1)) // read once, as it goes
 	f.Close()
-	<-c.files
 	if kind != check.Index {
 		return
 	}
@@ -195,6 +231,8 @@ func (c *crawler) local(name, loc string, child bool) {
 		c.chk.Add(check.NewFinding("index-nested", name, "an index listed this index; its files are not followed"))
 		return
 	}
+	locs := map[string]string{} // the file beside the index → its URL
+	var files []string
 	for _, l := range children {
 		u, err := url.Parse(l)
 		if err != nil {
@@ -202,7 +240,20 @@ func (c *crawler) local(name, loc string, child bool) {
 		}
 		p := filepath.Join(filepath.Dir(name), path.Base(u.Path))
 		if _, err := os.Stat(p); err == nil {
-			c.spawn(p, func() { c.local(p, l, true) })
+			if _, dup := locs[p]; !dup {
+				locs[p] = l
+				files = append(files, p)
+			}
 		}
 	}
+	c.spawnAll(files, func(p string) { c.local(p, locs[p], true) })
 }
+
+// maxForeign is how many hosts' robots.txt are asked at most in a run
+// for cross-submission: each is a request a sitemap can make the check
+// send, one after another while its file waits.
+const maxForeign = 64
+
+// maxBadLines is how many Sitemap: lines that are not absolute URLs are
+// reported one by one.
+const maxBadLines = 20

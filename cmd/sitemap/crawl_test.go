@@ -55,7 +55,9 @@ func TestFilesAtOnce(t *testing.T) {
 		fmt.Fprintf(w, `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>%s/p</loc></url></urlset>`, other.URL)
 	}))
 	defer site.Close()
-	run([]string{"check", "-concurrency", fmt.Sprint(concurrency), site.URL + "/index.xml"}, io.Discard, io.Discard, http.DefaultTransport)
+	// other is another loopback port than the one named: -allow-private
+	// lets the check ask its robots.txt.
+	run([]string{"check", "-allow-private", "-concurrency", fmt.Sprint(concurrency), site.URL + "/index.xml"}, io.Discard, io.Discard, http.DefaultTransport)
 	if len(fetched) == 0 || len(fetched) > concurrency {
 		t.Errorf("%d files fetched while the first were being checked; want 1 to %d", len(fetched), concurrency)
 	}

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
+	"strconv"
 	"sync"
 
 	"github.com/freshmap/sitemap"
@@ -28,10 +30,25 @@ type deep struct {
 	mu     sync.Mutex
 	left   int                         // URLs still allowed in the whole run
 	robots map[string]*pagecheck.Rules // by origin: Googlebot's rules
+	pages  map[string]int              // pages fetched, by status ("200"), "error" or "refused"
+}
+
+// fetched returns the pages fetched, by status code, or "error" (a
+// request that failed) or "refused" (an internal address, not asked).
+func (d *deep) fetched() map[string]int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return maps.Clone(d.pages)
+}
+
+func (d *deep) counted(key string) {
+	d.mu.Lock()
+	d.pages[key]++
+	d.mu.Unlock()
 }
 
 func newDeep(transport http.RoundTripper, perFile, total int) *deep {
-	return &deep{perFile: perFile, left: total, robots: map[string]*pagecheck.Rules{},
+	return &deep{perFile: perFile, left: total, robots: map[string]*pagecheck.Rules{}, pages: map[string]int{},
 		client: &http.Client{Transport: transport, CheckRedirect: func(*http.Request, []*http.Request) error {
 			return http.ErrUseLastResponse
 		}}}
@@ -77,9 +94,21 @@ func (c *crawler) page(loc string) []pagecheck.Finding {
 	}
 	resp, body, err := c.deepGet(loc, pagecheck.HeadBytes)
 	if err != nil {
+		key := "error"
+		if refused(err) {
+			key = "refused" // an internal address: no request was sent
+		}
+		c.deep.counted(key)
 		return append(out, pagecheck.Finding{Kind: pagecheck.Error, Detail: err.Error()})
 	}
-	return append(out, pagecheck.Check(loc, resp.StatusCode, resp.Header, body)...)
+	c.deep.counted(strconv.Itoa(resp.StatusCode))
+	fs := pagecheck.Check(loc, resp.StatusCode, resp.Header, body)
+	for i, f := range fs {
+		if f.Kind == pagecheck.Redirect && c.guard.hides(u, resp.Header.Get("Location")) {
+			fs[i].Detail = strconv.Itoa(resp.StatusCode) + " to an internal address (not shown)"
+		}
+	}
+	return append(out, fs...)
 }
 
 // rulesOf returns Googlebot's rules in an origin's robots.txt, fetched
@@ -108,7 +137,7 @@ func (c *crawler) rulesOf(origin string) *pagecheck.Rules {
 func (c *crawler) deepGet(loc string, limit int) (*http.Response, []byte, error) {
 	c.slots <- struct{}{}
 	defer func() { <-c.slots }()
-	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
+	ctx, cancel := context.WithTimeout(c.ctx, c.timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, loc, nil)
 	if err != nil {

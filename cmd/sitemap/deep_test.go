@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -10,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/freshmap/sitemap"
+	"github.com/freshmap/sitemap/check"
 )
 
 // TestDeep: -deep over a real local server finds each planted fault of
@@ -86,6 +89,16 @@ func TestDeep(t *testing.T) {
 	}
 	if pages.Load() != int64(len(listed)) || unmarked.Load() != 0 {
 		t.Errorf("%d page requests (%d unmarked), want %d, none: %v", pages.Load(), unmarked.Load(), len(listed), fetched)
+	}
+	// The summary says what -deep fetched, by status, and so does -json.
+	if want := "pages fetched (-deep)  7\n  200                  5\n  301                  1\n  404                  1\n"; !strings.Contains(out.String(), want) {
+		t.Errorf("no %q in the summary:\n%s", want, out.String())
+	}
+	var js bytes.Buffer
+	run([]string{"check", "-json", "-deep", srv.URL + "/"}, &js, io.Discard, srv.Client().Transport)
+	var r check.Report
+	if err := json.Unmarshal(js.Bytes(), &r); err != nil || r.Pages["200"] != 5 || r.Pages["301"] != 1 || r.Pages["404"] != 1 || len(r.Pages) != 3 {
+		t.Errorf("-json pages %v (%v), want 200: 5, 301: 1, 404: 1", r.Pages, err)
 	}
 
 	// -deep-sample bounds the pages a file, -deep-max the pages in all.

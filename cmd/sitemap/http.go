@@ -17,27 +17,32 @@ import (
 // not undone: the checker reads gzip itself, and the bytes are what the
 // Content-Type rules judge.
 func (c *crawler) get(loc string, hdr http.Header) (*http.Response, []byte, error) {
-	return c.do(http.MethodGet, loc, hdr)
+	return c.do(http.MethodGet, loc, hdr, sitemap.MaxBytes+1)
+}
+
+// getLimit is get reading at most limit bytes of the body.
+func (c *crawler) getLimit(loc string, hdr http.Header, limit int64) (*http.Response, []byte, error) {
+	return c.do(http.MethodGet, loc, hdr, limit)
 }
 
 // do sends one request. A request that fails for any other reason than
 // its timeout is sent once more after the idle connections are closed, so
 // that a connection a broken server left in a bad state fails one attempt,
 // not the file.
-func (c *crawler) do(method, loc string, hdr http.Header) (*http.Response, []byte, error) {
+func (c *crawler) do(method, loc string, hdr http.Header, limit int64) (*http.Response, []byte, error) {
 	c.slots <- struct{}{}
 	defer func() { <-c.slots }()
-	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
+	ctx, cancel := context.WithTimeout(c.ctx, c.timeout)
 	defer cancel()
-	resp, body, err := c.once(ctx, method, loc, hdr)
-	if err != nil && ctx.Err() == nil {
+	resp, body, err := c.once(ctx, method, loc, hdr, limit)
+	if err != nil && ctx.Err() == nil && !refused(err) {
 		c.client.CloseIdleConnections()
-		resp, body, err = c.once(ctx, method, loc, hdr)
+		resp, body, err = c.once(ctx, method, loc, hdr, limit)
 	}
 	return resp, body, err
 }
 
-func (c *crawler) once(ctx context.Context, method, loc string, hdr http.Header) (*http.Response, []byte, error) {
+func (c *crawler) once(ctx context.Context, method, loc string, hdr http.Header, limit int64) (*http.Response, []byte, error) {
 	req, err := http.NewRequestWithContext(ctx, method, loc, nil)
 	if err != nil {
 		return nil, nil, err
@@ -51,7 +56,7 @@ func (c *crawler) once(ctx context.Context, method, loc string, hdr http.Header)
 		return nil, nil, err
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, sitemap.MaxBytes+1))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, limit))
 	return resp, body, err
 }
 
@@ -110,7 +115,7 @@ func (c *crawler) conditional(loc, header, value string, add func(string, string
 func (c *crawler) head(loc string, add func(string, string, ...any)) {
 	c.slots <- struct{}{}
 	defer func() { <-c.slots }()
-	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
+	ctx, cancel := context.WithTimeout(c.ctx, c.timeout)
 	defer cancel()
 	h, err := headOnce(ctx, c.transport, loc)
 	switch {
@@ -135,7 +140,7 @@ func contentType(h http.Header, body []byte) string {
 	case enc == "gzip" && !gz:
 		return "Content-Encoding: gzip, but the body is not gzip"
 	case enc == "gzip":
-		if !isXML(mt) {
+		if !isXML(mt) && mt != "text/plain" {
 			return fmt.Sprintf("Content-Type %q for a gzip-encoded XML body; want application/xml", ct)
 		}
 	case enc != "" && enc != "identity":
@@ -144,10 +149,21 @@ func contentType(h http.Header, body []byte) string {
 		if mt != "application/gzip" && mt != "application/x-gzip" {
 			return fmt.Sprintf("Content-Type %q for a gzip file with no Content-Encoding; want application/gzip", ct)
 		}
+	case isTextBody(body):
+		if mt != "text/plain" {
+			return fmt.Sprintf("Content-Type %q for a plain-text sitemap; want text/plain", ct)
+		}
 	case !isXML(mt):
 		return fmt.Sprintf("Content-Type %q for an XML body; want application/xml", ct)
 	}
 	return ""
+}
+
+// isTextBody tells a plain-text sitemap (one URL a line) from XML: its
+// first bytes, past a byte-order mark and white space, are not '<'.
+func isTextBody(body []byte) bool {
+	b := bytes.TrimLeft(bytes.TrimPrefix(body, []byte("\xef\xbb\xbf")), " \t\r\n")
+	return len(b) > 0 && b[0] != '<'
 }
 
 func isXML(mt string) bool {

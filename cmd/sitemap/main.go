@@ -1,7 +1,8 @@
 // Command sitemap checks sitemaps against the protocol's rules, with no
 // xmllint needed, and exports a served tree to a directory.
 //
-//	sitemap check [-json] [-concurrency N] [-timeout D] [-max-memory MiB] [-deep [-deep-sample N] [-deep-max N]] URL|FILE…
+//	sitemap check [-json] [-concurrency N] [-timeout D] [-deadline D] [-max-files N] [-allow-private] [-max-memory MiB] [-deep [-deep-sample N] [-deep-max N]] URL|FILE…
+//	sitemap crawl [-json] [-concurrency N] [-timeout D] [-deadline D] [-max-files N] [-allow-private] URL…
 //	sitemap export -o DIR [-public URL] [-concurrency N] [-timeout D] URL
 //
 // A URL may name a site (https://example.com/) or its robots.txt, whose
@@ -20,8 +21,22 @@
 // site's robots.txt. These findings are warnings (the page-* rules).
 //
 // Findings are printed as "file:line:col: severity: rule: message", then a
-// summary table; -json prints one JSON object instead. The exit status is 1
-// if any error was found, and 2 on a usage error.
+// summary table (with -deep, the pages fetched by status); -json prints
+// one JSON object instead. The exit status is 1 if any error was found,
+// and 2 on a usage error.
+//
+// Whatever a robots.txt or an index lists, the walk is bounded: a pool of
+// -concurrency workers, at most -max-files files, -deadline for the whole
+// run, the first 500 KiB of a robots.txt (as crawlers read it), and no
+// connection to a loopback, private or link-local address other than the
+// hosts of the URLs given, unless -allow-private.
+//
+// Crawl walks a tree as a crawler would, robots.txt → indexes → files,
+// within the same bounds, and counts what it finds: robots.txt files,
+// indexes, files, URLs, bytes on the wire and uncompressed, and errors
+// (a fetch that failed, a status other than 200, a file that does not
+// parse), with progress on stderr. It judges no rule. The exit status is
+// 1 if any error was found.
 //
 // Export mirrors the tree of a site (or of one index, given its URL) to
 // DIR, with the package export: every file as served, each index listing
@@ -31,6 +46,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -38,6 +54,7 @@ import (
 	"net/http"
 	"os"
 	"runtime/debug"
+	"slices"
 	"time"
 
 	"github.com/freshmap/sitemap/check"
@@ -48,7 +65,8 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, http.DefaultTransport))
 }
 
-const usage = "usage: sitemap check [-json] [-concurrency N] [-timeout D] [-max-memory MiB] [-deep [-deep-sample N] [-deep-max N]] URL|FILE…\n" +
+const usage = "usage: sitemap check [-json] [-concurrency N] [-timeout D] [-deadline D] [-max-files N] [-allow-private] [-max-memory MiB] [-deep [-deep-sample N] [-deep-max N]] URL|FILE…\n" +
+	"       sitemap crawl [-json] [-concurrency N] [-timeout D] [-deadline D] [-max-files N] [-allow-private] URL…\n" +
 	"       sitemap export -o DIR [-public URL] [-concurrency N] [-timeout D] URL"
 
 // run is the command, with its outputs and transport given so that tests
@@ -56,6 +74,9 @@ const usage = "usage: sitemap check [-json] [-concurrency N] [-timeout D] [-max-
 func run(args []string, stdout, stderr io.Writer, transport http.RoundTripper) int {
 	if len(args) > 0 && args[0] == "export" {
 		return runExport(args[1:], stdout, stderr, transport)
+	}
+	if len(args) > 0 && args[0] == "crawl" {
+		return runCrawl(args[1:], stdout, stderr, transport)
 	}
 	if len(args) == 0 || args[0] != "check" {
 		fmt.Fprintln(stderr, usage)
@@ -65,8 +86,7 @@ func run(args []string, stdout, stderr io.Writer, transport http.RoundTripper) i
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprintln(stderr, usage); fs.PrintDefaults() }
 	asJSON := fs.Bool("json", false, "print one JSON object: findings and counts")
-	concurrency := fs.Int("concurrency", 4, "files fetched at once")
-	timeout := fs.Duration("timeout", 30*time.Second, "bound on each HTTP request")
+	wf := addWalkFlags(fs)
 	maxMemory := fs.Int64("max-memory", 1024, "bound on the checker's memory, in MiB: the Go runtime's soft limit; past a quarter of it less 32 MiB a file in flight, the rules across files spill to temporary files ($TMPDIR)")
 	deepOn := fs.Bool("deep", false, "also fetch a sample of the pages each sitemap file lists, and check them: a 200, no redirect, no noindex, the canonical link, robots.txt")
 	deepSample := fs.Int("deep-sample", 10, "with -deep: pages sampled of each sitemap file")
@@ -74,28 +94,29 @@ func run(args []string, stdout, stderr io.Writer, transport http.RoundTripper) i
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2
 	}
-	if fs.NArg() == 0 || *concurrency < 1 || *timeout <= 0 || *maxMemory < 64 || *deepSample < 1 || *deepMax < 1 {
+	if fs.NArg() == 0 || !wf.valid() || *maxMemory < 64 || *deepSample < 1 || *deepMax < 1 {
 		fs.Usage()
 		return 2
 	}
 
-	cr := newCrawler(transport, *concurrency, *timeout)
+	cr, cancel := wf.crawler(fs.Args(), transport)
+	defer cancel()
 	if *deepOn {
-		cr.deep = newDeep(transport, *deepSample, *deepMax)
-	}
-	for _, arg := range fs.Args() {
-		cr.remoteArgs = cr.remoteArgs || isURL(arg)
+		cr.deep = newDeep(cr.transport, *deepSample, *deepMax)
 	}
 	limit := *maxMemory << 20
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(limit))
-	chk := check.New(check.Options{Robots: cr.sitemapsOf, MaxMemory: treeBound(limit, *concurrency)})
-	cr.chk, cr.prog = chk, newProgress(stderr, chk)
-	for _, arg := range fs.Args() {
-		cr.start(arg)
+	chk := check.New(check.Options{Robots: cr.sitemapsOf, MaxMemory: treeBound(limit, *wf.concurrency)})
+	cr.chk, cr.prog = chk, newProgress(stderr, chk.Counts)
+	for _, arg := range slices.Backward(fs.Args()) {
+		cr.start(arg) // the last queued is done first
 	}
 	cr.wait()
 	chk.Finish()
 	r := chk.Report()
+	if cr.deep != nil {
+		r.Pages = cr.deep.fetched()
+	}
 	if *asJSON {
 		stdout.Write(r.JSON())
 	} else {
@@ -108,6 +129,46 @@ func run(args []string, stdout, stderr io.Writer, transport http.RoundTripper) i
 		return 1
 	}
 	return 0
+}
+
+// walkFlags are the flags check and crawl share: how the tree is walked.
+type walkFlags struct {
+	concurrency, maxFiles *int
+	timeout, deadline     *time.Duration
+	allowPrivate          *bool
+}
+
+func addWalkFlags(fs *flag.FlagSet) walkFlags {
+	return walkFlags{
+		concurrency:  fs.Int("concurrency", 4, "files fetched at once (and requests in flight)"),
+		timeout:      fs.Duration("timeout", 30*time.Second, "bound on each HTTP request"),
+		deadline:     fs.Duration("deadline", 30*time.Minute, "bound on the whole run; 0 means none"),
+		maxFiles:     fs.Int("max-files", 100000, "robots.txt and sitemap files followed at most"),
+		allowPrivate: fs.Bool("allow-private", false, "let the tree name loopback, private and link-local addresses (the hosts of the URLs given are always allowed)"),
+	}
+}
+
+func (w walkFlags) valid() bool {
+	return *w.concurrency >= 1 && *w.timeout > 0 && *w.deadline >= 0 && *w.maxFiles >= 1
+}
+
+// crawler returns a crawler for args, through transport with the address
+// guard, ending at the deadline; cancel releases it.
+func (w walkFlags) crawler(args []string, transport http.RoundTripper) (*crawler, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	if *w.deadline > 0 {
+		ctx, cancel = context.WithTimeout(context.Background(), *w.deadline)
+	}
+	if transport == nil {
+		transport = http.DefaultTransport
+	}
+	g := newGuard(*w.allowPrivate, args, transport)
+	cr := newCrawler(ctx, g.transport(transport), *w.concurrency, *w.maxFiles, *w.timeout)
+	cr.deadline, cr.guard = *w.deadline, g
+	for _, arg := range args {
+		cr.remoteArgs = cr.remoteArgs || isURL(arg)
+	}
+	return cr, cancel
 }
 
 // treeBound is what the rules across files may hold in memory, past

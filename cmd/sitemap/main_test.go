@@ -127,7 +127,8 @@ func TestLocal(t *testing.T) {
 
 // TestUsage: usage errors exit 2.
 func TestUsage(t *testing.T) {
-	for _, args := range [][]string{nil, {"lint"}, {"check"}, {"check", "-concurrency", "0", "x"}, {"check", "-bogus", "x"}, {"check", "-max-memory", "10", "x"}} {
+	for _, args := range [][]string{nil, {"lint"}, {"check"}, {"check", "-concurrency", "0", "x"}, {"check", "-bogus", "x"}, {"check", "-max-memory", "10", "x"},
+		{"check", "-deadline", "-1s", "x"}, {"check", "-max-files", "0", "x"}, {"crawl"}, {"crawl", "local.xml"}, {"crawl", "-concurrency", "0", "http://example.com/"}} {
 		if code := run(args, io.Discard, io.Discard, nil); code != 2 {
 			t.Errorf("%q: exit %d, want 2", args, code)
 		}

@@ -11,8 +11,11 @@ import (
 
 // sitemapLines returns the values of the Sitemap: lines of a robots.txt,
 // as Google's robots.txt parser reads them: a UTF-8 byte-order mark before
-// the first line is read past, and a "#" starts a comment that runs to the
-// end of the line. abs holds the absolute URLs, bad the other values.
+// the first line is read past, a "#" starts a comment that runs to the
+// end of the line, and the key may be spelled Sitemap, Site-map or
+// Sitemaps, in any case (the parser of Google and those of other crawlers
+// take the misspellings). abs holds the absolute URLs, bad the other
+// values.
 func sitemapLines(body []byte) (abs, bad []string) {
 	body = bytes.TrimPrefix(body, []byte("\xef\xbb\xbf"))
 	sc := bufio.NewScanner(bytes.NewReader(body))
@@ -20,7 +23,7 @@ func sitemapLines(body []byte) (abs, bad []string) {
 	for sc.Scan() {
 		line, _, _ := strings.Cut(sc.Text(), "#")
 		key, val, ok := strings.Cut(line, ":")
-		if !ok || !strings.EqualFold(strings.TrimSpace(key), "sitemap") {
+		if !ok || !isSitemapKey(strings.TrimSpace(key)) {
 			continue
 		}
 		val = strings.TrimSpace(val)
@@ -31,6 +34,11 @@ func sitemapLines(body []byte) (abs, bad []string) {
 		abs = append(abs, val)
 	}
 	return abs, bad
+}
+
+// isSitemapKey tells the keys of a Sitemap: line.
+func isSitemapKey(k string) bool {
+	return strings.EqualFold(k, "sitemap") || strings.EqualFold(k, "site-map") || strings.EqualFold(k, "sitemaps")
 }
 
 // robotsCache holds the Sitemap: lines of each origin's robots.txt, each

@@ -18,6 +18,9 @@ func TestSitemapLines(t *testing.T) {
 		"comment with no space": {"sitemap:https://example.com/a.xml#x\r\n", []string{"https://example.com/a.xml"}, nil},
 		"commented out":         {"# Sitemap: https://example.com/old.xml\n", nil, nil},
 		"relative":              {"Sitemap: /a.xml\n", nil, []string{"/a.xml"}},
+		"Site-map key":          {"Site-map: https://example.com/a.xml\nSITE-MAP: https://example.com/b.xml\n", []string{"https://example.com/a.xml", "https://example.com/b.xml"}, nil},
+		"Sitemaps key":          {"Sitemaps: https://example.com/a.xml\n", []string{"https://example.com/a.xml"}, nil},
+		"other keys":            {"Sitemapx: https://example.com/a.xml\nSite map: https://example.com/b.xml\n", nil, nil},
 	} {
 		abs, bad := sitemapLines([]byte(tc.body))
 		if !slices.Equal(abs, tc.abs) || !slices.Equal(bad, tc.bad) {
