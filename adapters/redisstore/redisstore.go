@@ -211,15 +211,3 @@ func (s *Store) Time(ctx context.Context) (time.Time, error) {
 	}
 	return t, nil
 }
-
-// Incr adds one to the counter key with INCR and returns its new value.
-// Counters have no TTL, so a volatile-* maxmemory-policy never evicts them.
-func (s *Store) Incr(ctx context.Context, key string) (int64, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
-	n, err := s.client.Incr(ctx, s.prefix+key).Result()
-	if err != nil {
-		return 0, fmt.Errorf("redisstore: incr %q: %w", key, err)
-	}
-	return n, nil
-}
