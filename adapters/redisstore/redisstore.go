@@ -31,9 +31,13 @@
 // # Keys
 //
 // Every key and channel is [Options].Prefix followed by the Sitemap's
-// name for it, such as "sitemap:{https://example.com/}:sitemap-products-3".
-// The Sitemap puts its base URL in a hash tag, so on Redis Cluster the
-// keys of one site are in one slot and Get reads them with one MGET.
+// name for it. A file's keys (its copy, clock and lock) carry the file's
+// own URL as a Redis Cluster hash tag, such as
+// "sitemap:{https://example.com/sitemap-products-3.xml.gz}:copy", so that
+// on a cluster a site's files spread over every shard, while the keys of
+// one file share a slot; the site's own keys and channel carry its base
+// URL, such as "sitemap:{https://example.com/}:gen". Get reads keys of
+// several slots with one round trip per shard.
 //
 // Values are SET with a TTL ([Options].TTL); counters (Incr) and durable
 // values (SetDurable: when the Store's state began, and each file's
@@ -143,9 +147,12 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 	return s, nil
 }
 
-// Get reads the values of keys with one MGET, with nil for a key that has
-// none. The keys of one call must be in one slot on Redis Cluster, as the
-// Sitemap's are.
+// Get reads the values of keys, with nil for a key that has none: with
+// one MGET on a single server; on a Redis Cluster (or a Ring), whose
+// MGET needs every key in one slot, with a pipeline of GETs that the
+// client sends to each shard at once, one round trip per shard. The
+// Sitemap's keys of one document share a slot; a read of several
+// documents (an index build reads every page's clock) spans the shards.
 func (s *Store) Get(ctx context.Context, keys ...string) ([][]byte, error) {
 	if len(keys) == 0 {
 		return nil, nil // MGET needs a key
@@ -156,7 +163,13 @@ func (s *Store) Get(ctx context.Context, keys ...string) ([][]byte, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	vals, err := s.client.MGet(ctx, full...).Result()
+	var vals []any
+	var err error
+	if _, single := s.client.(*redis.Client); single || len(keys) == 1 {
+		vals, err = s.client.MGet(ctx, full...).Result()
+	} else {
+		vals, err = s.pipelinedGet(ctx, full)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("redisstore: get %d keys: %w", len(keys), err)
 	}
@@ -174,6 +187,32 @@ func (s *Store) Get(ctx context.Context, keys ...string) ([][]byte, error) {
 		}
 	}
 	return out, nil
+}
+
+// pipelinedGet reads keys with one GET each, in one pipeline, as MGET
+// answers: nil for a missing key.
+func (s *Store) pipelinedGet(ctx context.Context, keys []string) ([]any, error) {
+	cmds := make([]*redis.StringCmd, len(keys))
+	_, err := s.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, k := range keys {
+			cmds[i] = p.Get(ctx, k)
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return nil, err
+	}
+	vals := make([]any, len(keys))
+	for i, c := range cmds {
+		switch v, err := c.Result(); {
+		case errors.Is(err, redis.Nil):
+		case err != nil:
+			return nil, err
+		default:
+			vals[i] = v
+		}
+	}
+	return vals, nil
 }
 
 // Set stores value under key for TTL.
