@@ -43,11 +43,13 @@ return redis.error_reply(msg)
 // Counters have no TTL, so a volatile-* maxmemory-policy never evicts them.
 // A counter Redis refuses to raise is replaced by a new one, at 1.
 func (s *Store) Incr(ctx context.Context, key string) (int64, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
-	n, err := s.client.Incr(ctx, s.prefix+key).Result()
+	call, end := s.bound(ctx)
+	n, err := s.client.Incr(call, s.prefix+key).Result()
+	end(err)
 	if unraisable(err) {
-		n, err = repairScript.Run(ctx, s.client, []string{s.prefix + key}).Int64()
+		call, end := s.bound(ctx)
+		n, err = repairScript.Run(call, s.client, []string{s.prefix + key}).Int64()
+		end(err)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("redisstore: incr %q: %w", key, err)

@@ -22,7 +22,9 @@
 //
 // # Timeouts
 //
-// Every call is bounded by [Options].Timeout, a context deadline. go-redis
+// Every call is bounded by [Options].Timeout, a context deadline, or by
+// what recent calls took if that is longer (a loaded machine answers
+// late: latency.go), up to LockTTL/3. go-redis
 // applies a context's deadline to its reads and writes only when the
 // client is made with ContextTimeoutEnabled; without it, a Redis that
 // stops answering (as opposed to one that is down, which fails at once)
@@ -90,7 +92,9 @@ type Options struct {
 	// lock expires.
 	LockTTL time.Duration
 	// Timeout bounds each call to Redis, if the client is made with
-	// ContextTimeoutEnabled (see the package doc). Zero means 250
+	// ContextTimeoutEnabled (see the package doc), while Redis answers
+	// within it; when recent calls took longer (a loaded machine), the
+	// bound follows them, up to LockTTL/3 (latency.go). Zero means 250
 	// milliseconds.
 	Timeout time.Duration
 }
@@ -112,6 +116,7 @@ type Store struct {
 	ttl     time.Duration
 	lockTTL time.Duration
 	timeout time.Duration
+	lat     *latency // each call's timeout: Timeout, or what calls take now
 }
 
 // New returns a Store on client, which stays the caller's to close. It
@@ -144,6 +149,7 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 	case s.lockTTL < 3*s.timeout:
 		return nil, fmt.Errorf("redisstore: LockTTL %v is below 3 times Timeout (%v)", s.lockTTL, s.timeout)
 	}
+	s.lat = &latency{base: s.timeout, max: s.lockTTL / 3}
 	return s, nil
 }
 
@@ -161,8 +167,7 @@ func (s *Store) Get(ctx context.Context, keys ...string) ([][]byte, error) {
 	for i, k := range keys {
 		full[i] = s.prefix + k
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
+	ctx, end := s.bound(ctx)
 	var vals []any
 	var err error
 	if _, single := s.client.(*redis.Client); single || len(keys) == 1 {
@@ -170,6 +175,7 @@ func (s *Store) Get(ctx context.Context, keys ...string) ([][]byte, error) {
 	} else {
 		vals, err = s.pipelinedGet(ctx, full)
 	}
+	end(err)
 	if err != nil {
 		return nil, fmt.Errorf("redisstore: get %d keys: %w", len(keys), err)
 	}
@@ -217,9 +223,10 @@ func (s *Store) pipelinedGet(ctx context.Context, keys []string) ([]any, error) 
 
 // Set stores value under key for TTL.
 func (s *Store) Set(ctx context.Context, key string, value []byte) error {
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
-	if err := s.client.Set(ctx, s.prefix+key, value, s.ttl).Err(); err != nil {
+	ctx, end := s.bound(ctx)
+	err := s.client.Set(ctx, s.prefix+key, value, s.ttl).Err()
+	end(err)
+	if err != nil {
 		return fmt.Errorf("redisstore: set %q: %w", key, err)
 	}
 	return nil
@@ -230,9 +237,10 @@ func (s *Store) Set(ctx context.Context, key string, value []byte) error {
 // the Store's state began and the content clock of each file (a few dozen
 // bytes per file), which must outlive the copies (sitemap.Store).
 func (s *Store) SetDurable(ctx context.Context, key string, value []byte) error {
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
-	if err := s.client.Set(ctx, s.prefix+key, value, 0).Err(); err != nil {
+	ctx, end := s.bound(ctx)
+	err := s.client.Set(ctx, s.prefix+key, value, 0).Err()
+	end(err)
+	if err != nil {
 		return fmt.Errorf("redisstore: set %q: %w", key, err)
 	}
 	return nil
@@ -242,9 +250,9 @@ func (s *Store) SetDurable(ctx context.Context, key string, value []byte) error 
 // clocks in it when theirs is off it (see sitemap's README, The content
 // clock).
 func (s *Store) Time(ctx context.Context) (time.Time, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
+	ctx, end := s.bound(ctx)
 	t, err := s.client.Time(ctx).Result()
+	end(err)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("redisstore: time: %w", err)
 	}
