@@ -101,7 +101,7 @@ func (f *fleet) gave(ctx context.Context, gen int64) bool {
 // written under the Store's lock, so that the replicas that find the
 // state lost at once agree on one new era.
 func (f *fleet) agree(ctx context.Context, lost time.Time) (time.Time, error) {
-	unlock, err := f.sh.lock(ctx, "born")
+	unlock, err := f.sh.lockBorn(ctx)
 	for delay := time.Millisecond; errors.Is(err, ErrLocked); delay = min(2*delay, fleetWaitMax) {
 		// Another replica is agreeing (the replicas of a new Store all
 		// find it empty at once): its era is there once it unlocks.
@@ -117,7 +117,7 @@ func (f *fleet) agree(ctx context.Context, lost time.Time) (time.Time, error) {
 		} else if b.After(lost) {
 			return b, nil
 		}
-		unlock, err = f.sh.lock(ctx, "born")
+		unlock, err = f.sh.lockBorn(ctx)
 	}
 	if err != nil {
 		return time.Time{}, err // the Store is down: the next look reads the era

@@ -88,7 +88,7 @@ func (f *fleet) unsynced(sl *slot) bool { return sl.synced.Load() < f.sh.breaks.
 // acquire: the stored copy if that is current and fresh, waiting while
 // another replica builds it; or the lock to build k here, with the stored
 // copy as the stale one to replace if it is newer than old. With the
-// store off: build here.
+// store off (down): build here; while it is only slow, try again.
 //
 // While another replica holds the lock, only the lock is tried again (a
 // small call), with growing pauses: the copy is read once the lock is
@@ -99,7 +99,7 @@ func (f *fleet) acquire(ctx context.Context, k docKey, old *entry) (claim, error
 	switch {
 	case rec != nil:
 		return claim{got: rec, unlock: noUnlock}, nil
-	case !ok:
+	case !ok && f.down():
 		return claim{stale: old, unlock: noUnlock, alone: true}, nil
 	}
 	for delay, waited := time.Millisecond, false; ; delay = min(2*delay, fleetWaitMax) {
@@ -120,7 +120,7 @@ func (f *fleet) acquire(ctx context.Context, k docKey, old *entry) (claim, error
 			// Read after the generation: a loss it revealed raised the
 			// floor first (era.go).
 			return claim{stale: old, unlock: unlock, gen: gen, era: f.era()}, nil
-		case !errors.Is(err, ErrLocked):
+		case !errors.Is(err, ErrLocked) && f.down():
 			return claim{stale: old, unlock: noUnlock, alone: true}, nil
 		}
 		if !waited {
@@ -136,6 +136,14 @@ func (f *fleet) acquire(ctx context.Context, k docKey, old *entry) (claim, error
 		}
 	}
 }
+
+// down reports whether the Store is taken for down: a call failed and
+// the breaker opened. A call that only ran out of time, on a Store that
+// is slow rather than down (a loaded machine), leaves the breaker closed
+// (breaker.Slow): acquire then tries again, as while another replica
+// holds the lock, until the build's deadline, instead of building alone
+// (which, on every replica at once, reads the Source once per replica).
+func (f *fleet) down() bool { return f.sh.br.IsOpen() }
 
 // look reads the stored copy of k, and merges the clocks it carries into
 // this replica's.

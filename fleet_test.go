@@ -411,7 +411,7 @@ func TestFleetClockOutlivesCopy(t *testing.T) {
 		t.Fatalf("no stored %s", suffix)
 		return ""
 	}
-	indexKey, pageKey := stored("}:sitemap_index.xml@"+a.site.layout), stored("}:sitemap-3.xml.gz")
+	indexKey, pageKey := stored("sitemap_index.xml@"+a.site.layout+"}:copy"), stored("sitemap-3.xml.gz}:copy")
 	st.mu.Lock()
 	oldIndex := st.vals[indexKey]
 	st.mu.Unlock()
@@ -451,7 +451,7 @@ func TestFleetStaleLooksBounded(t *testing.T) {
 	}
 	old := get(b, "/sitemap-2.xml.gz").Header().Get("Etag")
 	// Someone holds the page's lock: its rebuild is under way elsewhere.
-	unlock, err := st.Lock(t.Context(), a.docs.tier.(*fleet).sh.ns+"lock:sitemap-2.xml.gz")
+	unlock, err := st.Lock(t.Context(), a.docs.tier.(*fleet).sh.fileNS("sitemap-2.xml.gz")+"lock")
 	if err != nil {
 		t.Fatal(err)
 	}

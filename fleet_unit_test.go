@@ -207,8 +207,8 @@ func TestFleetUnitShareThenLook(t *testing.T) {
 	name := a.f.site.storeName(k)
 	us.take()
 	e := a.build(t, k, "<url><loc>https://example.com/a</loc></url>")
-	ns := a.f.sh.ns
-	if ops, want := us.take(), []string{"Set " + ns + "clock:" + name, "Set " + ns + name, "Publish " + a.f.sh.channel}; !slices.Equal(ops, want) {
+	fk := a.f.sh.fileNS(name)
+	if ops, want := us.take(), []string{"Set " + fk + "clock", "Set " + fk + "copy", "Publish " + a.f.sh.channel}; !slices.Equal(ops, want) {
 		t.Errorf("share's store calls = %q, want %q (clock, then record, then message)", ops, want)
 	}
 
@@ -329,7 +329,7 @@ func TestFleetUnitLockWait(t *testing.T) {
 	store := newMemStore()
 	a, b := newUnitReplica(t, store, nil), newUnitReplica(t, store, nil)
 	k := pageKey(0, 1)
-	lockKey := a.f.sh.ns + "lock:" + a.f.site.storeName(k)
+	lockKey := a.f.sh.fileNS(a.f.site.storeName(k)) + "lock"
 	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
 	defer cancel()
 	unlockA, err := store.Lock(ctx, lockKey)

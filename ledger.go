@@ -81,8 +81,13 @@ func (l *ledger) said(keys ...docKey) {
 
 // heard records that another replica said k changed at generation gen:
 // no copy built elsewhere before gen is current, nor any made here before
-// now.
+// now. A message's generation is below held, whatever it says: held is
+// this replica's own mark, which gave never lowers, so a forged message at
+// MaxInt64 would keep copies built elsewhere from being current for good
+// (TestLedgerForgedGeneration); below it, the next generation the Store
+// gives brings it down.
 func (l *ledger) heard(k docKey, gen int64) {
+	gen = min(gen, held-1)
 	epoch := l.epoch.Add(1)
 	l.mark([]docKey{k}, func(m *stamp) { m.epoch, m.gen = epoch, max(m.gen, gen) })
 }

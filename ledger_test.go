@@ -1,6 +1,9 @@
 package sitemap
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 // TestLedgerPendingOnce: changes postponed while the Store is off are
 // kept once each, however often they are said: 100,000 Invalidates of one
@@ -94,5 +97,28 @@ func TestLedgerGaveLost(t *testing.T) {
 				t.Errorf("gave %v: lost %v, want %v", tc.gens, lost, tc.lost)
 			}
 		})
+	}
+}
+
+// TestLedgerForgedGeneration: a change heard at a generation no Store gave
+// (a forged message, up to MaxInt64) keeps copies built elsewhere from
+// being current only until the Store next gives a generation. MaxInt64 is
+// also the ledger's own "held" mark, which nothing lowers: a message at
+// that generation used to keep every copy of its documents built
+// elsewhere from being current for good, so every replica read them from
+// the Source again each TTL.
+func TestLedgerForgedGeneration(t *testing.T) {
+	for _, forged := range []int64{math.MaxInt64, math.MaxInt64 - 1, 1 << 40} {
+		l := newLedger()
+		k := pageKey(0, 1)
+		l.gave(10)
+		l.heard(k, forged)
+		if l.current(k, stamp{epoch: math.MaxUint64, gen: 11}) {
+			t.Errorf("forged %d: a copy built elsewhere at 11 is current before the Store answers", forged)
+		}
+		l.gave(12)
+		if !l.current(k, stamp{epoch: math.MaxUint64, gen: 12}) {
+			t.Errorf("forged %d: a copy built elsewhere at 12, the Store's generation, is not current", forged)
+		}
 	}
 }

@@ -193,7 +193,7 @@ func (s *orderStore) add(op string) {
 }
 
 func (s *orderStore) Set(ctx context.Context, key string, value []byte) error {
-	s.add("set " + key[strings.Index(key, "}:")+2:])
+	s.add("set " + strings.NewReplacer("{https://example.com/", "", "}", "").Replace(key)) // "NAME:clock"
 	return s.memStore.Set(ctx, key, value)
 }
 
@@ -221,7 +221,7 @@ func TestOrderClockCopyMessage(t *testing.T) {
 		}
 		return i
 	}
-	clock, copy, msg := at("set clock:sitemap-1.xml.gz"), at("set sitemap-1.xml.gz"), at("publish 2 sitemap-1.xml.gz")
+	clock, copy, msg := at("set sitemap-1.xml.gz:clock"), at("set sitemap-1.xml.gz:copy"), at("publish 2 sitemap-1.xml.gz")
 	if !(clock < copy && copy < msg) {
 		t.Errorf("writes %q: want the clock, then the copy, then the message", ops)
 	}

@@ -19,7 +19,8 @@ import (
 // through, and the counters of those calls.
 type shared struct {
 	st      Store
-	ns      string // "{BASE}:", before every key; the braces are a Redis Cluster hash tag
+	base    string // the site's base URL
+	ns      string // "{BASE}:", before the site's own keys; the braces are a Redis Cluster hash tag
 	channel string
 	id      uint64 // names this Sitemap's own messages
 	br      *breaker.Breaker
@@ -37,7 +38,7 @@ func newShared(st Store, base string, log *slog.Logger) *shared {
 	var id [8]byte
 	rand.Read(id[:])
 	ns := "{" + base + "}:"
-	return &shared{st: st, ns: ns, channel: ns + "changes", id: binary.LittleEndian.Uint64(id[:]),
+	return &shared{st: st, base: base, ns: ns, channel: ns + "changes", id: binary.LittleEndian.Uint64(id[:]),
 		br: breaker.New(log, "sitemap: store unavailable; serving from this replica's cache and Source until it answers again", "sitemap: store available again; sharing resumed"), log: log}
 }
 
@@ -71,7 +72,8 @@ func (sh *shared) call(ctx context.Context, f func() error) error {
 // holds none, or garbage. A copy or clock stored in another era (before
 // the Store last lost its state) is left out: its clock is from then.
 func (sh *shared) get(ctx context.Context, k docKey, name string) (*entry, []keyClock, time.Time, error) {
-	keys := []string{sh.ns + "born", sh.ns + name, sh.ns + "clock:" + name}
+	fk := sh.fileNS(name)
+	keys := []string{sh.ns + "born", fk + "copy", fk + "clock"}
 	var vs [][]byte
 	err := sh.call(ctx, func() (err error) {
 		vs, err = sh.st.Get(ctx, keys...)
@@ -95,7 +97,7 @@ func (sh *shared) get(ctx context.Context, k docKey, name string) (*entry, []key
 	if err != nil {
 		sh.errs.Add(1)
 		if !sh.garbage.Swap(true) {
-			sh.log.Warn("sitemap: a store value does not decode; treated as missing (logged once)", "key", sh.ns+name)
+			sh.log.Warn("sitemap: a store value does not decode; treated as missing (logged once)", "key", fk+"copy")
 		}
 		return nil, clocks, born, nil
 	}
@@ -176,7 +178,7 @@ func (sh *shared) time(ctx context.Context) (t time.Time, ok bool) {
 // clock gives (encodeRecord).
 func (sh *shared) set(ctx context.Context, k docKey, name string, e *entry, clock func(docKey) fileClock) error {
 	b := encodeRecord(k, e, clock)
-	return sh.call(ctx, func() error { return sh.st.Set(ctx, sh.ns+name, b) })
+	return sh.call(ctx, func() error { return sh.st.Set(ctx, sh.fileNS(name)+"copy", b) })
 }
 
 // setClock stores the clock of the document name, given in era, apart
@@ -184,7 +186,7 @@ func (sh *shared) set(ctx context.Context, k docKey, name string, e *entry, cloc
 // that expired leaves its clock.
 func (sh *shared) setClock(ctx context.Context, name string, era time.Time, c fileClock) error {
 	b := encodeStoredClock(era, c)
-	return sh.call(ctx, func() error { return sh.setDurable(ctx, sh.ns+"clock:"+name, b) })
+	return sh.call(ctx, func() error { return sh.setDurable(ctx, sh.fileNS(name)+"clock", b) })
 }
 
 // getClocks returns the stored clocks of the pages names, a zero clock
@@ -194,7 +196,7 @@ func (sh *shared) getClocks(ctx context.Context, era time.Time, names []string) 
 	keys := make([]string, len(names)+1)
 	keys[0] = sh.ns + "born"
 	for i, n := range names {
-		keys[i+1] = sh.ns + "clock:" + n
+		keys[i+1] = sh.fileNS(n) + "clock"
 	}
 	var vs [][]byte
 	err := sh.call(ctx, func() (err error) {
@@ -221,12 +223,28 @@ func (sh *shared) getClocks(ctx context.Context, era time.Time, names []string) 
 
 // lock takes the build lock of the document name.
 func (sh *shared) lock(ctx context.Context, name string) (unlock func(), err error) {
+	return sh.lockKey(ctx, sh.fileNS(name)+"lock")
+}
+
+// lockBorn takes the lock under which a new era is agreed (era.go).
+func (sh *shared) lockBorn(ctx context.Context) (unlock func(), err error) {
+	return sh.lockKey(ctx, sh.ns+"lock:born")
+}
+
+func (sh *shared) lockKey(ctx context.Context, key string) (unlock func(), err error) {
 	err = sh.call(ctx, func() (err error) {
-		unlock, err = sh.st.Lock(ctx, sh.ns+"lock:"+name)
+		unlock, err = sh.st.Lock(ctx, key)
 		return err
 	})
 	return unlock, err
 }
+
+// fileNS is the start of the keys of the document name, its copy, clock
+// and lock: "{BASE+NAME}:" (the file's own URL), a hash tag of its own, so that on a Redis
+// Cluster a site's documents spread over every shard while the keys of
+// one document stay in one slot. The site's own keys (when its state
+// began, its generation, its channel) are under ns, one slot.
+func (sh *shared) fileNS(name string) string { return "{" + sh.base + name + "}:" }
 
 // Messages on the channel: what changed, so every replica learns it
 // before its next request. They name documents by file name (as the

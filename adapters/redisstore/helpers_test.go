@@ -22,9 +22,14 @@ import (
 // when SITEMAP_REQUIRE_SERVICES=1 (see internal/testenv).
 const envRedis = "SITEMAP_TEST_REDIS_ADDR"
 
-// TestMain runs the tests through testenv.Main, which reports a skipped
-// Redis.
-func TestMain(m *testing.M) { testenv.Main(m) }
+// TestMain runs the tests through testenv.Run, which reports a skipped
+// Redis, then stops the local Redis Cluster if the tests started one
+// (cluster_test.go).
+func TestMain(m *testing.M) {
+	code := testenv.Run(m)
+	stopCluster()
+	os.Exit(code)
+}
 
 // pingTimeout is how long Redis has to answer before its tests give up.
 const pingTimeout = 3 * time.Second

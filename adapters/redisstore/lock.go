@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -38,9 +39,24 @@ func (s *Store) Lock(ctx context.Context, key string) (unlock func(), err error)
 	var b [16]byte
 	rand.Read(b[:]) // never fails
 	l := &lock{s: s, key: s.prefix + key, token: hex.EncodeToString(b[:]), done: make(chan struct{})}
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
-	ok, err := s.client.SetNX(ctx, l.key, l.token, s.lockTTL).Result()
+	call, end := s.bound(ctx)
+	ok, err := s.client.SetNX(call, l.key, l.token, s.lockTTL).Result()
+	end(err)
+	if err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		// The SET may have been applied and its reply come too late: a
+		// lock held by no one until it expires, that every replica would
+		// wait for. Look whose it is; and, unless it is this call's,
+		// delete it a little later if it holds this token, in case the
+		// SET lands after the look.
+		switch held, taken := l.resolve(); {
+		case held:
+			err, ok = nil, true
+		case taken:
+			err, ok = nil, false // another's: ErrLocked
+		default:
+			go l.releaseLater()
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("redisstore: lock %q: %w", key, err)
 	}
@@ -78,9 +94,9 @@ func (l *lock) renew(ctx context.Context, expires time.Time) {
 			return
 		case <-tick.C:
 		}
-		callCtx, cancel := context.WithTimeout(ctx, l.s.timeout)
+		callCtx, end := l.s.bound(ctx)
 		n, err := renewScript.Run(callCtx, l.s.client, []string{l.key}, l.token, l.s.lockTTL.Milliseconds()).Int()
-		cancel()
+		end(err)
 		switch {
 		case err == nil && n == 1:
 			expires = time.Now().Add(l.s.lockTTL)
@@ -92,6 +108,24 @@ func (l *lock) renew(ctx context.Context, expires time.Time) {
 	}
 }
 
+// resolve reads the lock after a SET whose reply did not come in time:
+// held if it holds this lock's token; taken if it holds another's.
+func (l *lock) resolve() (held, taken bool) {
+	ctx, end := l.s.bound(context.Background())
+	v, err := l.s.client.Get(ctx, l.key).Result()
+	end(err)
+	return err == nil && v == l.token, err == nil && v != l.token
+}
+
+// releaseLater deletes the lock, after a call's timeout, if it holds this
+// lock's token: a SET that was sent but not yet applied when resolve
+// looked.
+func (l *lock) releaseLater() {
+	time.Sleep(l.s.lat.timeout())
+	ctx, end := l.s.bound(context.Background())
+	end(releaseScript.Run(ctx, l.s.client, []string{l.key}, l.token).Err())
+}
+
 // unlock stops the renewer, waits for it, and deletes the lock if it still
 // holds the token. It may be called more than once, concurrently. It uses
 // a context of its own, since the caller's may be done by now; its error
@@ -100,8 +134,7 @@ func (l *lock) unlock() {
 	l.once.Do(func() {
 		l.stop()
 		<-l.done
-		ctx, cancel := context.WithTimeout(context.Background(), l.s.timeout)
-		defer cancel()
-		_ = releaseScript.Run(ctx, l.s.client, []string{l.key}, l.token).Err()
+		ctx, end := l.s.bound(context.Background())
+		end(releaseScript.Run(ctx, l.s.client, []string{l.key}, l.token).Err())
 	})
 }

@@ -9,9 +9,10 @@ import (
 
 // Publish sends msg to the subscribers of channel with PUBLISH.
 func (s *Store) Publish(ctx context.Context, channel string, msg []byte) error {
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
-	if err := s.client.Publish(ctx, s.prefix+channel, msg).Err(); err != nil {
+	ctx, end := s.bound(ctx)
+	err := s.client.Publish(ctx, s.prefix+channel, msg).Err()
+	end(err)
+	if err != nil {
 		return fmt.Errorf("redisstore: publish on %q: %w", channel, err)
 	}
 	return nil
@@ -29,7 +30,7 @@ func (s *Store) Publish(ctx context.Context, channel string, msg []byte) error {
 // have missed.
 func (s *Store) Subscribe(ctx context.Context, channel string, f func(msg []byte)) (<-chan struct{}, error) {
 	name := s.prefix + channel
-	setup, cancel := context.WithTimeout(ctx, s.timeout)
+	setup, cancel := context.WithTimeout(ctx, s.lat.timeout())
 	defer cancel()
 	ps := s.client.Subscribe(setup, name) // its error comes again from Receive
 	reply, err := ps.Receive(setup)

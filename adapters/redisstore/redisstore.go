@@ -22,7 +22,9 @@
 //
 // # Timeouts
 //
-// Every call is bounded by [Options].Timeout, a context deadline. go-redis
+// Every call is bounded by [Options].Timeout, a context deadline, or by
+// what recent calls took if that is longer (a loaded machine answers
+// late: latency.go), up to LockTTL/3. go-redis
 // applies a context's deadline to its reads and writes only when the
 // client is made with ContextTimeoutEnabled; without it, a Redis that
 // stops answering (as opposed to one that is down, which fails at once)
@@ -31,9 +33,13 @@
 // # Keys
 //
 // Every key and channel is [Options].Prefix followed by the Sitemap's
-// name for it, such as "sitemap:{https://example.com/}:sitemap-products-3".
-// The Sitemap puts its base URL in a hash tag, so on Redis Cluster the
-// keys of one site are in one slot and Get reads them with one MGET.
+// name for it. A file's keys (its copy, clock and lock) carry the file's
+// own URL as a Redis Cluster hash tag, such as
+// "sitemap:{https://example.com/sitemap-products-3.xml.gz}:copy", so that
+// on a cluster a site's files spread over every shard, while the keys of
+// one file share a slot; the site's own keys and channel carry its base
+// URL, such as "sitemap:{https://example.com/}:gen". Get reads keys of
+// several slots with one round trip per shard.
 //
 // Values are SET with a TTL ([Options].TTL); counters (Incr) and durable
 // values (SetDurable: when the Store's state began, and each file's
@@ -86,7 +92,9 @@ type Options struct {
 	// lock expires.
 	LockTTL time.Duration
 	// Timeout bounds each call to Redis, if the client is made with
-	// ContextTimeoutEnabled (see the package doc). Zero means 250
+	// ContextTimeoutEnabled (see the package doc), while Redis answers
+	// within it; when recent calls took longer (a loaded machine), the
+	// bound follows them, up to LockTTL/3 (latency.go). Zero means 250
 	// milliseconds.
 	Timeout time.Duration
 }
@@ -108,6 +116,7 @@ type Store struct {
 	ttl     time.Duration
 	lockTTL time.Duration
 	timeout time.Duration
+	lat     *latency // each call's timeout: Timeout, or what calls take now
 }
 
 // New returns a Store on client, which stays the caller's to close. It
@@ -140,12 +149,16 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 	case s.lockTTL < 3*s.timeout:
 		return nil, fmt.Errorf("redisstore: LockTTL %v is below 3 times Timeout (%v)", s.lockTTL, s.timeout)
 	}
+	s.lat = &latency{base: s.timeout, max: s.lockTTL / 3}
 	return s, nil
 }
 
-// Get reads the values of keys with one MGET, with nil for a key that has
-// none. The keys of one call must be in one slot on Redis Cluster, as the
-// Sitemap's are.
+// Get reads the values of keys, with nil for a key that has none: with
+// one MGET on a single server; on a Redis Cluster (or a Ring), whose
+// MGET needs every key in one slot, with a pipeline of GETs that the
+// client sends to each shard at once, one round trip per shard. The
+// Sitemap's keys of one document share a slot; a read of several
+// documents (an index build reads every page's clock) spans the shards.
 func (s *Store) Get(ctx context.Context, keys ...string) ([][]byte, error) {
 	if len(keys) == 0 {
 		return nil, nil // MGET needs a key
@@ -154,9 +167,15 @@ func (s *Store) Get(ctx context.Context, keys ...string) ([][]byte, error) {
 	for i, k := range keys {
 		full[i] = s.prefix + k
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
-	vals, err := s.client.MGet(ctx, full...).Result()
+	ctx, end := s.bound(ctx)
+	var vals []any
+	var err error
+	if _, single := s.client.(*redis.Client); single || len(keys) == 1 {
+		vals, err = s.client.MGet(ctx, full...).Result()
+	} else {
+		vals, err = s.pipelinedGet(ctx, full)
+	}
+	end(err)
 	if err != nil {
 		return nil, fmt.Errorf("redisstore: get %d keys: %w", len(keys), err)
 	}
@@ -176,11 +195,38 @@ func (s *Store) Get(ctx context.Context, keys ...string) ([][]byte, error) {
 	return out, nil
 }
 
+// pipelinedGet reads keys with one GET each, in one pipeline, as MGET
+// answers: nil for a missing key.
+func (s *Store) pipelinedGet(ctx context.Context, keys []string) ([]any, error) {
+	cmds := make([]*redis.StringCmd, len(keys))
+	_, err := s.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, k := range keys {
+			cmds[i] = p.Get(ctx, k)
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return nil, err
+	}
+	vals := make([]any, len(keys))
+	for i, c := range cmds {
+		switch v, err := c.Result(); {
+		case errors.Is(err, redis.Nil):
+		case err != nil:
+			return nil, err
+		default:
+			vals[i] = v
+		}
+	}
+	return vals, nil
+}
+
 // Set stores value under key for TTL.
 func (s *Store) Set(ctx context.Context, key string, value []byte) error {
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
-	if err := s.client.Set(ctx, s.prefix+key, value, s.ttl).Err(); err != nil {
+	ctx, end := s.bound(ctx)
+	err := s.client.Set(ctx, s.prefix+key, value, s.ttl).Err()
+	end(err)
+	if err != nil {
 		return fmt.Errorf("redisstore: set %q: %w", key, err)
 	}
 	return nil
@@ -191,9 +237,10 @@ func (s *Store) Set(ctx context.Context, key string, value []byte) error {
 // the Store's state began and the content clock of each file (a few dozen
 // bytes per file), which must outlive the copies (sitemap.Store).
 func (s *Store) SetDurable(ctx context.Context, key string, value []byte) error {
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
-	if err := s.client.Set(ctx, s.prefix+key, value, 0).Err(); err != nil {
+	ctx, end := s.bound(ctx)
+	err := s.client.Set(ctx, s.prefix+key, value, 0).Err()
+	end(err)
+	if err != nil {
 		return fmt.Errorf("redisstore: set %q: %w", key, err)
 	}
 	return nil
@@ -203,23 +250,11 @@ func (s *Store) SetDurable(ctx context.Context, key string, value []byte) error 
 // clocks in it when theirs is off it (see sitemap's README, The content
 // clock).
 func (s *Store) Time(ctx context.Context) (time.Time, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
+	ctx, end := s.bound(ctx)
 	t, err := s.client.Time(ctx).Result()
+	end(err)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("redisstore: time: %w", err)
 	}
 	return t, nil
-}
-
-// Incr adds one to the counter key with INCR and returns its new value.
-// Counters have no TTL, so a volatile-* maxmemory-policy never evicts them.
-func (s *Store) Incr(ctx context.Context, key string) (int64, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
-	n, err := s.client.Incr(ctx, s.prefix+key).Result()
-	if err != nil {
-		return 0, fmt.Errorf("redisstore: incr %q: %w", key, err)
-	}
-	return n, nil
 }

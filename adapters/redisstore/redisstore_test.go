@@ -184,12 +184,12 @@ func TestSetDurable(t *testing.T) {
 	for _, k := range keys {
 		ttl := c.PTTL(ctx, k).Val()
 		switch {
-		case strings.HasSuffix(k, "}:born") || strings.Contains(k, "}:clock:"):
+		case strings.HasSuffix(k, "}:born") || strings.HasSuffix(k, "}:clock"):
 			durable++
 			if ttl != -1 {
 				t.Errorf("%s has a TTL (%v): it must outlive the copies", k, ttl)
 			}
-		case strings.Contains(k, "}:sitemap"):
+		case strings.HasSuffix(k, "}:copy"):
 			copies++
 			if ttl <= 0 {
 				t.Errorf("%s, a copy, has no TTL (%v)", k, ttl)
@@ -234,8 +234,5 @@ func TestIncr(t *testing.T) {
 	if ttl := c.PTTL(ctx, prefix+"a").Val(); ttl != -1 {
 		t.Errorf("a counter's PTTL is %v, want none (-1)", ttl)
 	}
-	st.Set(ctx, "v", []byte("not a number"))
-	if _, err := st.Incr(ctx, "v"); err == nil {
-		t.Error("Incr of a value that is not a number did not fail")
-	}
+	// A counter that holds what INCR refuses starts again: TestIncrRepairs.
 }

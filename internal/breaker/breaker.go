@@ -4,13 +4,16 @@
 package breaker
 
 import (
+	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
 )
 
 // Breaker keeps a failing service from being called on every request: after
-// a failed call it is open, and calls are not made, for a cooldown that
+// a failed call (or Slow calls in a row that ran out of time) it is open,
+// and calls are not made, for a cooldown that
 // doubles with each failure in a row (from Min to Max);
 // then one call at a time is let through, and its success closes it. It
 // logs once when it opens and once when it closes, so an outage is two
@@ -21,11 +24,21 @@ type Breaker struct {
 	until    time.Time // while open: no call before this
 	probing  bool      // while open: a call is let through and has not ended
 	cooldown time.Duration
+	slow     int // calls in a row that timed out while closed
 	log      *slog.Logger
 	opened   string
 	closed   string
 	now      func() time.Time // time.Now; a test may set another
 }
+
+// Slow is how many calls in a row may time out before the breaker opens.
+// A service that answers slowly (a loaded machine, a busy network) is not
+// a service that is down: one call that ran out of time is no outage,
+// and opening at once would send every caller off on its own (each
+// replica building alone) exactly when the machines are busiest. A
+// service that refuses a connection, or answers with an error, opens the
+// breaker at once; one that stops answering opens it after Slow calls.
+const Slow = 3
 
 // The cooldown's bounds. Max is short: a probe is one call with its own
 // short timeout, so trying the service again once a second costs it
@@ -68,6 +81,7 @@ func (b *Breaker) Done(probe bool, err error) {
 		b.probing = false
 	}
 	if err == nil {
+		b.slow = 0
 		if b.open {
 			b.open, b.cooldown = false, 0
 			b.log.Info(b.closed)
@@ -75,8 +89,11 @@ func (b *Breaker) Done(probe bool, err error) {
 		return
 	}
 	switch {
+	case !b.open && errors.Is(err, context.DeadlineExceeded) && b.slow+1 < Slow:
+		b.slow++
+		return
 	case !b.open:
-		b.open = true
+		b.open, b.slow = true, 0
 		b.log.Warn(b.opened, "err", err)
 	case !probe:
 		return

@@ -1,7 +1,9 @@
 package breaker
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -64,5 +66,40 @@ func TestBreaker(t *testing.T) {
 	}
 	if got := strings.Count(logs.String(), "available again"); got != 1 {
 		t.Errorf("%d 'available again' lines, want 1", got)
+	}
+}
+
+// TestBreakerSlowIsNotDown: calls that run out of time open the breaker
+// only Slow in a row; a success between them starts the count again; a
+// refusal opens it at once.
+func TestBreakerSlowIsNotDown(t *testing.T) {
+	b := New(slog.New(slog.DiscardHandler), "down", "up")
+	late := fmt.Errorf("redis get: %w", context.DeadlineExceeded)
+	call := func(err error) {
+		t.Helper()
+		ok, probe := b.Allow()
+		if !ok {
+			t.Fatal("a call refused")
+		}
+		b.Done(probe, err)
+	}
+	for range 5 { // slow, slow, fine: never open
+		call(late)
+		call(late)
+		if b.IsOpen() {
+			t.Fatalf("open after %d calls in a row that timed out, want %d", 2, Slow)
+		}
+		call(nil)
+	}
+	for range Slow {
+		call(late)
+	}
+	if !b.IsOpen() {
+		t.Fatalf("closed after %d calls in a row that timed out", Slow)
+	}
+	b = New(slog.New(slog.DiscardHandler), "down", "up")
+	call(errors.New("connection refused"))
+	if !b.IsOpen() {
+		t.Fatal("closed after a refusal")
 	}
 }

@@ -1,0 +1,137 @@
+package redisstore_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"iter"
+	"net/http"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/freshmap/sitemap"
+	"github.com/freshmap/sitemap/internal/testkit"
+)
+
+// TestFleetHeardChangeStaysHeard: a replica that has heard of a change
+// serves the new copy on its first request however long after the message
+// it comes, never the old one as current.
+func TestFleetHeardChangeStaysHeard(t *testing.T) {
+	for _, tc := range []struct {
+		quiet time.Duration
+		all   bool
+	}{{500 * time.Millisecond, false}, {2 * time.Second, false}, {2 * time.Second, true}, {4 * time.Second, true}} {
+		quiet := tc.quiet
+		t.Run(fmt.Sprint(quiet, tc.all), func(t *testing.T) {
+			t.Parallel()
+			src := newCatalogue(500)
+			sms, _ := fleet(t, src)
+			for _, p := range files(500) {
+				for _, sm := range sms {
+					testkit.Fetch(sm, p)
+				}
+			}
+			before := testkit.Fetch(sms[1], "/sitemap-4.xml.gz").Header()
+			first, _ := http.ParseTime(before.Get("Last-Modified"))
+			time.Sleep(time.Until(first.Add(time.Second)))
+			src.rev.Add(1)
+			if err := sms[0].Invalidate("", 4); err != nil {
+				t.Fatal(err)
+			}
+			if tc.all { // every replica watches the database, as the demo's do
+				for _, sm := range sms[1:] {
+					if err := sm.Invalidate("", 4); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			for _, wait := range []time.Duration{500 * time.Millisecond, quiet} {
+				time.Sleep(wait)
+				for i, sm := range sms {
+					w := testkit.Fetch(sm, "/sitemap-4.xml.gz")
+					if !bytes.Contains(testkit.Gunzip(t, w.Body.Bytes()), []byte("rev=1")) {
+						t.Errorf("replica %d, first GET %v after the last: the old bytes", i, wait)
+					}
+				}
+			}
+		})
+	}
+}
+
+// versioned is a Source of 10 pages of 50 URLs whose pages say their
+// Version and LastMod, as adapters/sqlsource's do: page 4's follow rev.
+type versioned struct {
+	rev   atomic.Int64
+	base  time.Time
+	reads atomic.Int64
+}
+
+func (v *versioned) Pages(ctx context.Context) iter.Seq2[sitemap.PageInfo, error] {
+	return func(yield func(sitemap.PageInfo, error) bool) {
+		for p := int64(1); p <= 10; p++ {
+			rev := int64(0)
+			if p == 4 {
+				rev = v.rev.Load()
+			}
+			at := v.base.Add(time.Duration(rev) * time.Minute)
+			if !yield(sitemap.PageInfo{Number: p, LastMod: at, Version: strconv.FormatInt(rev, 10)}, nil) {
+				return
+			}
+		}
+	}
+}
+
+func (v *versioned) URLs(ctx context.Context, page int64) iter.Seq2[sitemap.URL, error] {
+	v.reads.Add(1)
+	time.Sleep(5 * time.Millisecond)
+	return func(yield func(sitemap.URL, error) bool) {
+		rev := int64(0)
+		if page == 4 {
+			rev = v.rev.Load()
+		}
+		at := v.base.Add(time.Duration(rev) * time.Minute)
+		for i := (page - 1) * 50; i < page*50; i++ {
+			u := sitemap.URL{Loc: "https://example.com/p/" + strconv.FormatInt(i, 10) + "?rev=" + strconv.FormatInt(rev, 10), LastMod: at}
+			if !yield(u, nil) {
+				return
+			}
+		}
+	}
+}
+
+func (v *versioned) PageSize() int { return 50 }
+
+func TestFleetHeardChangeVersioned(t *testing.T) {
+	for _, all := range []bool{false, true} {
+		t.Run(fmt.Sprint(all), func(t *testing.T) {
+			t.Parallel()
+			src := &versioned{base: time.Now().Add(-time.Hour).Truncate(time.Second)}
+			sms, _ := fleet(t, src)
+			for _, p := range files(500) {
+				for _, sm := range sms {
+					testkit.Fetch(sm, p)
+				}
+			}
+			time.Sleep(1100 * time.Millisecond)
+			src.rev.Add(1)
+			for i, sm := range sms {
+				if i == 0 || all {
+					if err := sm.Invalidate("", 4); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			for _, wait := range []time.Duration{500 * time.Millisecond, 2 * time.Second, 10 * time.Second} {
+				time.Sleep(wait)
+				for i, sm := range sms {
+					w := testkit.Fetch(sm, "/sitemap-4.xml.gz")
+					if !bytes.Contains(testkit.Gunzip(t, w.Body.Bytes()), []byte("rev=1")) {
+						t.Errorf("replica %d, first GET %v after the last: the old bytes", i, wait)
+					}
+				}
+			}
+		})
+	}
+}
