@@ -157,7 +157,7 @@ func pageMemory(b *testing.B, c redis.UniversalClient, prefix string) (record, c
 	var clockKey string
 	iter := c.Scan(ctx, 0, prefix+"*", 100).Iterator()
 	for iter.Next(ctx) {
-		if k := iter.Val(); strings.Contains(k, ":clock:") {
+		if k := iter.Val(); strings.HasSuffix(k, "}:clock") && !strings.Contains(k, "sitemap_index") {
 			if clockKey != "" {
 				b.Fatalf("two page clocks: %s and %s", clockKey, k)
 			}
@@ -167,7 +167,7 @@ func pageMemory(b *testing.B, c redis.UniversalClient, prefix string) (record, c
 	if err := iter.Err(); err != nil || clockKey == "" {
 		b.Fatalf("no page clock under %s: %v", prefix, err)
 	}
-	recordKey := strings.Replace(clockKey, ":clock:", ":", 1)
+	recordKey := strings.TrimSuffix(clockKey, "clock") + "copy"
 	record, err := c.MemoryUsage(ctx, recordKey).Result()
 	if err != nil {
 		b.Fatalf("MEMORY USAGE %s: %v", recordKey, err)
