@@ -236,7 +236,7 @@ func BenchmarkIndexShared(b *testing.B) {
 	b.Run("adopt", func(b *testing.B) {
 		st := newStore(b, c, redisstore.Options{Prefix: prefix + "adopt:"})
 		serve(b, st)
-		keys, err := c.Keys(context.Background(), prefix+"adopt:*sitemap_index.xml@*").Result()
+		keys, err := c.Keys(context.Background(), prefix+"adopt:*sitemap_index.xml@*}:copy").Result()
 		if err != nil || len(keys) != 1 {
 			b.Fatalf("the index record: %v %v", keys, err)
 		}
