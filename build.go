@@ -75,6 +75,9 @@ func (b pageBuilder) build(ctx context.Context, j job) (*entry, effects, error) 
 		var prev []urlSum
 		if j.prev != nil {
 			prev = j.prev.sums
+			if prev == nil { // a copy from the Store, which keeps no hashes: read them back
+				prev, _ = sumsOf(j.prev.gz) // a copy that does not read back is as none
+			}
 		}
 		tr = newTracker(prev, b.clocks.known(k), len(prev))
 		spec.visit = tr.visit

@@ -13,8 +13,9 @@ import (
 // application names with Notify come as Changed, with Page 0.
 //
 // A page is compared with its previous copy, kept as a hash per URL (16
-// bytes a URL, counted in CacheBytes) while change tracking is on. When
-// there is no previous copy (its first build in this process, or after an
+// bytes a URL, counted in CacheBytes) while change tracking is on; a copy
+// taken from the Store, which keeps no hashes, has them read back from
+// its bytes (sumsOf). When there is no previous copy (its first build in this process, or after an
 // eviction) nothing is guessed: only URLs whose lastmod is newer than the
 // page's last known content clock count as changed, so a cold start or an
 // eviction never reports a whole page.

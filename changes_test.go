@@ -3,6 +3,7 @@ package sitemap
 import (
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -212,5 +213,75 @@ func TestChangesToIndexNow(t *testing.T) {
 	})
 	if got := log.take(); len(got) != 2 || got[1].Page != 0 || got[1].Changed[0] != inBase+"elsewhere-on-the-site" {
 		t.Errorf("OnChange got %+v", got)
+	}
+}
+
+// TestSumsOfLikeTracker: the hashes read back from a built page's gzip
+// bytes (sumsOf) are those the tracker took as it was built, for entries
+// with every extension, text with newlines and markup, and an entry of
+// over 64 KiB (1,000 images): so a page whose previous copy came from the
+// Store without hashes is compared URL by URL.
+func TestSumsOfLikeTracker(t *testing.T) {
+	var images []Image
+	for i := range 1000 {
+		images = append(images, Image{Loc: "https://cdn.example.com/img/" + strings.Repeat("x", 60) + strconv.Itoa(i) + ".jpg"})
+	}
+	urls := []URL{
+		{Loc: "https://example.com/a?x=1&y=2", LastMod: t0, ChangeFreq: Daily},
+		{Loc: "https://example.com/b", Images: images},
+		{Loc: "https://example.com/c", Alternates: []Alternate{{Hreflang: "de", Href: "https://example.com/de/c"}, {Hreflang: "x-default", Href: "https://example.com/c"}}},
+		{Loc: "https://example.com/d", Videos: []Video{{ThumbnailLoc: "https://example.com/t.jpg", Title: "A <title>\nover two lines", Description: "line one\nline two & more", ContentLoc: "https://example.com/v.mp4"}}},
+		{Loc: "https://example.com/e", News: &News{PublicationName: "Paper", Language: "en", PublicationDate: t0, Title: "News\nflash"}},
+	}
+	var log changeLog
+	clk := testkit.NewClock(t0.Add(time.Hour))
+	sm := newTestSitemap(t, Config{Now: clk.Now, OnChange: log.add}, Section{Source: FromSlice(urls, 1000), Extensions: ExtImage | ExtVideo | ExtNews | ExtAlternates})
+	get(sm, "/sitemap-1.xml.gz")
+	e, _ := cachedEntry(sm, pageKey(0, 1))
+	if e == nil || len(e.sums) != len(urls) {
+		t.Fatalf("the page was not built with %d hashes", len(urls))
+	}
+	got, err := sumsOf(e.gz)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, e.sums) {
+		t.Errorf("sumsOf = %x\nthe tracker's %x", got, e.sums)
+	}
+}
+
+// TestChangesFromStoredCopy: a replica that took a page's copy from the
+// Store, which keeps no URL hashes, and then rebuilds the page compares it
+// URL by URL all the same (the hashes read back from the copy's bytes):
+// the URL edited without a newer lastmod, and the one removed, are
+// reported, as the replica that built the copy would report them.
+func TestChangesFromStoredCopy(t *testing.T) {
+	clk := testkit.NewClock(t0)
+	src := &mutableSource{}
+	a := URL{Loc: "https://example.com/a", LastMod: t0.Add(-time.Hour)}
+	b := URL{Loc: "https://example.com/b", LastMod: t0.Add(-time.Hour)}
+	c := URL{Loc: "https://example.com/c", LastMod: t0.Add(-time.Hour)}
+	src.set(a, b, c)
+	st := newMemStore()
+	var logA, logB changeLog
+	smA := newTestSitemap(t, Config{Now: clk.Now, Store: st, OnChange: logA.add}, Section{Source: src})
+	smB := newTestSitemap(t, Config{Now: clk.Now, Store: st, OnChange: logB.add}, Section{Source: src})
+	get(smA, "/sitemap-1.xml.gz")
+	get(smB, "/sitemap-1.xml.gz")
+	if e, _ := cachedEntry(smB, pageKey(0, 1)); e == nil || e.sums != nil || smB.Stats().Builds != 0 {
+		t.Fatal("B did not take A's copy from the Store, without hashes")
+	}
+	b2 := b
+	b2.ChangeFreq = Daily // another byte, the same lastmod
+	src.set(a, b2)        // c removed
+	clk.Add(time.Second)
+	if err := smB.Invalidate("", 1); err != nil {
+		t.Fatal(err)
+	}
+	get(smB, "/sitemap-1.xml.gz")
+	smB.docs.wg.Wait()
+	want := Change{Page: 1, Changed: []string{"https://example.com/b"}, Removed: []string{"https://example.com/c"}}
+	if got := logB.take(); len(got) != 1 || !sameChange(got[0], want) {
+		t.Errorf("B's changes %+v, want %+v", got, want)
 	}
 }

@@ -5,13 +5,15 @@ import (
 	"bytes"
 	"io"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/klauspost/compress/gzip"
 )
 
 // The locations of a <urlset> this package wrote, read back from its
 // gzip bytes: for the text form (text.go) and for the URLs a rebuilt page
-// lost (changes.go); and its <url> elements whole, for the HTML view
-// (htmlpage.go).
+// lost (changes.go); its <url> elements whole, for the HTML view
+// (htmlpage.go); and their hashes, for the change tracking of a page whose
+// previous copy came without them (sumsOf).
 
 // eachLoc calls f with the location, as written, of every <url> of gz, a
 // <urlset> this package wrote (see xmlToText for why a line that starts
@@ -112,5 +114,61 @@ func eachURL(gz []byte, f func(elem []byte) error) error {
 			return nil
 		}
 		lineStart = ends
+	}
+}
+
+// sumsOf returns the hashes of the <url> elements of gz, a <urlset> this
+// package wrote, as the tracker took them while the page was built, so
+// that a page whose previous copy carries no hashes (one taken from the
+// Store, which keeps the gzip bytes alone) is still compared URL by URL.
+// An element starts a line with "<url><loc>" and ends one with "</url>",
+// which text inside it cannot hold (its "<" is escaped); it may span
+// lines, since a newline in text is written as it is. It costs a gunzip
+// of the copy, on a rebuild with change tracking only.
+func sumsOf(gz []byte) ([]urlSum, error) {
+	const end = "</url>\n"
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		return nil, err
+	}
+	br := bufio.NewReaderSize(zr, 64<<10)
+	var sums []urlSum
+	var entry xxhash.Digest
+	var loc uint64
+	var tail []byte // the line's last bytes, up to len(end), across pieces of a long line
+	inURL, lineStart := false, true
+	for {
+		line, err := br.ReadSlice('\n')
+		if lineStart && !inURL && bytes.HasPrefix(line, []byte("<url><loc>")) {
+			l, _, ok := bytes.Cut(line[len("<url><loc>"):], []byte("</loc>"))
+			if !ok {
+				return nil, io.ErrUnexpectedEOF
+			}
+			loc, inURL = xxhash.Sum64(l), true
+			entry.Reset()
+		}
+		if inURL {
+			entry.Write(line)
+			tail = append(tail, line[max(0, len(line)-len(end)):]...)
+			tail = tail[max(0, len(tail)-len(end)):]
+		}
+		switch {
+		case err == bufio.ErrBufferFull:
+			lineStart = false
+			continue
+		case err == io.EOF:
+			if inURL {
+				return nil, io.ErrUnexpectedEOF
+			}
+			return sums, nil
+		case err != nil:
+			return nil, err
+		}
+		lineStart = true
+		if inURL && string(tail) == end {
+			sums = append(sums, urlSum{loc: loc, entry: entry.Sum64()})
+			inURL = false
+		}
+		tail = tail[:0]
 	}
 }

@@ -15,8 +15,9 @@ import (
 // its PageInfo, the store generation its build started at and the Store's
 // era then), and what
 // the next build needs to keep the clock going forward (the clock's
-// state; for an index, every page's) and to derive changes (the URL
-// sums). It ends in the xxhash of what precedes it: a value that was cut,
+// state; for an index, every page's). The URL sums that derive changes
+// are read back from the gzip bytes instead (sumsOf); a record from an
+// older replica may still carry them, and they decode. It ends in the xxhash of what precedes it: a value that was cut,
 // or is not a record at all, does not decode, and is a miss.
 
 // recordMagic starts every record; its last byte is the format version.
@@ -36,7 +37,7 @@ type keyClock struct {
 // clock gives: k's, and for an index those of its other files and of every
 // page it lists.
 func encodeRecord(k docKey, e *entry, clock func(docKey) fileClock) []byte {
-	n := len(recordMagic) + len(e.gz) + 16*len(e.sums) + 128
+	n := len(recordMagic) + len(e.gz) + 128
 	for _, f := range e.more {
 		n += len(f.gz) + 64
 	}
@@ -51,11 +52,11 @@ func encodeRecord(k docKey, e *entry, clock func(docKey) fileClock) []byte {
 	b = binary.AppendVarint(b, e.info.Number)
 	b = appendTime(b, e.info.LastMod)
 	b = appendString(b, e.info.Version)
-	b = binary.AppendUvarint(b, uint64(len(e.sums)))
-	for _, s := range e.sums {
-		b = binary.LittleEndian.AppendUint64(b, s.loc)
-		b = binary.LittleEndian.AppendUint64(b, s.entry)
-	}
+	// The URL hashes of change tracking are not stored (16 bytes a URL,
+	// five times the gzip bytes): a replica that rebuilds the page reads
+	// them back from this copy's bytes (sumsOf). The count stays, 0, so
+	// records with hashes, from older replicas, still decode.
+	b = binary.AppendUvarint(b, 0)
 	b = binary.AppendUvarint(b, uint64(len(e.pages)))
 	for i, ps := range e.pages {
 		b = binary.AppendUvarint(b, uint64(len(ps)))
