@@ -243,7 +243,7 @@ func TestAuditStorm(t *testing.T) {
 	waitFor(t, func() bool { return len(sm.Audit().Files) == 1 })
 	before := runtime.NumGoroutine()
 	for range 100_000 {
-		sm.rep.audit.enqueue("sitemap-1.xml.gz", e.gz)
+		sm.rep.audit.enqueue(pageKey(0, 1), "sitemap-1.xml.gz", e.gz)
 	}
 	if n := runtime.NumGoroutine(); n > before {
 		t.Errorf("%d goroutines after the storm, %d before", n, before)
@@ -255,49 +255,5 @@ func TestAuditStorm(t *testing.T) {
 	// rather than grows.
 	if r := sm.Audit(); r.Checked != 7 || r.FilesSkipped < 100_000/2 {
 		t.Errorf("checked %d (want 7), files skipped %d (want most of 100,000)", r.Checked, r.FilesSkipped)
-	}
-}
-
-// TestAuditRecorder: a body of any size keeps its first HeadBytes only;
-// the headers are those sent with the status.
-func TestAuditRecorder(t *testing.T) {
-	w := &auditRecorder{header: make(http.Header)}
-	w.Header().Set("X-Robots-Tag", "noindex")
-	w.WriteHeader(http.StatusEarlyHints) // informational: not the answer
-	w.WriteHeader(http.StatusNotFound)
-	w.Header().Set("X-Late", "1") // after the status: never sent
-	chunk := make([]byte, 64<<10)
-	for range 100 {
-		if n, err := w.Write(chunk); n != len(chunk) || err != nil {
-			t.Fatalf("Write: %d, %v", n, err)
-		}
-	}
-	if w.status != http.StatusNotFound || len(w.body) != pagecheck.HeadBytes || w.sent.Get("X-Late") != "" || w.sent.Get("X-Robots-Tag") != "noindex" {
-		t.Errorf("status %d, %d bytes kept, sent headers %v", w.status, len(w.body), w.sent)
-	}
-}
-
-// TestAuditCloseHung: Close waits for an application that ignores its
-// context for at most BuildTimeout, and says so.
-func TestAuditCloseHung(t *testing.T) {
-	var logs testkit.SyncBuffer
-	entered, release := make(chan struct{}), make(chan struct{})
-	defer close(release)
-	app := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/hang" {
-			close(entered)
-			<-release // ignores its context
-		}
-	})
-	sm, err := New(Config{BaseURL: "https://example.com", BuildTimeout: 50 * time.Millisecond, Audit: &Audit{Share: 1},
-		Logger: slog.New(slog.NewTextHandler(&logs, nil))}, Section{Source: listSource(urlsAt("/hang")...)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	get(sm.Handler(app), "/sitemap-1.xml.gz")
-	<-entered
-	sm.Close()
-	if !strings.Contains(logs.String(), "Close gave up waiting for the audit's request") {
-		t.Errorf("log:\n%s", logs.String())
 	}
 }
