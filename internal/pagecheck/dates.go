@@ -15,19 +15,20 @@ import (
 // or a time written with no zone, covers every instant it may mean.
 type Span struct {
 	From, To time.Time
+	Text     string // as it was written, for a person
 }
 
 // IsZero tells whether s is no time at all (a date the page does not give).
 func (s Span) IsZero() bool { return s.From.IsZero() }
 
 // Instant is the span of the one instant t.
-func Instant(t time.Time) Span { return Span{t, t} }
+func Instant(t time.Time) Span { return Span{t, t, t.UTC().Format(time.RFC3339)} }
 
 // Day is the span of the UTC day of t, as a sitemap's date-only lastmod
 // (which this library writes in UTC) means it.
 func Day(t time.Time) Span {
 	d := t.UTC().Truncate(24 * time.Hour)
-	return Span{d, d.Add(24*time.Hour - time.Second)}
+	return Span{d, d.Add(24*time.Hour - time.Second), d.Format(time.DateOnly)}
 }
 
 // Zones a time with no zone may be in: UTC-12:00 to UTC+14:00.
@@ -44,21 +45,22 @@ const (
 // for anything else.
 func ParseDate(s string) (Span, bool) {
 	s = strings.TrimSpace(s)
+	text := s
 	if len(s) > 10 && s[10] == ' ' {
 		s = s[:10] + "T" + s[11:]
 	}
 	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04Z07:00", "2006-01-02T15:04:05Z0700", "2006-01-02T15:04Z0700"} {
 		if t, err := time.Parse(layout, s); err == nil {
-			return Instant(t.UTC()), true
+			return Span{t.UTC(), t.UTC(), text}, true
 		}
 	}
 	for _, layout := range []string{"2006-01-02T15:04:05", "2006-01-02T15:04"} {
 		if t, err := time.Parse(layout, s); err == nil { // a local time, zone unknown
-			return Span{t.Add(-zoneEast), t.Add(zoneWest)}, true
+			return Span{t.Add(-zoneEast), t.Add(zoneWest), text}, true
 		}
 	}
 	if t, err := time.Parse(time.DateOnly, s); err == nil {
-		return Span{t.Add(-zoneEast), t.Add(24*time.Hour - time.Second + zoneWest)}, true
+		return Span{t.Add(-zoneEast), t.Add(24*time.Hour - time.Second + zoneWest), text}, true
 	}
 	return Span{}, false
 }
@@ -85,7 +87,7 @@ func ReadDates(h http.Header, body []byte) Dates {
 	var d Dates
 	if v := h.Get("Last-Modified"); v != "" {
 		if t, err := http.ParseTime(v); err == nil {
-			d.LastModified = Instant(t.UTC())
+			d.LastModified = Span{t.UTC(), t.UTC(), v}
 		}
 	}
 	if isHTML(h.Get("Content-Type"), body) {

@@ -63,10 +63,13 @@ func driftDetail(lastmod Span, name string, page Span, by time.Duration, way str
 	return "lastmod " + spanText(lastmod) + ", page's " + name + " " + spanText(page) + ": the page is " + DurationText(by) + " " + way
 }
 
-// spanText writes a span as the time it was read from, near enough: an
-// instant in RFC 3339, a span as its first and last instants.
+// spanText writes a span as it was written; a span made with no text,
+// as its first and last instants.
 func spanText(s Span) string {
-	if s.From.Equal(s.To) {
+	switch {
+	case s.Text != "":
+		return s.Text
+	case s.From.Equal(s.To):
 		return s.From.UTC().Format(time.RFC3339)
 	}
 	return s.From.UTC().Format(time.RFC3339) + " to " + s.To.UTC().Format(time.RFC3339)
