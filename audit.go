@@ -272,6 +272,7 @@ func (a *auditor) audit(j auditJob) {
 		return
 	}
 	if changed {
+		a.left.publish()
 		a.left.invalidate(j.key)
 	}
 	if res.Checked == 0 {

@@ -18,8 +18,8 @@ const (
 // leftOut is the set of URLs the self-audit leaves out of the sitemap
 // files (Audit.LeaveOut): those it found noindex or canonicalised to
 // another URL. A build asks it about every URL it writes (has, through
-// pageSpec.omit), so its reads take no lock; the worker changes it, at
-// most as fast as it requests pages.
+// pageSpec.omit), so its reads take no lock, from a copy the worker
+// publishes after each audit that changed it.
 //
 // What leaving out does to a file follows the content clock (clock.go):
 // the file is rebuilt (invalidate), its bytes change, so it gets a new
@@ -31,8 +31,9 @@ type leftOut struct {
 
 	mu   sync.Mutex
 	m    map[string]leftURL // by the location as written (XML-escaped)
-	per  map[docKey]int     // how many of m each file was found in
-	full bool               // leftOutMax was reached (logged once)
+	per   map[docKey]int     // how many of m each file was found in
+	full  bool               // leftOutMax was reached (logged once)
+	dirty bool               // m changed since it was last published
 
 	view atomic.Pointer[map[string]struct{}] // m's locations, copied on each change, for builds
 }
@@ -91,7 +92,7 @@ func (l *leftOut) add(raw string, k docKey, found []pagecheck.Finding) bool {
 	}
 	l.m[raw] = leftURL{file: k, why: why}
 	l.per[k]++
-	l.publish()
+	l.dirty = true
 	return true
 }
 
@@ -115,7 +116,7 @@ func (l *leftOut) keep(raw string, found []pagecheck.Finding) bool {
 		delete(l.per, u.file)
 	}
 	l.full = false
-	l.publish()
+	l.dirty = true
 	return false
 }
 
@@ -142,8 +143,16 @@ func (l *leftOut) count(k docKey) (all, file int) {
 	return len(l.m), l.per[k]
 }
 
-// publish makes the builds see m as it is now. The caller holds mu.
+// publish makes the builds see m as it is now, if it changed: the worker
+// calls it once an audit, before it has the file rebuilt, so that a copy
+// of m is made once a file, not once a URL.
 func (l *leftOut) publish() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.dirty {
+		return
+	}
+	l.dirty = false
 	v := make(map[string]struct{}, len(l.m))
 	for raw := range l.m {
 		v[raw] = struct{}{}
