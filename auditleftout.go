@@ -29,8 +29,8 @@ type leftOut struct {
 	invalidate func(docKey) // rebuilds a file
 	log        *slog.Logger
 
-	mu   sync.Mutex
-	m    map[string]leftURL // by the location as written (XML-escaped)
+	mu    sync.Mutex
+	m     map[string]leftURL // by the location as written (XML-escaped)
 	per   map[docKey]int     // how many of m each file was found in
 	full  bool               // leftOutMax was reached (logged once)
 	dirty bool               // m changed since it was last published

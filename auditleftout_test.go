@@ -89,7 +89,9 @@ func TestAuditLeaveOut(t *testing.T) {
 		t.Errorf("the index does not list the file's new clock %s:\n%s", lm2, idx)
 	}
 
-	waitFor(t, func() bool { return sm.Audit().LeftOut == 2 && len(sm.Audit().Files) == 1 && sm.Audit().Files[0].Checked == 2 })
+	waitFor(t, func() bool {
+		return sm.Audit().LeftOut == 2 && len(sm.Audit().Files) == 1 && sm.Audit().Files[0].Checked == 2
+	})
 	r := sm.Audit()
 	if st := sm.Stats(); st.AuditLeftOut != 2 || r.Files[0].LeftOut != 2 || r.Findings[pagecheck.Status] < 1 {
 		t.Errorf("left out: Stats %d, file %d; want 2, 2, and the 404 reported (%v)", st.AuditLeftOut, r.Files[0].LeftOut, r.Findings)
