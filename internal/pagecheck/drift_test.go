@@ -112,3 +112,24 @@ func TestDrift(t *testing.T) {
 		t.Errorf("detail %+v, want %q", f, want)
 	}
 }
+
+// FuzzReadDates: any body and header, however broken, give dates without
+// a panic, and Drift over them either nothing or one finding.
+func FuzzReadDates(f *testing.F) {
+	f.Add("Sat, 01 Mar 2025 12:00:00 GMT", `<meta property="article:modified_time" content="2025-03-01">`)
+	f.Add("", `<script type="application/ld+json">{"@graph":[{"dateModified":"2025-03-01T12:00"}]}</script>`)
+	f.Add("x", `<script type="application/ld+json">[[[[[[{"dateModified":1}]]]]]]</script>`)
+	f.Fuzz(func(t *testing.T, lastModified, body string) {
+		h := http.Header{"Content-Type": {"text/html"}, "Last-Modified": {lastModified}}
+		d := ReadDates(h, []byte(body))
+		for _, s := range []Span{d.LastModified, d.Meta, d.JSONLD} {
+			if s.To.Before(s.From) {
+				t.Fatalf("span %+v ends before it starts", s)
+			}
+		}
+		lm := Instant(time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC))
+		if got := Drift(lm, d, Tolerances{Behind: time.Hour, Ahead: time.Hour}); len(got) > 1 {
+			t.Fatalf("Drift = %v", got)
+		}
+	})
+}
