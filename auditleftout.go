@@ -17,7 +17,7 @@ const (
 
 // leftOut is the set of URLs the self-audit leaves out of the sitemap
 // files (Audit.LeaveOut): those it found noindex or canonicalised to
-// another URL. A build asks it about every URL it writes (has, through
+// another URL. A build asks it about every URL it writes (omits, through
 // pageSpec.omit), so its reads take no lock, from a copy the worker
 // publishes after each audit that changed it.
 //
@@ -48,15 +48,21 @@ func newLeftOut(invalidate func(docKey), log *slog.Logger) *leftOut {
 	return &leftOut{invalidate: invalidate, log: log, m: make(map[string]leftURL), per: make(map[docKey]int)}
 }
 
-// has tells whether the URL at loc, as written, is left out. It is safe
-// for concurrent use, and allocates nothing.
-func (l *leftOut) has(loc []byte) bool {
+// omits tells whether the <url> element elem, as the encoder wrote it,
+// is of a URL left out (pageSpec.omit). It is safe for concurrent use,
+// allocates nothing, and costs a pointer load while none is.
+func (l *leftOut) omits(elem []byte) bool {
 	m := l.view.Load()
-	if m == nil {
+	if m == nil || len(*m) == 0 {
 		return false
 	}
-	_, ok := (*m)[string(loc)]
+	_, ok := (*m)[string(writtenLoc(elem))]
 	return ok
+}
+
+// has tells whether the URL at loc, as written (XML-escaped), is left out.
+func (l *leftOut) has(loc []byte) bool {
+	return l.omits(append(append([]byte("<url><loc>"), loc...), "</loc>"...))
 }
 
 // leaves tells whether findings are a reason to leave a URL out: noindex,

@@ -1,9 +1,12 @@
 package sitemap
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -172,8 +175,9 @@ func TestLeftOutBounded(t *testing.T) {
 	}
 	l.publish()
 	loc := []byte("https://example.com/7")
-	if n := testing.AllocsPerRun(100, func() { l.has(loc) }); n != 0 || !l.has(loc) || l.has([]byte("https://example.com/x")) {
-		t.Errorf("has: %v allocations", n)
+	elem := []byte("<url><loc>https://example.com/7</loc><lastmod>2025-01-01</lastmod></url>")
+	if n := testing.AllocsPerRun(100, func() { l.omits(elem) }); n != 0 || !l.omits(elem) || l.has([]byte("https://example.com/x")) {
+		t.Errorf("omits: %v allocations", n)
 	}
 	if l.keep("https://example.com/7", nil) {
 		t.Error("a URL found fine is still to be left out")
@@ -189,5 +193,36 @@ func TestLeftOutBounded(t *testing.T) {
 	}
 	if got := len(l.of(pageKey(0, 1))); got != leftOutRecheck {
 		t.Errorf("%d URLs to ask again, want %d", got, leftOutRecheck)
+	}
+}
+
+// BenchmarkEncodeLeftOut is BenchmarkEncode with Audit.LeaveOut's lookup
+// on every URL, with no URL left out and with 100 (none of them on the
+// page): the cost of the option on a build, beside BenchmarkEncode.
+func BenchmarkEncodeLeftOut(b *testing.B) {
+	for _, left := range []int{0, 100} {
+		for _, n := range benchSizes {
+			b.Run("left="+strconv.Itoa(left)+"/urls="+strconv.Itoa(n), func(b *testing.B) {
+				src, spec, doc := benchDoc(b, n)
+				l := newLeftOut(func(docKey) {}, slog.New(slog.DiscardHandler))
+				for i := range left {
+					l.add(fmt.Sprintf("https://elsewhere.example/%d", i), pageKey(0, 1), []pagecheck.Finding{{Kind: pagecheck.Noindex}})
+				}
+				l.publish()
+				spec.omit = l.omits
+				var buf bytes.Buffer
+				buf.Grow(len(doc))
+				b.ReportAllocs()
+				b.SetBytes(int64(len(doc)))
+				cpu := testkit.StartCPU(b)
+				for b.Loop() {
+					buf.Reset()
+					if _, err := encodePage(context.Background(), src, 1, &buf, &spec); err != nil {
+						b.Fatal(err)
+					}
+				}
+				cpu.Report()
+			})
+		}
 	}
 }

@@ -81,7 +81,7 @@ func (b pageBuilder) build(ctx context.Context, j job) (*entry, effects, error) 
 	}
 	spec.now = now
 	if a := b.rep.audit; a != nil && a.left != nil {
-		spec.omit = a.left.has // Audit.LeaveOut
+		spec.omit = a.left.omits // Audit.LeaveOut
 	}
 	src := sec.src
 	if l, ok := src.(latest); ok {

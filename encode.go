@@ -67,10 +67,10 @@ type pageSpec struct {
 	// emptyOK writes a page with no URL as an empty <urlset> instead of
 	// failing it with errEmptyPage (Section.Latest, latest.go).
 	emptyOK bool
-	// omit, if set, is asked about the location of every <url> element
-	// about to be written, as written (XML-escaped; only read during the
-	// call): true leaves the URL out (Audit.LeaveOut, auditleftout.go).
-	omit func(loc []byte) bool
+	// omit, if set, is shown every <url> element about to be written, as
+	// written (only read during the call; writtenLoc finds its location):
+	// true leaves the URL out (Audit.LeaveOut, auditleftout.go).
+	omit func(elem []byte) bool
 }
 
 // pageStats describes a page that was written.
@@ -265,9 +265,9 @@ type encoder struct {
 	// visit, if set, is shown every <url> element as it is written (the
 	// bytes are only read during the call), with its URL's lastmod.
 	visit func(entry []byte, lastmod time.Time)
-	// omit, if set, leaves out the <url> elements whose location it
-	// names (pageSpec.omit): add then returns errLeftOut.
-	omit func(loc []byte) bool
+	// omit, if set, leaves out the <url> elements it names
+	// (pageSpec.omit): add then returns errLeftOut.
+	omit func(elem []byte) bool
 }
 
 // errLeftOut is add's answer for a URL that pageSpec.omit left out:
@@ -338,7 +338,7 @@ func (e *encoder) add(u *URL) error {
 	var err error
 	if e.buf, err = e.appendURL(e.buf, u); err != nil {
 		e.buf = e.buf[:mark]
-	} else if e.omit != nil && e.omit(writtenLoc(e.buf[mark:])) {
+	} else if e.omit != nil && e.omit(e.buf[mark:]) {
 		e.buf, err = e.buf[:mark], errLeftOut
 	} else {
 		mod, unix := lastmod(u)
@@ -360,7 +360,7 @@ func (e *encoder) add(u *URL) error {
 }
 
 // writtenLoc returns the location of a <url> element appendURL wrote, as
-// written.
+// written (XML-escaped).
 func writtenLoc(elem []byte) []byte {
 	elem = elem[len("<url><loc>"):]
 	if i := bytes.Index(elem, []byte("</loc>")); i >= 0 {
