@@ -207,13 +207,14 @@ func (a *auditor) close(deadline time.Time) {
 	a.cancel()
 	idle := make(chan struct{})
 	go func() { <-a.done; a.handlers.Wait(); close(idle) }() // ends when the last handler does
-	t := time.NewTimer(time.Until(deadline))
+	wait := time.Until(deadline)
+	t := time.NewTimer(wait)
 	defer t.Stop()
 	select {
 	case <-idle:
 	case <-t.C:
 		a.log.Warn("sitemap: Close gave up waiting for the audit's request; the application ignores its context",
-			"handlers", a.running.Load(), "waited", a.site.timeout)
+			"handlers", a.running.Load(), "waited", max(wait, 0))
 	}
 }
 
