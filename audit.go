@@ -58,7 +58,7 @@ type Audit struct {
 	// noindex or canonicalised to another URL, instead of only reporting
 	// them: the file is rebuilt without them (new bytes, so a new ETag and
 	// Last-Modified), and each is requested again whenever its file is
-	// audited, and listed again once it is fine. At most 10,000 URLs are
+	// audited a minute or more after, and listed again once it is fine. At most 10,000 URLs are
 	// left out; see the README's Self-audit. Off by default.
 	LeaveOut bool
 }
@@ -262,7 +262,7 @@ func (a *auditor) audit(j auditJob) {
 				res.Examples = append(res.Examples, AuditFinding{Kind: f.Kind, Loc: u.loc, Detail: f.Detail})
 			}
 		}
-		if a.left != nil && a.left.add(u.raw, j.key, found) {
+		if a.left != nil && a.left.add(u.raw, j.key, found, res.At) {
 			changed = true
 		}
 	}
@@ -286,11 +286,12 @@ func (a *auditor) audit(j auditJob) {
 	a.record(res) // last: a reader that sees the file's audit sees its log line
 }
 
-// recheck requests again the URLs left out of file k, within the budget,
-// and lets back in those that are fine now; it reports whether one was.
+// recheck requests again the URLs left out of file k a minute ago or
+// more, within the budget, and lets back in those that are fine now; it
+// reports whether one was.
 func (a *auditor) recheck(app http.Handler, k docKey) bool {
 	back := false
-	for _, raw := range a.left.of(k) {
+	for _, raw := range a.left.of(k, a.now()) {
 		if a.ctx.Err() != nil || !a.take() {
 			break
 		}

@@ -4,15 +4,20 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/freshmap/sitemap/internal/pagecheck"
 )
 
-// Limits of Audit.LeaveOut: the URLs left out at most, and those of one
-// file requested again at each audit of it.
+// Limits of Audit.LeaveOut: the URLs left out at most, those of one file
+// requested again at each audit of it, and how long a URL stays out
+// before it is requested again. The hold keeps a page that flips between
+// noindex and not from having its file rebuilt at every audit: each flip
+// back waits for a build the audit did not ask for.
 const (
 	leftOutMax     = 10_000
 	leftOutRecheck = 20
+	leftOutHold    = time.Minute
 )
 
 // leftOut is the set of URLs the self-audit leaves out of the sitemap
@@ -38,10 +43,11 @@ type leftOut struct {
 	view atomic.Pointer[map[string]struct{}] // m's locations, copied on each change, for builds
 }
 
-// leftURL is a URL left out: the file it was found in, and why.
+// leftURL is a URL left out: the file it was found in, why, and when.
 type leftURL struct {
 	file docKey
 	why  pagecheck.Finding
+	at   time.Time
 }
 
 func newLeftOut(invalidate func(docKey), log *slog.Logger) *leftOut {
@@ -79,7 +85,7 @@ func leaves(found []pagecheck.Finding) (pagecheck.Finding, bool) {
 // add leaves out the URL raw (as written) of file k if found says to; it
 // reports whether it was not left out already. Past leftOutMax URLs none
 // is added, which is logged once.
-func (l *leftOut) add(raw string, k docKey, found []pagecheck.Finding) bool {
+func (l *leftOut) add(raw string, k docKey, found []pagecheck.Finding, now time.Time) bool {
 	why, ok := leaves(found)
 	if !ok {
 		return false
@@ -96,7 +102,7 @@ func (l *leftOut) add(raw string, k docKey, found []pagecheck.Finding) bool {
 		}
 		return false
 	}
-	l.m[raw] = leftURL{file: k, why: why}
+	l.m[raw] = leftURL{file: k, why: why, at: now}
 	l.per[k]++
 	l.dirty = true
 	return true
@@ -126,14 +132,14 @@ func (l *leftOut) keep(raw string, found []pagecheck.Finding) bool {
 	return false
 }
 
-// of returns the URLs (as written) left out of file k, at most
-// leftOutRecheck of them.
-func (l *leftOut) of(k docKey) []string {
+// of returns the URLs (as written) left out of file k for leftOutHold or
+// longer at now, at most leftOutRecheck of them.
+func (l *leftOut) of(k docKey, now time.Time) []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var out []string
 	for raw, u := range l.m {
-		if u.file == k {
+		if u.file == k && now.Sub(u.at) >= leftOutHold {
 			if out = append(out, raw); len(out) == leftOutRecheck {
 				break
 			}

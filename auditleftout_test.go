@@ -123,6 +123,32 @@ func TestAuditLeaveOut(t *testing.T) {
 	}
 }
 
+// TestAuditLeaveOutFlapping: a page that says noindex to every other
+// request is left out once, and its file rebuilt once: the rebuilt file's
+// audit does not ask it again within leftOutHold, so the audit never
+// rebuilds a file again and again by itself.
+func TestAuditLeaveOutFlapping(t *testing.T) {
+	clk := testkit.NewClock(time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC))
+	var flips atomic.Int64
+	app := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		if r.URL.Path == "/flip" && flips.Add(1)%2 == 1 {
+			w.Header().Set("X-Robots-Tag", "noindex")
+		}
+		fmt.Fprint(w, "<!doctype html><title>x</title>")
+	})
+	sm := newTestSitemap(t, Config{Now: clk.Now, Audit: &Audit{Share: 1, LeaveOut: true}}, Section{Source: listSource(urlsAt("/ok", "/flip")...)})
+	h := sm.Handler(app)
+	get(h, "/sitemap-1.xml.gz")
+	builds := sm.Stats().Builds
+	waitFor(t, func() bool { return !strings.Contains(get(h, "/sitemap-1.xml").Body.String(), "/flip<") })
+	waitFor(t, func() bool { a := sm.Audit(); return len(a.Files) == 1 && a.Files[0].Checked == 1 }) // the rebuilt file's audit
+	time.Sleep(50 * time.Millisecond)
+	if n, b := flips.Load(), sm.Stats().Builds-builds; n != 1 || b < 1 || b > 2 { // the page, and the index that lists its new clock
+		t.Errorf("/flip asked %d times, %d builds after the first; want 1, at most 2", n, b)
+	}
+}
+
 // laterDate tells whether the HTTP date a is after b.
 func laterDate(t *testing.T, a, b string) bool {
 	t.Helper()
@@ -161,8 +187,9 @@ func TestLeftOutBounded(t *testing.T) {
 	var rebuilt atomic.Int64
 	l := newLeftOut(func(docKey) { rebuilt.Add(1) }, slog.New(slog.NewTextHandler(&logs, nil)))
 	noindex := []pagecheck.Finding{{Kind: pagecheck.Noindex, Detail: "x"}}
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	for i := range leftOutMax + 100 {
-		l.add(fmt.Sprintf("https://example.com/%d", i), pageKey(0, 1), noindex)
+		l.add(fmt.Sprintf("https://example.com/%d", i), pageKey(0, 1), noindex, now)
 	}
 	if n, f := l.count(pageKey(0, 1)); n != leftOutMax || f != leftOutMax {
 		t.Errorf("%d left out (%d of the file), want %d", n, f, leftOutMax)
@@ -170,7 +197,7 @@ func TestLeftOutBounded(t *testing.T) {
 	if n := strings.Count(logs.String(), "leaves out no more"); n != 1 {
 		t.Errorf("%d lines about the limit, want 1", n)
 	}
-	if l.add("https://example.com/other", pageKey(0, 2), []pagecheck.Finding{{Kind: pagecheck.Status, Detail: "404"}}) {
+	if l.add("https://example.com/other", pageKey(0, 2), []pagecheck.Finding{{Kind: pagecheck.Status, Detail: "404"}}, now) {
 		t.Error("a 404 was left out")
 	}
 	l.publish()
@@ -188,10 +215,13 @@ func TestLeftOutBounded(t *testing.T) {
 	if l.publish(); l.has(loc) {
 		t.Error("a URL found fine is still left out")
 	}
-	if !l.add("https://example.com/new", pageKey(0, 1), noindex) {
+	if !l.add("https://example.com/new", pageKey(0, 1), noindex, now) {
 		t.Error("a freed place was not taken")
 	}
-	if got := len(l.of(pageKey(0, 1))); got != leftOutRecheck {
+	if got := len(l.of(pageKey(0, 1), now.Add(leftOutHold-time.Second))); got != 0 {
+		t.Errorf("%d URLs to ask again within leftOutHold, want none", got)
+	}
+	if got := len(l.of(pageKey(0, 1), now.Add(leftOutHold))); got != leftOutRecheck {
 		t.Errorf("%d URLs to ask again, want %d", got, leftOutRecheck)
 	}
 }
@@ -206,7 +236,7 @@ func BenchmarkEncodeLeftOut(b *testing.B) {
 				src, spec, doc := benchDoc(b, n)
 				l := newLeftOut(func(docKey) {}, slog.New(slog.DiscardHandler))
 				for i := range left {
-					l.add(fmt.Sprintf("https://elsewhere.example/%d", i), pageKey(0, 1), []pagecheck.Finding{{Kind: pagecheck.Noindex}})
+					l.add(fmt.Sprintf("https://elsewhere.example/%d", i), pageKey(0, 1), []pagecheck.Finding{{Kind: pagecheck.Noindex}}, time.Time{})
 				}
 				l.publish()
 				spec.omit = l.omits
