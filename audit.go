@@ -58,8 +58,9 @@ type Audit struct {
 	// noindex or canonicalised to another URL, instead of only reporting
 	// them: the file is rebuilt without them (new bytes, so a new ETag and
 	// Last-Modified), and each is requested again whenever its file is
-	// audited a minute or more after, and listed again once it is fine. At most 10,000 URLs are
-	// left out; see the README's Self-audit. Off by default.
+	// audited a minute or more after, and listed again once it is fine. At
+	// most 10,000 URLs are left out; see the README's Self-audit. Off by
+	// default.
 	LeaveOut bool
 }
 
@@ -234,18 +235,19 @@ func (a *auditor) run() {
 // out of it, and records and logs what it found.
 func (a *auditor) audit(j auditJob) {
 	app := *a.app.Load()
-	urls, err := auditURLsOf(j.gz)
+	heads, err := auditHeads(j.gz)
 	if err != nil { // cannot happen: we compressed it
 		a.log.Error("sitemap: audit: a built file does not decompress", "file", j.name, "err", err)
 		return
 	}
-	sample := pagecheck.Sample(urls, max(1, int(math.Ceil(a.share*float64(len(urls))))))
+	sample := pagecheck.Sample(heads, max(1, int(math.Ceil(a.share*float64(len(heads))))))
 	res := &AuditFile{File: j.name, At: a.now(), Findings: make(map[string]int)}
 	changed := false // a URL of the file was left out or let back in
-	for i, u := range sample {
+	for i, head := range sample {
 		if a.ctx.Err() != nil {
 			return
 		}
+		u := auditURLOf(head)
 		if !a.onSite(u.loc) {
 			a.skipped.Add(1)
 			continue
@@ -464,29 +466,39 @@ type auditURL struct {
 	lastmod pagecheck.Span // its lastmod; zero if none
 }
 
-// auditURLsOf returns every URL of a built page (gzipped) with its
-// lastmod: a date alone is its day, in UTC, as the encoder writes it.
-func auditURLsOf(gz []byte) ([]auditURL, error) {
-	var urls []auditURL
-	var buf []byte
+// auditHeads returns the start of every <url> element of a built page
+// (gzipped), its loc and lastmod as written, one string each: the whole
+// file is read, and only the sample is parsed (auditURLOf).
+func auditHeads(gz []byte) ([]string, error) {
+	var heads []string
 	err := eachURL(gz, func(elem []byte) error {
-		raw, rest, ok := bytes.Cut(bytes.TrimPrefix(elem, []byte("<url><loc>")), []byte("</loc>"))
-		if !ok {
+		end := bytes.Index(elem, []byte("</loc>"))
+		if end < 0 {
 			return io.ErrUnexpectedEOF
 		}
-		buf = appendUnescapedLoc(buf[:0], raw)
-		u := auditURL{raw: string(raw), loc: string(buf)}
-		if rest, ok := bytes.CutPrefix(rest, []byte("<lastmod>")); ok {
-			if v, _, ok := bytes.Cut(rest, []byte("</lastmod>")); ok {
-				if t, err := time.Parse(time.RFC3339, string(v)); err == nil {
-					u.lastmod = pagecheck.Instant(t)
-				} else if t, err := time.Parse(time.DateOnly, string(v)); err == nil {
-					u.lastmod = pagecheck.Day(t)
-				}
+		end += len("</loc>")
+		if rest := elem[end:]; bytes.HasPrefix(rest, []byte("<lastmod>")) {
+			if i := bytes.Index(rest, []byte("</lastmod>")); i >= 0 {
+				end += i
 			}
 		}
-		urls = append(urls, u)
+		heads = append(heads, string(elem[:end]))
 		return nil
 	})
-	return urls, err
+	return heads, err
+}
+
+// auditURLOf reads an element's start, as auditHeads keeps it: a date
+// alone is its day, in UTC, as the encoder writes it.
+func auditURLOf(head string) auditURL {
+	raw, rest, _ := strings.Cut(strings.TrimPrefix(head, "<url><loc>"), "</loc>")
+	u := auditURL{raw: raw, loc: string(appendUnescapedLoc(nil, []byte(raw)))}
+	if v, ok := strings.CutPrefix(rest, "<lastmod>"); ok {
+		if t, err := time.Parse(time.RFC3339, v); err == nil {
+			u.lastmod = pagecheck.Instant(t)
+		} else if t, err := time.Parse(time.DateOnly, v); err == nil {
+			u.lastmod = pagecheck.Day(t)
+		}
+	}
+	return u
 }
