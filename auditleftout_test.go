@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -146,6 +147,29 @@ func TestAuditLeaveOutFlapping(t *testing.T) {
 	time.Sleep(50 * time.Millisecond)
 	if n, b := flips.Load(), sm.Stats().Builds-builds; n != 1 || b < 1 || b > 2 { // the page, and the index that lists its new clock
 		t.Errorf("/flip asked %d times, %d builds after the first; want 1, at most 2", n, b)
+	}
+}
+
+// TestAuditLeaveOutChange: a URL left out is a URL the file removed, for
+// OnChange (and so for IndexNow, which then asks the engines to recrawl
+// it and see its noindex).
+func TestAuditLeaveOutChange(t *testing.T) {
+	app := &leaveOutApp{}
+	app.hidden.Store(true)
+	var mu sync.Mutex
+	var removed []string
+	sm := newTestSitemap(t, Config{Audit: &Audit{Share: 1, LeaveOut: true}, OnChange: func(c Change) {
+		mu.Lock()
+		defer mu.Unlock()
+		removed = append(removed, c.Removed...)
+	}}, Section{Source: listSource(urlsAt("/ok", "/hidden")...)})
+	h := sm.Handler(app)
+	get(h, "/sitemap-1.xml.gz")
+	waitFor(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(removed) > 0 })
+	mu.Lock()
+	defer mu.Unlock()
+	if len(removed) != 1 || removed[0] != "https://example.com/hidden" {
+		t.Errorf("removed %q, want the left-out URL", removed)
 	}
 }
 
