@@ -243,9 +243,9 @@ func TestAuditStorm(t *testing.T) {
 	waitFor(t, func() bool { return len(sm.Audit().Files) == 1 })
 	before := runtime.NumGoroutine()
 	for range 100_000 {
-		sm.rep.audit.enqueue("sitemap-1.xml.gz", e.gz)
+		sm.rep.audit.enqueue(pageKey(0, 1), "sitemap-1.xml.gz", e.gz)
 	}
-	if n := runtime.NumGoroutine(); n > before {
+	if n := runtime.NumGoroutine(); n > before+1 { // the one request under way runs its handler on a goroutine
 		t.Errorf("%d goroutines after the storm, %d before", n, before)
 	}
 	waitFor(t, func() bool { r := sm.Audit(); return r.Checked+r.Skipped+3*r.FilesSkipped == 3*100_001 })
@@ -258,46 +258,102 @@ func TestAuditStorm(t *testing.T) {
 	}
 }
 
-// TestAuditRecorder: a body of any size keeps its first HeadBytes only;
-// the headers are those sent with the status.
-func TestAuditRecorder(t *testing.T) {
-	w := &auditRecorder{header: make(http.Header)}
-	w.Header().Set("X-Robots-Tag", "noindex")
-	w.WriteHeader(http.StatusEarlyHints) // informational: not the answer
-	w.WriteHeader(http.StatusNotFound)
-	w.Header().Set("X-Late", "1") // after the status: never sent
-	chunk := make([]byte, 64<<10)
-	for range 100 {
-		if n, err := w.Write(chunk); n != len(chunk) || err != nil {
-			t.Fatalf("Write: %d, %v", n, err)
-		}
+// driftApp serves pages whose dates agree with, or drift from, the
+// lastmods driftURLs lists for them.
+func driftApp(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	head := `<link rel="canonical" href="https://example.com` + r.URL.Path + `">`
+	switch r.URL.Path {
+	case "/agree":
+		h.Set("Last-Modified", "Sat, 01 Mar 2025 12:00:00 GMT")
+		head += `<meta property="article:modified_time" content="2025-03-01T12:00:00Z">`
+	case "/agree-day": // a date-only lastmod covers its day
+		head += `<script type="application/ld+json">{"@type":"Article","dateModified":"2025-03-01T18:30:00+01:00"}</script>`
+	case "/within": // half an hour: within the tolerance
+		h.Set("Last-Modified", "Sat, 01 Mar 2025 12:30:00 GMT")
+	case "/newer": // planted: the page changed three days after its lastmod
+		head += `<meta property="article:modified_time" content="2025-03-04T00:00:00Z">`
+	case "/future": // planted: the lastmod is three months after the page
+		h.Set("Last-Modified", "Sat, 01 Mar 2025 00:00:00 GMT")
+		head += `<script type="application/ld+json">{"@graph":[{"dateModified":"2025-03-01"}]}</script>`
 	}
-	if w.status != http.StatusNotFound || len(w.body) != pagecheck.HeadBytes || w.sent.Get("X-Late") != "" || w.sent.Get("X-Robots-Tag") != "noindex" {
-		t.Errorf("status %d, %d bytes kept, sent headers %v", w.status, len(w.body), w.sent)
+	fmt.Fprintf(w, "<!doctype html><html><head>%s</head><body>page</body></html>", head)
+}
+
+func driftURLs() []URL {
+	at := func(s string) time.Time { t, _ := time.Parse(time.RFC3339, s); return t }
+	return []URL{
+		{Loc: "https://example.com/agree", LastMod: at("2025-03-01T12:00:00Z")},
+		{Loc: "https://example.com/agree-day", LastMod: at("2025-03-01T00:00:00Z"), LastModDateOnly: true},
+		{Loc: "https://example.com/within", LastMod: at("2025-03-01T12:00:00Z")},
+		{Loc: "https://example.com/nodate", LastMod: at("2025-03-01T12:00:00Z")},
+		{Loc: "https://example.com/newer", LastMod: at("2025-03-01T00:00:00Z")},
+		{Loc: "https://example.com/future", LastMod: at("2025-06-01T00:00:00Z")},
 	}
 }
 
-// TestAuditCloseHung: Close waits for an application that ignores its
-// context for at most BuildTimeout, and says so.
-func TestAuditCloseHung(t *testing.T) {
+// TestAuditLastmodDrift: on a site with a page newer than its lastmod and
+// a lastmod in its page's future, the audit finds each, apart, and no
+// other; in Sitemap.Audit, Stats, the log and the HTML view. Tolerances
+// move or turn off each check.
+func TestAuditLastmodDrift(t *testing.T) {
 	var logs testkit.SyncBuffer
-	entered, release := make(chan struct{}), make(chan struct{})
-	defer close(release)
-	app := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/hang" {
-			close(entered)
-			<-release // ignores its context
-		}
-	})
-	sm, err := New(Config{BaseURL: "https://example.com", BuildTimeout: 50 * time.Millisecond, Audit: &Audit{Share: 1},
-		Logger: slog.New(slog.NewTextHandler(&logs, nil))}, Section{Source: listSource(urlsAt("/hang")...)})
-	if err != nil {
-		t.Fatal(err)
+	sm := newTestSitemap(t, Config{HTML: true, Audit: &Audit{Share: 1}, Logger: slog.New(slog.NewTextHandler(&logs, nil))},
+		Section{Source: listSource(driftURLs()...)})
+	h := sm.Handler(http.HandlerFunc(driftApp))
+	get(h, "/sitemap-1.xml.gz")
+	waitFor(t, func() bool { return len(sm.Audit().Files) == 1 })
+	r := sm.Audit()
+	f := r.Files[0]
+	if f.Checked != 6 || len(f.Findings) != 2 || f.Findings[pagecheck.LastmodBehind] != 1 || f.Findings[pagecheck.LastmodAhead] != 1 {
+		t.Errorf("checked %d, findings %v; want 6 checked, one lastmod_behind and one lastmod_ahead", f.Checked, f.Findings)
 	}
-	get(sm.Handler(app), "/sitemap-1.xml.gz")
-	<-entered
-	sm.Close()
-	if !strings.Contains(logs.String(), "Close gave up waiting for the audit's request") {
-		t.Errorf("log:\n%s", logs.String())
+	if r.Findings[pagecheck.LastmodBehind] != 1 || r.Findings[pagecheck.LastmodAhead] != 1 {
+		t.Errorf("totals %v", r.Findings)
+	}
+	want := []AuditFinding{
+		{pagecheck.LastmodBehind, "https://example.com/newer",
+			"lastmod 2025-03-01T00:00:00Z, page's article:modified_time 2025-03-04T00:00:00Z: the page is 3 d newer"},
+		{pagecheck.LastmodAhead, "https://example.com/future",
+			"lastmod 2025-06-01T00:00:00Z, page's JSON-LD dateModified 2025-03-01: the page is 90 d older"},
+	}
+	if !slices.Equal(f.Examples, want) {
+		t.Errorf("examples\n%+v\nwant\n%+v", f.Examples, want)
+	}
+	if st := sm.Stats(); st.AuditLastmodBehind != 1 || st.AuditLastmodAhead != 1 || st.AuditFindings != 2 {
+		t.Errorf("Stats: behind %d, ahead %d, findings %d; want 1, 1, 2", st.AuditLastmodBehind, st.AuditLastmodAhead, st.AuditFindings)
+	}
+	for _, s := range []string{"lastmod_ahead=1 lastmod_behind=1", "lastmod_behind https://example.com/newer"} {
+		if !strings.Contains(logs.String(), s) {
+			t.Errorf("log lacks %q:\n%s", s, logs.String())
+		}
+	}
+	body := testkit.Fetch(h, "/sitemap-1.html").Body.String()
+	for _, s := range []string{"Self-audit: 6 URLs checked: 1 lastmod ahead of the page, 1 lastmod behind the page",
+		"lastmod behind the page: https://example.com/newer (lastmod 2025-03-01T00:00:00Z, page&apos;s article:modified_time"} {
+		if !strings.Contains(body, s) {
+			t.Errorf("the HTML view does not say %q:\n%s", s, body)
+		}
+	}
+
+	for _, c := range []struct {
+		name          string
+		audit         Audit
+		behind, ahead int
+	}{
+		{"behind off", Audit{LastmodBehind: -1}, 0, 1},
+		{"ahead off", Audit{LastmodAhead: -1}, 1, 0},
+		{"wide tolerances", Audit{LastmodBehind: 96 * time.Hour, LastmodAhead: 100 * 24 * time.Hour}, 0, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.audit.Share = 1
+			sm := newTestSitemap(t, Config{Audit: &c.audit}, Section{Source: listSource(driftURLs()...)})
+			get(sm.Handler(http.HandlerFunc(driftApp)), "/sitemap-1.xml.gz")
+			waitFor(t, func() bool { return len(sm.Audit().Files) == 1 })
+			if st := sm.Stats(); st.AuditLastmodBehind != int64(c.behind) || st.AuditLastmodAhead != int64(c.ahead) {
+				t.Errorf("behind %d, ahead %d; want %d, %d", st.AuditLastmodBehind, st.AuditLastmodAhead, c.behind, c.ahead)
+			}
+		})
 	}
 }

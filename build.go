@@ -83,6 +83,9 @@ func (b pageBuilder) build(ctx context.Context, j job) (*entry, effects, error) 
 		spec.visit = tr.visit
 	}
 	spec.now = now
+	if a := b.rep.audit; a != nil && a.left != nil {
+		spec.omit = a.left.omits // Audit.LeaveOut
+	}
 	src := sec.src
 	if l, ok := src.(latest); ok {
 		src, spec.emptyOK = l.at(now, &spec), k.page == 1 // latest.go, rules 3 and 4
@@ -115,7 +118,7 @@ func (b pageBuilder) build(ctx context.Context, j job) (*entry, effects, error) 
 		fx.change = b.change(sec, k, tr, j.prev)
 	}
 	b.rep.log.Debug("sitemap: built page", "section", sec.name, "page", k.page, "urls", st.urls,
-		"rejected", st.rejected, "corrected", st.corrected, "bytes", st.bytes, "gzip_bytes", len(gz), "duration", dur, "clock", at)
+		"rejected", st.rejected, "corrected", st.corrected, "left_out", st.leftOut, "bytes", st.bytes, "gzip_bytes", len(gz), "duration", dur, "clock", at)
 	return e, fx, nil
 }
 

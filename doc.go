@@ -82,8 +82,10 @@
 // With [Config.Audit], a sample of each built page's URLs is requested in
 // process through the application [Sitemap.Handler] wraps, marked with
 // [AuditHeader], and checked for a status other than 200, a redirect,
-// noindex, another canonical and robots.txt; [Sitemap.Audit] reports what
-// was found.
+// noindex, another canonical, robots.txt, and a lastmod behind or ahead
+// of the dates the page gives; [Sitemap.Audit] reports what was found,
+// and [Audit].LeaveOut leaves out of the files the URLs found noindex or
+// canonicalised elsewhere.
 //
 // Responses carry a strong ETag (a hash of the XML) and a Last-Modified,
 // the file's content clock: the later of its newest lastmod and the time

@@ -1,6 +1,7 @@
 package sitemap
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -66,6 +67,10 @@ type pageSpec struct {
 	// emptyOK writes a page with no URL as an empty <urlset> instead of
 	// failing it with errEmptyPage (Section.Latest, latest.go).
 	emptyOK bool
+	// omit, if set, is shown every <url> element about to be written, as
+	// written (only read during the call; writtenLoc finds its location):
+	// true leaves the URL out (Audit.LeaveOut, auditleftout.go).
+	omit func(elem []byte) bool
 }
 
 // pageStats describes a page that was written.
@@ -80,6 +85,7 @@ type pageStats struct {
 	// build, written as the build time; futureLoc is the first of them.
 	future    int
 	futureLoc string
+	leftOut   int // URLs left out by pageSpec.omit
 }
 
 // maxLastModSkew is how far ahead of the build time a URL lastmod may be
@@ -117,7 +123,7 @@ func encodePage(ctx context.Context, src Source, n int64, w io.Writer, spec *pag
 	e := getEncoder()
 	defer putEncoder(e)
 	e.reset(w, kindURLSet, spec.ext, spec.base, spec.maxURLs, spec.maxBytes, spec.stylesheet)
-	e.now, e.newsAnyAge, e.visit = spec.now, spec.newsAnyAge, spec.visit
+	e.now, e.newsAnyAge, e.visit, e.omit = spec.now, spec.newsAnyAge, spec.visit, spec.omit
 	p := pageRun{e: e, spec: spec, n: n}
 	p.future = spec.now.Add(maxLastModSkew) // a lastmod after it is in the future
 	p.futureSec = p.future.Unix()           // its second: a cheaper first test
@@ -189,7 +195,9 @@ func (p *pageRun) add(ctx context.Context, u *URL) error {
 		u = &c
 	}
 	st := &p.st
-	if err := e.add(u); err != nil {
+	if err := e.add(u); err == errLeftOut {
+		st.leftOut++
+	} else if err != nil {
 		var bad *InvalidURLError
 		if !errors.As(err, &bad) && !errors.Is(err, ErrPageFull) {
 			return err // the writer failed
@@ -257,7 +265,14 @@ type encoder struct {
 	// visit, if set, is shown every <url> element as it is written (the
 	// bytes are only read during the call), with its URL's lastmod.
 	visit func(entry []byte, lastmod time.Time)
+	// omit, if set, leaves out the <url> elements it names
+	// (pageSpec.omit): add then returns errLeftOut.
+	omit func(elem []byte) bool
 }
+
+// errLeftOut is add's answer for a URL that pageSpec.omit left out:
+// nothing of it is written, and it is no rejection.
+var errLeftOut = errors.New("left out by the self-audit")
 
 // reset prepares e for a new document on w, keeping its buffer. The
 // document starts with the XML declaration, then stylesheet (a
@@ -323,6 +338,8 @@ func (e *encoder) add(u *URL) error {
 	var err error
 	if e.buf, err = e.appendURL(e.buf, u); err != nil {
 		e.buf = e.buf[:mark]
+	} else if e.omit != nil && e.omit(e.buf[mark:]) {
+		e.buf, err = e.buf[:mark], errLeftOut
 	} else {
 		mod, unix := lastmod(u)
 		if e.visit != nil && e.fits() {
@@ -340,6 +357,16 @@ func (e *encoder) add(u *URL) error {
 		e.notes = e.notes[:0]
 	}
 	return err
+}
+
+// writtenLoc returns the location of a <url> element appendURL wrote, as
+// written (XML-escaped).
+func writtenLoc(elem []byte) []byte {
+	elem = elem[len("<url><loc>"):]
+	if i := bytes.Index(elem, []byte("</loc>")); i >= 0 {
+		return elem[:i]
+	}
+	return elem
 }
 
 // addSitemap writes one <sitemap> entry to a <sitemapindex>, with the same

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/freshmap/sitemap/internal/pagecheck"
 )
 
 // What the HTML view says live about a file, under its heading
@@ -49,18 +51,35 @@ func (n auditNotes) htmlNotes(k docKey) []string {
 	if !ok {
 		return nil
 	}
+	var notes []string
 	if len(f.Findings) == 0 {
-		return []string{fmt.Sprintf("Self-audit: %d URLs checked, nothing found", f.Checked)}
+		notes = []string{fmt.Sprintf("Self-audit: %d URLs checked, nothing found", f.Checked)}
+	} else {
+		var kinds []string
+		for _, kind := range slices.Sorted(maps.Keys(f.Findings)) {
+			kinds = append(kinds, fmt.Sprintf("%d %s", f.Findings[kind], findingText(kind)))
+		}
+		notes = []string{fmt.Sprintf("Self-audit: %d URLs checked: %s", f.Checked, strings.Join(kinds, ", "))}
 	}
-	var kinds []string
-	for _, kind := range slices.Sorted(maps.Keys(f.Findings)) {
-		kinds = append(kinds, fmt.Sprintf("%d %s", f.Findings[kind], kind))
+	if f.LeftOut > 0 {
+		notes = append(notes, fmt.Sprintf("Self-audit: %d URLs left out of this file (noindex, or canonicalised to another URL)", f.LeftOut))
 	}
-	notes := []string{fmt.Sprintf("Self-audit: %d URLs checked: %s", f.Checked, strings.Join(kinds, ", "))}
 	for _, e := range f.Examples {
-		notes = append(notes, fmt.Sprintf("%s: %s (%s)", e.Kind, e.Loc, e.Detail))
+		notes = append(notes, fmt.Sprintf("%s: %s (%s)", findingText(e.Kind), e.Loc, e.Detail))
 	}
 	return notes
+}
+
+// findingText names a kind of finding to a person: the lastmod drifts in
+// words, the others as they are.
+func findingText(kind string) string {
+	switch kind {
+	case pagecheck.LastmodBehind:
+		return "lastmod behind the page"
+	case pagecheck.LastmodAhead:
+		return "lastmod ahead of the page"
+	}
+	return kind
 }
 
 // agoText says d to a person, to the largest unit: "40 s", "5 min",

@@ -248,7 +248,7 @@ func (r *reporter) future(sec *section, k docKey, n int, loc string) {
 // when it is on.
 func (r *reporter) pageBuilt(k docKey, gz []byte) {
 	if r.audit != nil {
-		r.audit.enqueue(r.site.fileName(k), gz)
+		r.audit.enqueue(k, r.site.fileName(k), gz)
 	}
 }
 

@@ -289,7 +289,7 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 		}
 	}
 	if cfg.Audit != nil {
-		rep.audit = newAuditor(st, cfg.Audit, log, now)
+		rep.audit = newAuditor(st, cfg.Audit, log, now, func(k docKey) { d.invalidate([]docKey{k}, nil) })
 	}
 	if cfg.OnPurge != nil {
 		rep.purger = newPurger(cfg.OnPurge, log)
@@ -394,16 +394,24 @@ func (s *Sitemap) Notify(urls ...string) {
 // requests, and waits for them to end, for at most BuildTimeout: a build
 // whose Source ignores its context is then left to end on its own (Close
 // logs which, once), and keeps, stores and reports nothing when it does.
-// A build that Close ends is no build error. Requests after Close are
+// A build that Close ends is no build error. With Audit, the audit's
+// request under way is cancelled, every later write of its handler fails,
+// and Close waits for the application's handlers serving the audit within
+// the same BuildTimeout: one that ignores its context and its failing
+// writes is then left to end on its own (logged). Requests after Close are
 // answered from the cache; nothing is built (503). With IndexNow, Close
 // then sends the URLs still queued, for at most 10 seconds, and drops
 // (counts and logs) what is left; URLs notified afterwards are dropped.
 func (s *Sitemap) Close() error {
+	deadline := time.Now().Add(s.site.timeout)
+	if a := s.rep.audit; a != nil {
+		a.stop() // its requests end while the builds do
+	}
 	s.docs.close()
 	s.docs.tier.close()
 	s.docs.clocks.file.close()
 	if a := s.rep.audit; a != nil {
-		a.close(s.site.timeout)
+		a.close(deadline) // what is left of BuildTimeout
 	}
 	if p := s.rep.purger; p != nil {
 		p.close()

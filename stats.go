@@ -47,6 +47,12 @@ type Stats struct {
 	AuditChecked  int64 // URLs requested in process and checked
 	AuditSkipped  int64 // sampled URLs not requested: over Audit.PerMinute, or not on the site's host
 	AuditFindings int64 // problems found: a URL may have several
+	// Of those, the lastmods that disagree with their page's dates
+	// (Audit.LastmodBehind, Audit.LastmodAhead): the page newer than its
+	// lastmod, and the lastmod newer than the page.
+	AuditLastmodBehind int64
+	AuditLastmodAhead  int64
+	AuditLeftOut       int64 // URLs left out of the files now (Audit.LeaveOut)
 
 	// The Store (Config.Store).
 	StoreHits   int64 // documents taken from the store instead of built here
@@ -79,6 +85,11 @@ func (s *Sitemap) Stats() Stats {
 	}
 	if a := s.rep.audit; a != nil {
 		st.AuditChecked, st.AuditSkipped, st.AuditFindings = a.checked.Load(), a.skipped.Load(), a.findings.Load()
+		st.AuditLastmodBehind, st.AuditLastmodAhead = a.behind.Load(), a.ahead.Load()
+		if a.left != nil {
+			n, _ := a.left.count(docKey{})
+			st.AuditLeftOut = int64(n)
+		}
 	}
 	t := s.docs.tier.stats()
 	st.StoreHits, st.StoreWaits, st.StoreErrors, st.StoreDown = t.hits, t.waits, t.errs, t.down

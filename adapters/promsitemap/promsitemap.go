@@ -36,6 +36,7 @@ type collector struct {
 	indexNowRetried                     *prometheus.Desc
 	store, storeErrors, storeDown       *prometheus.Desc
 	auditURLs, auditFindings, fileFinds *prometheus.Desc
+	auditLeftOut                        *prometheus.Desc
 	crawlLast, crawlFetches             *prometheus.Desc
 	crawlForbidden, crawlUnlogged       *prometheus.Desc
 }
@@ -62,8 +63,10 @@ type collector struct {
 //	store_errors_total                      store calls that failed, and stored values that did not decode
 //	store_down                              1 while the store is not called (the replica serves alone), else 0
 //	audit_urls_total{result}                self-audit URLs: checked (requested in process), skipped (over the rate, or off the site)
-//	audit_findings_total{kind}              self-audit findings: status, redirect, noindex, canonical, robots, error
+//	audit_findings_total{kind}              self-audit findings: status, redirect, noindex, canonical, robots, error,
+//	                                        lastmod_behind (the page newer than its lastmod), lastmod_ahead (the lastmod newer than the page)
 //	audit_file_findings{file,kind}          the findings of each file's last self-audit, for the kinds it found (at most 1,024 files)
+//	audit_left_out_urls                     URLs the self-audit leaves out of the files now (Audit.LeaveOut)
 //	crawler_last_fetch_timestamp_seconds{section,file,crawler,verified}
 //	                                        the crawl log: when each crawler family last fetched each file
 //	crawler_fetches_total{section,crawler,verified,code}
@@ -107,7 +110,8 @@ func New(sm *sitemap.Sitemap) prometheus.Collector {
 		storeErrors:     d("store_errors_total", "Shared store calls that failed, and stored values that did not decode."),
 		storeDown:       d("store_down", "1 while the shared store is not called and the replica serves alone."),
 		auditURLs:       d("audit_urls_total", "Self-audit URLs by result: checked in process, or skipped (over the rate, or off the site).", "result"),
-		auditFindings:   d("audit_findings_total", "Self-audit findings by kind: status, redirect, noindex, canonical, robots, error.", "kind"),
+		auditFindings:   d("audit_findings_total", "Self-audit findings by kind: status, redirect, noindex, canonical, robots, error, lastmod_behind, lastmod_ahead.", "kind"),
+		auditLeftOut:    d("audit_left_out_urls", "URLs the self-audit leaves out of the sitemap files now: noindex, or canonicalised to another URL."),
 		fileFinds:       d("audit_file_findings", "Findings of each sitemap file's last self-audit, by kind.", "file", "kind"),
 		crawlLast:       d("crawler_last_fetch_timestamp_seconds", "When each crawler family last fetched each sitemap file, in Unix seconds.", "section", "file", "crawler", "verified"),
 		crawlFetches:    d("crawler_fetches_total", "Fetches of the section's files by crawler family and status code.", "section", "crawler", "verified", "code"),
@@ -122,7 +126,7 @@ func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 		c.builds, c.buildErrors, c.buildSeconds, c.requests, c.responses, c.rejected, c.dropped,
 		c.servedBytes, c.cacheBytes, c.cacheItems, c.revalidated, c.corrected,
 		c.indexNowURLs, c.indexNowFailed, c.indexNowRetried, c.store, c.storeErrors, c.storeDown,
-		c.auditURLs, c.auditFindings, c.fileFinds,
+		c.auditURLs, c.auditFindings, c.fileFinds, c.auditLeftOut,
 		c.crawlLast, c.crawlFetches, c.crawlForbidden, c.crawlUnlogged,
 	} {
 		ch <- d
@@ -203,6 +207,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 			gauge(c.fileFinds, int64(n), f.File, kind)
 		}
 	}
+	gauge(c.auditLeftOut, a.LeftOut)
 	counter(c.crawlForbidden, st.CrawlerForbidden)
 	counter(c.crawlUnlogged, st.CrawlLogFull)
 }

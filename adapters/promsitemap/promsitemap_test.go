@@ -252,10 +252,12 @@ sitemap_store_documents_total{result="wait"} 0
 }
 
 // TestAuditMetrics: the self-audit's URLs and findings, in all and by
-// file, after an audit that finds a 404; and the metrics lint clean.
+// file, after an audit that finds a 404 and a page newer than its
+// lastmod; and the metrics lint clean.
 func TestAuditMetrics(t *testing.T) {
+	home := sitemap.URL{Loc: "https://example.com/", LastMod: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
 	sm, err := sitemap.New(sitemap.Config{BaseURL: "https://example.com", Audit: &sitemap.Audit{Share: 1}},
-		sitemap.Section{Name: "pages", Source: sitemap.FromSlice([]sitemap.URL{{Loc: "https://example.com/"}, {Loc: "https://example.com/gone"}}, 0)})
+		sitemap.Section{Name: "pages", Source: sitemap.FromSlice([]sitemap.URL{home, {Loc: "https://example.com/gone"}}, 0)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +267,7 @@ func TestAuditMetrics(t *testing.T) {
 			http.NotFound(w, r)
 			return
 		}
-		w.Write([]byte("<!doctype html><title>home</title>"))
+		w.Write([]byte(`<!doctype html><title>home</title><meta property="article:modified_time" content="2025-06-01T00:00:00Z">`))
 	})
 	sm.Handler(app).ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/sitemap-pages-1.xml.gz", nil))
 	for deadline := time.Now().Add(5 * time.Second); len(sm.Audit().Files) == 0; time.Sleep(time.Millisecond) {
@@ -277,17 +279,21 @@ func TestAuditMetrics(t *testing.T) {
 	want := `
 # HELP sitemap_audit_file_findings Findings of each sitemap file's last self-audit, by kind.
 # TYPE sitemap_audit_file_findings gauge
+sitemap_audit_file_findings{file="sitemap-pages-1.xml.gz",kind="lastmod_behind"} 1
 sitemap_audit_file_findings{file="sitemap-pages-1.xml.gz",kind="status"} 1
+# HELP sitemap_audit_left_out_urls URLs the self-audit leaves out of the sitemap files now: noindex, or canonicalised to another URL.
+# TYPE sitemap_audit_left_out_urls gauge
+sitemap_audit_left_out_urls 0
 # HELP sitemap_audit_urls_total Self-audit URLs by result: checked in process, or skipped (over the rate, or off the site).
 # TYPE sitemap_audit_urls_total counter
 sitemap_audit_urls_total{result="checked"} 2
 sitemap_audit_urls_total{result="skipped"} 0
 `
-	if err := testutil.CollectAndCompare(c, strings.NewReader(want), "sitemap_audit_file_findings", "sitemap_audit_urls_total"); err != nil {
+	if err := testutil.CollectAndCompare(c, strings.NewReader(want), "sitemap_audit_file_findings", "sitemap_audit_left_out_urls", "sitemap_audit_urls_total"); err != nil {
 		t.Error(err)
 	}
-	if n := testutil.CollectAndCount(c, "sitemap_audit_findings_total"); n != 6 {
-		t.Errorf("%d audit_findings_total series, want one a kind: 6", n)
+	if n := testutil.CollectAndCount(c, "sitemap_audit_findings_total"); n != 8 {
+		t.Errorf("%d audit_findings_total series, want one a kind: 8", n)
 	}
 	problems, err := testutil.CollectAndLint(c)
 	if err != nil {

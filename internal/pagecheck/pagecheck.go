@@ -27,11 +27,14 @@ const (
 	Canonical = "canonical" // the page's canonical link names another URL
 	Robots    = "robots"    // robots.txt disallows the URL for Googlebot
 	Error     = "error"     // the page could not be fetched at all
+
+	LastmodBehind = "lastmod_behind" // the page says it changed after its sitemap lastmod (Drift)
+	LastmodAhead  = "lastmod_ahead"  // the sitemap lastmod is after every date the page gives (Drift)
 )
 
 // Kinds are the kinds of finding, in the order Check and a robots.txt
-// check find them.
-var Kinds = []string{Status, Redirect, Noindex, Canonical, Robots, Error}
+// check find them, then Drift's.
+var Kinds = []string{Status, Redirect, Noindex, Canonical, Robots, Error, LastmodBehind, LastmodAhead}
 
 // Finding is one thing wrong with a listed URL.
 type Finding struct {

@@ -48,7 +48,9 @@ var StaticPages = []struct{ Path, Title string }{
 var page = template.Must(template.New("page").Parse(`<!doctype html>
 <html lang="{{.Lang}}"><head><meta charset="utf-8"><title>{{.Title}} · Freshmap demo shop</title>
 <link rel="canonical" href="{{.Canonical}}">
-{{range .Alternates}}<link rel="alternate" hreflang="{{.Lang}}" href="{{.Href}}">
+{{with .Modified}}<meta property="article:modified_time" content="{{.}}">
+{{end}}{{with .PageModified}}<script type="application/ld+json">{"@context":"https://schema.org","@type":"WebPage","dateModified":{{.}}}</script>
+{{end}}{{range .Alternates}}<link rel="alternate" hreflang="{{.Lang}}" href="{{.Href}}">
 {{end}}</head>
 <body><p><a href="/">Freshmap demo shop</a> · <a href="/news">News</a> · <a href="/sitemap_index.html">Sitemap</a></p>
 <h1>{{.Title}}</h1>
@@ -69,6 +71,10 @@ type pageData struct {
 	Links       []link
 	Alternates  []link
 	Canonical   string
+	// The page's dates, in RFC 3339, the same as its <lastmod> in the
+	// sitemap (the self-audit compares them): an article's
+	// article:modified_time, a product page's JSON-LD dateModified.
+	Modified, PageModified string
 }
 
 // render writes the page d for r, whose canonical URL is its own: the
@@ -167,7 +173,7 @@ func (a *App) Product(prefix string) http.HandlerFunc {
 		d := pageData{Lang: lang, Title: name, Paragraphs: []string{
 			fmt.Sprintf("Price: %d.%02d €", price/100, price%100),
 			"Last updated " + time.Unix(updated, 0).UTC().Format(time.DateOnly) + ".",
-		}}
+		}, PageModified: time.Unix(updated, 0).UTC().Format(time.RFC3339)}
 		for _, l := range Languages {
 			d.Alternates = append(d.Alternates, link{Lang: l.Code, Href: a.base + productPath(l.Prefix, id, slug)})
 		}
@@ -265,7 +271,8 @@ func (a *App) Article(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.render(w, r, pageData{Lang: lang, Title: title, Paragraphs: []string{
-		"Published " + time.Unix(published, 0).UTC().Format(time.RFC1123) + "."}})
+		"Published " + time.Unix(published, 0).UTC().Format(time.RFC1123) + "."},
+		Modified: time.Unix(published, 0).UTC().Format(time.RFC3339)})
 }
 
 // Robots serves the shop's own robots.txt. The sitemap middleware appends

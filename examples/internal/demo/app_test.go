@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/freshmap/sitemap/internal/pagecheck"
 )
 
 func TestApp(t *testing.T) {
@@ -56,6 +59,33 @@ func TestApp(t *testing.T) {
 		got := rec.Body.String() + rec.Header().Get("Location")
 		if rec.Code != tc.status || !strings.Contains(got, tc.contains) {
 			t.Errorf("GET %s: %d, want %d with %q:\n%s", tc.path, rec.Code, tc.status, tc.contains, got)
+		}
+	}
+
+	// The pages carry the dates the sitemap lists as their lastmods (the
+	// self-audit compares them): a product's updated_at as its JSON-LD
+	// dateModified, an article's published_at as its article:modified_time.
+	var updated, published int64
+	var slug, aslug string
+	var aid int64
+	if err := c.DB.QueryRow("SELECT slug, updated_at FROM products WHERE id = 1").Scan(&slug, &updated); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.DB.QueryRow("SELECT id, slug, published_at FROM articles ORDER BY id LIMIT 1").Scan(&aid, &aslug, &published); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]struct {
+		at   int64
+		date func(pagecheck.Dates) pagecheck.Span
+	}{
+		"/p/1/" + slug: {updated, func(d pagecheck.Dates) pagecheck.Span { return d.JSONLD }},
+		"/news/" + strconv.FormatInt(aid, 10) + "/" + aslug: {published, func(d pagecheck.Dates) pagecheck.Span { return d.Meta }},
+	} {
+		rec := httptest.NewRecorder()
+		mux.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+		got := want.date(pagecheck.ReadDates(rec.Header(), rec.Body.Bytes()))
+		if at := time.Unix(want.at, 0); !got.From.Equal(at) || !got.To.Equal(at) {
+			t.Errorf("GET %s: its date is %+v, want %v:\n%s", path, got, at.UTC(), rec.Body.String())
 		}
 	}
 }
