@@ -219,6 +219,20 @@ type Section struct {
 	// number names the file. Off by default: the section is paged by its
 	// Source's Pages.
 	Latest bool
+	// ChangeFreq and Priority are the section's defaults: each URL with
+	// no <changefreq> of its own (URL.ChangeFreq "") is written with
+	// ChangeFreq, and each with no <priority> (URL.Priority nil) with
+	// Priority. A URL's own value wins, even one that breaks a rule (it is
+	// left out and reported, and no default takes its place). New checks
+	// them: one of the protocol's values, and 0.0 to 1.0. Zero and nil
+	// write none.
+	ChangeFreq ChangeFreq
+	Priority   *float64
+	// Hreflang, if set, declares that every page of the section exists in
+	// several languages: each URL the Source yields is written once per
+	// language, every version listing all of them and the x-default (see
+	// Hreflang). Nil means each URL is written as given.
+	Hreflang *Hreflang
 }
 
 // ErrConfig is wrapped by every error New returns.
