@@ -151,6 +151,11 @@ func newSite(cfg *Config, sections []Section) (*site, error) {
 			return nil, err
 		}
 	}
+	if cfg.WarmUp != nil {
+		if err := checkWarmUp(cfg.WarmUp, cfg); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.IndexNow != nil {
 		if err := checkIndexNow(cfg.IndexNow); err != nil {
 			return nil, err

@@ -185,6 +185,12 @@ type Config struct {
 	// are sent without "X-Robots-Tag: noindex". Off by default: the view
 	// repeats what the XML says, for people.
 	HTMLIndexable bool
+
+	// WarmUp, if set, builds the index, every file it lists and the feeds
+	// in the background after New and again after each InvalidateAll, at
+	// most WarmUp.Rate files a second and WarmUp.Workers at once (see
+	// WarmUp). Nil means off: each file is built on its first request.
+	WarmUp *WarmUp
 }
 
 // Section is one named part of the sitemap tree, such as products,
@@ -252,6 +258,7 @@ type Sitemap struct {
 	robots atomic.Pointer[robotsSet] // robots.txt lines for the current number of index files
 	crawls *crawlLog                 // who fetched each file (crawllog.go); nil when off
 	notes  htmlNoteList              // what the HTML view shows live about a file (html.go, htmlnotes.go)
+	warm   *warmer                   // the warm-up (warmup.go); nil when off
 }
 
 // New checks cfg and the sections and returns a Sitemap ready to serve.
@@ -318,6 +325,10 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 	if rep.audit != nil {
 		sm.notes = append(sm.notes, auditNotes{audit: rep.audit, site: st})
 	}
+	if cfg.WarmUp != nil {
+		sm.warm = newWarmer(d, cfg.WarmUp)
+		sm.warm.start()
+	}
 	return sm, nil
 }
 
@@ -373,7 +384,8 @@ func (s *Sitemap) Invalidate(section string, pages ...int64) error {
 }
 
 // InvalidateAll tells the Sitemap that everything may have changed: every
-// section, every page, as Invalidate does.
+// section, every page, as Invalidate does. With Config.WarmUp, the
+// warm-up then builds every file again, from the index.
 func (s *Sitemap) InvalidateAll() {
 	var keys, feeds []docKey
 	for _, sec := range s.site.sections {
@@ -385,6 +397,9 @@ func (s *Sitemap) InvalidateAll() {
 		}
 	}
 	s.docs.invalidate(keys, feeds)
+	if s.warm != nil {
+		s.warm.kick() // one pass more at most, however many calls
+	}
 }
 
 // Notify says that the pages at urls changed, were added or were removed,
