@@ -33,9 +33,9 @@ func TestSite(t *testing.T) {
 }
 
 // TestSiteAudit: the demo's self-audit checks a sample of every built
-// file (a pages file, four products files of 500, a news file: 1 % of
-// each, at least one) through the shop's own routes, and finds nothing
-// wrong.
+// file (a pages file, four products files of 500 products in 3 languages:
+// 1 % of each, at least one) through the shop's own routes, German and
+// French pages among them, and finds nothing wrong.
 func TestSiteAudit(t *testing.T) {
 	base, _ := demotest.Serve(t, 2000, 500, newHandler)
 	for _, f := range []string{"/sitemap-pages-1.xml.gz", "/sitemap-products-1.xml.gz", "/sitemap-products-2.xml.gz",
@@ -46,15 +46,19 @@ func TestSiteAudit(t *testing.T) {
 		}
 		resp.Body.Close()
 	}
+	// 1 + 4 × 15 sampled (each product file holds 500 products in 3
+	// languages), 60 of them checked within the minute's budget
+	// (Audit.PerMinute) and one skipped.
 	checked := regexp.MustCompile(`(?m)^sitemap_audit_urls_total\{result="checked"\} (\d+)$`)
+	skipped := regexp.MustCompile(`(?m)^sitemap_audit_urls_total\{result="skipped"\} (\d+)$`)
 	var body string
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		body = metrics(t, base)
-		if m := checked.FindStringSubmatch(body); m != nil && m[1] == "21" { // 1 + 4 × 5
+		if m, n := checked.FindStringSubmatch(body), skipped.FindStringSubmatch(body); m != nil && m[1] == "60" && n != nil && n[1] == "1" {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the audit did not check 21 URLs within 10 s:\n%s", body)
+			t.Fatalf("the audit did not check 60 URLs and skip 1 within 10 s:\n%s", body)
 		}
 	}
 	for line := range strings.Lines(body) {
