@@ -1,8 +1,12 @@
 package sitemap
 
 import (
+	"bytes"
+	"context"
+	"encoding/xml"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -192,4 +196,60 @@ func TestHreflangServed(t *testing.T) {
 		t.Errorf("%d entries, want 6:\n%s", n, w.Body)
 	}
 	xsdcheck.URLSet(t, w.Body.Bytes())
+}
+
+// FuzzCluster: whatever the languages and the loc, a page of a section with
+// Hreflang is well-formed XML; the URL is written once per language or
+// reported, each version once; and every version written lists itself.
+func FuzzCluster(f *testing.F) {
+	f.Add("https://example.com/p/1", "en", "", "de", "/de")
+	f.Add("https://example.com/", "en-GB", "uk", "x-default", "x")
+	f.Add("https://example.com/a?b=1&c=<2>", "fr", "fr/ca", "es-419", "es")
+	f.Add("/relative", "de", "de", "de", "")
+	f.Add("https://example.com/ü "+strings.Repeat("x", 2030), "zh-Hant-TW", "zh", "ja", "/ja/")
+	f.Fuzz(func(t *testing.T, loc, tag1, prefix1, tag2, prefix2 string) {
+		c, err := newCluster("f", &Hreflang{Languages: []Language{{Tag: tag1, Prefix: prefix1}, {Tag: tag2, Prefix: prefix2}}, XDefault: tag1})
+		if err != nil {
+			return
+		}
+		spec := pageSpec{base: testBase, ext: ExtAlternates, cluster: c, maxURLs: 1}
+		var rejected int
+		spec.report = func(string, error) { rejected++ }
+		var buf bytes.Buffer
+		st, err := encodePage(context.Background(), listSource(URL{Loc: loc}), 1, &buf, &spec)
+		if err != nil && !errors.Is(err, errEmptyPage) {
+			t.Fatalf("encodePage: %v", err)
+		}
+		if st.urls+rejected != 2 && !(st.urls == 0 && rejected == 1) {
+			t.Fatalf("%d written, %d rejected: want 2 in all, or the loc rejected once", st.urls, rejected)
+		}
+		if err != nil {
+			return
+		}
+		var set struct {
+			URLs []struct {
+				Loc   string `xml:"loc"`
+				Links []struct {
+					Href string `xml:"href,attr"`
+				} `xml:"link"`
+			} `xml:"url"`
+		}
+		if err := xml.Unmarshal(buf.Bytes(), &set); err != nil {
+			t.Fatalf("%v in\n%s", err, buf.Bytes())
+		}
+		seen := map[string]bool{}
+		for _, u := range set.URLs {
+			if seen[u.Loc] {
+				t.Fatalf("%s written twice", u.Loc)
+			}
+			seen[u.Loc] = true
+			if !slices.ContainsFunc(u.Links, func(l struct {
+				Href string `xml:"href,attr"`
+			}) bool {
+				return l.Href == u.Loc
+			}) {
+				t.Fatalf("%s does not list itself: %+v", u.Loc, u.Links)
+			}
+		}
+	})
 }
