@@ -29,6 +29,8 @@ import (
 // Each file holds the section's page size times the number of Languages
 // <url> entries, at most 50,000: New refuses a page size that would hold
 // more, and a zero Section.PageSize means 50,000 divided by that number.
+// A FromSlice list short enough for one file is taken whatever its page
+// size.
 // Only page files are expanded: the section's Atom feed lists the
 // Source's URLs as they are. It needs ExtAlternates, and is not for news
 // sections (a news article has one language).

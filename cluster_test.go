@@ -143,7 +143,7 @@ func TestHreflangClusterPageSize(t *testing.T) {
 // allows.
 func TestHreflangConfig(t *testing.T) {
 	src := FromSlice([]URL{{Loc: "https://example.com/a"}}, 1000)
-	sized := FromSlice([]URL{{Loc: "https://example.com/a"}}, 0) // 50,000 a page
+	sized := FromSlice(numbered(20_000), 0) // 50,000 a page, and more than one file's worth in 3 languages
 	unsized := SourceFunc{PagesFunc: src.Pages, URLsFunc: src.URLs}
 	for name, tc := range map[string]struct {
 		sec  Section
@@ -163,6 +163,8 @@ func TestHreflangConfig(t *testing.T) {
 		"page size":          {Section{Source: sized, Hreflang: threeLanguages}, "at most 16666"},
 		"own page size":      {Section{Source: unsized, PageSize: 16_667, Hreflang: threeLanguages}, "at most 16666"},
 		"page size fits":     {Section{Source: unsized, PageSize: 16_666, Hreflang: threeLanguages}, ""},
+		"short list":         {Section{Source: FromSlice(numbered(16_666), 0), Hreflang: threeLanguages}, ""},
+		"long list":          {Section{Source: FromSlice(numbered(16_667), 0), Hreflang: threeLanguages}, "at most 16666"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			sm, err := New(Config{BaseURL: "https://example.com"}, tc.sec)
@@ -187,7 +189,7 @@ func TestHreflangConfig(t *testing.T) {
 // TestHreflangServed: through the handler, the file holds every language
 // version, and the HTML view and URL count agree with it.
 func TestHreflangServed(t *testing.T) {
-	sm := newTestSitemap(t, Config{}, Section{Name: "p", Source: FromSlice(numbered(2), 100), Hreflang: threeLanguages})
+	sm := newTestSitemap(t, Config{}, Section{Name: "p", Source: FromSlice(numbered(2), 0), Hreflang: threeLanguages})
 	w := get(sm, "/sitemap-p-1.xml")
 	if w.Code != http.StatusOK {
 		t.Fatalf("status %d", w.Code)

@@ -12,7 +12,7 @@ import (
 // Each language's version is written, each listing them all and the
 // x-default.
 func ExampleHreflang() {
-	products := sitemap.FromSlice([]sitemap.URL{{Loc: "https://example.com/p/1"}}, 1000) // at most 50,000 / 3 a file
+	products := sitemap.FromSlice([]sitemap.URL{{Loc: "https://example.com/p/1"}}, 0)
 	sm, err := sitemap.New(sitemap.Config{BaseURL: "https://example.com"}, sitemap.Section{
 		Source:     products,
 		Extensions: sitemap.ExtAlternates,

@@ -228,6 +228,10 @@ func (st *site) addSection(i int, sec Section, n int) error {
 		case size == 0:
 			size = per
 		case size > per:
+			if s, ok := sec.Source.(sliceSource); ok && len(s.urls) <= per {
+				size = per // a small site's list: its one page holds every URL, in every language
+				break
+			}
 			return fmt.Errorf("section %q: a page size of %d URLs in %d languages makes %d entries a file, more than %d; use a page size of at most %d",
 				sec.Name, size, cl.size(), size*cl.size(), MaxURLs, per)
 		}
