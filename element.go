@@ -17,7 +17,9 @@ import (
 // What is left out is the smallest whole element the broken rule belongs
 // to, never a part of one: a <video:video> without its restriction, or an
 // <image:image> without its license, would say something false.
-//  1. lastmod, changefreq, priority: that element (TestStandardFields).
+//  1. lastmod, changefreq, priority: that element (TestStandardFields);
+//     the section's default is written only for a URL that has no value
+//     of its own (TestSectionDefaults).
 //  2. An image: that <image:image>; past the 1,000th written, the rest,
 //     reported once (TestImageRules, TestOneBadElement).
 //  3. A video: that <video:video> (TestVideoRules, TestOneBadElement).
@@ -60,11 +62,18 @@ func (e *encoder) appendURL(b []byte, u *URL) ([]byte, error) {
 		default:
 			e.drop(invalid(u, "changefreq", errChangeFreq), "changefreq")
 		}
+	} else if e.changeFreq != "" { // the section's default, checked by New
+		b = append(b, "<changefreq>"...)
+		b = append(b, e.changeFreq...)
+		b = append(b, "</changefreq>"...)
 	}
-	if u.Priority != nil {
-		if p := *u.Priority; p >= 0 && p <= 1 { // false for NaN
+	if p := u.Priority; p != nil || e.priority != nil {
+		if p == nil {
+			p = e.priority // the section's default, checked by New
+		}
+		if *p >= 0 && *p <= 1 { // false for NaN
 			b = append(b, "<priority>"...)
-			b = appendDecimal(b, p)
+			b = appendDecimal(b, *p)
 			b = append(b, "</priority>"...)
 		} else {
 			e.drop(invalid(u, "priority", errPriority), "priority")

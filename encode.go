@@ -71,6 +71,14 @@ type pageSpec struct {
 	// written (only read during the call; writtenLoc finds its location):
 	// true leaves the URL out (Audit.LeaveOut, auditleftout.go).
 	omit func(elem []byte) bool
+	// changeFreq and priority are the section's defaults (Section.ChangeFreq
+	// and Section.Priority), written for a URL that has none of its own.
+	changeFreq ChangeFreq
+	priority   *float64
+	// cluster, if set, writes each URL once per language (Section.Hreflang,
+	// cluster.go): maxURLs bounds the URLs read, and the file holds up to
+	// maxURLs times its size.
+	cluster *cluster
 }
 
 // pageStats describes a page that was written.
@@ -122,9 +130,17 @@ func putEncoder(e *encoder) {
 func encodePage(ctx context.Context, src Source, n int64, w io.Writer, spec *pageSpec) (pageStats, error) {
 	e := getEncoder()
 	defer putEncoder(e)
-	e.reset(w, kindURLSet, spec.ext, spec.base, spec.maxURLs, spec.maxBytes, spec.stylesheet)
+	maxRead, maxURLs := spec.maxURLs, spec.maxURLs
+	if maxRead <= 0 || maxRead > MaxURLs {
+		maxRead = MaxURLs
+	}
+	if c := spec.cluster; c != nil {
+		maxURLs = maxRead * c.size() // New kept it within MaxURLs
+	}
+	e.reset(w, kindURLSet, spec.ext, spec.base, maxURLs, spec.maxBytes, spec.stylesheet)
 	e.now, e.newsAnyAge, e.visit, e.omit = spec.now, spec.newsAnyAge, spec.visit, spec.omit
-	p := pageRun{e: e, spec: spec, n: n}
+	e.changeFreq, e.priority = spec.changeFreq, spec.priority
+	p := pageRun{e: e, spec: spec, n: n, maxRead: maxRead}
 	p.future = spec.now.Add(maxLastModSkew) // a lastmod after it is in the future
 	p.futureSec = p.future.Unix()           // its second: a cheaper first test
 	if spec.now.IsZero() {
@@ -168,18 +184,22 @@ type pageRun struct {
 	e         *encoder
 	spec      *pageSpec
 	n         int64
-	i         int // URLs read
+	i         int         // URLs read
+	maxRead   int         // URLs the page may read: the section's page size
+	alts      []Alternate // a cluster's links, reused from one URL to the next
 	future    time.Time
 	futureSec int64
 	st        pageStats
 }
 
 // add writes the next URL of the page, which it only reads, and counts
-// what became of it. An error ends the page.
+// what became of it: once, or, in a section with Hreflang and for a URL
+// with no Alternates of its own, once per language of the cluster. An
+// error ends the page.
 func (p *pageRun) add(ctx context.Context, u *URL) error {
-	e, spec := p.e, p.spec
-	if p.i++; p.i > e.maxURLs {
-		return fmt.Errorf("reading page %d: %w, %d", p.n, errOverPageSize, e.maxURLs)
+	spec := p.spec
+	if p.i++; p.i > p.maxRead {
+		return fmt.Errorf("reading page %d: %w, %d", p.n, errOverPageSize, p.maxRead)
 	}
 	if p.i%ctxCheckEvery == 0 {
 		if err := ctx.Err(); err != nil {
@@ -194,6 +214,39 @@ func (p *pageRun) add(ctx context.Context, u *URL) error {
 		c.LastMod = spec.now
 		u = &c
 	}
+	if spec.cluster == nil || len(u.Alternates) > 0 {
+		return p.write(u)
+	}
+	var err error
+	if p.alts, err = spec.cluster.members(spec.base, u.Loc, p.alts); err != nil {
+		return p.reject(u.Loc, &InvalidURLError{Loc: u.Loc, Field: "loc", Err: err})
+	}
+	for i := range spec.cluster.size() {
+		m := *u // each language's version, with the cluster's links
+		m.Loc, m.Alternates, m.Hreflang = p.alts[i].Href, p.alts, ""
+		if err := p.write(&m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// reject counts and reports the URL at loc, not written for err. In a
+// strict section it ends the page.
+func (p *pageRun) reject(loc string, err error) error {
+	p.st.rejected++
+	if p.spec.report != nil {
+		p.spec.report(loc, err)
+	}
+	if p.spec.strict {
+		return err
+	}
+	return nil
+}
+
+// write writes u, one <url> entry, and counts what became of it.
+func (p *pageRun) write(u *URL) error {
+	e, spec := p.e, p.spec
 	st := &p.st
 	if err := e.add(u); err == errLeftOut {
 		st.leftOut++
@@ -202,13 +255,7 @@ func (p *pageRun) add(ctx context.Context, u *URL) error {
 		if !errors.As(err, &bad) && !errors.Is(err, ErrPageFull) {
 			return err // the writer failed
 		}
-		st.rejected++
-		if spec.report != nil {
-			spec.report(u.Loc, err)
-		}
-		if spec.strict {
-			return err
-		}
+		return p.reject(u.Loc, err)
 	} else if len(e.notes) > 0 {
 		st.corrected++
 		st.notes += len(e.notes)
@@ -259,6 +306,10 @@ type encoder struct {
 
 	now        time.Time // for the age of news articles; zero checks none
 	newsAnyAge bool
+	// changeFreq and priority are written for a URL that has no value of
+	// its own (pageSpec); "" and nil write none.
+	changeFreq ChangeFreq
+	priority   *float64
 	// notes are what add left out of, or added to, the entry it wrote
 	// (appendURL); empty if nothing.
 	notes []error

@@ -151,6 +151,11 @@ func newSite(cfg *Config, sections []Section) (*site, error) {
 			return nil, err
 		}
 	}
+	if cfg.WarmUp != nil {
+		if err := checkWarmUp(cfg.WarmUp, cfg); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.IndexNow != nil {
 		if err := checkIndexNow(cfg.IndexNow); err != nil {
 			return nil, err
@@ -209,6 +214,40 @@ func (st *site) addSection(i int, sec Section, n int) error {
 			return fmt.Errorf("section %q: a news section holds at most %d URLs a file, not %d", sec.Name, maxNewsPageSize, size)
 		}
 	}
+	var cl *cluster
+	if sec.Hreflang != nil {
+		var err error
+		if cl, err = newCluster(sec.Name, sec.Hreflang); err != nil {
+			return err
+		}
+		switch per := MaxURLs / cl.size(); {
+		case ext&ExtNews != 0:
+			return fmt.Errorf("section %q: Hreflang is not for a news section: an article has one language", sec.Name)
+		case ext&ExtAlternates == 0:
+			return fmt.Errorf("section %q: Hreflang needs ExtAlternates in Extensions", sec.Name)
+		case size == 0:
+			size = per
+		case size > per:
+			if s, ok := sec.Source.(sliceSource); ok && len(s.urls) <= per {
+				size = per // a small site's list: its one page holds every URL, in every language
+				break
+			}
+			return fmt.Errorf("section %q: a page size of %d URLs in %d languages makes %d entries a file, more than %d; use a page size of at most %d",
+				sec.Name, size, cl.size(), size*cl.size(), MaxURLs, per)
+		}
+	}
+	switch sec.ChangeFreq {
+	case "", Always, Hourly, Daily, Weekly, Monthly, Yearly, Never:
+	default:
+		return fmt.Errorf("section %q: ChangeFreq %q is not one of always, hourly, daily, weekly, monthly, yearly, never", sec.Name, sec.ChangeFreq)
+	}
+	var priority *float64
+	if p := sec.Priority; p != nil {
+		if !(*p >= 0 && *p <= 1) { // true for NaN
+			return fmt.Errorf("section %q: Priority %v is not 0.0 to 1.0", sec.Name, *p)
+		}
+		priority = new(*p) // the caller's may change after New
+	}
 	size = cmp.Or(size, MaxURLs)
 	s := &section{index: i, name: sec.Name, src: sec.Source, pageSize: size, filePfx: "sitemap-"}
 	if sec.Latest {
@@ -220,8 +259,12 @@ func (st *site) addSection(i int, sec Section, n int) error {
 		st.unnamed = s
 	}
 	s.feed = st.feeds.feedOf(s, sec.Source)
-	s.spec = pageSpec{base: st.base.url, maxURLs: size, ext: ext, strict: st.strict, newsAnyAge: st.newsAnyAge,
-		stylesheet: st.stylesheet}
+	specExt := ext
+	if specExt == 0 {
+		specExt = ExtNone // the encoder normalizes again: zero would declare the default set (TestSectionExtNone)
+	}
+	s.spec = pageSpec{base: st.base.url, maxURLs: size, ext: specExt, strict: st.strict, newsAnyAge: st.newsAnyAge,
+		stylesheet: st.stylesheet, changeFreq: sec.ChangeFreq, priority: priority, cluster: cl}
 	st.sections = append(st.sections, s)
 	st.byName[sec.Name] = s
 	return nil

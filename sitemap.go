@@ -185,6 +185,12 @@ type Config struct {
 	// are sent without "X-Robots-Tag: noindex". Off by default: the view
 	// repeats what the XML says, for people.
 	HTMLIndexable bool
+
+	// WarmUp, if set, builds the index, every file it lists and the feeds
+	// in the background after New and again after each InvalidateAll, at
+	// most WarmUp.Rate files a second and WarmUp.Workers at once (see
+	// WarmUp). Nil means off: each file is built on its first request.
+	WarmUp *WarmUp
 }
 
 // Section is one named part of the sitemap tree, such as products,
@@ -219,6 +225,20 @@ type Section struct {
 	// number names the file. Off by default: the section is paged by its
 	// Source's Pages.
 	Latest bool
+	// ChangeFreq and Priority are the section's defaults: each URL with
+	// no <changefreq> of its own (URL.ChangeFreq "") is written with
+	// ChangeFreq, and each with no <priority> (URL.Priority nil) with
+	// Priority. A URL's own value wins, even one that breaks a rule (it is
+	// left out and reported, and no default takes its place). New checks
+	// them: one of the protocol's values, and 0.0 to 1.0. Zero and nil
+	// write none.
+	ChangeFreq ChangeFreq
+	Priority   *float64
+	// Hreflang, if set, declares that every page of the section exists in
+	// several languages: each URL the Source yields is written once per
+	// language, every version listing all of them and the x-default (see
+	// Hreflang). Nil means each URL is written as given.
+	Hreflang *Hreflang
 }
 
 // ErrConfig is wrapped by every error New returns.
@@ -238,6 +258,7 @@ type Sitemap struct {
 	robots atomic.Pointer[robotsSet] // robots.txt lines for the current number of index files
 	crawls *crawlLog                 // who fetched each file (crawllog.go); nil when off
 	notes  htmlNoteList              // what the HTML view shows live about a file (html.go, htmlnotes.go)
+	warm   *warmer                   // the warm-up (warmup.go); nil when off
 }
 
 // New checks cfg and the sections and returns a Sitemap ready to serve.
@@ -304,6 +325,10 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 	if rep.audit != nil {
 		sm.notes = append(sm.notes, auditNotes{audit: rep.audit, site: st})
 	}
+	if cfg.WarmUp != nil {
+		sm.warm = newWarmer(d, cfg.WarmUp)
+		sm.warm.start()
+	}
 	return sm, nil
 }
 
@@ -359,7 +384,8 @@ func (s *Sitemap) Invalidate(section string, pages ...int64) error {
 }
 
 // InvalidateAll tells the Sitemap that everything may have changed: every
-// section, every page, as Invalidate does.
+// section, every page, as Invalidate does. With Config.WarmUp, the
+// warm-up then builds every file again, from the index.
 func (s *Sitemap) InvalidateAll() {
 	var keys, feeds []docKey
 	for _, sec := range s.site.sections {
@@ -371,6 +397,9 @@ func (s *Sitemap) InvalidateAll() {
 		}
 	}
 	s.docs.invalidate(keys, feeds)
+	if s.warm != nil {
+		s.warm.kick() // one pass more at most, however many calls
+	}
 }
 
 // Notify says that the pages at urls changed, were added or were removed,

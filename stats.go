@@ -35,6 +35,10 @@ type Stats struct {
 	CachedDocuments int           // documents in the cache now
 	CachedBytes     int64         // their compressed size
 
+	// The warm-up (Config.WarmUp).
+	WarmUps     int64 // passes started: one after New, one more after InvalidateAll calls
+	WarmedFiles int64 // documents it had built, or rebuilt, as they were cold or out of date at their turn
+
 	// IndexNow (Config.IndexNow); with several endpoints, a URL counts
 	// once per endpoint.
 	IndexNowSent    int64 // URLs accepted by an endpoint (a 2xx)
@@ -78,6 +82,9 @@ func (s *Sitemap) Stats() Stats {
 		DroppedElements: c.dropped.Load(),
 		NotModified:     c.notModified.Load(), NotFound: c.notFound.Load(), Unavailable: c.unavailable.Load(),
 		BytesServed: c.bytesServed.Load(), CachedDocuments: n, CachedBytes: b,
+	}
+	if w := s.warm; w != nil {
+		st.WarmUps, st.WarmedFiles = w.passes.Load(), w.warmed.Load()
 	}
 	if in := s.rep.indexNow; in != nil {
 		st.IndexNowSent, st.IndexNowFailed, st.IndexNowRetried = in.Sent.Load(), in.Failed.Load(), in.Retried.Load()

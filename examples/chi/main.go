@@ -24,7 +24,6 @@ import (
 	"database/sql"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -70,8 +69,8 @@ func newRouter(ctx context.Context, db *sql.DB, store sitemap.Store, opt demo.Op
 	// Products: one file per opt.PageSize ids, each read with one range
 	// query plus one for the images, whose table holds paths that BaseURL
 	// makes absolute. Every product page exists in each language the router
-	// serves, so the hreflang alternates are made from the row's own id
-	// and slug, with no query. The page summary, kept by triggers, lists
+	// serves: the section says so once (Hreflang), and each product is
+	// written in each language, listing all of them. The page summary, kept by triggers, lists
 	// the pages and tells Watch of each commit that changes a Significant
 	// column.
 	products, err := sqlsource.New(db, sqlsource.Config{
@@ -88,16 +87,6 @@ func newRouter(ctx context.Context, db *sql.DB, store sitemap.Store, opt demo.Op
 		WatchInterval: 250 * time.Millisecond, // SQLite is polled: how often, and the most Invalidate calls
 		Loaders: []sqlsource.Loader{sqlsource.Images(`SELECT product_id, path, caption FROM product_images
 			WHERE product_id BETWEEN ? AND ? ORDER BY product_id, position`)},
-		Columns: []string{"slug"},
-		Annotate: func(row *sqlsource.Row, u *sitemap.URL) error {
-			path := "/p/" + strconv.FormatInt(row.Key, 10) + "/" + row.String("slug")
-			u.Alternates = make([]sitemap.Alternate, 0, len(demo.Languages)+1)
-			for _, l := range demo.Languages {
-				u.Alternates = append(u.Alternates, sitemap.Alternate{Hreflang: l.Code, Href: opt.Base + l.Prefix + path})
-			}
-			u.Alternates = append(u.Alternates, sitemap.Alternate{Hreflang: "x-default", Href: opt.Base + path})
-			return nil
-		},
 	})
 	if err != nil {
 		return nil, nil, err
@@ -107,7 +96,8 @@ func newRouter(ctx context.Context, db *sql.DB, store sitemap.Store, opt demo.Op
 	// document is built by one replica and served by all of them.
 	sm, err := sitemap.New(sitemap.Config{BaseURL: opt.Base, Logger: log, Audit: &sitemap.Audit{}, HTML: true, Store: store},
 		sitemap.Section{Name: "pages", Source: pages},
-		sitemap.Section{Name: "products", Source: products, Extensions: sitemap.ExtImage | sitemap.ExtAlternates},
+		sitemap.Section{Name: "products", Source: products, Extensions: sitemap.ExtImage | sitemap.ExtAlternates,
+			Hreflang: &sitemap.Hreflang{Languages: languages(), XDefault: "en"}}, // each product in every language
 	)
 	if err != nil {
 		return nil, nil, err
@@ -142,4 +132,14 @@ func newRouter(ctx context.Context, db *sql.DB, store sitemap.Store, opt demo.Op
 		r.Get(p.Path, app.Static(p.Title))
 	}
 	return r, sm, nil
+}
+
+// languages are the languages every product page exists in (demo.Languages),
+// as the sitemap's hreflang cluster names them.
+func languages() []sitemap.Language {
+	var ls []sitemap.Language
+	for _, l := range demo.Languages {
+		ls = append(ls, sitemap.Language{Tag: l.Code, Prefix: l.Prefix})
+	}
+	return ls
 }

@@ -1,6 +1,7 @@
 // Command nethttp is a demo shop on net/http's ServeMux with a dynamic
-// sitemap in three sections: its static pages, 200,000 products with
-// images and hreflang alternates, and the news of the last two days. The
+// sitemap in three sections: its static pages, 200,000 products in three
+// languages with images and hreflang alternates, and the news of the last
+// two days. The
 // sitemap's Prometheus metrics are at /metrics.
 //
 //	go run ./examples/nethttp             # serve on :8080
@@ -23,7 +24,6 @@ package main
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -98,7 +98,7 @@ func newHandler(ctx context.Context, db *sql.DB, store sitemap.Store, opt demo.O
 	// document is built by one replica and served by all of them.
 	sm, err := sitemap.New(sitemap.Config{BaseURL: opt.Base, Logger: log, Audit: &sitemap.Audit{}, HTML: true, FeedEntries: 100, IndexNow: opt.IndexNow(), Store: store},
 		sitemap.Section{Name: "pages", Source: sitemap.FromSlice(pages, 0)},
-		sitemap.Section{Name: "products", Source: products, Extensions: sitemap.ExtImage | sitemap.ExtAlternates},
+		sitemap.Section{Name: "products", Source: products, Extensions: sitemap.ExtImage | sitemap.ExtAlternates, Hreflang: productLanguages()},
 		sitemap.Section{Name: "news", Source: news, Extensions: sitemap.ExtNews, Latest: true},
 	)
 	if err != nil {
@@ -132,16 +132,13 @@ func newHandler(ctx context.Context, db *sql.DB, store sitemap.Store, opt demo.O
 // opt.PageSize ids, each read with one range query plus one for the
 // images (sqlsource.ImagesFrom: on SQLite, a page's images come as one
 // row). The tables hold paths, which BaseURL makes absolute. Every
-// product page exists in each language the mux serves (demo.Languages,
-// English also the x-default), so the hreflang alternates are made in
-// Annotate from the row's own loc, with no query: a table of alternates
-// read with sqlsource.Alternates would cost a row per link, and is for
-// alternates that differ from product to product. The page summary, kept
-// by triggers, lists the pages and tells Watch of each commit; a write
-// that changes none of the Significant columns (a price) changes nothing
-// in the sitemap. Its SQL is the same on SQLite, PostgreSQL and MariaDB.
+// product page exists in each language the mux serves: the section says
+// so once (productLanguages), and each product is written in each of them.
+// The page summary, kept by triggers, lists the pages and tells Watch of
+// each commit; a write that changes none of the Significant columns (a
+// price) changes nothing in the sitemap. Its SQL is the same on SQLite,
+// PostgreSQL and MariaDB.
 func productsSource(db *sql.DB, opt demo.Options) (*sqlsource.Source, error) {
-	base := strings.TrimRight(opt.Base, "/") // how BaseURL starts each loc
 	return sqlsource.New(db, sqlsource.Config{
 		Table:         "products",
 		Key:           "id",
@@ -158,47 +155,16 @@ func productsSource(db *sql.DB, opt demo.Options) (*sqlsource.Source, error) {
 			sqlsource.ImagesFrom(sqlsource.ImageTable{Table: "product_images",
 				Key: "product_id", Order: "position", Loc: "path", Caption: "caption"}),
 		},
-		Annotate: func(_ *sqlsource.Row, u *sitemap.URL) error {
-			var err error
-			u.Alternates, err = productAlternates(base, u.Loc)
-			return err
-		},
 	})
 }
 
-// productAlternates returns the hreflang alternates of the product page at
-// loc, under base: one for each of demo.Languages, then the x-default. The
-// other languages' hrefs are made in one string, each a slice of it: one
-// allocation, not one an href.
-func productAlternates(base, loc string) ([]sitemap.Alternate, error) {
-	path, ok := strings.CutPrefix(loc, base) // loc is absolute already
-	if !ok {
-		return nil, fmt.Errorf("loc %q is not under %s", loc, base)
-	}
-	size := 0
+// productLanguages is the hreflang cluster of every product page: one
+// version in each of demo.Languages (/p/…, /de/p/…, /fr/p/…), English
+// also the x-default.
+func productLanguages() *sitemap.Hreflang {
+	h := &sitemap.Hreflang{XDefault: "en"}
 	for _, l := range demo.Languages {
-		if l.Prefix != "" {
-			size += len(base) + len(l.Prefix) + len(path)
-		}
+		h.Languages = append(h.Languages, sitemap.Language{Tag: l.Code, Prefix: l.Prefix})
 	}
-	var b strings.Builder
-	b.Grow(size)
-	for _, l := range demo.Languages {
-		if l.Prefix != "" {
-			b.WriteString(base)
-			b.WriteString(l.Prefix)
-			b.WriteString(path)
-		}
-	}
-	hrefs := b.String()
-	alts := make([]sitemap.Alternate, 0, len(demo.Languages)+1)
-	for _, l := range demo.Languages {
-		href := loc
-		if l.Prefix != "" {
-			n := len(base) + len(l.Prefix) + len(path)
-			href, hrefs = hrefs[:n], hrefs[n:]
-		}
-		alts = append(alts, sitemap.Alternate{Hreflang: l.Code, Href: href})
-	}
-	return append(alts, sitemap.Alternate{Hreflang: "x-default", Href: loc}), nil
+	return h
 }

@@ -34,17 +34,22 @@ func TestSite(t *testing.T) {
 }
 
 // TestSiteAudit: the demo's self-audit checks a sample of every built
-// file (a pages file, four products files of 500, a news file: 1 % of
-// each, at least one) through the shop's own routes, and finds nothing
-// wrong: no lastmod drift either, as the product and article pages carry
-// the dates their lastmods come from.
+// file (a pages file, four products files of 500 products in 3 languages,
+// a news file: 1 % of each, at least one) through the shop's own routes,
+// German and French pages among them, and finds nothing wrong: no lastmod
+// drift either, as the product and article pages carry the dates their
+// lastmods come from.
 func TestSiteAudit(t *testing.T) {
 	base, cat := demotest.Serve(t, 2000, 500, newHandler)
 	var articles int
 	if err := cat.DB.QueryRow("SELECT count(*) FROM articles WHERE published_at >= unixepoch('now', '-2 days')").Scan(&articles); err != nil {
 		t.Fatal(err)
 	}
-	want := strconv.Itoa(1 + 4*5 + (articles+99)/100) // 1 %, at least one, of each file
+	// 1 %, at least one, of each file (each products file holds 500
+	// products in 3 languages), at most 60 of them checked within the
+	// minute's budget (Audit.PerMinute), the rest skipped.
+	sampled := 1 + 4*15 + (articles+99)/100
+	want, wantSkipped := strconv.Itoa(min(sampled, 60)), strconv.Itoa(max(sampled-60, 0))
 	for _, f := range []string{"/sitemap-pages-1.xml.gz", "/sitemap-products-1.xml.gz", "/sitemap-products-2.xml.gz",
 		"/sitemap-products-3.xml.gz", "/sitemap-products-4.xml.gz", "/sitemap-news-1.xml.gz"} {
 		resp, err := http.Get(base + f)
@@ -54,14 +59,20 @@ func TestSiteAudit(t *testing.T) {
 		resp.Body.Close()
 	}
 	checked := regexp.MustCompile(`(?m)^sitemap_audit_urls_total\{result="checked"\} (\d+)$`)
+	skipped := regexp.MustCompile(`(?m)^sitemap_audit_urls_total\{result="skipped"\} (\d+)$`)
 	var body string
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		body = metrics(t, base)
-		if m := checked.FindStringSubmatch(body); m != nil && m[1] == want {
+		m, n := checked.FindStringSubmatch(body), skipped.FindStringSubmatch(body)
+		gotSkipped := "0"
+		if n != nil {
+			gotSkipped = n[1]
+		}
+		if m != nil && m[1] == want && gotSkipped == wantSkipped {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the audit did not check %s URLs within 10 s:\n%s", want, body)
+			t.Fatalf("the audit did not check %s URLs and skip %s within 10 s:\n%s", want, wantSkipped, body)
 		}
 	}
 	for line := range strings.Lines(body) {

@@ -74,7 +74,7 @@ func parseFlags(args []string) Options {
 	fs.StringVar(&o.Base, "base", "", "base URL of the site, as crawlers see it (default: http://localhost and the -addr port)")
 	fs.StringVar(&o.DB, "db", "", "catalogue file, created on first run (default: in the user's cache directory)")
 	fs.IntVar(&o.Products, "products", 200_000, "number of products in a new catalogue")
-	fs.IntVar(&o.PageSize, "pagesize", 10_000, "products per sitemap file (at most 50000)")
+	fs.IntVar(&o.PageSize, "pagesize", 10_000, "products per sitemap file (at most 16666: each is written in 3 languages, and a file holds at most 50000 URLs)")
 	fs.BoolVar(&o.Verbose, "v", false, "log at debug level: one line per sitemap file built")
 	fs.StringVar(&o.IndexNowEndpoint, "indexnow", "", "IndexNow endpoint to push changed URLs to, such as http://127.0.0.1:9000/indexnow (default: off)")
 	fs.StringVar(&o.IndexNowKey, "indexnow-key", "freshmap-demo-key", "IndexNow key, served at the base URL as KEY.txt")

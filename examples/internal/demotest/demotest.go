@@ -75,8 +75,8 @@ type urlset struct {
 // robots.txt keeps the shop's rules and gains one Sitemap: line; every
 // document is 200, decompresses and is valid; the index lists files of
 // exactly the sections named; the pages section lists /, /about and
-// /news; the products section lists every published product with its
-// images and four alternates; the news section, if named, holds exactly
+// /news; the products section lists every published product in each of
+// its three languages, each with its images and four alternates; the news section, if named, holds exactly
 // the articles of the last two days; and the first URL of every file, with
 // its images and alternates, is a page the shop serves.
 func Check(t *testing.T, base string, db *sql.DB, sections ...string) {
@@ -179,11 +179,13 @@ func Check(t *testing.T, base string, db *sql.DB, sections ...string) {
 	var published, images int
 	query(t, db, "SELECT count(*) FROM products WHERE published", &published)
 	query(t, db, "SELECT count(*) FROM product_images i JOIN products p ON p.id = i.product_id WHERE p.published", &images)
-	if got := len(locs["products"]); got != published {
-		t.Errorf("products section lists %d URLs, want the %d published products", got, published)
+	// Each product in each of its 3 languages, each listing all of them
+	// and the x-default.
+	if got := len(locs["products"]); got != 3*published {
+		t.Errorf("products section lists %d URLs, want the %d published products in 3 languages", got, published)
 	}
-	if productImages != images || productAlternates != 4*published {
-		t.Errorf("products carry %d images and %d alternates, want %d and %d", productImages, productAlternates, images, 4*published)
+	if productImages != 3*images || productAlternates != 3*4*published {
+		t.Errorf("products carry %d images and %d alternates, want %d and %d", productImages, productAlternates, 3*images, 3*4*published)
 	}
 
 	for _, u := range samples {
