@@ -260,8 +260,7 @@ func (ids *crawlerIDs) verified(f crawler, r *http.Request) bool {
 	if ids.ranges[f].empty() {
 		return false
 	}
-	s, _ := ids.addrText(r)
-	return ids.addrs.Get(s, ids.inRanges)&(1<<f) != 0
+	return ids.addrs.Get(ids.addrText(r), ids.inRanges)&(1<<f) != 0
 }
 
 // inRanges returns the families in whose ranges the address s (the text
@@ -269,9 +268,8 @@ func (ids *crawlerIDs) verified(f crawler, r *http.Request) bool {
 // address, the common case, is parsed by hand (ipv4Of) and searched as a
 // number; any other goes through netip.
 func (ids *crawlerIDs) inRanges(s string) familySet {
-	port := ids.header == "" // as addrText: RemoteAddr may end in a port
 	var in familySet
-	if a, ok := ipv4Of(s, port); ok {
+	if a, ok := ipv4Of(s, true); ok {
 		for f := range ids.ranges {
 			if rs := &ids.ranges[f]; !rs.empty() && rs.containsV4(a) {
 				in |= 1 << f
@@ -279,7 +277,7 @@ func (ids *crawlerIDs) inRanges(s string) familySet {
 		}
 		return in
 	}
-	a := addrOf(s, port)
+	a := addrOf(s)
 	for f := range ids.ranges {
 		if rs := &ids.ranges[f]; !rs.empty() && rs.contains(a) {
 			in |= 1 << f
@@ -293,30 +291,51 @@ func (ids *crawlerIDs) inRanges(s string) familySet {
 // those before it are the client's to write). Invalid if none parses.
 func (ids *crawlerIDs) addr(r *http.Request) netip.Addr { return addrOf(ids.addrText(r)) }
 
-// addrText returns the text of the client's address (addr), and whether
-// it may end in a port (RemoteAddr).
-func (ids *crawlerIDs) addrText(r *http.Request) (s string, port bool) {
+// addrText returns the text of the client's address (addr): RemoteAddr,
+// or the last element of the proxy's header (of the last such field),
+// which may end in a port as RemoteAddr does ("66.249.66.1:443",
+// "[2001:db8::1]:443"). In a Forwarded header (RFC 7239) it is the
+// element's "for" parameter, unquoted.
+func (ids *crawlerIDs) addrText(r *http.Request) string {
 	if ids.header == "" {
-		return r.RemoteAddr, true
+		return r.RemoteAddr
 	}
 	v := r.Header[ids.header]
 	if len(v) == 0 {
-		return "", false
+		return ""
 	}
 	last := v[len(v)-1]
 	if i := strings.LastIndexByte(last, ','); i >= 0 {
 		last = last[i+1:]
 	}
-	return strings.TrimSpace(last), false
+	if ids.header == "Forwarded" {
+		last = forwardedFor(last)
+	}
+	return strings.TrimSpace(last)
 }
 
-// addrOf parses an address, followed by a port if port is set (as
-// RemoteAddr: "host:port", or a bare address).
-func addrOf(s string, port bool) netip.Addr {
-	if port {
-		if ap, err := netip.ParseAddrPort(s); err == nil {
-			return ap.Addr()
+// forwardedFor returns the value of the "for" parameter of a Forwarded
+// element ("for=192.0.2.60;proto=http", `for="[2001:db8::1]:443"`),
+// unquoted; "" if it has none.
+func forwardedFor(elem string) string {
+	for p := range strings.SplitSeq(elem, ";") {
+		k, v, _ := strings.Cut(strings.TrimSpace(p), "=")
+		if strings.EqualFold(k, "for") {
+			return strings.Trim(strings.TrimSpace(v), `"`)
 		}
+	}
+	return ""
+}
+
+// addrOf parses an address as RemoteAddr and proxies write it: bare,
+// followed by a port ("host:port", "[v6]:port"), or a bracketed IPv6
+// address without a port.
+func addrOf(s string) netip.Addr {
+	if ap, err := netip.ParseAddrPort(s); err == nil {
+		return ap.Addr()
+	}
+	if len(s) > 2 && s[0] == '[' && s[len(s)-1] == ']' {
+		s = s[1 : len(s)-1]
 	}
 	a, _ := netip.ParseAddr(s)
 	return a

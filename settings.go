@@ -145,6 +145,9 @@ func newSite(cfg *Config, sections []Section) (*site, error) {
 		}
 		st.headers.cacheControl = []string{cc}
 	}
+	if cfg.Crawlers.VerifiedOnly { // what only verified crawlers get, no shared cache may keep (crawlprivate.go)
+		st.headers.cacheControl = []string{privateCacheControl(first(st.headers.cacheControl))}
+	}
 	st.headers.retryAfter = []string{strconv.Itoa(int((st.retryAfter + time.Second - 1) / time.Second))}
 	if cfg.Audit != nil {
 		if err := checkAudit(cfg.Audit); err != nil {
