@@ -26,37 +26,6 @@ import (
 // remembered by its text; an IPv4 address is parsed by hand and searched
 // among 32-bit ranges (BenchmarkServeCachedCrawlLogPaired, BENCHMARKS.md).
 
-// crawler is a crawler family; crawlerOther is every other client.
-type crawler uint8
-
-const (
-	crawlerGoogle crawler = iota
-	crawlerBing
-	crawlerYandex
-	crawlerApple
-	crawlerDuckDuck
-	crawlerBaidu
-	crawlerOther
-	numCrawlers
-)
-
-// crawlerNames are the families' names, as Crawlers.Ranges keys them and
-// CrawlFetch.Crawler gives them.
-var crawlerNames = [numCrawlers]string{"Googlebot", "Bingbot", "YandexBot", "Applebot", "DuckDuckBot", "Baiduspider", "other"}
-
-// crawlerTokens are the lower-case User-Agent tokens of each family: a UA
-// with a word that starts with one, in any case, claims the family. Googlebot covers its
-// variants (Googlebot-Image, Googlebot-News, …), Bingbot msnbot and
-// BingPreview, YandexBot every Yandex robot.
-var crawlerTokens = [crawlerOther][]string{
-	crawlerGoogle:   {"googlebot"},
-	crawlerBing:     {"bingbot", "msnbot", "bingpreview"},
-	crawlerYandex:   {"yandex"},
-	crawlerApple:    {"applebot"},
-	crawlerDuckDuck: {"duckduckbot", "duckassistbot"},
-	crawlerBaidu:    {"baiduspider"},
-}
-
 // maxUALen bounds the part of a User-Agent searched: the crawlers' tokens
 // come early, and a long header costs no more than this.
 const maxUALen = 512
@@ -99,8 +68,9 @@ func crawlerOf(ua string) crawler {
 // crawlerMarks are parts of every token as the crawlers write them; a UA
 // with none of them (a browser's) is told apart by a few vectorised
 // searches, without the byte-by-byte pass. So a claim must spell the
-// mark as the crawler does ("Googlebot", "googlebot", not "GOOGLEBOT").
-var crawlerMarks = [...]string{"bot", "Bot", "spider", "Yandex", "BingPreview"}
+// mark as the crawler does ("Googlebot", "googlebot", not "GOOGLEBOT";
+// "ChatGPT-User"; Meta's "meta-externalagent" in either case).
+var crawlerMarks = [...]string{"bot", "Bot", "spider", "Yandex", "BingPreview", "Agent", "-User", "xternal"}
 
 // mayClaim reports whether ua contains a mark of crawlerMarks.
 func mayClaim(ua string) bool {
@@ -129,8 +99,8 @@ func init() {
 			byteClass[c] = 1
 		}
 	}
-	for f, tokens := range crawlerTokens {
-		for _, t := range tokens {
+	for f, fam := range families {
+		for _, t := range fam.tokens {
 			i := t[0] - 'a'
 			tokensByFirst[i] = append(tokensByFirst[i], struct {
 				token  string
@@ -164,6 +134,12 @@ const (
 
 func (c crawlerSlot) family() crawler { return crawler(c / 2) }
 func (c crawlerSlot) verified() bool  { return c < slotOther && c%2 == 0 }
+func (c crawlerSlot) purpose() purpose {
+	if c >= slotOther {
+		return purposeNone
+	}
+	return families[c.family()].purpose
+}
 
 // crawlerIDs tells who asks: the families' ranges (empty for a family
 // whose ranges the owner did not give) and where the address is read.
@@ -176,7 +152,9 @@ type crawlerIDs struct {
 }
 
 // familySet is a set of crawler families, a bit each.
-type familySet uint8
+type familySet uint32
+
+var _ [32 - int(crawlerOther)]struct{} // every family has its bit
 
 // uaMemoSize is the number of User-Agents remembered: more than the
 // crawlers send and the common browsers; 4 KiB of slots, and at most

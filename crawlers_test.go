@@ -257,10 +257,10 @@ func TestAddrMemo(t *testing.T) {
 	}
 	for v, want := range map[string]crawlerSlot{
 		`for=192.0.2.43, for="[2001:4860:4801::1]:4711";proto=https`: googleV,
-		`for=66.249.66.1:443;by=203.0.113.60`:                         googleV,
-		`For="66.249.66.1"`:                                           googleV,
-		`for=66.249.66.1, for=192.0.2.43`:                             googleU, // the proxy's element is the last
-		`by=66.249.66.1`:                                              googleU,
+		`for=66.249.66.1:443;by=203.0.113.60`:                        googleV,
+		`For="66.249.66.1"`:                                          googleV,
+		`for=66.249.66.1, for=192.0.2.43`:                            googleU, // the proxy's element is the last
+		`by=66.249.66.1`:                                             googleU,
 	} {
 		if got := slot(forwarded, googlebotUA, "10.0.0.1:80", "Forwarded", v); got != want {
 			t.Errorf("Forwarded: %s: column %d, want %d", v, got, want)
