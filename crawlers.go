@@ -149,6 +149,7 @@ type crawlerIDs struct {
 	uas    *strmemo.Memo[crawler]   // the families of the User-Agents sent over and over
 	addrs  *strmemo.Memo[familySet] // the families whose ranges hold the address texts sent over and over (inRanges)
 	conns  connMemo                 // the columns of keep-alive connections, by RemoteAddr (not used with header)
+	dns    *dnsVerifier             // reverse DNS (Crawlers.Resolver); nil when off
 }
 
 // familySet is a set of crawler families, a bit each.
@@ -175,6 +176,9 @@ const (
 func newCrawlerIDs(c *Crawlers) (*crawlerIDs, error) {
 	ids := &crawlerIDs{header: http.CanonicalHeaderKey(c.AddressHeader), uas: strmemo.New[crawler](uaMemoSize, maxUALen),
 		addrs: strmemo.New[familySet](addrMemoSize, maxAddrLen)}
+	if c.Resolver != nil {
+		ids.dns = newDNSVerifier(c.Resolver, ids.conns.forget)
+	}
 	if c.Ranges == nil {
 		return ids, nil
 	}
@@ -230,15 +234,22 @@ func (ids *crawlerIDs) slotFor(ua string, r *http.Request, sec int64) crawlerSlo
 	return c
 }
 
-// verified reports whether r's address is in the ranges of the family f.
-// The answer is remembered by the address's text, for every family at
-// once (inRanges); the ranges never change after New, so it never goes
-// stale.
+// verified reports whether r's address is in the ranges of the family f,
+// or else confirmed in its vendor's domains by reverse DNS
+// (crawlerdns.go). The ranges' answer is remembered by the address's
+// text, for every family at once (inRanges); the ranges never change
+// after New, so it never goes stale.
 func (ids *crawlerIDs) verified(f crawler, r *http.Request) bool {
-	if ids.ranges[f].empty() {
-		return false
+	if !ids.ranges[f].empty() && ids.addrs.Get(ids.addrText(r), ids.inRanges)&(1<<f) != 0 {
+		return true
 	}
-	return ids.addrs.Get(ids.addrText(r), ids.inRanges)&(1<<f) != 0
+	return ids.dns.verifies(f) && ids.dns.verified(f, ids.addr(r))
+}
+
+// verifiable reports whether a claim of family f can be checked: its
+// ranges were given, or reverse DNS verifies it.
+func (ids *crawlerIDs) verifiable(f crawler) bool {
+	return !ids.ranges[f].empty() || ids.dns.verifies(f)
 }
 
 // inRanges returns the families in whose ranges the address s (the text

@@ -43,6 +43,14 @@ type Crawlers struct {
 	// its error is New's. The library never fetches ranges over the
 	// network. Nil means none.
 	Ranges func() (map[string][]netip.Prefix, error)
+	// Resolver, if set, also verifies by reverse DNS the families whose
+	// vendors document it (Googlebot, Bingbot, YandexBot, Applebot,
+	// Baiduspider, Amazonbot): an address outside the family's ranges
+	// whose name is in the vendor's domains and resolves back to it.
+	// Lookups are made in the background, one at a time, once per
+	// address; until an address is answered, its claims count as not
+	// verified. net.DefaultResolver will do. Nil means none.
+	Resolver CrawlerResolver
 	// AddressHeader names the header a trusted reverse proxy sets to the
 	// client's address, such as "X-Forwarded-For": the last address in
 	// it is used (the one the proxy added). Set it only behind such a
@@ -420,7 +428,7 @@ func (l *crawlLog) totals() crawlTotals {
 // spoofed reports whether a fetch of column c is a spoofed claim: not
 // verified, though the family's ranges were given.
 func (l *crawlLog) spoofed(c crawlerSlot) bool {
-	return c < slotOther && !c.verified() && !l.ids.ranges[c.family()].empty()
+	return c < slotOther && !c.verified() && l.ids.verifiable(c.family())
 }
 
 // slotFor is the column of a fetch.

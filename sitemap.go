@@ -407,6 +407,9 @@ func (s *Sitemap) Notify(urls ...string) {
 // (counts and logs) what is left; URLs notified afterwards are dropped.
 func (s *Sitemap) Close() error {
 	s.docs.close()
+	if s.crawls != nil {
+		s.crawls.ids.dns.close()
+	}
 	s.docs.tier.close()
 	s.docs.clocks.file.close()
 	if a := s.rep.audit; a != nil {
