@@ -88,7 +88,7 @@ func TestAddressHeaderPort(t *testing.T) {
 func TestRealIPSpoof(t *testing.T) {
 	sm := crawlSitemap(t, Config{Crawlers: Crawlers{VerifiedOnly: true, Ranges: googleRanges}})
 	withRealIP := chi.NewRouter()
-	withRealIP.Use(chimw.RealIP, sm.Handler)
+	withRealIP.Use(chimw.RealIP, sm.Handler) //lint:ignore SA1019 chi deprecates RealIP for the spoof this test shows
 	withRealIP.Get("/", http.NotFound) // the application
 	bare := chi.NewRouter()
 	bare.Use(sm.Handler)

@@ -86,7 +86,7 @@ func newRobotsPolicy(p RobotsPolicy) (*robotsPolicy, error) {
 			disallow.agents = append(disallow.agents, aiAgents(r.p)...)
 			disallowed = append(disallowed, purposeNames[r.p])
 		default:
-			return nil, fmt.Errorf("Robots.%s %d is not a RobotsRule", r.what, r.rule)
+			return nil, fmt.Errorf("%s %d is not a RobotsRule", "Robots."+r.what, r.rule)
 		}
 	}
 	if disallow.agents != nil {
