@@ -89,7 +89,7 @@ func TestRealIPSpoof(t *testing.T) {
 	sm := crawlSitemap(t, Config{Crawlers: Crawlers{VerifiedOnly: true, Ranges: googleRanges}})
 	withRealIP := chi.NewRouter()
 	withRealIP.Use(chimw.RealIP, sm.Handler) //lint:ignore SA1019 chi deprecates RealIP for the spoof this test shows
-	withRealIP.Get("/", http.NotFound) // the application
+	withRealIP.Get("/", http.NotFound)       // the application
 	bare := chi.NewRouter()
 	bare.Use(sm.Handler)
 	bare.Get("/", http.NotFound)

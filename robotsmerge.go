@@ -211,8 +211,8 @@ func (sc *robotsScan) appendPolicy(out []byte, p *robotsPolicy, eol string) []by
 			if sc.names(a) {
 				continue
 			}
-			if first {
-				out = append(append(out, g.comment...), eol...)
+			if first { // after an empty line, for people to read; no parser ends a group there
+				out = append(append(append(out, eol...), g.comment...), eol...)
 				first = false
 			}
 			out = append(append(append(out, "User-agent: "...), a...), eol...)
@@ -222,7 +222,7 @@ func (sc *robotsScan) appendPolicy(out []byte, p *robotsPolicy, eol string) []by
 		}
 	}
 	if p.signal != "" && !sc.signal {
-		out = append(append(out, "User-agent: *"...), eol...)
+		out = append(append(append(out, eol...), "User-agent: *"...), eol...)
 		out = append(append(out, p.signal...), eol...)
 	}
 	return out
