@@ -59,17 +59,19 @@ type Crawlers struct {
 	AddressHeader string
 	// VerifiedOnly answers the sitemap files (the index, pages and feeds;
 	// not robots.txt) only to verified crawlers: every other request gets
-	// a 403. It needs Ranges. Off by default.
+	// a 403, and what verified crawlers get is Cache-Control private. It
+	// needs Ranges or Resolver. With Resolver, an address outside the
+	// ranges gets 403s until its lookup has answered. Off by default.
 	VerifiedOnly bool
 	// Files is the most files the crawl log keeps; the fetches of a file
-	// past it are not logged. Zero means 1,000 (about 1.3 KiB each);
+	// past it are not logged. Zero means 1,000 (each 328 bytes, and 96 for each column that fetched it);
 	// negative turns the crawl log off.
 	Files int
 }
 
 const defaultCrawlLogFiles = 1000
 
-var errVerifiedNoRanges = errors.New("Crawlers.VerifiedOnly needs Crawlers.Ranges")
+var errVerifiedNoRanges = errors.New("Crawlers.VerifiedOnly needs Crawlers.Ranges or Crawlers.Resolver")
 
 // CrawlFetch is the last fetch of a file by one crawler family.
 type CrawlFetch struct {
@@ -178,7 +180,7 @@ func newCrawlLog(c *Crawlers, st *site) (*crawlLog, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.VerifiedOnly && c.Ranges == nil {
+	if c.VerifiedOnly && c.Ranges == nil && c.Resolver == nil {
 		return nil, errVerifiedNoRanges
 	}
 	l := &crawlLog{ids: ids, verified: c.VerifiedOnly, max: cmp.Or(c.Files, defaultCrawlLogFiles),
