@@ -64,7 +64,7 @@ type Crawlers struct {
 	// ranges gets 403s until its lookup has answered. Off by default.
 	VerifiedOnly bool
 	// Files is the most files the crawl log keeps; the fetches of a file
-	// past it are not logged. Zero means 1,000 (each 328 bytes, and 96 for each column that fetched it);
+	// past it are not logged. Zero means 1,000 (each 352 bytes, and 96 for each column that fetched it);
 	// negative turns the crawl log off.
 	Files int
 }
