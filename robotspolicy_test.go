@@ -379,3 +379,58 @@ func TestRobotsPolicyConfig(t *testing.T) {
 		t.Errorf("the zero policy: %v, %v; want nil", p, err)
 	}
 }
+
+// FuzzRobotsPolicyMerge: whatever the application's robots.txt, the
+// merge keeps Google's answer for every agent the file names (and for one
+// it does not), on the paths its rules name, gives the policy's agents it
+// does not name the policy, and stays within 500 KiB.
+func FuzzRobotsPolicyMerge(f *testing.F) {
+	for _, c := range robotsCases {
+		f.Add(c.body)
+	}
+	p, err := newRobotsPolicy(testPolicy)
+	if err != nil {
+		f.Fatal(err)
+	}
+	rb := newPolicyRobots([]string{testRobotsLine}, p)
+	f.Fuzz(func(t *testing.T, body string) {
+		if len(body) > 4096 {
+			return
+		}
+		out, _, ok := rb.merge([]byte(body))
+		if !ok || len(out) > maxRobotsBytes {
+			t.Fatalf("merge: ok %v, %d bytes", ok, len(out))
+		}
+		merged := string(out)
+		sc := rb.scan([]byte(body))
+		paths := []string{"/", "/a", "/x/y"}
+		for line := range robotsLines(body) {
+			if f, v := robotsField(line); keyOf(f) == keyAllow || keyOf(f) == keyDisallow {
+				v = "/" + strings.TrimLeft(strings.Trim(v, "*$"), "/") // a path, as a crawler asks
+				paths = append(paths, v, v+"x")
+			}
+		}
+		agents := []string{"unnamedbot"}
+		for a := range sc.agents {
+			agents = append(agents, a)
+		}
+		for _, a := range agents {
+			for _, path := range paths {
+				if g0, g1 := googleAllowed(body, a, path), googleAllowed(merged, a, path); g0 != g1 {
+					t.Fatalf("%s %s: %v before, %v after\n--- before\n%s\n--- after\n%s", a, path, g0, g1, body, merged)
+				}
+			}
+		}
+		for _, a := range []string{"GPTBot", "OAI-SearchBot", "ChatGPT-User"} {
+			if sc.names(a) {
+				continue
+			}
+			want := a != "GPTBot"
+			for _, path := range paths {
+				if got := googleAllowed(merged, a, path); got != want {
+					t.Fatalf("the policy's %s %s: %v, want %v\n%s", a, path, got, want, merged)
+				}
+			}
+		}
+	})
+}
