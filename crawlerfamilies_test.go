@@ -225,7 +225,7 @@ func TestCrawlNotesPurpose(t *testing.T) {
 	notes := crawlNotes{log: sm.crawls, now: sm.docs.now}.htmlNotes(pageKey(0, 1))
 	slices.Sort(notes)
 	want := []string{
-		"ChatGPT-User (user-triggered; spoofed: not from its published addresses) fetched this file 0 s ago: 200",
+		"ChatGPT-User (user-triggered; spoofed: not from its vendor's addresses) fetched this file 0 s ago: 200",
 		"ClaudeBot (training; claimed, not verified by address) fetched this file 0 s ago: 200",
 		"GPTBot (training) fetched this file 0 s ago: 200",
 		"Googlebot fetched this file 0 s ago: 200",

@@ -31,7 +31,7 @@ func (n crawlNotes) htmlNotes(k docKey) []string {
 		}
 		switch {
 		case f.Spoofed:
-			about = append(about, "spoofed: not from its published addresses")
+			about = append(about, "spoofed: not from its vendor's addresses")
 		case !f.Verified:
 			about = append(about, "claimed, not verified by address")
 		}
