@@ -303,9 +303,22 @@ func TestCrawlLogAllocs(t *testing.T) {
 		return testing.AllocsPerRun(100, func() { clear(w.header); sm.ServeHTTP(w, r) })
 	}
 	off := allocs(Crawlers{Files: -1}, googlebotUA)
-	for _, ua := range []string{googlebotUA, bingbotUA, "Mozilla/5.0"} {
-		if on := allocs(Crawlers{Ranges: googleRanges}, ua); on > off {
-			t.Errorf("%q: %v allocations with the crawl log, %v without", ua, on, off)
+	uas := []string{googlebotUA, bingbotUA, "Mozilla/5.0"}
+	for _, c := range aiClients { // each AI family too (issue 30), verified or not
+		uas = append(uas, c.ua)
+	}
+	aiRanges := func() (map[string][]netip.Prefix, error) { // the address in every family's ranges
+		m := map[string][]netip.Prefix{}
+		for _, name := range crawlerNames[:crawlerOther] {
+			m[name] = []netip.Prefix{netip.MustParsePrefix("66.249.64.0/19")}
+		}
+		return m, nil
+	}
+	for _, ua := range uas {
+		for _, ranges := range []func() (map[string][]netip.Prefix, error){googleRanges, aiRanges} {
+			if on := allocs(Crawlers{Ranges: ranges}, ua); on > off {
+				t.Errorf("%.40q: %v allocations with the crawl log, %v without", ua, on, off)
+			}
 		}
 	}
 }
