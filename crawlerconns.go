@@ -43,13 +43,15 @@ const (
 // an immutable connEntry, published atomically.
 type connMemo struct {
 	slots [connMemoSize]atomic.Pointer[connEntry]
+	gen   atomic.Uint64 // the entries of an older generation are stale (forget)
 }
 
 type connEntry struct {
 	addr string // the request's RemoteAddr itself, not a copy: its pointer is the key
 	ua   string // a copy of the User-Agent (as slotOf reads it: at most maxUALen bytes)
 	c    crawlerSlot
-	sec  int64 // the Unix second it was stored in
+	sec  int64  // the Unix second it was stored in
+	gen  uint64 // connMemo.gen when it was
 }
 
 // slot is the slot of the address text at p: the top bits of a
@@ -62,11 +64,15 @@ func (m *connMemo) slot(p *byte) *atomic.Pointer[connEntry] {
 // is addr, if its last User-Agent was ua.
 func (m *connMemo) get(addr, ua string) (crawlerSlot, bool) {
 	p := unsafe.StringData(addr)
-	if e := m.slot(p).Load(); e != nil && unsafe.StringData(e.addr) == p && len(e.addr) == len(addr) && e.ua == ua {
+	if e := m.slot(p).Load(); e != nil && unsafe.StringData(e.addr) == p && len(e.addr) == len(addr) && e.ua == ua && e.gen == m.gen.Load() {
 		return e.c, true
 	}
 	return 0, false
 }
+
+// forget makes every entry stale: a verdict changed (reverse DNS
+// confirmed an address), which the entries cannot tell.
+func (m *connMemo) forget() { m.gen.Add(1) }
 
 // miss remembers that the request from addr with the User-Agent ua, made
 // at the Unix second sec, is of column c, unless its slot was stored in
@@ -76,8 +82,9 @@ func (m *connMemo) miss(addr, ua string, c crawlerSlot, sec int64) {
 		return
 	}
 	sl := m.slot(unsafe.StringData(addr))
-	if e := sl.Load(); e != nil && e.sec >= sec {
+	gen := m.gen.Load()
+	if e := sl.Load(); e != nil && e.sec >= sec && e.gen == gen {
 		return
 	}
-	sl.Store(&connEntry{addr: addr, ua: strings.Clone(ua), c: c, sec: sec}) // the User-Agent copied: it may be the caller's buffer
+	sl.Store(&connEntry{addr: addr, ua: strings.Clone(ua), c: c, sec: sec, gen: gen}) // the User-Agent copied: it may be the caller's buffer
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
+	"os"
 	"slices"
 	"strings"
 )
@@ -156,10 +157,12 @@ func (rs *rangeSet) containsV4(a uint32) bool {
 const maxRangesBytes = 16 << 20
 
 // ReadCrawlerRanges reads a crawler's published address ranges, for
-// Crawlers.Ranges: either the JSON that Google and Bing publish
-// (googlebot.json, bingbot.json: {"prefixes": [{"ipv4Prefix": "…"},
-// {"ipv6Prefix": "…"}]}), or a plain list of prefixes or addresses, one a
-// line, with '#' comments. It reads at most 16 MiB. Download the files
+// Crawlers.Ranges: either the JSON that Google, Bing, OpenAI and
+// Perplexity publish (googlebot.json, Google's user-triggered fetchers'
+// file, bingbot.json, gptbot.json, searchbot.json, chatgpt-user.json,
+// perplexitybot.json, perplexity-user.json: {"prefixes": [{"ipv4Prefix":
+// "…"}, {"ipv6Prefix": "…"}]}), or a plain list of prefixes or
+// addresses, one a line, with '#' comments. It reads at most 16 MiB. Download the files
 // yourself: the library never fetches them.
 func ReadCrawlerRanges(r io.Reader) ([]netip.Prefix, error) {
 	br := bufio.NewReader(io.LimitReader(r, maxRangesBytes))
@@ -209,6 +212,41 @@ func ReadCrawlerRanges(r io.Reader) ([]netip.Prefix, error) {
 		return nil, fmt.Errorf("sitemap: crawler ranges: %w", err)
 	}
 	return out, nil
+}
+
+// CrawlerRangeFiles returns a Crawlers.Ranges that reads the vendors'
+// files, downloaded beforehand, with ReadCrawlerRanges: for each family
+// (as CrawlFetch.Crawler names it), the paths of its files, such as
+// {"GPTBot": {"/etc/crawlers/gptbot.json"}, "ChatGPT-User":
+// {"/etc/crawlers/chatgpt-user.json"}}. A family's files are read as one
+// list. A file that cannot be read is New's error, naming it.
+func CrawlerRangeFiles(files map[string][]string) func() (map[string][]netip.Prefix, error) {
+	return func() (map[string][]netip.Prefix, error) {
+		out := make(map[string][]netip.Prefix, len(files))
+		for family, paths := range files {
+			for _, path := range paths {
+				p, err := readRangeFile(path)
+				if err != nil {
+					return nil, err
+				}
+				out[family] = append(out[family], p...)
+			}
+		}
+		return out, nil
+	}
+}
+
+func readRangeFile(path string) ([]netip.Prefix, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	p, err := ReadCrawlerRanges(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return p, nil
 }
 
 // firstNonSpace peeks at the first byte that is not white space. An empty

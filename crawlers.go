@@ -26,37 +26,6 @@ import (
 // remembered by its text; an IPv4 address is parsed by hand and searched
 // among 32-bit ranges (BenchmarkServeCachedCrawlLogPaired, BENCHMARKS.md).
 
-// crawler is a crawler family; crawlerOther is every other client.
-type crawler uint8
-
-const (
-	crawlerGoogle crawler = iota
-	crawlerBing
-	crawlerYandex
-	crawlerApple
-	crawlerDuckDuck
-	crawlerBaidu
-	crawlerOther
-	numCrawlers
-)
-
-// crawlerNames are the families' names, as Crawlers.Ranges keys them and
-// CrawlFetch.Crawler gives them.
-var crawlerNames = [numCrawlers]string{"Googlebot", "Bingbot", "YandexBot", "Applebot", "DuckDuckBot", "Baiduspider", "other"}
-
-// crawlerTokens are the lower-case User-Agent tokens of each family: a UA
-// with a word that starts with one, in any case, claims the family. Googlebot covers its
-// variants (Googlebot-Image, Googlebot-News, …), Bingbot msnbot and
-// BingPreview, YandexBot every Yandex robot.
-var crawlerTokens = [crawlerOther][]string{
-	crawlerGoogle:   {"googlebot"},
-	crawlerBing:     {"bingbot", "msnbot", "bingpreview"},
-	crawlerYandex:   {"yandex"},
-	crawlerApple:    {"applebot"},
-	crawlerDuckDuck: {"duckduckbot", "duckassistbot"},
-	crawlerBaidu:    {"baiduspider"},
-}
-
 // maxUALen bounds the part of a User-Agent searched: the crawlers' tokens
 // come early, and a long header costs no more than this.
 const maxUALen = 512
@@ -99,8 +68,9 @@ func crawlerOf(ua string) crawler {
 // crawlerMarks are parts of every token as the crawlers write them; a UA
 // with none of them (a browser's) is told apart by a few vectorised
 // searches, without the byte-by-byte pass. So a claim must spell the
-// mark as the crawler does ("Googlebot", "googlebot", not "GOOGLEBOT").
-var crawlerMarks = [...]string{"bot", "Bot", "spider", "Yandex", "BingPreview"}
+// mark as the crawler does ("Googlebot", "googlebot", not "GOOGLEBOT";
+// "ChatGPT-User"; Meta's "meta-externalagent" in either case).
+var crawlerMarks = [...]string{"bot", "Bot", "spider", "Yandex", "BingPreview", "Agent", "-User", "xternal"}
 
 // mayClaim reports whether ua contains a mark of crawlerMarks.
 func mayClaim(ua string) bool {
@@ -129,8 +99,8 @@ func init() {
 			byteClass[c] = 1
 		}
 	}
-	for f, tokens := range crawlerTokens {
-		for _, t := range tokens {
+	for f, fam := range families {
+		for _, t := range fam.tokens {
 			i := t[0] - 'a'
 			tokensByFirst[i] = append(tokensByFirst[i], struct {
 				token  string
@@ -164,6 +134,12 @@ const (
 
 func (c crawlerSlot) family() crawler { return crawler(c / 2) }
 func (c crawlerSlot) verified() bool  { return c < slotOther && c%2 == 0 }
+func (c crawlerSlot) purpose() purpose {
+	if c >= slotOther {
+		return purposeNone
+	}
+	return families[c.family()].purpose
+}
 
 // crawlerIDs tells who asks: the families' ranges (empty for a family
 // whose ranges the owner did not give) and where the address is read.
@@ -173,10 +149,13 @@ type crawlerIDs struct {
 	uas    *strmemo.Memo[crawler]   // the families of the User-Agents sent over and over
 	addrs  *strmemo.Memo[familySet] // the families whose ranges hold the address texts sent over and over (inRanges)
 	conns  connMemo                 // the columns of keep-alive connections, by RemoteAddr (not used with header)
+	dns    *dnsVerifier             // reverse DNS (Crawlers.Resolver); nil when off
 }
 
 // familySet is a set of crawler families, a bit each.
-type familySet uint8
+type familySet uint32
+
+var _ [32 - int(crawlerOther)]struct{} // every family has its bit
 
 // uaMemoSize is the number of User-Agents remembered: more than the
 // crawlers send and the common browsers; 4 KiB of slots, and at most
@@ -197,6 +176,9 @@ const (
 func newCrawlerIDs(c *Crawlers) (*crawlerIDs, error) {
 	ids := &crawlerIDs{header: http.CanonicalHeaderKey(c.AddressHeader), uas: strmemo.New[crawler](uaMemoSize, maxUALen),
 		addrs: strmemo.New[familySet](addrMemoSize, maxAddrLen)}
+	if c.Resolver != nil {
+		ids.dns = newDNSVerifier(c.Resolver, ids.conns.forget)
+	}
 	if c.Ranges == nil {
 		return ids, nil
 	}
@@ -252,16 +234,22 @@ func (ids *crawlerIDs) slotFor(ua string, r *http.Request, sec int64) crawlerSlo
 	return c
 }
 
-// verified reports whether r's address is in the ranges of the family f.
-// The answer is remembered by the address's text, for every family at
-// once (inRanges); the ranges never change after New, so it never goes
-// stale.
+// verified reports whether r's address is in the ranges of the family f,
+// or else confirmed in its vendor's domains by reverse DNS
+// (crawlerdns.go). The ranges' answer is remembered by the address's
+// text, for every family at once (inRanges); the ranges never change
+// after New, so it never goes stale.
 func (ids *crawlerIDs) verified(f crawler, r *http.Request) bool {
-	if ids.ranges[f].empty() {
-		return false
+	if !ids.ranges[f].empty() && ids.addrs.Get(ids.addrText(r), ids.inRanges)&(1<<f) != 0 {
+		return true
 	}
-	s, _ := ids.addrText(r)
-	return ids.addrs.Get(s, ids.inRanges)&(1<<f) != 0
+	return ids.dns.verifies(f) && ids.dns.verified(f, ids.addr(r))
+}
+
+// verifiable reports whether a claim of family f can be checked: its
+// ranges were given, or reverse DNS verifies it.
+func (ids *crawlerIDs) verifiable(f crawler) bool {
+	return !ids.ranges[f].empty() || ids.dns.verifies(f)
 }
 
 // inRanges returns the families in whose ranges the address s (the text
@@ -269,9 +257,8 @@ func (ids *crawlerIDs) verified(f crawler, r *http.Request) bool {
 // address, the common case, is parsed by hand (ipv4Of) and searched as a
 // number; any other goes through netip.
 func (ids *crawlerIDs) inRanges(s string) familySet {
-	port := ids.header == "" // as addrText: RemoteAddr may end in a port
 	var in familySet
-	if a, ok := ipv4Of(s, port); ok {
+	if a, ok := ipv4Of(s, true); ok {
 		for f := range ids.ranges {
 			if rs := &ids.ranges[f]; !rs.empty() && rs.containsV4(a) {
 				in |= 1 << f
@@ -279,7 +266,7 @@ func (ids *crawlerIDs) inRanges(s string) familySet {
 		}
 		return in
 	}
-	a := addrOf(s, port)
+	a := addrOf(s)
 	for f := range ids.ranges {
 		if rs := &ids.ranges[f]; !rs.empty() && rs.contains(a) {
 			in |= 1 << f
@@ -293,30 +280,51 @@ func (ids *crawlerIDs) inRanges(s string) familySet {
 // those before it are the client's to write). Invalid if none parses.
 func (ids *crawlerIDs) addr(r *http.Request) netip.Addr { return addrOf(ids.addrText(r)) }
 
-// addrText returns the text of the client's address (addr), and whether
-// it may end in a port (RemoteAddr).
-func (ids *crawlerIDs) addrText(r *http.Request) (s string, port bool) {
+// addrText returns the text of the client's address (addr): RemoteAddr,
+// or the last element of the proxy's header (of the last such field),
+// which may end in a port as RemoteAddr does ("66.249.66.1:443",
+// "[2001:db8::1]:443"). In a Forwarded header (RFC 7239) it is the
+// element's "for" parameter, unquoted.
+func (ids *crawlerIDs) addrText(r *http.Request) string {
 	if ids.header == "" {
-		return r.RemoteAddr, true
+		return r.RemoteAddr
 	}
 	v := r.Header[ids.header]
 	if len(v) == 0 {
-		return "", false
+		return ""
 	}
 	last := v[len(v)-1]
 	if i := strings.LastIndexByte(last, ','); i >= 0 {
 		last = last[i+1:]
 	}
-	return strings.TrimSpace(last), false
+	if ids.header == "Forwarded" {
+		last = forwardedFor(last)
+	}
+	return strings.TrimSpace(last)
 }
 
-// addrOf parses an address, followed by a port if port is set (as
-// RemoteAddr: "host:port", or a bare address).
-func addrOf(s string, port bool) netip.Addr {
-	if port {
-		if ap, err := netip.ParseAddrPort(s); err == nil {
-			return ap.Addr()
+// forwardedFor returns the value of the "for" parameter of a Forwarded
+// element ("for=192.0.2.60;proto=http", `for="[2001:db8::1]:443"`),
+// unquoted; "" if it has none.
+func forwardedFor(elem string) string {
+	for p := range strings.SplitSeq(elem, ";") {
+		k, v, _ := strings.Cut(strings.TrimSpace(p), "=")
+		if strings.EqualFold(k, "for") {
+			return strings.Trim(strings.TrimSpace(v), `"`)
 		}
+	}
+	return ""
+}
+
+// addrOf parses an address as RemoteAddr and proxies write it: bare,
+// followed by a port ("host:port", "[v6]:port"), or a bracketed IPv6
+// address without a port.
+func addrOf(s string) netip.Addr {
+	if ap, err := netip.ParseAddrPort(s); err == nil {
+		return ap.Addr()
+	}
+	if len(s) > 2 && s[0] == '[' && s[len(s)-1] == ']' {
+		s = s[1 : len(s)-1]
 	}
 	a, _ := netip.ParseAddr(s)
 	return a

@@ -102,7 +102,7 @@ func checkIPv4Of(t *testing.T, s string, port bool) {
 	if !ok {
 		return
 	}
-	want := addrOf(s, port)
+	want := addrOf(s)
 	var b [4]byte
 	binary.BigEndian.PutUint32(b[:], got)
 	if !want.Is4() || netip.AddrFrom4(b) != want {
@@ -137,7 +137,7 @@ func TestSlotOfMemo(t *testing.T) {
 		switch {
 		case f == crawlerOther:
 			return slotOther
-		case ids.ranges[f].contains(addrOf(addr, true)):
+		case ids.ranges[f].contains(addrOf(addr)):
 			return crawlerSlot(2 * f)
 		}
 		return crawlerSlot(2*f + 1)
@@ -238,8 +238,32 @@ func TestAddrMemo(t *testing.T) {
 		if got := slot(proxied, googlebotUA, "66.249.66.1:443"); got != googleU {
 			t.Errorf("no proxy header: column %d, want %d (RemoteAddr is the proxy's)", got, googleU)
 		}
-		if got := slot(proxied, googlebotUA, "10.0.0.1:80", "X-Forwarded-For", "66.249.66.1:443"); got != googleU {
-			t.Errorf("a port in the proxy header: column %d, want %d", got, googleU)
+		// A proxy that writes the client's port too (issue 30): the
+		// address verifies, as RemoteAddr's does.
+		for _, v := range []string{"66.249.66.1:443", "203.0.113.1, [2001:4860:4801::1]:443", "[2001:4860:4801::1]", "2001:4860:4801::1"} {
+			if got := slot(proxied, googlebotUA, "10.0.0.1:80", "X-Forwarded-For", v); got != googleV {
+				t.Errorf("%q in the proxy header: column %d, want %d", v, got, googleV)
+			}
+		}
+		for _, v := range []string{"66.249.66.1:65536", "[2001:4860:4801::1", "66.249.66.1:443:1", "unknown"} {
+			if got := slot(proxied, googlebotUA, "66.249.66.1:80", "X-Forwarded-For", v); got != googleU {
+				t.Errorf("%q in the proxy header: column %d, want %d", v, got, googleU)
+			}
+		}
+	}
+	forwarded, err := newCrawlerIDs(&Crawlers{Ranges: ranges, AddressHeader: "forwarded"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for v, want := range map[string]crawlerSlot{
+		`for=192.0.2.43, for="[2001:4860:4801::1]:4711";proto=https`: googleV,
+		`for=66.249.66.1:443;by=203.0.113.60`:                        googleV,
+		`For="66.249.66.1"`:                                          googleV,
+		`for=66.249.66.1, for=192.0.2.43`:                            googleU, // the proxy's element is the last
+		`by=66.249.66.1`:                                             googleU,
+	} {
+		if got := slot(forwarded, googlebotUA, "10.0.0.1:80", "Forwarded", v); got != want {
+			t.Errorf("Forwarded: %s: column %d, want %d", v, got, want)
 		}
 	}
 }

@@ -18,14 +18,15 @@ import (
 //     (so a file that exists: a 404 makes none), at most Crawlers.Files
 //     rows, after which new files are not logged (crawlLog.full);
 //   - a fixed number of columns per row (numSlots: each named family
-//     verified and as an unverified claim, and every other client);
+//     verified and as an unverified claim, and every other client), a
+//     column's cell made on its first fetch of the file;
 //   - fixed counters per section by column and status class.
 //
 // Recording a fetch of a file that has its row allocates nothing, reads
 // no clock (the serving path's reading is given) and takes no lock: the
 // row is found in a small direct-mapped table of the rows last used
 // (recent), or else in the row map; the fetch is counted in its cell (an
-// atomic add), and its cell's last fetch is stored only when it changes,
+// atomic add; the cell is made on the column's first fetch of the file), and its cell's last fetch is stored only when it changes,
 // to the second (crawlCell.store).
 
 // Crawlers configures the crawl log (Sitemap.CrawlLog): who fetched each
@@ -33,14 +34,23 @@ import (
 // The zero value logs by User-Agent alone, with every claim unverified.
 type Crawlers struct {
 	// Ranges returns the published address ranges of crawler families,
-	// keyed by family: "Googlebot", "Bingbot", "YandexBot", "Applebot",
-	// "DuckDuckBot", "Baiduspider" (ReadCrawlerRanges reads the files
-	// Google and Bing publish). A request whose User-Agent claims a
-	// family is verified when its address is in that family's ranges;
-	// without ranges for the family, its claims stay unverified. It is
-	// called once, in New, and its error is New's. The library never
-	// fetches ranges over the network. Nil means none.
+	// keyed by family, as CrawlFetch.Crawler names them: "Googlebot",
+	// "GPTBot", "ChatGPT-User", … (ReadCrawlerRanges reads the files the
+	// vendors publish; CrawlerRangeFiles reads several). A request whose
+	// User-Agent claims a family is verified when its address is in that
+	// family's ranges, and spoofed when it is not; without ranges for the
+	// family, its claims are unverifiable. It is called once, in New, and
+	// its error is New's. The library never fetches ranges over the
+	// network. Nil means none.
 	Ranges func() (map[string][]netip.Prefix, error)
+	// Resolver, if set, also verifies by reverse DNS the families whose
+	// vendors document it (Googlebot, Bingbot, YandexBot, Applebot,
+	// Baiduspider, Amazonbot): an address outside the family's ranges
+	// whose name is in the vendor's domains and resolves back to it.
+	// Lookups are made in the background, one at a time, once per
+	// address; until an address is answered, its claims count as not
+	// verified. net.DefaultResolver will do. Nil means none.
+	Resolver CrawlerResolver
 	// AddressHeader names the header a trusted reverse proxy sets to the
 	// client's address, such as "X-Forwarded-For": the last address in
 	// it is used (the one the proxy added). Set it only behind such a
@@ -49,28 +59,43 @@ type Crawlers struct {
 	AddressHeader string
 	// VerifiedOnly answers the sitemap files (the index, pages and feeds;
 	// not robots.txt) only to verified crawlers: every other request gets
-	// a 403. It needs Ranges. Off by default.
+	// a 403, and what verified crawlers get is Cache-Control private. It
+	// needs Ranges or Resolver. With Resolver, an address outside the
+	// ranges gets 403s until its lookup has answered. Off by default.
 	VerifiedOnly bool
 	// Files is the most files the crawl log keeps; the fetches of a file
-	// past it are not logged. Zero means 1,000 (about 1.3 KiB each);
+	// past it are not logged. Zero means 1,000 (each 352 bytes, and 96 for each column that fetched it);
 	// negative turns the crawl log off.
 	Files int
 }
 
 const defaultCrawlLogFiles = 1000
 
-var errVerifiedNoRanges = errors.New("Crawlers.VerifiedOnly needs Crawlers.Ranges")
+var errVerifiedNoRanges = errors.New("Crawlers.VerifiedOnly needs Crawlers.Ranges or Crawlers.Resolver")
 
 // CrawlFetch is the last fetch of a file by one crawler family.
 type CrawlFetch struct {
-	// Crawler is the family the User-Agent claims: "Googlebot",
-	// "Bingbot", "YandexBot", "Applebot", "DuckDuckBot", "Baiduspider",
-	// or "other" for any other client.
+	// Crawler is the family the User-Agent claims, by its robots.txt
+	// token, or "other" for any other client. The search engines:
+	// "Googlebot", "Bingbot", "YandexBot", "Applebot", "DuckDuckBot",
+	// "Baiduspider". AI training: "GPTBot", "ClaudeBot", "CCBot",
+	// "Bytespider", "Meta-ExternalAgent", "Amazonbot". AI search:
+	// "OAI-SearchBot", "Claude-SearchBot", "PerplexityBot". Fetches a
+	// person asked an assistant for: "ChatGPT-User", "Claude-User",
+	// "Perplexity-User", "Google-Agent", "Meta-ExternalFetcher".
 	Crawler string
+	// Purpose is what the family fetches for: "search", "training" or
+	// "user-triggered"; "" for other.
+	Purpose string
 	// Verified tells that the address was in the family's ranges
 	// (Crawlers.Ranges). A claim that was not is kept apart, with
 	// Verified false: a spoofed Googlebot is never counted as Googlebot.
-	Verified    bool
+	Verified bool
+	// Spoofed tells that the family's ranges were given and the address
+	// was not in them. A claim neither verified nor spoofed could not be
+	// checked: the family had no ranges (Anthropic, ByteDance and Meta
+	// publish none).
+	Spoofed     bool
 	Time        time.Time // when the request was answered, to the second (the clock read as it came; the Store's time, as Last-Modified)
 	Status      int       // its status: 200, 206, 304, 403, 503, …
 	Bytes       int64     // its body bytes
@@ -82,7 +107,9 @@ type CrawlFetch struct {
 // column with one status (SectionStats.CrawlCounts).
 type CrawlCount struct {
 	Crawler  string // as in CrawlFetch
+	Purpose  string // as in CrawlFetch
 	Verified bool   // as in CrawlFetch
+	Spoofed  bool   // as in CrawlFetch
 	Status   int    // 200, 206, 304, 403, 412, 416, 500 or 503; 0 for any other
 	Fetches  int64
 }
@@ -94,100 +121,20 @@ type FileCrawls struct {
 	Crawls  []CrawlFetch // one per column that fetched it, the latest first
 }
 
-// crawlCell is the fetches of a file by one column: their counts by
-// status class, and the last one, packed (packFetch) with its bytes.
-//
-// A fetch is counted by an atomic add, and its last fetch is stored, under
-// mu, only when it differs from the one stored, to the second: the same
-// crawler fetching the file again within the second with the same answer
-// stores nothing. A reader takes mu, so it sees a last fetch whole (its
-// time, status, conditional flag and bytes are one fetch's), and every
-// count only grows; but the counts and the last fetch are read apart, so
-// a count may include a fetch whose last fetch is not stored yet.
-type crawlCell struct {
-	last   atomic.Uint64           // packFetch of the last fetch; 0 if never fetched
-	bytes  atomic.Int64            // its body bytes
-	counts [numStatus]atomic.Int64 // by statusClass: 200 first, so that a hit reads and adds in 24 bytes
-	mu     sync.Mutex              // held to store last and bytes, and to read them together
-}
-
-// packFetch packs the time in seconds, status and conditional flag of a
-// fetch into one word: a bit that is always set (so that 0 is none), the
-// flag, 16 bits of status and the seconds above them, signed.
-func packFetch(sec int64, cond bool, status int) uint64 {
-	w := uint64(sec)<<18 | uint64(uint16(status))<<2 | 1
-	if cond {
-		w |= 2
-	}
-	return w
-}
-
-// unpackFetch is packFetch's inverse.
-func unpackFetch(w uint64) (sec int64, cond bool, status int) {
-	return int64(w) >> 18, w&2 != 0, int(uint16(w >> 2))
-}
-
-// store logs a fetch answered at the Unix second sec.
-func (cell *crawlCell) store(sec int64, cond bool, status int, n int64) {
-	cell.counts[statusClass(status)].Add(1)
-	if w := packFetch(sec, cond, status); cell.last.Load() != w || cell.bytes.Load() != n {
-		cell.storeLast(sec, w, n)
-	} // else unchanged to the second
-}
-
-// storeLast stores w (packFetch of a fetch answered at sec) and n as the
-// cell's last fetch, unless a later one is stored.
-func (cell *crawlCell) storeLast(sec int64, w uint64, n int64) {
-	cell.mu.Lock()
-	if old := cell.last.Load(); old == 0 || int64(old)>>18 <= sec { // a fetch answered earlier, stored late, is not the last
-		cell.last.Store(w)
-		cell.bytes.Store(n)
-	}
-	cell.mu.Unlock()
-}
-
-// fetch returns the cell's last fetch and its count of fetches, with ok
-// false if it has none.
-func (cell *crawlCell) fetch() (f CrawlFetch, ok bool) {
-	cell.mu.Lock()
-	w, n := cell.last.Load(), cell.bytes.Load()
-	cell.mu.Unlock()
-	if w == 0 {
-		return f, false
-	}
-	sec, cond, status := unpackFetch(w)
-	f = CrawlFetch{Time: time.Unix(sec, 0), Status: status, Bytes: n, Conditional: cond}
-	for i := range cell.counts {
-		f.Fetches += cell.counts[i].Load()
-	}
-	return f, true
-}
-
-// crawlRow is a file's row.
+// crawlRow is a file's row: a cell per column that fetched the file.
 type crawlRow struct {
 	key   docKey // the file's key: indexFileKey for index files
-	cells [numSlots]crawlCell
+	cells [numSlots]atomic.Pointer[crawlCell]
 }
 
-// statusClasses are the statuses counted apart; any other is "other".
-var statusClasses = [...]int{200, 206, 304, 403, 412, 416, 500, 503}
-
-const numStatus = len(statusClasses) + 1
-
-func statusClass(code int) int {
-	if code == http.StatusOK {
-		return 0 // a hit's: statusClasses[0]
+// cell returns the cell of column c, made if it has none: at most
+// numSlots are made per row, whoever asks.
+func (row *crawlRow) cell(c crawlerSlot) *crawlCell {
+	if cell := row.cells[c].Load(); cell != nil {
+		return cell
 	}
-	return otherStatusClass(code)
-}
-
-func otherStatusClass(code int) int {
-	for i, c := range statusClasses {
-		if c == code {
-			return i
-		}
-	}
-	return len(statusClasses)
+	row.cells[c].CompareAndSwap(nil, new(crawlCell))
+	return row.cells[c].Load()
 }
 
 // crawlCounts are a section's fetches by column and status class that
@@ -233,7 +180,7 @@ func newCrawlLog(c *Crawlers, st *site) (*crawlLog, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.VerifiedOnly && c.Ranges == nil {
+	if c.VerifiedOnly && c.Ranges == nil && c.Resolver == nil {
 		return nil, errVerifiedNoRanges
 	}
 	l := &crawlLog{ids: ids, verified: c.VerifiedOnly, max: cmp.Or(c.Files, defaultCrawlLogFiles),
@@ -289,7 +236,7 @@ func (l *crawlLog) record(k docKey, c crawlerSlot, sec int64, cond bool, status 
 			return
 		}
 	}
-	row.cells[c].store(sec, cond, status, n)
+	row.cell(c).store(sec, cond, status, n)
 }
 
 // rowOf returns the row of the file k that recent does not hold, made if
@@ -333,15 +280,19 @@ func (l *crawlLog) add(k docKey) *crawlRow {
 
 // snapshot returns the columns of row that fetched the file, the latest
 // first.
-func (row *crawlRow) snapshot() []CrawlFetch {
+func (l *crawlLog) snapshot(row *crawlRow) []CrawlFetch {
 	var out []CrawlFetch
 	for i := range row.cells {
-		f, ok := row.cells[i].fetch()
+		cell := row.cells[i].Load()
+		if cell == nil {
+			continue
+		}
+		f, ok := cell.fetch()
 		if !ok {
 			continue
 		}
 		c := crawlerSlot(i)
-		f.Crawler, f.Verified = crawlerNames[c.family()], c.verified()
+		f.Crawler, f.Purpose, f.Verified, f.Spoofed = crawlerNames[c.family()], purposeNames[c.purpose()], c.verified(), l.spoofed(c)
 		out = append(out, f)
 	}
 	slices.SortStableFunc(out, func(a, b CrawlFetch) int { return b.Time.Compare(a.Time) })
@@ -356,7 +307,7 @@ func (l *crawlLog) file(k docKey) []CrawlFetch {
 		return nil
 	}
 	if row := (*l.rows.Load())[k]; row != nil {
-		return row.snapshot()
+		return l.snapshot(row)
 	}
 	return nil
 }
@@ -384,7 +335,7 @@ func (l *crawlLog) section(i int) ([]CrawlFetch, []CrawlCount) {
 		if l.sectionRow(row.key) != i {
 			continue
 		}
-		for _, f := range row.snapshot() {
+		for _, f := range l.snapshot(row) {
 			if c := slotFor(f); !seen[c] || f.Time.After(last[c].Time) {
 				last[c], seen[c] = f, true
 			}
@@ -405,7 +356,8 @@ func (l *crawlLog) section(i int) ([]CrawlFetch, []CrawlCount) {
 				code = statusClasses[st]
 			}
 			cs := crawlerSlot(c)
-			counts = append(counts, CrawlCount{Crawler: crawlerNames[cs.family()], Verified: cs.verified(), Status: code, Fetches: n})
+			counts = append(counts, CrawlCount{Crawler: crawlerNames[cs.family()], Purpose: purposeNames[cs.purpose()],
+				Verified: cs.verified(), Spoofed: l.spoofed(cs), Status: code, Fetches: n})
 		}
 		if total > 0 && seen[c] {
 			last[c].Fetches = total
@@ -431,30 +383,54 @@ func (l *crawlLog) counted(i int) [numSlots][numStatus]int64 {
 			continue
 		}
 		for c := range row.cells {
-			for st := range all[c] {
-				all[c][st] += row.cells[c].counts[st].Load()
+			if cell := row.cells[c].Load(); cell != nil {
+				for st := range all[c] {
+					all[c][st] += cell.counts[st].Load()
+				}
 			}
 		}
 	}
 	return all
 }
 
-// totals returns the fetches logged by verified crawlers and by
-// unverified claimants, over every section.
-func (l *crawlLog) totals() (verified, unverified int64) {
+// crawlTotals are the fetches logged over every section: by verified
+// crawlers, by unverified claims and the spoofed among them, and the
+// claims that are not spoofed by purpose.
+type crawlTotals struct {
+	verified, unverified, spoofed int64
+	byPurpose                     [numPurposes]int64
+}
+
+// totals returns the fetches logged over every section.
+func (l *crawlLog) totals() crawlTotals {
+	var t crawlTotals
 	for i := range l.counts {
 		all := l.counted(i)
 		for c := range slotOther {
-			for _, n := range all[c] {
-				if c.verified() {
-					verified += n
-				} else {
-					unverified += n
-				}
+			var n int64
+			for _, k := range all[c] {
+				n += k
 			}
+			switch {
+			case c.verified():
+				t.verified += n
+			case l.spoofed(c):
+				t.unverified += n
+				t.spoofed += n
+				continue
+			default:
+				t.unverified += n
+			}
+			t.byPurpose[c.purpose()] += n
 		}
 	}
-	return verified, unverified
+	return t
+}
+
+// spoofed reports whether a fetch of column c is a spoofed claim: not
+// verified, though the family's ranges were given.
+func (l *crawlLog) spoofed(c crawlerSlot) bool {
+	return c < slotOther && !c.verified() && l.ids.verifiable(c.family())
 }
 
 // slotFor is the column of a fetch.

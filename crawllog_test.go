@@ -303,9 +303,22 @@ func TestCrawlLogAllocs(t *testing.T) {
 		return testing.AllocsPerRun(100, func() { clear(w.header); sm.ServeHTTP(w, r) })
 	}
 	off := allocs(Crawlers{Files: -1}, googlebotUA)
-	for _, ua := range []string{googlebotUA, bingbotUA, "Mozilla/5.0"} {
-		if on := allocs(Crawlers{Ranges: googleRanges}, ua); on > off {
-			t.Errorf("%q: %v allocations with the crawl log, %v without", ua, on, off)
+	uas := []string{googlebotUA, bingbotUA, "Mozilla/5.0"}
+	for _, c := range aiClients { // each AI family too (issue 30), verified or not
+		uas = append(uas, c.ua)
+	}
+	aiRanges := func() (map[string][]netip.Prefix, error) { // the address in every family's ranges
+		m := map[string][]netip.Prefix{}
+		for _, name := range crawlerNames[:crawlerOther] {
+			m[name] = []netip.Prefix{netip.MustParsePrefix("66.249.64.0/19")}
+		}
+		return m, nil
+	}
+	for _, ua := range uas {
+		for _, ranges := range []func() (map[string][]netip.Prefix, error){googleRanges, aiRanges} {
+			if on := allocs(Crawlers{Ranges: ranges}, ua); on > off {
+				t.Errorf("%.40q: %v allocations with the crawl log, %v without", ua, on, off)
+			}
 		}
 	}
 }
@@ -315,7 +328,7 @@ func TestCrawlLogAllocs(t *testing.T) {
 // their own row, from several goroutines (run with -race).
 func TestCrawlLogRecentRows(t *testing.T) {
 	const files = 3000
-	l := &crawlLog{max: files, counts: make([]crawlCounts, 3), sections: 1}
+	l := &crawlLog{ids: &crawlerIDs{}, max: files, counts: make([]crawlCounts, 3), sections: 1}
 	l.rows.Store(&map[docKey]*crawlRow{})
 	at := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	var wg sync.WaitGroup
@@ -420,7 +433,7 @@ func TestCrawlCellStore(t *testing.T) {
 // counts that never go down; at the end, every fetch is counted, in the
 // file's and the section's counts alike.
 func TestCrawlLogConcurrentCell(t *testing.T) {
-	l := &crawlLog{max: 10, counts: make([]crawlCounts, 3), sections: 1}
+	l := &crawlLog{ids: &crawlerIDs{}, max: 10, counts: make([]crawlCounts, 3), sections: 1}
 	l.rows.Store(&map[docKey]*crawlRow{})
 	k, c := pageKey(0, 1), crawlerSlot(2*crawlerGoogle)
 	at := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
@@ -470,7 +483,7 @@ func TestCrawlLogConcurrentCell(t *testing.T) {
 	if len(got) != 1 || got[0].Fetches != writers*each || !got[0].Time.Equal(at.Add((each-1)/100*time.Second)) {
 		t.Errorf("after: %+v", got)
 	}
-	if v, u := l.totals(); v != writers*each || u != 0 {
-		t.Errorf("totals %d verified, %d unverified; want %d, 0", v, u, writers*each)
+	if tt := l.totals(); tt.verified != writers*each || tt.unverified != 0 || tt.byPurpose[purposeSearch] != writers*each {
+		t.Errorf("totals %+v; want %d verified, 0 unverified, all of them search", tt, writers*each)
 	}
 }

@@ -67,9 +67,13 @@
 // and their durations, rejected URLs and responses, for metrics (the
 // adapters/promsitemap collector, or expvar through adapters/expvarsitemap).
 // [Sitemap.CrawlLog] tells, for each file, the last fetch by each crawler
-// family (Googlebot, Bingbot, …), recognised by User-Agent and verified by
-// the address ranges the owner gives in [Config.Crawlers], in a table of
-// fixed size; [Crawlers.VerifiedOnly] answers 403 to everyone else.
+// family (Googlebot, Bingbot, …, and the AI crawlers and agents: GPTBot,
+// ChatGPT-User, …), each with its purpose (search, training or
+// user-triggered), recognised by User-Agent and verified by the address
+// ranges the owner gives in [Config.Crawlers] ([CrawlerRangeFiles]) or by
+// reverse DNS ([Crawlers.Resolver]), spoofed claims and unverifiable ones
+// kept apart, in a table of fixed size; [Crawlers.VerifiedOnly] answers
+// 403 to everyone else, and private to them.
 //
 // # IndexNow
 //
@@ -99,6 +103,10 @@
 // robots.txt passes through with "Sitemap: BASE/sitemap_index.xml" (and a
 // Sitemap: line per Atom feed) appended unless present. If the application has none (404), a minimal
 // robots.txt that allows everything and names the sitemap is served.
+// [Config.Robots] adds rules for AI crawlers by purpose and a
+// Content-Signal line ([RobotsPolicy]), merged without changing the
+// answers for any agent the application's file names. They ask; they do
+// not enforce.
 //
 // Nothing of a request but its method, path, Accept-Encoding and
 // conditional headers decides a response (and, with

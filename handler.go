@@ -111,6 +111,9 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if rt.rep == asHTML {
 		if notes := s.notes.of(k); len(notes) > 0 {
+			if s.crawls != nil && s.crawls.verified {
+				h["Cache-Control"] = st.headers.cacheControl // private (crawlprivate.go)
+			}
 			if err := serveWithNotes(w, r, e, notes); err != nil { // cannot happen: we compressed it
 				serveError(w, "internal error", http.StatusInternalServerError)
 			}

@@ -27,9 +27,19 @@ func (n crawlNotes) htmlNotes(k docKey) []string {
 		if f.Crawler == "other" {
 			continue
 		}
+		var about []string // "GPTBot (training)", "ClaudeBot (training; claimed, not verified by address)"
+		if f.Purpose != "search" {
+			about = append(about, f.Purpose)
+		}
+		switch {
+		case f.Spoofed:
+			about = append(about, "spoofed: not from its vendor's addresses")
+		case !f.Verified:
+			about = append(about, "claimed, not verified by address")
+		}
 		who := f.Crawler
-		if !f.Verified {
-			who += " (claimed, not verified by address)"
+		if len(about) > 0 {
+			who += " (" + strings.Join(about, "; ") + ")"
 		}
 		notes = append(notes, fmt.Sprintf("%s fetched this file %s ago: %d", who, agoText(n.now().Sub(f.Time)), f.Status))
 	}

@@ -73,8 +73,9 @@ const minimalRobots = "User-agent: *\nAllow: /\n\n"
 // this costs only requests for /robots.txt, which the caller dispatches.
 type robots struct {
 	lines       []robotsLine
-	minimal     []byte // the robots.txt served when the application has none
-	minimalETag string // strong, quoted
+	policy      *robotsPolicy // Config.Robots; nil for none
+	minimal     []byte        // the robots.txt served when the application has none
+	minimalETag string        // strong, quoted
 	// minimal's ETag and Content-Length as header values
 	minimalETagHdr, minimalLen []string
 	tagSuffix                  string // appended to the application's opaque ETag when we change the body
@@ -87,6 +88,7 @@ type robots struct {
 type robotsMerge struct {
 	app, merged []byte
 	appended    bool
+	tooLarge    bool     // our lines would take it over maxRobotsBytes: merged is app, passed through
 	length      []string // len(merged), as a Content-Length value
 }
 
@@ -112,8 +114,12 @@ type robotsLine struct {
 // "Sitemap: https://example.com/sitemap_index.xml" (one or more). Each is
 // trimmed, a value holding line breaks counts as several lines, blank lines
 // and repeats are dropped, and a Sitemap field name is written "Sitemap".
-func newRobots(lines []string) *robots {
-	rb := &robots{}
+func newRobots(lines []string) *robots { return newPolicyRobots(lines, nil) }
+
+// newPolicyRobots is newRobots with the policy p's groups (nil for none),
+// merged as into an application's file (robotsmerge.go).
+func newPolicyRobots(lines []string, p *robotsPolicy) *robots {
+	rb := &robots{policy: p}
 	for _, in := range lines {
 		for _, l := range strings.FieldsFunc(in, func(r rune) bool { return r == '\n' || r == '\r' }) {
 			field, value := robotsField(l)
@@ -129,13 +135,7 @@ func newRobots(lines []string) *robots {
 			}
 		}
 	}
-	var all strings.Builder
-	all.WriteString(minimalRobots)
-	for _, l := range rb.lines {
-		all.WriteString(l.text)
-		all.WriteByte('\n')
-	}
-	rb.minimal = []byte(all.String())
+	rb.minimal, _, _ = rb.merge([]byte(minimalRobots))
 	rb.minimalETag = `"` + strconv.FormatUint(fnvHash(rb.minimal), 16) + `"`
 	rb.minimalETagHdr, rb.minimalLen = []string{rb.minimalETag}, []string{strconv.Itoa(len(rb.minimal))}
 	rb.tagSuffix = "-sitemap" + strconv.FormatUint(fnvHash(rb.minimal[len(minimalRobots):]), 16)
@@ -150,20 +150,6 @@ func (rb *robots) has(field, value string) bool {
 		}
 	}
 	return false
-}
-
-// robotsField splits a robots.txt line into its field name and value, with
-// any comment and the surrounding whitespace removed. A line without a
-// colon has no field name: its value is the whole trimmed line.
-func robotsField(line string) (field, value string) {
-	if i := strings.IndexByte(line, '#'); i >= 0 {
-		line = line[:i]
-	}
-	field, value, ok := strings.Cut(line, ":")
-	if !ok {
-		return "", strings.TrimSpace(field)
-	}
-	return strings.TrimSpace(field), strings.TrimSpace(value)
 }
 
 // serve answers a GET/HEAD (other methods: pass to next if non-nil, else
@@ -269,6 +255,10 @@ func (rb *robots) serveMerged(w http.ResponseWriter, r *http.Request, c *robotsC
 		return
 	}
 	m := rb.mergeOnce(body)
+	if m.tooLarge {
+		c.passThrough()
+		return
+	}
 	h := w.Header()
 	for k, v := range c.header {
 		h[k] = v
@@ -357,63 +347,10 @@ func (rb *robots) mergeOnce(body []byte) *robotsMerge {
 		return m
 	}
 	app := bytes.Clone(body)
-	merged, appended := rb.merge(app)
-	m := &robotsMerge{app: app, merged: merged, appended: appended, length: []string{strconv.Itoa(len(merged))}}
+	merged, appended, ok := rb.merge(app)
+	m := &robotsMerge{app: app, merged: merged, appended: appended, tooLarge: !ok, length: []string{strconv.Itoa(len(merged))}}
 	rb.last.Store(m)
 	return m
-}
-
-// merge appends to body each of our lines it does not already hold, and
-// reports whether it appended any. An unchanged body is returned as is.
-func (rb *robots) merge(body []byte) ([]byte, bool) {
-	found := make([]bool, len(rb.lines))
-	eol := ""
-	rest := strings.TrimPrefix(string(body), "\ufeff") // a UTF-8 byte order mark
-	for len(rest) > 0 {
-		line := rest
-		if i := strings.IndexAny(rest, "\r\n"); i < 0 {
-			rest = ""
-		} else {
-			n := 1
-			if rest[i] == '\r' && i+1 < len(rest) && rest[i+1] == '\n' {
-				n = 2
-			}
-			if eol == "" {
-				eol = rest[i : i+n]
-			}
-			line, rest = rest[:i], rest[i+n:]
-		}
-		field, value := robotsField(line)
-		for j, l := range rb.lines {
-			if !found[j] && l.value == value && strings.EqualFold(l.field, field) {
-				found[j] = true
-			}
-		}
-	}
-	missing := 0
-	for _, f := range found {
-		if !f {
-			missing++
-		}
-	}
-	if missing == 0 {
-		return body, false
-	}
-	if eol == "" {
-		eol = "\n"
-	}
-	out := make([]byte, 0, len(body)+len(eol)+missing*(64+len(eol)))
-	out = append(out, body...)
-	if len(out) > 0 && out[len(out)-1] != '\n' && out[len(out)-1] != '\r' {
-		out = append(out, eol...)
-	}
-	for j, l := range rb.lines {
-		if !found[j] {
-			out = append(out, l.text...)
-			out = append(out, eol...)
-		}
-	}
-	return out, true
 }
 
 // robotsSet is the robots.txt merger for an index of n files.
@@ -444,7 +381,7 @@ func (s *Sitemap) robotsNow(ctx context.Context) *robots {
 			lines = append(lines, "Sitemap: "+sec.feed.loc)
 		}
 	}
-	set := &robotsSet{n: n, rb: newRobots(lines)}
+	set := &robotsSet{n: n, rb: newPolicyRobots(lines, s.site.robots)}
 	s.robots.Store(set)
 	return set.rb
 }

@@ -111,9 +111,13 @@ func TestRobotsGzip(t *testing.T) {
 	})
 }
 
+// TestRobotsTooLarge: the 500 KiB limit holds after the merge (issue
+// 30): a body that our line would take past it passes through unmodified,
+// as one past it already does; one that fits with our line is merged.
 func TestRobotsTooLarge(t *testing.T) {
 	line := "Disallow: /" + strings.Repeat("x", 88) + "\n" // 100 bytes
-	for _, size := range []int{maxRobotsBytes, maxRobotsBytes + 1} {
+	fits := maxRobotsBytes - len(testRobotsLine) - 1       // with our line and its newline: the limit
+	for _, size := range []int{fits, fits + 1, maxRobotsBytes, maxRobotsBytes + 1} {
 		t.Run(strconv.Itoa(size), func(t *testing.T) {
 			body := strings.Repeat(line, size/100) // ends with a newline
 			if extra := size % 100; extra > 0 {
@@ -131,8 +135,8 @@ func TestRobotsTooLarge(t *testing.T) {
 			})
 			rec := serveRobots(t, []string{testRobotsLine}, app, robotsReq("GET"))
 			got := rec.Body.String()
-			if size <= maxRobotsBytes {
-				if want := body + testRobotsLine + "\n"; got != want {
+			if size <= fits {
+				if want := body + testRobotsLine + "\n"; got != want || len(got) != maxRobotsBytes {
 					t.Errorf("at the limit: got %d bytes, want %d merged", len(got), len(want))
 				}
 				checkLength(t, rec.Header(), len(got))
@@ -141,7 +145,10 @@ func TestRobotsTooLarge(t *testing.T) {
 			if got != body {
 				t.Errorf("past the limit: got %d bytes, want the app's %d unmodified", len(got), len(body))
 			}
-			if rec.Header().Get("X-App") != "1" || !rec.Flushed {
+			if rec.Header().Get("X-App") != "1" {
+				t.Errorf("past the limit after merging: headers %v, want the app's", rec.Header())
+			}
+			if size > maxRobotsBytes && !rec.Flushed {
 				t.Errorf("past the limit: headers %v, flushed %v; want the app's headers, flushed", rec.Header(), rec.Flushed)
 			}
 		})

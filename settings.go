@@ -37,6 +37,8 @@ type site struct {
 	htmlIndex  bool       // let search engines index the HTML view: no X-Robots-Tag
 	layout     string     // names the sections, in order, in the index's store key
 
+	robots *robotsPolicy // Config.Robots; nil when it adds nothing
+
 	maxBuilds    int
 	maxWaiting   int64 // 0 for no bound
 	maxPages     int64 // the pages an index lists at most: maxIndexPages (a test lowers it)
@@ -144,6 +146,12 @@ func newSite(cfg *Config, sections []Section) (*site, error) {
 			return nil, errors.New("CacheControl has a line break")
 		}
 		st.headers.cacheControl = []string{cc}
+	}
+	if st.robots, err = newRobotsPolicy(cfg.Robots); err != nil {
+		return nil, err
+	}
+	if cfg.Crawlers.VerifiedOnly { // what only verified crawlers get, no shared cache may keep (crawlprivate.go)
+		st.headers.cacheControl = []string{privateCacheControl(first(st.headers.cacheControl))}
 	}
 	st.headers.retryAfter = []string{strconv.Itoa(int((st.retryAfter + time.Second - 1) / time.Second))}
 	if cfg.Audit != nil {

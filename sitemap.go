@@ -170,6 +170,13 @@ type Config struct {
 	// when given the families' published ranges. The zero value logs by
 	// User-Agent, up to 1,000 files; see Crawlers.
 	Crawlers Crawlers
+	// Robots asks AI crawlers, by purpose, in the robots.txt the Handler
+	// serves: rules for training, search and user-triggered fetchers, and
+	// a Content-Signal line, merged into the application's robots.txt
+	// without changing its answers for any agent it names. Such lines
+	// ask and do not enforce. The zero value adds nothing; see
+	// RobotsPolicy.
+	Robots RobotsPolicy
 
 	// HTML serves an HTML view of the sitemap for people, with no script:
 	// BASE/sitemap_index.html lists every file with its lastmod and URL
@@ -437,6 +444,9 @@ func (s *Sitemap) Close() error {
 		a.stop() // its requests end while the builds do
 	}
 	s.docs.close()
+	if s.crawls != nil {
+		s.crawls.ids.dns.close()
+	}
 	s.docs.tier.close()
 	s.docs.clocks.file.close()
 	if a := s.rep.audit; a != nil {

@@ -66,9 +66,14 @@ type Stats struct {
 
 	// The crawl log (Config.Crawlers, Sitemap.CrawlLog).
 	CrawlerFetches    int64 // sitemap file requests by verified crawlers
-	CrawlerUnverified int64 // by clients whose User-Agent claims a crawler family, not verified by address
-	CrawlerForbidden  int64 // 403s of Crawlers.VerifiedOnly
-	CrawlLogFull      int64 // fetches of files not logged: the log had Crawlers.Files files already
+	CrawlerUnverified int64 // by clients whose User-Agent claims a crawler family, not verified by address (spoofed or unverifiable)
+	CrawlerSpoofed    int64 // of those, the claims of a family whose ranges were given, from an address outside them
+	// Fetches by purpose (CrawlFetch.Purpose), verified or unverifiable
+	// (spoofed claims are not counted here): search engines and AI search,
+	// AI training, and fetches a person asked an assistant for.
+	CrawlerSearch, CrawlerTraining, CrawlerUserTriggered int64
+	CrawlerForbidden                                     int64 // 403s of Crawlers.VerifiedOnly
+	CrawlLogFull                                         int64 // fetches of files not logged: the log had Crawlers.Files files already
 }
 
 // Stats returns the current counters.
@@ -101,7 +106,9 @@ func (s *Sitemap) Stats() Stats {
 	t := s.docs.tier.stats()
 	st.StoreHits, st.StoreWaits, st.StoreErrors, st.StoreDown = t.hits, t.waits, t.errs, t.down
 	if l := s.crawls; l != nil {
-		st.CrawlerFetches, st.CrawlerUnverified = l.totals()
+		t := l.totals()
+		st.CrawlerFetches, st.CrawlerUnverified, st.CrawlerSpoofed = t.verified, t.unverified, t.spoofed
+		st.CrawlerSearch, st.CrawlerTraining, st.CrawlerUserTriggered = t.byPurpose[purposeSearch], t.byPurpose[purposeTraining], t.byPurpose[purposeUserTriggered]
 		st.CrawlerForbidden, st.CrawlLogFull = l.forbidden.Load(), l.full.Load()
 	}
 	return st
@@ -149,7 +156,7 @@ func (s *Sitemap) CrawlLog() []FileCrawls {
 	rows := s.crawls.files()
 	out := make([]FileCrawls, len(rows))
 	for i, row := range rows {
-		out[i] = FileCrawls{File: s.site.fileName(row.key), Section: s.rep.of(row.key).name, Crawls: row.snapshot()}
+		out[i] = FileCrawls{File: s.site.fileName(row.key), Section: s.rep.of(row.key).name, Crawls: s.crawls.snapshot(row)}
 	}
 	return out
 }

@@ -39,6 +39,7 @@ type collector struct {
 	auditLeftOut                        *prometheus.Desc
 	crawlLast, crawlFetches             *prometheus.Desc
 	crawlForbidden, crawlUnlogged       *prometheus.Desc
+	crawlClaims                         *prometheus.Desc
 }
 
 // New returns a collector of the metrics of sm, to register with a
@@ -71,13 +72,19 @@ type collector struct {
 //	                                        the crawl log: when each crawler family last fetched each file
 //	crawler_fetches_total{section,crawler,verified,code}
 //	                                        fetches of the section's files by crawler family and status ("other" for a status not counted apart)
+//	crawler_claims_total{purpose,check}     fetches by crawlers of each purpose (search, training, user-triggered),
+//	                                        by check: verified, spoofed (outside the family's given ranges) or unverifiable
 //	crawler_forbidden_total                 403s to clients that are not verified crawlers (Crawlers.VerifiedOnly)
 //	crawl_log_unlogged_total                fetches not logged: the crawl log had Crawlers.Files files already
 //
-// The crawler label is a family of sitemap.CrawlFetch ("Googlebot", …,
-// "other") and verified "true" or "false", so a claim not verified by
-// address is never counted with the verified family; the files are those
-// the crawl log holds, at most Crawlers.Files.
+// The crawler label is a family of sitemap.CrawlFetch ("Googlebot",
+// "GPTBot", "ChatGPT-User", …, "other") and verified "true" or "false",
+// so a claim not verified by address is never counted with the verified
+// family; the files are those the crawl log holds, at most
+// Crawlers.Files. A spoofed claim's last fetch is not exported per file
+// (anyone can send any User-Agent, and each would be series of every
+// file); its fetches are counted in crawler_fetches_total and
+// crawler_claims_total. crawler_claims_total has at most 9 series.
 //
 // The IndexNow metrics are zero unless Config.IndexNow is set, the store
 // metrics unless Config.Store is, and the audit metrics unless
@@ -117,7 +124,22 @@ func New(sm *sitemap.Sitemap) prometheus.Collector {
 		crawlFetches:    d("crawler_fetches_total", "Fetches of the section's files by crawler family and status code.", "section", "crawler", "verified", "code"),
 		crawlForbidden:  d("crawler_forbidden_total", "403s to clients that are not verified crawlers."),
 		crawlUnlogged:   d("crawl_log_unlogged_total", "Fetches of files the full crawl log could not keep."),
+		crawlClaims:     d("crawler_claims_total", "Fetches by crawlers of each purpose, by check: verified, spoofed or unverifiable.", "purpose", "check"),
 	}
+}
+
+// claim is a series of crawler_claims_total.
+type claim struct{ purpose, check string }
+
+// check is a crawl log column's check label.
+func check(verified, spoofed bool) string {
+	switch {
+	case verified:
+		return "verified"
+	case spoofed:
+		return "spoofed"
+	}
+	return "unverifiable"
 }
 
 // Describe sends the descriptors of every metric.
@@ -127,7 +149,7 @@ func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 		c.servedBytes, c.cacheBytes, c.cacheItems, c.revalidated, c.corrected,
 		c.indexNowURLs, c.indexNowFailed, c.indexNowRetried, c.store, c.storeErrors, c.storeDown,
 		c.auditURLs, c.auditFindings, c.fileFinds, c.auditLeftOut,
-		c.crawlLast, c.crawlFetches, c.crawlForbidden, c.crawlUnlogged,
+		c.crawlLast, c.crawlFetches, c.crawlForbidden, c.crawlUnlogged, c.crawlClaims,
 	} {
 		ch <- d
 	}
@@ -141,6 +163,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	gauge := func(d *prometheus.Desc, v int64, labels ...string) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, float64(v), labels...)
 	}
+	claims := map[claim]int64{} // crawler_claims_total, summed over the sections
 	for _, st := range c.sm.SectionStats() {
 		s := st.Section
 		counter(c.builds, st.Builds, s)
@@ -172,10 +195,19 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 				code = strconv.Itoa(f.Status)
 			}
 			counter(c.crawlFetches, f.Fetches, s, f.Crawler, strconv.FormatBool(f.Verified), code)
+			if f.Purpose != "" {
+				claims[claim{f.Purpose, check(f.Verified, f.Spoofed)}] += f.Fetches
+			}
 		}
+	}
+	for k, n := range claims {
+		counter(c.crawlClaims, n, k.purpose, k.check)
 	}
 	for _, fc := range c.sm.CrawlLog() {
 		for _, f := range fc.Crawls {
+			if f.Spoofed {
+				continue
+			}
 			ch <- prometheus.MustNewConstMetric(c.crawlLast, prometheus.GaugeValue,
 				float64(f.Time.UnixNano())/1e9, fc.Section, fc.File, f.Crawler, strconv.FormatBool(f.Verified))
 		}

@@ -305,7 +305,8 @@ sitemap_audit_urls_total{result="skipped"} 0
 }
 
 // TestCrawlerMetrics: the crawl log's series, a spoofed Googlebot apart
-// from the verified one, and lint-clean.
+// from the verified one (and not per file), an AI crawler's claim that
+// could not be checked by its purpose, and lint-clean.
 func TestCrawlerMetrics(t *testing.T) {
 	at := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	sm, err := sitemap.New(sitemap.Config{
@@ -320,15 +321,17 @@ func TestCrawlerMetrics(t *testing.T) {
 	}
 	defer sm.Close()
 	const googlebot = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
-	for _, c := range []struct{ path, addr, etag string }{
-		{"/sitemap-products-1.xml.gz", "66.249.66.1:1000", ""},
-		{"/sitemap-products-1.xml.gz", "66.249.66.1:1000", "*"}, // a 304
-		{"/sitemap-products-1.xml.gz", "198.51.100.7:1000", ""}, // spoofed
-		{"/sitemap_index.xml", "66.249.66.1:1000", ""},
+	const gptbot = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)"
+	for _, c := range []struct{ path, addr, etag, ua string }{
+		{"/sitemap-products-1.xml.gz", "66.249.66.1:1000", "", googlebot},
+		{"/sitemap-products-1.xml.gz", "66.249.66.1:1000", "*", googlebot}, // a 304
+		{"/sitemap-products-1.xml.gz", "198.51.100.7:1000", "", googlebot}, // spoofed
+		{"/sitemap_index.xml", "66.249.66.1:1000", "", googlebot},
+		{"/sitemap_index.xml", "192.0.2.1:1000", "", gptbot}, // no GPTBot ranges given: unverifiable
 	} {
 		r := httptest.NewRequest(http.MethodGet, c.path, nil)
 		r.RemoteAddr = c.addr
-		r.Header.Set("User-Agent", googlebot)
+		r.Header.Set("User-Agent", c.ua)
 		if c.etag != "" {
 			r.Header.Set("If-None-Match", c.etag)
 		}
@@ -337,22 +340,28 @@ func TestCrawlerMetrics(t *testing.T) {
 	want := `
 # HELP sitemap_crawler_fetches_total Fetches of the section's files by crawler family and status code.
 # TYPE sitemap_crawler_fetches_total counter
+sitemap_crawler_fetches_total{code="200",crawler="GPTBot",section="_index",verified="false"} 1
 sitemap_crawler_fetches_total{code="200",crawler="Googlebot",section="_index",verified="true"} 1
 sitemap_crawler_fetches_total{code="200",crawler="Googlebot",section="products",verified="false"} 1
 sitemap_crawler_fetches_total{code="200",crawler="Googlebot",section="products",verified="true"} 1
 sitemap_crawler_fetches_total{code="304",crawler="Googlebot",section="products",verified="true"} 1
 # HELP sitemap_crawler_last_fetch_timestamp_seconds When each crawler family last fetched each sitemap file, in Unix seconds.
 # TYPE sitemap_crawler_last_fetch_timestamp_seconds gauge
-sitemap_crawler_last_fetch_timestamp_seconds{crawler="Googlebot",file="sitemap-products-1.xml.gz",section="products",verified="false"} 1.7955216e+09
 sitemap_crawler_last_fetch_timestamp_seconds{crawler="Googlebot",file="sitemap-products-1.xml.gz",section="products",verified="true"} 1.7955216e+09
+sitemap_crawler_last_fetch_timestamp_seconds{crawler="GPTBot",file="sitemap_index.xml",section="_index",verified="false"} 1.7955216e+09
 sitemap_crawler_last_fetch_timestamp_seconds{crawler="Googlebot",file="sitemap_index.xml",section="_index",verified="true"} 1.7955216e+09
+# HELP sitemap_crawler_claims_total Fetches by crawlers of each purpose, by check: verified, spoofed or unverifiable.
+# TYPE sitemap_crawler_claims_total counter
+sitemap_crawler_claims_total{check="spoofed",purpose="search"} 1
+sitemap_crawler_claims_total{check="unverifiable",purpose="training"} 1
+sitemap_crawler_claims_total{check="verified",purpose="search"} 3
 # HELP sitemap_crawler_forbidden_total 403s to clients that are not verified crawlers.
 # TYPE sitemap_crawler_forbidden_total counter
 sitemap_crawler_forbidden_total 0
 `
 	c := promsitemap.New(sm)
 	if err := testutil.CollectAndCompare(c, strings.NewReader(want), "sitemap_crawler_fetches_total",
-		"sitemap_crawler_last_fetch_timestamp_seconds", "sitemap_crawler_forbidden_total"); err != nil {
+		"sitemap_crawler_last_fetch_timestamp_seconds", "sitemap_crawler_forbidden_total", "sitemap_crawler_claims_total"); err != nil {
 		t.Error(err)
 	}
 	problems, err := testutil.CollectAndLint(c)
