@@ -1,0 +1,433 @@
+package sqlsource
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/jackc/pglogrepl"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
+)
+
+// The logical decoding feed: the committed changes of a PostgreSQL table,
+// read from its replication slot (pglogical_slot.go) and decoded from
+// pgoutput (pglogical_decode.go). One goroutine owns the replication
+// connection: it reads, decodes, queues committed transactions for next,
+// and answers the server, so keepalives are answered on time however long
+// the consumer takes between next and ack.
+//
+// Delivery is at least once. The slot's confirmed position moves only to
+// positions given to ack, so a transaction handed out by next and not
+// acknowledged, when the process stops or the connection breaks, is sent
+// again from the slot to whichever consumer reads it next.
+
+// The feed's limits and timings.
+const (
+	// statusEvery is how often the feed tells the server the position it
+	// confirms while the position moves; idle, every statusIdle. The
+	// server's wal_sender_timeout (one minute by default) must be longer.
+	statusEvery = time.Second
+	statusIdle  = 10 * time.Second
+	// queueMax is how many changes the feed holds for next before it stops
+	// reading (one transaction larger than that is held whole).
+	queueMax = 100_000
+	// busyBackoff bounds the wait between two tries to read a slot that
+	// another consumer holds: when that one stops, this one takes over
+	// within it.
+	busyBackoff = 2 * time.Second
+)
+
+// errResync is returned by next, with the position to acknowledge once
+// done, when the feed cannot name the rows that changed: a TRUNCATE of
+// the table, or a slot made anew (its changes before were not kept).
+// Every row may have changed.
+var errResync = errors.New("sqlsource: logical decoding: every row may have changed")
+
+// errFeedClosed is returned by next after close.
+var errFeedClosed = errors.New("sqlsource: logical decoding: the feed is closed")
+
+// pgLogical reads the committed changes of a table from its replication
+// slot. Its methods are safe for concurrent use.
+type pgLogical struct {
+	db     *sql.DB
+	cfg    logicalConfig
+	cancel context.CancelFunc
+	done   chan struct{} // closed when the reading goroutine has returned
+	ready  chan struct{} // a token when the queue has something for next
+	room   chan struct{} // a token when next has emptied the queue
+
+	mu        sync.Mutex
+	queue     []rowChange
+	queueEnd  feedPos   // the end of the last queued transaction
+	resync    bool      // a transaction queued cannot name its rows
+	delivered feedPos   // the end of the last transaction next returned
+	acked     feedPos   // the highest position given to ack
+	unacked   []pending // what next returned and ack has not yet covered, in order
+	holding   bool      // this feed streams from the slot now
+	failure   error     // why it does not, if it tried and failed
+}
+
+// pending is a position next returned and the commit time of its oldest
+// change, for the lag in time.
+type pending struct {
+	pos    feedPos
+	oldest time.Time
+}
+
+// newPGLogical checks the server and the table, makes the publication and
+// the slot if missing, and starts reading. A configuration mistake or a
+// server without logical decoding (errNoLogical) is an error here; a
+// connection that fails later, or a slot another replica reads, is tried
+// again with backoff and logged once.
+func newPGLogical(ctx context.Context, db *sql.DB, cfg logicalConfig) (*pgLogical, error) {
+	cfg, err := cfg.normalize()
+	if err != nil {
+		return nil, err
+	}
+	if !isPgx(db) {
+		return nil, errors.New("sqlsource: logical decoding needs the pgx driver (github.com/jackc/pgx/v5/stdlib)")
+	}
+	pctx, cancel := context.WithTimeout(ctx, callTimeout)
+	s, err := prepare(pctx, db, cfg)
+	cancel()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel = context.WithCancel(context.WithoutCancel(ctx))
+	f := &pgLogical{db: db, cfg: cfg, cancel: cancel, done: make(chan struct{}),
+		ready: make(chan struct{}, 1), room: make(chan struct{}, 1)}
+	go f.run(ctx, s)
+	return f, nil
+}
+
+// next waits for committed changes and returns those queued, in commit
+// order, with the position that ends the last of their transactions. It
+// returns errResync, with that position, when every row may have changed.
+func (f *pgLogical) next(ctx context.Context) ([]rowChange, feedPos, error) {
+	for {
+		f.mu.Lock()
+		if len(f.queue) > 0 || f.resync {
+			changes, pos, resync := f.queue, f.queueEnd, f.resync
+			f.queue, f.resync = nil, false
+			f.delivered = max(f.delivered, pos) // a redelivery after a reconnect may be behind
+			p := pending{pos: pos}
+			if len(changes) > 0 {
+				p.oldest = changes[0].Committed
+			}
+			f.unacked = append(f.unacked, p)
+			f.mu.Unlock()
+			select {
+			case f.room <- struct{}{}:
+			default:
+			}
+			if resync {
+				return changes, pos, errResync
+			}
+			return changes, pos, nil
+		}
+		f.mu.Unlock()
+		select {
+		case <-f.ready:
+		case <-ctx.Done():
+			return nil, 0, ctx.Err()
+		case <-f.done:
+			return nil, 0, errFeedClosed
+		}
+	}
+}
+
+// ack says every change up to pos is applied, so the slot may confirm
+// it: the next status update to the server carries it. pos must be one
+// that next returned (or an earlier one); acknowledging past what was
+// delivered is an error.
+func (f *pgLogical) ack(ctx context.Context, pos feedPos) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if pos > f.delivered {
+		return fmt.Errorf("sqlsource: logical decoding: ack of %s past the last position delivered, %s", pglogrepl.LSN(pos), pglogrepl.LSN(f.delivered))
+	}
+	if pos > f.acked {
+		f.acked = pos
+	}
+	i := 0
+	for i < len(f.unacked) && f.unacked[i].pos <= pos {
+		i++
+	}
+	f.unacked = f.unacked[i:]
+	return nil
+}
+
+// close stops reading, after telling the server the last acknowledged
+// position, and releases the slot for another replica. What was delivered
+// and not acknowledged will be delivered again from the slot.
+func (f *pgLogical) close() error {
+	f.cancel()
+	<-f.done
+	return nil
+}
+
+// run reads the slot, connecting again with backoff whenever the
+// connection fails or another consumer holds the slot, until ctx is done.
+func (f *pgLogical) run(ctx context.Context, s slotSetup) {
+	defer close(f.done)
+	backoff := minBackoff
+	first := true
+	for {
+		if !first {
+			pctx, cancel := context.WithTimeout(ctx, callTimeout)
+			var err error
+			s, err = prepare(pctx, f.db, f.cfg)
+			cancel()
+			if err != nil {
+				if !f.retry(ctx, err, &backoff, maxBackoff) {
+					return
+				}
+				continue
+			}
+		}
+		first = false
+		streamed, err := f.session(ctx, s)
+		if ctx.Err() != nil {
+			return
+		}
+		if streamed {
+			backoff = minBackoff
+		}
+		if errors.Is(err, errSlotBusy) {
+			if !f.retry(ctx, err, &backoff, busyBackoff) {
+				return
+			}
+			continue
+		}
+		if !f.retry(ctx, err, &backoff, maxBackoff) {
+			return
+		}
+	}
+}
+
+// retry records and logs (once per kind) why the feed is not reading,
+// then waits the backoff and doubles it up to most. It reports whether
+// ctx is still live.
+func (f *pgLogical) retry(ctx context.Context, err error, backoff *time.Duration, most time.Duration) bool {
+	f.mu.Lock()
+	same := f.failure != nil && errors.Is(f.failure, errSlotBusy) == errors.Is(err, errSlotBusy)
+	f.failure = err
+	f.holding = false
+	f.mu.Unlock()
+	if !same {
+		if errors.Is(err, errSlotBusy) {
+			f.cfg.Logger.Info("sqlsource: logical decoding: another replica reads the slot; this one takes over when it stops", "slot", f.cfg.Slot)
+		} else {
+			f.cfg.Logger.Warn("sqlsource: logical decoding: cannot read the slot; trying again", "slot", f.cfg.Slot, "err", err)
+		}
+	}
+	*backoff = min(*backoff, most)
+	ok := sleep(ctx, *backoff)
+	*backoff = min(2**backoff, most)
+	return ok
+}
+
+// session streams from the slot on one connection until it fails or ctx
+// is done. It reports whether it got as far as streaming.
+func (f *pgLogical) session(ctx context.Context, s slotSetup) (bool, error) {
+	cctx, cancel := context.WithTimeout(ctx, callTimeout)
+	conn, err := replicate(cctx, f.db, f.cfg)
+	cancel()
+	if err != nil {
+		return false, err
+	}
+	defer conn.Close(context.Background())
+	st := &stream{f: f, conn: conn, dec: newPGDecoder(catalogName(f.cfg.Key), catalogNames(f.cfg.Significant), s.table)}
+	f.mu.Lock()
+	if f.failure != nil {
+		f.cfg.Logger.Info("sqlsource: logical decoding: reading the slot", "slot", f.cfg.Slot)
+	}
+	f.holding, f.failure = true, nil
+	// What was queued and not taken comes again from the slot, from the
+	// position it confirmed (which another replica may have moved).
+	f.acked, f.delivered = max(f.acked, s.confirmed), max(f.delivered, s.confirmed)
+	f.queue, f.queueEnd = nil, f.delivered
+	if s.created {
+		f.resync = true // changes before the slot was made were not kept
+		f.signal()
+	}
+	f.mu.Unlock()
+	err = st.run(ctx)
+	if ctx.Err() != nil {
+		st.status(true) // the last acknowledged position, so another replica starts there
+		return true, nil
+	}
+	return true, err
+}
+
+// signal gives next a token; f.mu is held.
+func (f *pgLogical) signal() {
+	select {
+	case f.ready <- struct{}{}:
+	default:
+	}
+}
+
+func catalogNames(idents []string) []string {
+	names := make([]string, len(idents))
+	for i, s := range idents {
+		names[i] = catalogName(s)
+	}
+	return names
+}
+
+// stream is one session's reading state, owned by the reading goroutine.
+type stream struct {
+	f       *pgLogical
+	conn    *pgconn.PgConn
+	dec     *pgDecoder
+	walEnd  feedPos   // how far the server has decoded, from its messages
+	sent    feedPos   // the position last confirmed to the server
+	sentAt  time.Time // when
+	pending []*pgTxn  // committed transactions not yet queued (the queue was full)
+}
+
+// run reads messages, decoding them and queueing committed transactions,
+// and sends status updates, until the connection fails or ctx is done.
+func (st *stream) run(ctx context.Context) error {
+	for {
+		if err := st.status(false); err != nil {
+			return err
+		}
+		if !st.flush() {
+			// The queue is full: wait for next to take it, still answering
+			// the server on time.
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-st.f.room:
+			case <-time.After(statusEvery):
+			}
+			continue
+		}
+		rctx, cancel := context.WithTimeout(ctx, statusEvery)
+		msg, err := st.conn.ReceiveMessage(rctx)
+		cancel()
+		if err != nil {
+			if ctx.Err() == nil && pgconn.Timeout(err) && !st.conn.IsClosed() {
+				continue
+			}
+			return err
+		}
+		switch m := msg.(type) {
+		case *pgproto3.CopyData:
+			if err := st.copyData(m.Data); err != nil {
+				return err
+			}
+		case *pgproto3.ErrorResponse:
+			return pgconn.ErrorResponseToPgError(m)
+		case *pgproto3.NoticeResponse:
+		default:
+			return fmt.Errorf("sqlsource: logical decoding: unexpected %T in the replication stream", msg)
+		}
+	}
+}
+
+// copyData handles one message of the stream: a keepalive or WAL data.
+func (st *stream) copyData(data []byte) error {
+	if len(data) == 0 {
+		return errors.New("sqlsource: logical decoding: empty message in the replication stream")
+	}
+	switch data[0] {
+	case pglogrepl.PrimaryKeepaliveMessageByteID:
+		k, err := pglogrepl.ParsePrimaryKeepaliveMessage(data[1:])
+		if err != nil {
+			return fmt.Errorf("sqlsource: logical decoding: %w", err)
+		}
+		st.walEnd = max(st.walEnd, feedPos(k.ServerWALEnd))
+		if k.ReplyRequested {
+			st.sentAt = time.Time{} // answer now
+		}
+	case pglogrepl.XLogDataByteID:
+		x, err := pglogrepl.ParseXLogData(data[1:])
+		if err != nil {
+			return fmt.Errorf("sqlsource: logical decoding: %w", err)
+		}
+		txn, err := st.dec.decode(x.WALData)
+		if err != nil {
+			return fmt.Errorf("sqlsource: logical decoding: %w", err)
+		}
+		if txn != nil {
+			st.walEnd = max(st.walEnd, txn.end)
+			st.pending = append(st.pending, txn)
+		}
+	}
+	return nil
+}
+
+// flush moves the pending transactions to the feed's queue while it has
+// room. It reports whether all of them went.
+func (st *stream) flush() bool {
+	if len(st.pending) == 0 {
+		return true
+	}
+	f := st.f
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for len(st.pending) > 0 {
+		txn := st.pending[0]
+		if len(f.queue) > 0 && len(f.queue)+len(txn.changes) > queueMax {
+			break
+		}
+		st.pending = st.pending[1:]
+		f.queueEnd = txn.end
+		if !txn.resync && len(txn.changes) == 0 && len(f.queue) == 0 && !f.resync {
+			// A transaction with no row of ours (another table of the
+			// publication's): nothing to deliver, but past it may be
+			// confirmed once everything before is (see status).
+			continue
+		}
+		f.queue = append(f.queue, txn.changes...)
+		f.resync = f.resync || txn.resync
+	}
+	if len(f.queue) > 0 || f.resync {
+		f.signal()
+	}
+	return len(st.pending) == 0
+}
+
+// status tells the server the position the slot may confirm, when it
+// moved (at most every statusEvery) or statusIdle has passed, or always
+// when force is set. That is the last acknowledged position; or, when
+// everything delivered is acknowledged and nothing is queued, pending or
+// half-read, how far the server has decoded, so that a slot whose table
+// is not written does not keep the WAL of every other table.
+func (st *stream) status(force bool) error {
+	f := st.f
+	f.mu.Lock()
+	pos := f.acked
+	idle := f.acked >= f.delivered && len(f.queue) == 0 && !f.resync && len(st.pending) == 0 && !st.dec.inTxn
+	if idle {
+		pos = max(pos, st.walEnd)
+	}
+	f.mu.Unlock()
+	now := time.Now()
+	switch {
+	case pos == 0:
+		return nil // nothing known yet: the slot keeps what it confirmed
+	case force:
+	case pos != st.sent && now.Sub(st.sentAt) >= statusEvery:
+	case now.Sub(st.sentAt) >= statusIdle:
+	default:
+		return nil
+	}
+	err := pglogrepl.SendStandbyStatusUpdate(context.Background(), st.conn, pglogrepl.StandbyStatusUpdate{
+		WALWritePosition: pglogrepl.LSN(pos), WALFlushPosition: pglogrepl.LSN(pos), WALApplyPosition: pglogrepl.LSN(pos), ClientTime: now})
+	if err != nil {
+		return fmt.Errorf("sqlsource: logical decoding: status update: %w", err)
+	}
+	st.sent, st.sentAt = pos, now
+	return nil
+}
