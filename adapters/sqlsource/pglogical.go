@@ -35,10 +35,11 @@ const (
 	// queueMax is how many changes the feed holds for next before it stops
 	// reading (one transaction larger than that is held whole).
 	queueMax = 100_000
-	// busyBackoff bounds the wait between two tries to read a slot that
-	// another consumer holds: when that one stops, this one takes over
-	// within it.
-	busyBackoff = 2 * time.Second
+	// retryMost bounds the wait between two tries to read the slot, after
+	// a failed connection or while another consumer holds it: when the
+	// server is back, or the holder stops, this feed reads within it. Two
+	// connection attempts a second per replica cost the server little.
+	retryMost = 500 * time.Millisecond
 )
 
 // errResync is returned by next, with the position to acknowledge once
@@ -186,7 +187,7 @@ func (f *pgLogical) run(ctx context.Context, s slotSetup) {
 			s, err = prepare(pctx, f.db, f.cfg)
 			cancel()
 			if err != nil {
-				if !f.retry(ctx, err, &backoff, maxBackoff) {
+				if !f.retry(ctx, err, &backoff) {
 					return
 				}
 				continue
@@ -200,22 +201,16 @@ func (f *pgLogical) run(ctx context.Context, s slotSetup) {
 		if streamed {
 			backoff = minBackoff
 		}
-		if errors.Is(err, errSlotBusy) {
-			if !f.retry(ctx, err, &backoff, busyBackoff) {
-				return
-			}
-			continue
-		}
-		if !f.retry(ctx, err, &backoff, maxBackoff) {
+		if !f.retry(ctx, err, &backoff) {
 			return
 		}
 	}
 }
 
 // retry records and logs (once per kind) why the feed is not reading,
-// then waits the backoff and doubles it up to most. It reports whether
-// ctx is still live.
-func (f *pgLogical) retry(ctx context.Context, err error, backoff *time.Duration, most time.Duration) bool {
+// then waits the backoff and doubles it up to retryMost. It reports
+// whether ctx is still live.
+func (f *pgLogical) retry(ctx context.Context, err error, backoff *time.Duration) bool {
 	f.mu.Lock()
 	same := f.failure != nil && errors.Is(f.failure, errSlotBusy) == errors.Is(err, errSlotBusy)
 	f.failure = err
@@ -228,9 +223,8 @@ func (f *pgLogical) retry(ctx context.Context, err error, backoff *time.Duration
 			f.cfg.Logger.Warn("sqlsource: logical decoding: cannot read the slot; trying again", "slot", f.cfg.Slot, "err", err)
 		}
 	}
-	*backoff = min(*backoff, most)
 	ok := sleep(ctx, *backoff)
-	*backoff = min(2**backoff, most)
+	*backoff = min(2**backoff, retryMost)
 	return ok
 }
 

@@ -2,6 +2,7 @@ package sqlsource
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strconv"
@@ -89,7 +90,7 @@ func (d *pgDecoder) decode(data []byte) (*pgTxn, error) {
 		if d.inTxn {
 			return nil, errors.New("pgoutput: begin inside a transaction")
 		}
-		d.inTxn, d.committed, d.resync = true, m.CommitTime, false
+		d.inTxn, d.committed, d.resync = true, m.CommitTime.UTC(), false
 		d.txn = d.txn[:0]
 		clear(d.index)
 		return nil, nil
@@ -150,6 +151,9 @@ func parsePgoutput(data []byte) (msg pglogrepl.Message, err error) {
 	if len(data) == 0 {
 		return nil, errors.New("pgoutput: empty message")
 	}
+	if err := checkSizes(data); err != nil {
+		return nil, err
+	}
 	defer func() {
 		if recover() != nil {
 			msg, err = nil, fmt.Errorf("pgoutput: malformed %q message of %d bytes", data[0], len(data))
@@ -160,6 +164,56 @@ func parsePgoutput(data []byte) (msg pglogrepl.Message, err error) {
 		return nil, fmt.Errorf("pgoutput: %w", err)
 	}
 	return msg, nil
+}
+
+// checkSizes checks the sizes that pglogrepl allocates by before it
+// parses: a value's declared length, which must fit in the message, and a
+// TRUNCATE's count of tables. A corrupt length of 4 GB would otherwise be
+// allocated.
+func checkSizes(data []byte) error {
+	bad := fmt.Errorf("pgoutput: malformed %q message of %d bytes", data[0], len(data))
+	b := data[1:]
+	switch data[0] {
+	case 'T':
+		if len(b) < 5 || uint64(len(b)-5) < 4*uint64(binary.BigEndian.Uint32(b)) {
+			return bad
+		}
+		return nil
+	case 'I', 'U', 'D':
+	default:
+		return nil
+	}
+	if len(b) < 5 {
+		return bad
+	}
+	b = b[4:] // the relation
+	for len(b) > 0 {
+		kind := b[0]
+		b = b[1:]
+		if kind != 'N' && kind != 'K' && kind != 'O' {
+			return bad
+		}
+		if len(b) < 2 {
+			return bad
+		}
+		n := int(binary.BigEndian.Uint16(b))
+		b = b[2:]
+		for range n {
+			if len(b) < 1 {
+				return bad
+			}
+			kind := b[0]
+			b = b[1:]
+			if kind != 't' && kind != 'b' {
+				continue
+			}
+			if len(b) < 4 || uint64(len(b)-4) < uint64(binary.BigEndian.Uint32(b)) {
+				return bad
+			}
+			b = b[4+binary.BigEndian.Uint32(b):]
+		}
+	}
+	return nil
 }
 
 // relation keeps a table's description, finding the key column and the
