@@ -31,9 +31,8 @@ const (
 	// confirms while the position moves; idle, every statusIdle. The
 	// server's wal_sender_timeout (one minute by default) must be longer.
 	statusEvery = time.Second
-	statusIdle  = 10 * time.Second
 	// queueMax is how many changes the feed holds for next before it stops
-	// reading (one transaction larger than that is held whole).
+	// reading, beside at most one transaction (of at most txnMax).
 	queueMax = 100_000
 	// retryMost bounds the wait between two tries to read the slot, after
 	// a failed connection or while another consumer holds it: when the
@@ -42,9 +41,19 @@ const (
 	retryMost = 500 * time.Millisecond
 )
 
-// errResync is returned by next, with the position to acknowledge once
-// done, when the feed cannot name the rows that changed: a TRUNCATE of
-// the table, or a slot made anew (its changes before were not kept).
+// statusIdle is how often the feed tells the server its position when
+// the position does not move; it then also asks for a reply if the server
+// has said nothing for as long. A connection on which the server says
+// nothing for 3 × statusIdle while the feed reads is taken for dead: one
+// dropped without a word, by a firewall or a failover, would otherwise be
+// waited on until TCP gives up, many minutes later. A variable for the
+// tests.
+var statusIdle = 10 * time.Second
+
+// errResync is returned by next, with the changes it could name and the
+// position to acknowledge once done, when it cannot name every row that
+// changed: a TRUNCATE of the table, a transaction that wrote more than
+// txnMax rows, or a slot made anew (its changes before were not kept).
 // Every row may have changed.
 var errResync = errors.New("sqlsource: logical decoding: every row may have changed")
 
@@ -179,13 +188,18 @@ func (f *pgLogical) close() error {
 func (f *pgLogical) run(ctx context.Context, s slotSetup) {
 	defer close(f.done)
 	backoff := minBackoff
-	first := true
+	first, busy := true, false
+	owed := s.created // a resync, until a session streams
 	for {
-		if !first {
+		// Setup again after a failure, since the table, the publication or
+		// the slot may be what failed; not while another replica holds the
+		// slot, which tries only to read it.
+		if !first && !busy {
 			pctx, cancel := context.WithTimeout(ctx, callTimeout)
 			var err error
 			s, err = prepare(pctx, f.db, f.cfg)
 			cancel()
+			owed = owed || s.created
 			if err != nil {
 				if !f.retry(ctx, err, &backoff) {
 					return
@@ -194,13 +208,15 @@ func (f *pgLogical) run(ctx context.Context, s slotSetup) {
 			}
 		}
 		first = false
-		streamed, err := f.session(ctx, s)
+		streamed, err := f.session(ctx, s, owed)
 		if ctx.Err() != nil {
 			return
 		}
 		if streamed {
 			backoff = minBackoff
+			owed = false
 		}
+		busy = errors.Is(err, errSlotBusy)
 		if !f.retry(ctx, err, &backoff) {
 			return
 		}
@@ -230,15 +246,21 @@ func (f *pgLogical) retry(ctx context.Context, err error, backoff *time.Duration
 
 // session streams from the slot on one connection until it fails or ctx
 // is done. It reports whether it got as far as streaming.
-func (f *pgLogical) session(ctx context.Context, s slotSetup) (bool, error) {
+// With resync, next first tells that every row may have changed (the
+// slot was made anew).
+func (f *pgLogical) session(ctx context.Context, s slotSetup, resync bool) (bool, error) {
 	cctx, cancel := context.WithTimeout(ctx, callTimeout)
 	conn, err := replicate(cctx, f.db, f.cfg)
 	cancel()
 	if err != nil {
 		return false, err
 	}
-	defer conn.Close(context.Background())
-	st := &stream{f: f, conn: conn, dec: newPGDecoder(catalogName(f.cfg.Key), catalogNames(f.cfg.Significant), s.table)}
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		conn.Close(cctx)
+		cancel()
+	}()
+	st := &stream{heard: time.Now(), f: f, conn: conn, dec: newPGDecoder(catalogName(f.cfg.Key), catalogNames(f.cfg.Significant), s.table)}
 	f.mu.Lock()
 	if f.failure != nil {
 		f.cfg.Logger.Info("sqlsource: logical decoding: reading the slot", "slot", f.cfg.Slot)
@@ -248,7 +270,7 @@ func (f *pgLogical) session(ctx context.Context, s slotSetup) (bool, error) {
 	// position it confirmed (which another replica may have moved).
 	f.acked, f.delivered = max(f.acked, s.confirmed), max(f.delivered, s.confirmed)
 	f.queue, f.queueEnd = nil, f.delivered
-	if s.created {
+	if resync {
 		f.resync = true // changes before the slot was made were not kept
 		f.signal()
 	}
@@ -285,6 +307,7 @@ type stream struct {
 	walEnd  feedPos   // how far the server has decoded, from its messages
 	sent    feedPos   // the position last confirmed to the server
 	sentAt  time.Time // when
+	heard   time.Time // when the server last spoke, or the feed last began to read again
 	pending []*pgTxn  // committed transactions not yet queued (the queue was full)
 }
 
@@ -304,6 +327,7 @@ func (st *stream) run(ctx context.Context) error {
 			case <-st.f.room:
 			case <-time.After(statusEvery):
 			}
+			st.heard = time.Now() // silence counts only while the feed reads
 			continue
 		}
 		rctx, cancel := context.WithTimeout(ctx, statusEvery)
@@ -311,10 +335,14 @@ func (st *stream) run(ctx context.Context) error {
 		cancel()
 		if err != nil {
 			if ctx.Err() == nil && pgconn.Timeout(err) && !st.conn.IsClosed() {
+				if silent := time.Since(st.heard); silent > 3*statusIdle {
+					return fmt.Errorf("sqlsource: logical decoding: no word from the server in %v", silent.Round(time.Millisecond))
+				}
 				continue
 			}
 			return err
 		}
+		st.heard = time.Now()
 		switch m := msg.(type) {
 		case *pgproto3.CopyData:
 			if err := st.copyData(m.Data); err != nil {
@@ -418,7 +446,8 @@ func (st *stream) status(force bool) error {
 		return nil
 	}
 	err := pglogrepl.SendStandbyStatusUpdate(context.Background(), st.conn, pglogrepl.StandbyStatusUpdate{
-		WALWritePosition: pglogrepl.LSN(pos), WALFlushPosition: pglogrepl.LSN(pos), WALApplyPosition: pglogrepl.LSN(pos), ClientTime: now})
+		WALWritePosition: pglogrepl.LSN(pos), WALFlushPosition: pglogrepl.LSN(pos), WALApplyPosition: pglogrepl.LSN(pos), ClientTime: now,
+		ReplyRequested: now.Sub(st.heard) >= statusIdle})
 	if err != nil {
 		return fmt.Errorf("sqlsource: logical decoding: status update: %w", err)
 	}

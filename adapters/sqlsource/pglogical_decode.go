@@ -36,8 +36,13 @@ type pgDecoder struct {
 	committed time.Time     // the open transaction's commit time
 	txn       []rowChange   // its changes, one per key, in the order first written
 	index     map[int64]int // key → its place in txn
-	resync    bool          // it truncated the table
+	resync    bool          // it truncated the table, or wrote more than txnMax rows
 }
+
+// txnMax is the most rows of one transaction the decoder keeps: past it,
+// the transaction (a bulk update of a large part of the table) is told as
+// a resync, every row may have changed, rather than held row by row.
+const txnMax = 100_000
 
 // pgRelation is what the decoder needs of a table the stream describes.
 type pgRelation struct {
@@ -137,6 +142,8 @@ func (d *pgDecoder) decode(data []byte) (*pgTxn, error) {
 		for _, id := range m.RelationIDs {
 			if id == d.table {
 				d.resync = true
+				d.txn = d.txn[:0] // gone with the rest
+				clear(d.index)
 			}
 		}
 	}
@@ -325,11 +332,20 @@ func (r *pgRelation) keyOf(t *pglogrepl.TupleData) (int64, error) {
 // is one change, significant if either write was, and deleted if the last
 // one deleted it.
 func (d *pgDecoder) add(c rowChange) {
+	if d.resync {
+		return // every row is told already
+	}
 	c.Committed = d.committed
 	if i, ok := d.index[c.Key]; ok {
 		p := &d.txn[i]
 		p.Significant = p.Significant || c.Significant
 		p.Deleted = c.Deleted
+		return
+	}
+	if len(d.txn) == txnMax {
+		d.resync = true
+		d.txn = d.txn[:0]
+		clear(d.index)
 		return
 	}
 	d.index[c.Key] = len(d.txn)

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -215,8 +216,27 @@ func TestPGDecodeOtherTablesAndTruncate(t *testing.T) {
 	if len(txns) != 2 || len(txns[0].changes) != 0 || txns[0].resync {
 		t.Fatalf("another table's transaction: %+v", txns[0])
 	}
-	if !txns[1].resync || len(txns[1].changes) != 1 {
-		t.Errorf("truncate: %+v, want a resync with key 9", txns[1])
+	if !txns[1].resync || len(txns[1].changes) != 0 {
+		t.Errorf("truncate: %+v, want a resync", txns[1])
+	}
+}
+
+// A transaction of more than txnMax rows is told as a resync, not held.
+func TestPGDecodeHugeTransaction(t *testing.T) {
+	at := time.Now().UTC().Truncate(time.Microsecond)
+	d := newPGDecoder("id", nil, 42)
+	decodeAll(t, d, relationMsg(42, "products", "id"), beginMsg(at))
+	for k := range txnMax + 10 {
+		if _, err := d.decode(insertMsg(42, strconv.Itoa(k))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	txns := decodeAll(t, d, commitMsg(0x2000, at), beginMsg(at), insertMsg(42, "1"), commitMsg(0x3000, at))
+	if !txns[0].resync || len(txns[0].changes) != 0 {
+		t.Errorf("huge transaction: resync %v with %d changes, want a resync alone", txns[0].resync, len(txns[0].changes))
+	}
+	if txns[1].resync || len(txns[1].changes) != 1 {
+		t.Errorf("the next transaction: %+v, want one change", txns[1])
 	}
 }
 

@@ -230,10 +230,20 @@ func ensurePublication(ctx context.Context, db *sql.DB, c logicalConfig, table u
 // ensureSlot makes the slot if there is none; it reports whether it did,
 // and the position the slot confirmed.
 func ensureSlot(ctx context.Context, db *sql.DB, c logicalConfig) (bool, feedPos, error) {
-	var plugin, database, confirmed sql.NullString
+	var plugin, database, confirmed, status sql.NullString
 	var here bool
-	err := db.QueryRowContext(ctx, `SELECT plugin, database, database = current_database(), confirmed_flush_lsn::text
-		FROM pg_replication_slots WHERE slot_name = $1`, c.Slot).Scan(&plugin, &database, &here, &confirmed)
+	err := db.QueryRowContext(ctx, `SELECT plugin, database, database = current_database(), confirmed_flush_lsn::text, wal_status
+		FROM pg_replication_slots WHERE slot_name = $1`, c.Slot).Scan(&plugin, &database, &here, &confirmed, &status)
+	if err == nil && status.String == "lost" && plugin.String == "pgoutput" && here {
+		// Over max_slot_wal_keep_size, the server removed WAL the slot
+		// needed: it can never be read again. Make it anew (the caller
+		// then tells that every row may have changed).
+		c.Logger.Warn("sqlsource: logical decoding: the replication slot lost WAL it needed (max_slot_wal_keep_size); making it again", "slot", c.Slot)
+		if _, err := db.ExecContext(ctx, "SELECT pg_drop_replication_slot($1)", c.Slot); err != nil {
+			return false, 0, fmt.Errorf("sqlsource: logical decoding: drop the lost replication slot %s: %w", c.Slot, err)
+		}
+		err = sql.ErrNoRows
+	}
 	if errors.Is(err, sql.ErrNoRows) {
 		_, err = db.ExecContext(ctx, "SELECT pg_create_logical_replication_slot($1, 'pgoutput')", c.Slot)
 		if pgCode(err) == "42710" { // made by another replica meanwhile

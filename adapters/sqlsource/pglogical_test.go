@@ -18,6 +18,7 @@ import (
 
 	"github.com/freshmap/sitemap/internal/tcpproxy"
 	"github.com/freshmap/sitemap/internal/testenv"
+	"github.com/freshmap/sitemap/internal/testkit"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
 )
@@ -309,6 +310,12 @@ func TestPGLogicalChanges(t *testing.T) {
 	if c6.Committed.After(c1.Committed) || c100.Committed.Before(c6.Committed) {
 		t.Errorf("commit times out of order: 6 at %v, 1 at %v, 100 at %v", c6.Committed, c1.Committed, c100.Committed)
 	}
+	resyncs := func() int { r.mu.Lock(); defer r.mu.Unlock(); return r.resyncs }
+	if n := resyncs(); n != 1 {
+		t.Errorf("%d resyncs before a TRUNCATE, want 1 (the slot was made new)", n)
+	}
+	tb.exec(t, "TRUNCATE "+tb.cfg.Table)
+	waitFor(t, 10*time.Second, "a TRUNCATE tells a resync", func() bool { return resyncs() == 2 })
 }
 
 // TestPGLogicalSetup: setup makes the identity FULL for Significant and
@@ -463,6 +470,44 @@ func TestPGLogicalCut(t *testing.T) {
 	l, err := f.lag(context.Background())
 	if err != nil || !l.Holding || !l.Active || l.Failure != nil {
 		t.Errorf("lag after healing = %+v, %v; want holding and active", l, err)
+	}
+}
+
+// TestPGLogicalSilent: a connection on which the server falls silent
+// (replies held back by the proxy, as by a dropped route) is given up and
+// made again, and every change committed meanwhile is delivered.
+func TestPGLogicalSilent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("takes 10 s")
+	}
+	defer func(d time.Duration) { statusIdle = d }(statusIdle)
+	statusIdle = 500 * time.Millisecond // given up after 1.5 s
+	tb := newLRTable(t, 0)
+	proxy, db := proxiedDB(t, tb.dsn)
+	logs := &testkit.SyncBuffer{}
+	cfg := tb.cfg
+	cfg.Logger = slog.New(slog.NewTextHandler(logs, nil))
+	f, err := newPGLogical(context.Background(), db, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.close()
+	r := newReceived()
+	stop := consume(f, r)
+	tb.exec(t, "INSERT INTO "+tb.cfg.Table+" VALUES (1, 'p', 1)")
+	r.waitAll(t, 1, 1, 5*time.Second)
+	proxy.Slow(4 * time.Second)
+	for k := 2; k <= 50; k++ {
+		tb.exec(t, fmt.Sprintf("INSERT INTO %s VALUES (%d, 'p', 1)", tb.cfg.Table, k))
+		time.Sleep(50 * time.Millisecond)
+	}
+	waitFor(t, 10*time.Second, "the silent connection given up", func() bool {
+		return strings.Contains(logs.String(), "no word from the server")
+	})
+	proxy.Slow(0)
+	r.waitAll(t, 1, 50, 20*time.Second)
+	if err := stop(); err != nil {
+		t.Fatal(err)
 	}
 }
 
