@@ -17,14 +17,18 @@ import (
 // BenchmarkPGLogicalWrite measures what logical decoding costs the
 // application's writes: 8 concurrent writers, each write its own
 // transaction, on a table of SITEMAP_BENCH_ROWS rows (default 200,000),
-// first with no publication or slot (plain), then with a feed reading the
-// slot and acknowledging as it goes (logical, with Significant set, so
-// the table's replica identity is FULL); twice, alternately, since the
-// machine is noisy. Operations: a stock update of a random row
-// (insignificant), a slug update of a random row (significant), an
-// insert past the last key, a delete from the first key on. It reports
-// writes/s, the p99 latency of one write, and, for logical, how long the
-// feed then took to deliver one more commit (delivery-ms).
+// in four modes, twice over, alternately, since the machine is noisy:
+//   - plain: no publication or slot, the table's replica identity DEFAULT;
+//   - full: the same with REPLICA IDENTITY FULL, what Significant sets;
+//   - logical: a feed reading the slot and acknowledging as it goes,
+//     without Significant (identity DEFAULT);
+//   - significant: the same with Significant (identity FULL).
+//
+// Operations: a stock update of a random row (insignificant), a slug
+// update of a random row (significant), an insert past the last key, a
+// delete from the first key on. It reports writes/s, the p99 latency of
+// one write, and, with a feed, how long it then took to deliver one more
+// commit (delivery-ms).
 func BenchmarkPGLogicalWrite(b *testing.B) {
 	rows := 200_000
 	if s := os.Getenv("SITEMAP_BENCH_ROWS"); s != "" {
@@ -43,11 +47,17 @@ func BenchmarkPGLogicalWrite(b *testing.B) {
 	marker := int64(0)
 	table := tb.cfg.Table
 	for round := range 2 {
-		for _, mode := range []string{"plain", "logical"} {
+		for _, mode := range []string{"plain", "full", "logical", "significant"} {
 			b.Run(mode, func(b *testing.B) {
+				identity := map[string]string{"plain": "DEFAULT", "full": "FULL", "logical": "DEFAULT", "significant": "DEFAULT"}[mode]
+				tb.exec(b, "ALTER TABLE "+table+" REPLICA IDENTITY "+identity)
 				var r *received
-				if mode == "logical" {
-					f, err := newPGLogical(context.Background(), tb.db, tb.cfg)
+				if mode == "logical" || mode == "significant" {
+					cfg := tb.cfg
+					if mode == "logical" {
+						cfg.Significant = nil
+					}
+					f, err := newPGLogical(context.Background(), tb.db, cfg)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -57,7 +67,7 @@ func BenchmarkPGLogicalWrite(b *testing.B) {
 						stop()
 						f.close()
 						for range 100 { // its walsender may hold the slot a moment
-							if dropLogical(context.Background(), tb.db, tb.cfg) == nil {
+							if dropLogical(context.Background(), tb.db, cfg) == nil {
 								break
 							}
 							time.Sleep(100 * time.Millisecond)
