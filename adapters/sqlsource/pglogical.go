@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -77,8 +78,16 @@ type pgLogical struct {
 	delivered feedPos   // the end of the last transaction next returned
 	acked     feedPos   // the highest position given to ack
 	unacked   []pending // what next returned and ack has not yet covered, in order
+	told      *told     // a resync returned by next and not yet acknowledged
 	holding   bool      // this feed streams from the slot now
 	failure   error     // why it does not, if it tried and failed
+}
+
+// told is a resync that next returned: the changes it could name, and
+// the position that ends them.
+type told struct {
+	changes []rowChange
+	pos     feedPos
 }
 
 // pending is a position next returned and the commit time of its oldest
@@ -116,10 +125,21 @@ func newPGLogical(ctx context.Context, db *sql.DB, cfg logicalConfig) (*pgLogica
 
 // next waits for committed changes and returns those queued, in commit
 // order, with the position that ends the last of their transactions. It
-// returns errResync, with that position, when every row may have changed.
+// returns no changes, with the last position delivered, when none came
+// within the configured wait (logicalConfig.Wait), so that the consumer
+// can do its periodic work. It returns errResync, with the changes it
+// could name and that position, when every row may have changed; and
+// again, at every call, until that position is acknowledged, so that a
+// consumer that takes it for a failure and tries again loses nothing.
 func (f *pgLogical) next(ctx context.Context) ([]rowChange, feedPos, error) {
+	wait := time.NewTimer(f.cfg.Wait)
+	defer wait.Stop()
 	for {
 		f.mu.Lock()
+		if t := f.told; t != nil {
+			f.mu.Unlock()
+			return slices.Clone(t.changes), t.pos, errResync
+		}
 		if len(f.queue) > 0 || f.resync {
 			changes, pos, resync := f.queue, f.queueEnd, f.resync
 			f.queue, f.resync = nil, false
@@ -129,6 +149,9 @@ func (f *pgLogical) next(ctx context.Context) ([]rowChange, feedPos, error) {
 				p.oldest = changes[0].Committed
 			}
 			f.unacked = append(f.unacked, p)
+			if resync {
+				f.told = &told{changes: slices.Clone(changes), pos: pos}
+			}
 			f.mu.Unlock()
 			select {
 			case f.room <- struct{}{}:
@@ -142,6 +165,10 @@ func (f *pgLogical) next(ctx context.Context) ([]rowChange, feedPos, error) {
 		f.mu.Unlock()
 		select {
 		case <-f.ready:
+		case <-wait.C:
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			return nil, f.delivered, nil
 		case <-ctx.Done():
 			return nil, 0, ctx.Err()
 		case <-f.done:
@@ -165,6 +192,9 @@ func (f *pgLogical) ack(ctx context.Context, pos feedPos) error {
 	}
 	if pos > f.acked {
 		f.acked = pos
+	}
+	if f.told != nil && pos >= f.told.pos {
+		f.told = nil
 	}
 	i := 0
 	for i < len(f.unacked) && f.unacked[i].pos <= pos {

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/jackc/pglogrepl"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -40,7 +41,11 @@ type logicalConfig struct {
 	// Publication is the publication's name, with the same rules. Empty
 	// means the slot's name.
 	Publication string
-	Logger      *slog.Logger // nil means no logging
+	// Wait is the longest the feed's next waits for changes before it
+	// returns none, so that its consumer can do its periodic work (Watch
+	// passes Config.WatchInterval). Zero means one second.
+	Wait   time.Duration
+	Logger *slog.Logger // nil means no logging
 }
 
 // slotName is the form of a slot's name that PostgreSQL accepts, which
@@ -94,6 +99,12 @@ func (c logicalConfig) normalize() (logicalConfig, error) {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	switch {
+	case c.Wait < 0:
+		return c, fmt.Errorf("sqlsource: logical decoding: negative wait %v", c.Wait)
+	case c.Wait == 0:
+		c.Wait = time.Second
 	}
 	return c, nil
 }
@@ -245,14 +256,24 @@ func ensureSlot(ctx context.Context, db *sql.DB, c logicalConfig) (bool, feedPos
 		err = sql.ErrNoRows
 	}
 	if errors.Is(err, sql.ErrNoRows) {
-		_, err = db.ExecContext(ctx, "SELECT pg_create_logical_replication_slot($1, 'pgoutput')", c.Slot)
+		var at string
+		err = db.QueryRowContext(ctx, "SELECT lsn::text FROM pg_create_logical_replication_slot($1, 'pgoutput')", c.Slot).Scan(&at)
 		if pgCode(err) == "42710" { // made by another replica meanwhile
 			return false, 0, nil
 		}
-		if err != nil {
-			return false, 0, fmt.Errorf("sqlsource: logical decoding: create replication slot %s (the role needs REPLICATION): %w", c.Slot, err)
+		switch {
+		case pgCode(err) == "42501":
+			return false, 0, fmt.Errorf("sqlsource: logical decoding: create replication slot %s: the role needs REPLICATION (on RDS, rds_replication): %w", c.Slot, err)
+		case err != nil && ctx.Err() != nil:
+			return false, 0, fmt.Errorf("sqlsource: logical decoding: create replication slot %s: it waits for the transactions open when it starts to end, and one did not: %w", c.Slot, err)
+		case err != nil:
+			return false, 0, fmt.Errorf("sqlsource: logical decoding: create replication slot %s: %w", c.Slot, err)
 		}
-		return true, 0, nil
+		pos, err := pglogrepl.ParseLSN(at)
+		if err != nil {
+			return false, 0, fmt.Errorf("sqlsource: logical decoding: slot %s: %w", c.Slot, err)
+		}
+		return true, feedPos(pos), nil
 	}
 	if err != nil {
 		return false, 0, fmt.Errorf("sqlsource: logical decoding: %w", err)
