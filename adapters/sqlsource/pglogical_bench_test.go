@@ -17,7 +17,8 @@ import (
 // BenchmarkPGLogicalWrite measures what logical decoding costs the
 // application's writes: 8 concurrent writers, each write its own
 // transaction, on a table of SITEMAP_BENCH_ROWS rows (default 200,000),
-// in four modes, twice over, alternately, since the machine is noisy:
+// in four modes, SITEMAP_BENCH_ROUNDS times over (default 2),
+// alternately, since the machine is noisy:
 //   - plain: no publication or slot, the table's replica identity DEFAULT;
 //   - full: the same with REPLICA IDENTITY FULL, what Significant sets;
 //   - logical: a feed reading the slot and acknowledging as it goes,
@@ -38,6 +39,14 @@ func BenchmarkPGLogicalWrite(b *testing.B) {
 		}
 		rows = n
 	}
+	rounds := 2
+	if s := os.Getenv("SITEMAP_BENCH_ROUNDS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			b.Fatalf("SITEMAP_BENCH_ROUNDS=%q: want a positive number", s)
+		}
+		rounds = n
+	}
 	start := time.Now()
 	tb := newLRTable(b, rows, "slug")
 	tb.exec(b, "VACUUM ANALYZE "+tb.cfg.Table)
@@ -46,7 +55,7 @@ func BenchmarkPGLogicalWrite(b *testing.B) {
 	inserted.Store(int64(rows))
 	marker := int64(0)
 	table := tb.cfg.Table
-	for round := range 2 {
+	for round := range rounds {
 		for _, mode := range []string{"plain", "full", "logical", "significant"} {
 			b.Run(mode, func(b *testing.B) {
 				identity := map[string]string{"plain": "DEFAULT", "full": "FULL", "logical": "DEFAULT", "significant": "DEFAULT"}[mode]
