@@ -280,3 +280,24 @@ func (f *pgLogical) signal() {
 	default:
 	}
 }
+
+// newLogicalFeed returns the logical decoding feed of s's table (Config's
+// Table, Key and Significant), reading the slot and publication named (""
+// for the default, "sqlsource_" and the table's name), for Watch: next
+// waits at most Config.WatchInterval, and what the feed cannot do is
+// logged to Config.Logger.
+func (s *Source) newLogicalFeed(ctx context.Context, slot, publication string) (*pgLogical, error) {
+	return newPGLogical(ctx, s.db, s.logicalConfig(slot, publication))
+}
+
+// removeLogicalFeed drops the slot and the publication that
+// newLogicalFeed made, and makes the table's replica identity DEFAULT
+// again if it made it FULL; every feed reading the slot must be closed.
+func (s *Source) removeLogicalFeed(ctx context.Context, slot, publication string) error {
+	return dropLogical(ctx, s.db, s.logicalConfig(slot, publication))
+}
+
+func (s *Source) logicalConfig(slot, publication string) logicalConfig {
+	return logicalConfig{Table: s.sum.table, Key: s.sum.key, Significant: s.sum.significant,
+		Slot: slot, Publication: publication, Wait: s.watchEvery, Logger: s.log}
+}

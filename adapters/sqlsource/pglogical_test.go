@@ -258,3 +258,44 @@ func TestPGLogicalLag(t *testing.T) {
 		return err == nil && l.Time == 0 && l.Bytes < before
 	})
 }
+
+// TestPGLogicalFromSource: a Source's feed takes its table, key and
+// significant columns, and the default names.
+func TestPGLogicalFromSource(t *testing.T) {
+	tb := newLRTable(t, 3)
+	src, err := New(tb.db, Config{Table: tb.cfg.Table, Key: "id", LocTemplate: "https://example.com/p/{slug}",
+		Summary: true, Significant: []string{"slug"}, WatchInterval: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	f, err := src.newLogicalFeed(ctx, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		f.close()
+		waitFor(t, 10*time.Second, "the slot and publication removed", func() bool { return src.removeLogicalFeed(ctx, "", "") == nil })
+		var n int
+		tb.db.QueryRow("SELECT count(*) FROM pg_replication_slots WHERE slot_name = $1", "sqlsource_"+tb.cfg.Table).Scan(&n)
+		if n != 0 {
+			t.Error("the default slot is still there")
+		}
+	}()
+	if f.cfg.Slot != "sqlsource_"+tb.cfg.Table || f.cfg.Publication != f.cfg.Slot || f.cfg.Wait != 100*time.Millisecond {
+		t.Errorf("slot %q, publication %q, wait %v", f.cfg.Slot, f.cfg.Publication, f.cfg.Wait)
+	}
+	r := newReceived()
+	stop := consume(f, r)
+	tb.exec(t, "UPDATE "+tb.cfg.Table+" SET stock = 0 WHERE id = 1", "UPDATE "+tb.cfg.Table+" SET slug = 'x' WHERE id = 2")
+	r.waitAll(t, 1, 2, 10*time.Second)
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := r.last(1); c.Significant {
+		t.Error("a stock update is significant")
+	}
+	if c, _ := r.last(2); !c.Significant {
+		t.Error("a rename is not significant")
+	}
+}
