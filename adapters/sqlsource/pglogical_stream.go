@@ -49,10 +49,24 @@ func (f *pgLogical) session(ctx context.Context, s slotSetup, resync bool) (bool
 	f.mu.Unlock()
 	err = st.run(ctx)
 	if ctx.Err() != nil {
-		st.status(true) // the last acknowledged position, so another replica starts there
+		st.finish()
 		return true, nil
 	}
 	return true, err
+}
+
+// finish tells the server the last acknowledged position, so that the
+// next reader starts there, and ends the stream, waiting (a second at
+// most) for the server to end it too: a connection closed with replies
+// unread is reset, and the reset can drop the position sent just before.
+func (st *stream) finish() {
+	if st.status(true) != nil {
+		return
+	}
+	nc := st.conn.Conn()
+	nc.SetDeadline(time.Now().Add(time.Second))
+	pglogrepl.SendStandbyCopyDone(context.Background(), st.conn) // read until the server's ReadyForQuery
+	nc.SetDeadline(time.Time{})
 }
 
 func catalogNames(idents []string) []string {
