@@ -54,7 +54,7 @@ var slotName = regexp.MustCompile(`^[a-z0-9_]{1,63}$`)
 
 // errNoLogical says the server cannot decode: its wal_level is not
 // logical. Use the change table instead.
-var errNoLogical = errors.New("sqlsource: logical decoding needs wal_level = logical; set it (ALTER SYSTEM SET wal_level = logical) and restart PostgreSQL, or use the change table")
+var errNoLogical = errors.New("sqlsource: logical decoding needs wal_level = logical")
 
 // errSlotBusy says another consumer, usually another replica, reads the
 // slot: PostgreSQL lets one consumer at a time read a slot.
@@ -131,7 +131,7 @@ func prepare(ctx context.Context, db *sql.DB, c logicalConfig) (slotSetup, error
 		return s, fmt.Errorf("sqlsource: logical decoding: %w", err)
 	}
 	if level != "logical" {
-		return s, fmt.Errorf("%w (it is %s)", errNoLogical, level)
+		return s, fmt.Errorf("%w, and it is %s: set it (ALTER SYSTEM SET wal_level = logical) and restart PostgreSQL, or use the change table", errNoLogical, level)
 	}
 	var oid sql.NullInt64
 	var ident, name string
