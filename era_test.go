@@ -161,3 +161,48 @@ func TestEraUnclocksDerivedForms(t *testing.T) {
 		t.Errorf("after the Store lost its state the text form is served under its old Last-Modified %s", got)
 	}
 }
+
+// TestEraFlushWithinASecond: the flush lie of TestCrawlInvariant/flush,
+// made deterministic. Replica 1 lists page 1 in its index (its clock at
+// the floor, no bytes given it yet); replica 0 builds page 1 under that
+// floor. The Store is flushed within the same second as the era began,
+// the page changes, and replica 1, which never read replica 0's clock,
+// builds it again in the new era. The new era's floor must be past every
+// clock given in the old one, the old floor included: else replica 1
+// gives the new bytes the old floor, the Last-Modified replica 0 gave the
+// old bytes, and a crawler that holds those is told 304.
+func TestEraFlushWithinASecond(t *testing.T) {
+	st, src, clk, sms := eraFleet(t)
+	if w := testkit.Fetch(sms[1], "/sitemap_index.xml"); w.Code != http.StatusOK {
+		t.Fatalf("GET /sitemap_index.xml: %d", w.Code)
+	}
+	k := pageKey(0, 1)
+	if w := testkit.Fetch(sms[0], "/sitemap-1.xml.gz"); w.Code != http.StatusOK {
+		t.Fatalf("GET /sitemap-1.xml.gz: %d", w.Code)
+	}
+	sl0, ok := sms[0].docs.cache.peek(k)
+	if !ok || sl0.e.lastMod.IsZero() {
+		t.Fatal("replica 0 holds no copy of page 1 with a clock")
+	}
+	era0 := sms[0].docs.tier.(*fleet).era()
+
+	st.flush()
+	clk.Add(500 * time.Millisecond) // the same second as the era began
+	src.rev[1].Add(1)
+	if w := testkit.Fetch(sms[1], "/sitemap-1.xml.gz"); w.Code != http.StatusOK {
+		t.Fatalf("GET /sitemap-1.xml.gz from replica 1: %d", w.Code)
+	}
+	if era := sms[1].docs.tier.(*fleet).era(); !era.After(era0) {
+		t.Fatalf("replica 1's era after the flush is %v, want one after %v", era, era0)
+	}
+	sl1, ok := sms[1].docs.cache.peek(k)
+	if !ok {
+		t.Fatal("replica 1 holds no copy of page 1")
+	}
+	if sl1.e.hash == sl0.e.hash {
+		t.Fatal("replica 1 built the same bytes: the test changed nothing")
+	}
+	if lm := sl1.e.lastMod; !lm.IsZero() && !lm.After(sl0.e.lastMod) {
+		t.Errorf("after the flush, new bytes got the clock %v, not after %v, the clock of the old bytes", lm, sl0.e.lastMod)
+	}
+}
