@@ -23,6 +23,17 @@ func eraFleet(t *testing.T) (*faultStore, *crawlSource, *testkit.Clock, []*Sitem
 }
 
 // lastModOf GETs path from sm and returns its Last-Modified ("" if none).
+// settleEra makes the replicas agree on the Store's first era (a GET of
+// the index), then moves the clock past its floor, so that the files
+// built from then on are served under their Last-Modified at once.
+func settleEra(t *testing.T, clk *testkit.Clock, sm *Sitemap) {
+	t.Helper()
+	if w := testkit.Fetch(sm, "/sitemap_index.xml"); w.Code != http.StatusOK {
+		t.Fatalf("GET /sitemap_index.xml: %d", w.Code)
+	}
+	clk.Add(floorAhead)
+}
+
 func lastModOf(t *testing.T, sm *Sitemap, path string) string {
 	t.Helper()
 	w := testkit.Fetch(sm, path)
@@ -41,6 +52,7 @@ func lastModOf(t *testing.T, sm *Sitemap, path string) string {
 // replicas agree on the new era: one born record, written once.
 func TestEraAfterFlush(t *testing.T) {
 	st, _, clk, sms := eraFleet(t)
+	settleEra(t, clk, sms[0])
 	const path = "/sitemap-1.xml.gz"
 	old := lastModOf(t, sms[0], path)
 	for _, sm := range sms[1:] {
@@ -74,7 +86,9 @@ func TestEraAfterFlush(t *testing.T) {
 			t.Fatalf("replica %d is in era %v, replica 2 in %v: not agreed", i, e, era)
 		}
 	}
-	// Once rebuilt, one new Last-Modified everywhere, listed by every index.
+	// Once rebuilt, one new Last-Modified everywhere, listed by every index
+	// (once the Date reaches the new era's floor).
+	clk.Add(floorAhead)
 	testkit.Converged(t, []http.Handler{sms[0], sms[1], sms[2]}, []string{path}, func(string) int64 { return 0 })
 	now := lastModOf(t, sms[0], path)
 	oldT, _ := http.ParseTime(old)
@@ -150,6 +164,7 @@ func TestEraStoredCopyOfAnotherEra(t *testing.T) {
 // form, made under its old Last-Modified, is not served with it either.
 func TestEraUnclocksDerivedForms(t *testing.T) {
 	st, _, clk, sms := eraFleet(t)
+	settleEra(t, clk, sms[0])
 	old := testkit.Fetch(sms[0], "/sitemap-1.txt").Header().Get("Last-Modified")
 	if old == "" {
 		t.Fatal("the text form has no Last-Modified before the flush")

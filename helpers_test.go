@@ -423,3 +423,10 @@ func waitGoroutines(t testing.TB, before int) {
 		}
 	}
 }
+
+// floorAhead is how far a fresh process's floor is ahead of its start
+// (floorAfter), or a new Store era's ahead of its first look: the first
+// clocks are served as Last-Modified once the Sitemap's clock has moved
+// that far (TestLastModifiedNotAfterDate). Tests of what follows a first
+// Last-Modified move a fake clock by it first.
+const floorAhead = maxAhead + time.Second

@@ -238,6 +238,7 @@ type Sitemap struct {
 	robots atomic.Pointer[robotsSet] // robots.txt lines for the current number of index files
 	crawls *crawlLog                 // who fetched each file (crawllog.go); nil when off
 	notes  htmlNoteList              // what the HTML view shows live about a file (html.go, htmlnotes.go)
+	date   httpDate                  // the Date header of the files' responses (serve.go)
 }
 
 // New checks cfg and the sections and returns a Sitemap ready to serve.
