@@ -225,7 +225,7 @@ func (d *documents) load(k docKey, old *entry) (e *entry, err error) {
 			d.failures.forget(k)
 			return d.adopt(k, rec), nil
 		}
-		return nil, errBackoff
+		return nil, d.failures.backoff(k)
 	}
 	defer func() {
 		if p := recover(); p != nil {
@@ -241,9 +241,10 @@ func (d *documents) load(k docKey, old *entry) (e *entry, err error) {
 		case d.ctx.Err() != nil && !errors.As(err, new(*panicError)):
 			// Close ended it: no failure (TestCloseCancelledNotAnError).
 		default:
-			err = fmt.Errorf("building %s: %w", d.site.fileName(k), err)
-			d.failures.failed(k, d.now().Add(d.site.retryAfter))
-			d.rep.failed(k, old != nil, err)
+			fe := &failureError{ref: newFailureRef(), at: d.now(), err: fmt.Errorf("building %s: %w", d.site.fileName(k), err)}
+			d.failures.failed(k, d.now().Add(d.site.retryAfter), fe)
+			d.rep.failed(k, old != nil, fe)
+			err = fe
 		}
 	}()
 	// 3.

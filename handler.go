@@ -101,7 +101,7 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		s.rep.unavailable(r.Context(), k, err)
 		h["Retry-After"] = st.headers.retryAfter
-		serveError(w, "sitemap temporarily unavailable", http.StatusServiceUnavailable)
+		serveError(w, unavailableText(err, st.retryAfter), http.StatusServiceUnavailable)
 		if s.crawls != nil {
 			s.crawls.record(file, s.crawls.who(r, q.ua, who, now.Unix()), now.Unix(), q.validators, http.StatusServiceUnavailable, 0, false)
 		}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -305,6 +306,9 @@ func newTestSitemap(t testing.TB, cfg Config, secs ...Section) *Sitemap {
 	t.Helper()
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = "https://example.com"
+	}
+	if cfg.Logger == nil { // nil is slog.Default() (TestUnavailableSaysWhy): quiet tests
+		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	sm, err := New(cfg, secs...)
 	if err != nil {

@@ -62,6 +62,9 @@ func (r *reporter) failed(k docKey, old bool, err error) {
 	defer r.stats.buildErrors.Add(1) // last: a test that sees it sees the log
 	r.of(k).buildErrors.Add(1)
 	args := []any{"page", r.site.fileName(k), "err", err, "retry_after", r.site.retryAfter}
+	if f := (*failureError)(nil); errors.As(err, &f) {
+		args = append(args, "failure", f.ref)
+	}
 	if p := (*panicError)(nil); errors.As(err, &p) {
 		args = append(args, "stack", string(p.stack))
 	}

@@ -105,7 +105,9 @@ type Config struct {
 	// for the URLs it skipped and the elements it left out (warn) and one
 	// for its other corrections (info), each with counts by reason and the
 	// first three URLs, however many there are; and one line per build
-	// (debug). Nil means no logging.
+	// (debug). Nil means slog.Default(), as net/http's servers log to the
+	// standard logger when given none: a failing Source is never silent.
+	// To log nothing, give slog.New(slog.DiscardHandler).
 	Logger *slog.Logger
 	// Now is the clock used for freshness and for the age of news articles.
 	// Nil means time.Now.
@@ -250,7 +252,7 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 	}
 	log, now := cfg.Logger, cfg.Now
 	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+		log = slog.Default()
 	}
 	if now == nil {
 		now = time.Now
