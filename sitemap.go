@@ -257,6 +257,7 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 	if now == nil {
 		now = time.Now
 	}
+	warnNoFeed(st, log)
 	rep := newReporter(st, &cfg, log)
 	crawls, err := newCrawlLog(&cfg.Crawlers, st)
 	if err != nil {
