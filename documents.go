@@ -170,11 +170,12 @@ func (d *documents) refresh(k docKey, sl *slot, now time.Time) {
 }
 
 // close stops the loads, background or for a request, and waits for them
-// to end, but at most BuildTimeout (lifetime.close): a load whose Source
+// to end, but at most bound, BuildTimeout or what Close has left of it
+// (lifetime.close): a load whose Source
 // ignores its context is left to end on its own, keeping nothing, and is
 // named in the log (TestCloseBounded).
-func (d *documents) close() {
-	if left := d.lifetime.close(d.site.timeout); len(left) > 0 {
+func (d *documents) close(bound time.Duration) {
+	if left := d.lifetime.close(bound); len(left) > 0 {
 		d.rep.abandoned(left)
 	}
 }

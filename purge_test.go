@@ -235,7 +235,7 @@ func TestPurgeClose(t *testing.T) {
 	pr := newPurger(p.on, slog.New(slog.NewTextHandler(&logged, nil)))
 	pr.push("example.com/sitemap-1", []string{"https://example.com/sitemap-1.xml.gz"})
 	pr.push("example.com/sitemap-1", []string{"https://example.com/sitemap-1.xml.gz"}) // once
-	pr.close()
+	pr.close(purgeTimeout)
 	pr.push("example.com/sitemap-2", []string{"https://example.com/sitemap-2.xml.gz"})
 	wantPurge(t, p.got(), []string{"https://example.com/sitemap-1.xml.gz"}, "example.com/sitemap-1")
 	if !strings.Contains(logged.String(), "CDN down") {
@@ -289,7 +289,7 @@ func TestPurgeBatch(t *testing.T) {
 	var p purges
 	pr := newPurger(p.on, slog.New(slog.DiscardHandler))
 	pr.delay = 200 * time.Millisecond
-	defer pr.close()
+	defer pr.close(purgeTimeout)
 	start := time.Now()
 	pr.push("example.com/sitemap-1", []string{"https://example.com/sitemap-1.xml.gz"})
 	pr.push("example.com/sitemap_index", []string{"https://example.com/sitemap_index.xml"})

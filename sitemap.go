@@ -395,22 +395,26 @@ func (s *Sitemap) Notify(urls ...string) {
 }
 
 // Close cancels the builds under way, background rebuilds and builds for
-// requests, and waits for them to end, for at most BuildTimeout: a build
-// whose Source ignores its context is then left to end on its own (Close
-// logs which, once), and keeps, stores and reports nothing when it does.
+// requests, and waits for them to end, and for the audit and OnPurge to
+// tell what they hold, for at most BuildTimeout in all: a build whose
+// Source or hook ignores its context, or an OnPurge that does, is then
+// left to end on its own (Close logs which, once), and keeps, stores and
+// reports nothing when it does.
 // A build that Close ends is no build error. Requests after Close are
 // answered from the cache; nothing is built (503). With IndexNow, Close
 // then sends the URLs still queued, for at most 10 seconds, and drops
 // (counts and logs) what is left; URLs notified afterwards are dropped.
 func (s *Sitemap) Close() error {
-	s.docs.close()
+	deadline := time.Now().Add(s.site.timeout) // one bound for all, whatever the application's code does
+	left := func() time.Duration { return max(time.Until(deadline), 0) }
+	s.docs.close(left())
 	s.docs.tier.close()
 	s.docs.clocks.file.close()
 	if a := s.rep.audit; a != nil {
-		a.close(s.site.timeout)
+		a.close(left())
 	}
 	if p := s.rep.purger; p != nil {
-		p.close()
+		p.close(left())
 	}
 	if n := s.rep.indexNow; n != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), indexNowCloseTimeout)
