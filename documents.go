@@ -242,7 +242,8 @@ func (d *documents) load(k docKey, old *entry) (e *entry, err error) {
 		case d.ctx.Err() != nil && !errors.As(err, new(*panicError)):
 			// Close ended it: no failure (TestCloseCancelledNotAnError).
 		default:
-			fe := &failureError{ref: newFailureRef(), at: d.now(), err: fmt.Errorf("building %s: %w", d.site.fileName(k), err)}
+			name := d.site.fileName(k)
+			fe := &failureError{ref: newFailureRef(), file: name, at: d.now(), err: fmt.Errorf("building %s: %w", name, err)}
 			d.failures.failed(k, d.now().Add(d.site.retryAfter), fe)
 			d.rep.failed(k, old != nil, fe)
 			err = fe

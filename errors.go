@@ -115,9 +115,10 @@ var (
 // (unavailableText), so that an owner can find the cause of what a
 // crawler or a person saw.
 type failureError struct {
-	ref string
-	at  time.Time
-	err error
+	ref  string
+	file string // the file whose build failed, as its URL names it
+	at   time.Time
+	err  error
 }
 
 func (e *failureError) Error() string { return e.err.Error() }

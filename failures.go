@@ -45,7 +45,7 @@ func (f *failures) backoff(k docKey) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if x, ok := f.lru.Peek(k); ok && x.err != nil {
-		return &failureError{ref: x.err.ref, at: x.err.at, err: errBackoff}
+		return &failureError{ref: x.err.ref, file: x.err.file, at: x.err.at, err: errBackoff}
 	}
 	return errBackoff
 }

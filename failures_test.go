@@ -112,7 +112,7 @@ func TestUnavailableSaysWhy(t *testing.T) {
 	}
 	_, ref, ok := strings.Cut(body, "(failure ")
 	ref, _, _ = strings.Cut(ref, " ")
-	if !ok || len(ref) != 8 || !strings.Contains(body, "its build failed") {
+	if !ok || len(ref) != 8 || !strings.Contains(body, "the build of sitemap-p-1.xml.gz failed") {
 		t.Fatalf("503 body %q names no failure", body)
 	}
 	log := logged.String()
@@ -121,7 +121,7 @@ func TestUnavailableSaysWhy(t *testing.T) {
 	}
 	// Within RetryAfter, the same failure, named the same.
 	w = get(sm, "/sitemap-p-1.xml")
-	if body := w.Body.String(); w.Code != http.StatusServiceUnavailable || !strings.Contains(body, "its last build failed (failure "+ref+" at ") ||
+	if body := w.Body.String(); w.Code != http.StatusServiceUnavailable || !strings.Contains(body, "the last build of sitemap-p-1.xml.gz failed (failure "+ref+" at ") ||
 		strings.Contains(body, "db.internal") {
 		t.Errorf("within RetryAfter: %d %q, want 503 naming failure %s", w.Code, body, ref)
 	}
@@ -138,8 +138,10 @@ func TestUnavailableText(t *testing.T) {
 		err  error
 		want string
 	}{
-		{&failureError{ref: "0123abcd", at: at, err: errors.New("secret")}, "its build failed (failure 0123abcd at 2026-01-02T03:04:05Z; the server's log has the cause)"},
-		{&failureError{ref: "0123abcd", at: at, err: errBackoff}, "its last build failed (failure 0123abcd at 2026-01-02T03:04:05Z; the server's log has the cause); it is retried after 1m0s"},
+		{&failureError{ref: "0123abcd", file: "sitemap_index.xml", at: at, err: errors.New("secret")},
+			"the build of sitemap_index.xml failed (failure 0123abcd at 2026-01-02T03:04:05Z; the server's log has the cause)"},
+		{&failureError{ref: "0123abcd", file: "sitemap-2.xml.gz", at: at, err: errBackoff},
+			"the last build of sitemap-2.xml.gz failed (failure 0123abcd at 2026-01-02T03:04:05Z; the server's log has the cause); it is retried after 1m0s"},
 		{errBackoff, "its last build failed; it is retried after 1m0s"},
 		{errWaitTimeout, "its build takes longer than the build timeout"},
 		{errBusy, "too many requests are waiting for builds"},

@@ -34,10 +34,10 @@ func unavailableText(err error, retryAfter time.Duration) string {
 	var fe *failureError
 	switch {
 	case errors.As(err, &fe) && errors.Is(err, errBackoff):
-		return head + "its last build failed (failure " + fe.ref + " at " + fe.at.UTC().Format(time.RFC3339) +
+		return head + "the last build of " + fe.file + " failed (failure " + fe.ref + " at " + fe.at.UTC().Format(time.RFC3339) +
 			"; the server's log has the cause); it is retried after " + retryAfter.String()
 	case errors.As(err, &fe):
-		return head + "its build failed (failure " + fe.ref + " at " + fe.at.UTC().Format(time.RFC3339) +
+		return head + "the build of " + fe.file + " failed (failure " + fe.ref + " at " + fe.at.UTC().Format(time.RFC3339) +
 			"; the server's log has the cause)"
 	case errors.Is(err, errBackoff):
 		return head + "its last build failed; it is retried after " + retryAfter.String()
