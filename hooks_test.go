@@ -153,3 +153,48 @@ func TestPurgeHangs(t *testing.T) {
 		t.Errorf("log:\n%s", logs.String())
 	}
 }
+
+// hangStore is a memStore whose Subscribe, after the first, blocks until
+// released, whatever its context says.
+type hangStore struct {
+	*memStore
+	calls   atomic.Int32
+	entered chan struct{} // closed when a Subscribe blocks
+	release chan struct{}
+}
+
+func (s *hangStore) Subscribe(ctx context.Context, ch string, f func([]byte)) (<-chan struct{}, error) {
+	if s.calls.Add(1) > 1 {
+		close(s.entered)
+		<-s.release
+		return nil, errors.New("released")
+	}
+	return s.memStore.Subscribe(ctx, ch, f)
+}
+
+// TestFleetCloseBounded: a Store that ignores its context while the
+// replica subscribes again does not hold Close: the fleet waits for its
+// subscription at most its bound, and says so.
+func TestFleetCloseBounded(t *testing.T) {
+	store := newMemStore()
+	hs := &hangStore{memStore: store, entered: make(chan struct{}), release: make(chan struct{})}
+	var logs testkit.SyncBuffer
+	r := newUnitReplica(t, hs, slog.New(slog.NewTextHandler(&logs, nil)))
+	defer close(hs.release)
+	store.setDown(true) // the subscription breaks
+	unitWait(t, "the subscription to break", func() bool { return r.f.breaks() >= 1 })
+	store.setDown(false)
+	select {
+	case <-hs.entered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the replica did not subscribe again")
+	}
+	start := time.Now()
+	r.f.close(200 * time.Millisecond)
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("close took %v with the Store hanging, want about its bound of 200ms", d)
+	}
+	if !strings.Contains(logs.String(), "Close gave up waiting for the store's subscription") {
+		t.Errorf("log:\n%s", logs.String())
+	}
+}

@@ -407,8 +407,10 @@ func (s *Sitemap) Notify(urls ...string) {
 func (s *Sitemap) Close() error {
 	deadline := time.Now().Add(s.site.timeout) // one bound for all, whatever the application's code does
 	left := func() time.Duration { return max(time.Until(deadline), 0) }
+	tier := make(chan struct{}) // the fleet's subscription ends beside the builds
+	go func() { s.docs.tier.close(left()); close(tier) }()
 	s.docs.close(left())
-	s.docs.tier.close()
+	<-tier
 	s.docs.clocks.file.close()
 	if a := s.rep.audit; a != nil {
 		a.close(left())
