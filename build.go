@@ -3,6 +3,7 @@ package sitemap
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"time"
 )
@@ -51,7 +52,15 @@ type pageBuilder struct{ *tools }
 
 // build builds page k. If the copy it replaces is current and a newer
 // index shows the page's Version unchanged, that copy is renewed without
-// reading the page. A page that has no URL is errNotFound.
+// reading the page.
+//
+// A page with no URL to write (every URL its Source yields is rejected,
+// or it yields none) is an empty <urlset>, 200, while its Source's Pages
+// still lists it, as the index does: a crawler that follows the index
+// never gets a 404 (TestIndexNeverListsA404). The rejections are
+// reported as ever (OnReject, the log); the sitemap schema wants one
+// <url> at least, and the checker warns of an empty file. A page that
+// Pages no longer lists is gone: errNotFound.
 func (b pageBuilder) build(ctx context.Context, j job) (*entry, effects, error) {
 	now := b.now()
 	k := j.key
@@ -87,7 +96,9 @@ func (b pageBuilder) build(ctx context.Context, j job) (*entry, effects, error) 
 		spec.omit = a.left.omits // Audit.LeaveOut
 	}
 	src := sec.src
-	if l, ok := src.(latest); ok {
+	spec.emptyOK = true // unless Pages no longer lists it (below)
+	l, isLatest := src.(latest)
+	if isLatest {
 		src, spec.emptyOK = l.at(now, &spec), k.page == 1 // latest.go, rules 3 and 4
 	}
 	start := time.Now()
@@ -103,6 +114,13 @@ func (b pageBuilder) build(ctx context.Context, j job) (*entry, effects, error) 
 	}
 	if err != nil {
 		return nil, effects{}, err
+	}
+	if st.urls == 0 && !isLatest {
+		if ok, err := pageListed(ctx, sec.src, k.page); err != nil {
+			return nil, effects{}, fmt.Errorf("reading the pages of section %q: %w", sec.name, err)
+		} else if !ok {
+			return nil, effects{}, errNotFound
+		}
 	}
 	b.rep.built(k)
 	b.rep.pageBuilt(k, gz)
@@ -120,6 +138,20 @@ func (b pageBuilder) build(ctx context.Context, j job) (*entry, effects, error) 
 	b.rep.log.Debug("sitemap: built page", "section", sec.name, "page", k.page, "urls", st.urls,
 		"rejected", st.rejected, "corrected", st.corrected, "left_out", st.leftOut, "bytes", st.bytes, "gzip_bytes", len(gz), "duration", dur, "clock", at)
 	return e, fx, nil
+}
+
+// pageListed reports whether src's Pages lists page n now: an empty page
+// that it lists is served (build). It reads Pages only as far as n.
+func pageListed(ctx context.Context, src Source, n int64) (bool, error) {
+	for info, err := range src.Pages(ctx) {
+		if err != nil {
+			return false, err
+		}
+		if info.Number >= n {
+			return info.Number == n, nil
+		}
+	}
+	return false, ctx.Err()
 }
 
 // change is what page k of sec changed, as tr saw it built; prev is the

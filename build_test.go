@@ -418,9 +418,41 @@ func TestRejectedURLs(t *testing.T) {
 	}
 }
 
-func TestAllRejectedIs404(t *testing.T) {
-	sm := newTestSitemap(t, Config{}, Section{Source: FromSlice([]URL{{Loc: "ftp://example.com/x"}}, 0)})
-	if w := get(sm, "/sitemap-1.xml.gz"); w.Code != 404 {
-		t.Errorf("a page with no valid URL = %d, want 404 (an empty urlset is invalid)", w.Code)
+// TestIndexNeverListsA404: a page whose every URL is rejected is still
+// listed by the index (which reads no URL), so it answers an empty
+// <urlset>, 200, with validators, and the rejections are reported; it
+// once answered 404 (TestAllRejectedIs404 held that). A page that its
+// Source no longer lists stays 404 (TestPageVanishes).
+func TestIndexNeverListsA404(t *testing.T) {
+	var mu sync.Mutex
+	var rejected []string
+	urls := []URL{{Loc: "https://example.com/ok"}, {Loc: "ftp://example.com/x"}, {Loc: "https://evil.example/y"}}
+	sm := newTestSitemap(t, Config{OnReject: func(_ string, page int64, loc string, _ error) {
+		mu.Lock()
+		defer mu.Unlock()
+		rejected = append(rejected, fmt.Sprint(page, " ", loc))
+	}}, Section{Source: FromSlice(urls, 1)})
+	idx := get(sm, "/sitemap_index.xml").Body.String()
+	for n := 1; n <= 3; n++ {
+		path := fmt.Sprintf("/sitemap-%d.xml", n)
+		if !strings.Contains(idx, "https://example.com"+path+".gz</loc>") {
+			t.Fatalf("the index does not list %s:\n%s", path, idx)
+		}
+		w := get(sm, path)
+		if w.Code != http.StatusOK || w.Header().Get("Etag") == "" {
+			t.Errorf("%s, listed by the index: %d, ETag %q; want 200 with one", path, w.Code, w.Header().Get("Etag"))
+			continue
+		}
+		if locs := urlsetLocs(t, w.Body.String()); n == 1 && len(locs) != 1 || n > 1 && len(locs) != 0 {
+			t.Errorf("%s: locs %q", path, locs)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if got := strings.Join(rejected, "|"); got != "2 ftp://example.com/x|3 https://evil.example/y" {
+		t.Errorf("rejected %q", got)
+	}
+	if w := get(sm, "/sitemap-4.xml"); w.Code != http.StatusNotFound {
+		t.Errorf("a page the index does not list: %d, want 404", w.Code)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"iter"
 	"math/rand/v2"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -275,6 +276,7 @@ func TestDeletionNot304(t *testing.T) {
 	src.set(URL{Loc: "https://example.com/a", LastMod: t0.Add(-48 * time.Hour)},
 		URL{Loc: "https://example.com/b", LastMod: t0.Add(-24 * time.Hour)})
 	sm := newTestSitemap(t, Config{TTL: time.Minute, Now: clk.Now}, Section{Source: src})
+	clk.Add(floorAhead)
 	idx0 := get(sm, "/sitemap_index.xml").Body.String()
 	w := get(sm, "/sitemap-1.xml.gz")
 	lm0 := w.Header().Get("Last-Modified")
@@ -386,5 +388,78 @@ func TestClockUngivenSeed(t *testing.T) {
 	z.seed(k, y.state(k), loss) // Y's record replaced X's in the Store
 	if lm, _ := z.build(k, 3, time.Time{}, time.Time{}, loss); !lm.IsZero() && !lm.After(floor) {
 		t.Errorf("Z gives %v to other bytes, which X served under %v", lm, floor)
+	}
+}
+
+// TestLastModifiedNotAfterDate (RFC 9110 §8.8.2.1): a fresh process with
+// no Store, clock file or Source clock gives its files the floor, two
+// seconds past its start; until the Date reaches it, they are served
+// without Last-Modified (their ETag validates them), then under it. The
+// clock's other promises hold: the same bytes keep the clock, changed
+// bytes get a later one, If-Modified-Since is 304 only for those bytes.
+func TestLastModifiedNotAfterDate(t *testing.T) {
+	t.Run("wire", func(t *testing.T) { // real time, as net/http serves it
+		sm := newTestSitemap(t, Config{}, Section{Source: listSource(URL{Loc: "https://example.com/a"})})
+		srv := httptest.NewServer(sm)
+		defer srv.Close()
+		for _, path := range []string{"/sitemap_index.xml", "/sitemap-1.xml.gz", "/sitemap-1.xml", "/sitemap-1.txt", "/sitemap-1.html"} {
+			res, err := srv.Client().Get(srv.URL + path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			date, err := http.ParseTime(res.Header.Get("Date"))
+			if err != nil {
+				t.Fatalf("%s: Date %q: %v", path, res.Header.Get("Date"), err)
+			}
+			if lm := res.Header.Get("Last-Modified"); lm != "" {
+				if at, _ := http.ParseTime(lm); at.After(date) {
+					t.Errorf("%s: Last-Modified %s is after Date %s", path, lm, res.Header.Get("Date"))
+				}
+			}
+		}
+	})
+	clk := testkit.NewClock(t0.Add(300 * time.Millisecond))
+	src := &mutableSource{}
+	src.set(URL{Loc: "https://example.com/a"})
+	sm := newTestSitemap(t, Config{TTL: time.Hour, Now: clk.Now}, Section{Source: src})
+	floor := t0.Add(2 * time.Second).Format(http.TimeFormat)
+	w := get(sm, "/sitemap-1.xml.gz")
+	etag := w.Header().Get("Etag")
+	if lm, date := w.Header().Get("Last-Modified"), w.Header().Get("Date"); lm != "" || date != t0.Format(http.TimeFormat) || etag == "" {
+		t.Fatalf("at the start: Last-Modified %q, Date %q, ETag %q; want none, %s, one", lm, date, etag, t0.Format(http.TimeFormat))
+	}
+	if w := get(sm, "/sitemap-1.xml.gz", "If-None-Match", etag); w.Code != http.StatusNotModified {
+		t.Errorf("If-None-Match before the Date reaches the clock: %d, want 304", w.Code)
+	}
+	clk.Add(time.Second)
+	if lm := get(sm, "/sitemap-1.xml.gz").Header().Get("Last-Modified"); lm != "" {
+		t.Errorf("a second later: Last-Modified %q, want none (the clock is %s)", lm, floor)
+	}
+	clk.Add(time.Second) // the Date is the clock: served under it
+	w = get(sm, "/sitemap-1.xml.gz")
+	if lm, date := w.Header().Get("Last-Modified"), w.Header().Get("Date"); lm != floor || date != floor || w.Header().Get("Etag") != etag {
+		t.Fatalf("at the clock: Last-Modified %q, Date %q; want %s for both, and the same ETag", lm, date, floor)
+	}
+	if w := get(sm, "/sitemap-1.xml.gz", "If-Modified-Since", floor); w.Code != http.StatusNotModified {
+		t.Errorf("If-Modified-Since the clock: %d, want 304", w.Code)
+	}
+	// New bytes: a clock a second past, not given until the Date reaches it.
+	src.set(URL{Loc: "https://example.com/b"})
+	if err := sm.Invalidate("", 1); err != nil {
+		t.Fatal(err)
+	}
+	sm.docs.wg.Wait()
+	w = get(sm, "/sitemap-1.xml.gz", "If-Modified-Since", floor)
+	if w.Code != http.StatusOK || w.Header().Get("Etag") == etag {
+		t.Fatalf("If-Modified-Since the old clock after a change: %d (ETag %s), want 200 with new bytes", w.Code, w.Header().Get("Etag"))
+	}
+	if lm := w.Header().Get("Last-Modified"); lm != "" {
+		t.Errorf("the changed bytes at %s: Last-Modified %q, want none yet (their clock is a second ahead)", w.Header().Get("Date"), lm)
+	}
+	clk.Add(time.Second)
+	next := t0.Add(3 * time.Second).Format(http.TimeFormat)
+	if lm := get(sm, "/sitemap-1.xml.gz").Header().Get("Last-Modified"); lm != next {
+		t.Errorf("a second later: Last-Modified %q, want %s", lm, next)
 	}
 }

@@ -22,6 +22,7 @@ func TestClockFileRestart(t *testing.T) {
 		URL{Loc: "https://example.com/b", LastMod: t0.Add(-24 * time.Hour)})
 	cfg := Config{Now: clk.Now, ClockFile: path}
 	sm := newTestSitemap(t, cfg, Section{Source: src})
+	clk.Add(floorAhead)
 	before := get(sm, "/sitemap-1.xml.gz")
 	idx := get(sm, "/sitemap_index.xml")
 	sm.Close()
@@ -53,6 +54,7 @@ func TestClockFileDamage(t *testing.T) {
 	cfg := Config{Now: clk.Now, ClockFile: path}
 	src := FromSlice([]URL{{Loc: "https://example.com/a", LastMod: t0.Add(-time.Hour)}}, 0)
 	sm := newTestSitemap(t, cfg, Section{Source: src})
+	clk.Add(floorAhead)
 	lm := get(sm, "/sitemap-1.xml.gz").Header().Get("Last-Modified")
 	sm.Close()
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)

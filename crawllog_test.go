@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/freshmap/sitemap/internal/testkit"
 )
 
 const (
@@ -362,7 +364,9 @@ func TestCrawlLogRecentRows(t *testing.T) {
 // TestCrawlLogConditional: a fetch is conditional when it has a
 // non-empty If-None-Match or If-Modified-Since, whatever the answer.
 func TestCrawlLogConditional(t *testing.T) {
-	sm := crawlSitemap(t, Config{TTL: time.Hour})
+	clk := testkit.NewClock(time.Now())
+	sm := crawlSitemap(t, Config{TTL: time.Hour, Now: clk.Now})
+	clk.Add(floorAhead) // a Last-Modified for If-Modified-Since
 	w := fetch(sm, "/sitemap-p-1.xml.gz", googlebotUA, "66.249.66.1:1")
 	etag, lm := w.Header().Get("Etag"), w.Header().Get("Last-Modified")
 	for _, c := range []struct {

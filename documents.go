@@ -170,11 +170,12 @@ func (d *documents) refresh(k docKey, sl *slot, now time.Time) {
 }
 
 // close stops the loads, background or for a request, and waits for them
-// to end, but at most BuildTimeout (lifetime.close): a load whose Source
+// to end, but at most bound, BuildTimeout or what Close has left of it
+// (lifetime.close): a load whose Source
 // ignores its context is left to end on its own, keeping nothing, and is
 // named in the log (TestCloseBounded).
-func (d *documents) close() {
-	if left := d.lifetime.close(d.site.timeout); len(left) > 0 {
+func (d *documents) close(bound time.Duration) {
+	if left := d.lifetime.close(bound); len(left) > 0 {
 		d.rep.abandoned(left)
 	}
 }
@@ -225,7 +226,7 @@ func (d *documents) load(k docKey, old *entry) (e *entry, err error) {
 			d.failures.forget(k)
 			return d.adopt(k, rec), nil
 		}
-		return nil, errBackoff
+		return nil, d.failures.backoff(k)
 	}
 	defer func() {
 		if p := recover(); p != nil {
@@ -241,9 +242,11 @@ func (d *documents) load(k docKey, old *entry) (e *entry, err error) {
 		case d.ctx.Err() != nil && !errors.As(err, new(*panicError)):
 			// Close ended it: no failure (TestCloseCancelledNotAnError).
 		default:
-			err = fmt.Errorf("building %s: %w", d.site.fileName(k), err)
-			d.failures.failed(k, d.now().Add(d.site.retryAfter))
-			d.rep.failed(k, old != nil, err)
+			name := d.site.fileName(k)
+			fe := &failureError{ref: newFailureRef(), file: name, at: d.now(), err: fmt.Errorf("building %s: %w", name, err)}
+			d.failures.failed(k, d.now().Add(d.site.retryAfter), fe)
+			d.rep.failed(k, old != nil, fe)
+			err = fe
 		}
 	}()
 	// 3.

@@ -65,8 +65,9 @@ func (f *fleet) born(ctx context.Context, b time.Time) bool {
 		}
 	}
 	if b.IsZero() || b.Before(known) {
+		// The era this replica is in is over: a new one is after it.
 		var err error
-		if b, err = f.agree(ctx, b); err != nil {
+		if b, err = f.agree(ctx, known); err != nil {
 			return false
 		}
 	}
@@ -130,8 +131,23 @@ func (f *fleet) agree(ctx context.Context, lost time.Time) (time.Time, error) {
 	if !b.IsZero() && b.After(lost) {
 		return b, nil
 	}
-	b = later(f.now(), lost.Add(time.Nanosecond))
+	b = nextEra(f.now(), lost)
 	return b, f.sh.setBorn(ctx, b)
+}
+
+// nextEra returns when a new era begins, at now, after the era lost: now,
+// but no earlier than the second after lost's. Within lost's second, the
+// new floor (floorAfter) would be lost's own, which a replica may have
+// given bytes as their Last-Modified in the era that is over; those
+// clocks are gone with the Store, so another replica would give the same
+// floor to other bytes (TestEraFlushWithinASecond). A second later, the
+// new floor is past the old one, and past every clock given in the old
+// era before now (each at most maxAhead ahead of its time).
+func nextEra(now, lost time.Time) time.Time {
+	if lost.IsZero() {
+		return now
+	}
+	return later(now, second(lost).Add(time.Second))
 }
 
 // take makes b this replica's era, if it is later than the one it is in.

@@ -23,6 +23,17 @@ func eraFleet(t *testing.T) (*faultStore, *crawlSource, *testkit.Clock, []*Sitem
 }
 
 // lastModOf GETs path from sm and returns its Last-Modified ("" if none).
+// settleEra makes the replicas agree on the Store's first era (a GET of
+// the index), then moves the clock past its floor, so that the files
+// built from then on are served under their Last-Modified at once.
+func settleEra(t *testing.T, clk *testkit.Clock, sm *Sitemap) {
+	t.Helper()
+	if w := testkit.Fetch(sm, "/sitemap_index.xml"); w.Code != http.StatusOK {
+		t.Fatalf("GET /sitemap_index.xml: %d", w.Code)
+	}
+	clk.Add(floorAhead)
+}
+
 func lastModOf(t *testing.T, sm *Sitemap, path string) string {
 	t.Helper()
 	w := testkit.Fetch(sm, path)
@@ -41,6 +52,7 @@ func lastModOf(t *testing.T, sm *Sitemap, path string) string {
 // replicas agree on the new era: one born record, written once.
 func TestEraAfterFlush(t *testing.T) {
 	st, _, clk, sms := eraFleet(t)
+	settleEra(t, clk, sms[0])
 	const path = "/sitemap-1.xml.gz"
 	old := lastModOf(t, sms[0], path)
 	for _, sm := range sms[1:] {
@@ -74,7 +86,9 @@ func TestEraAfterFlush(t *testing.T) {
 			t.Fatalf("replica %d is in era %v, replica 2 in %v: not agreed", i, e, era)
 		}
 	}
-	// Once rebuilt, one new Last-Modified everywhere, listed by every index.
+	// Once rebuilt, one new Last-Modified everywhere, listed by every index
+	// (once the Date reaches the new era's floor).
+	clk.Add(floorAhead)
 	testkit.Converged(t, []http.Handler{sms[0], sms[1], sms[2]}, []string{path}, func(string) int64 { return 0 })
 	now := lastModOf(t, sms[0], path)
 	oldT, _ := http.ParseTime(old)
@@ -150,6 +164,7 @@ func TestEraStoredCopyOfAnotherEra(t *testing.T) {
 // form, made under its old Last-Modified, is not served with it either.
 func TestEraUnclocksDerivedForms(t *testing.T) {
 	st, _, clk, sms := eraFleet(t)
+	settleEra(t, clk, sms[0])
 	old := testkit.Fetch(sms[0], "/sitemap-1.txt").Header().Get("Last-Modified")
 	if old == "" {
 		t.Fatal("the text form has no Last-Modified before the flush")
@@ -159,5 +174,50 @@ func TestEraUnclocksDerivedForms(t *testing.T) {
 	testkit.Fetch(sms[0], "/sitemap-2.xml.gz") // finds the Store empty: a new era
 	if got := testkit.Fetch(sms[0], "/sitemap-1.txt").Header().Get("Last-Modified"); got == old {
 		t.Errorf("after the Store lost its state the text form is served under its old Last-Modified %s", got)
+	}
+}
+
+// TestEraFlushWithinASecond: the flush lie of TestCrawlInvariant/flush,
+// made deterministic. Replica 1 lists page 1 in its index (its clock at
+// the floor, no bytes given it yet); replica 0 builds page 1 under that
+// floor. The Store is flushed within the same second as the era began,
+// the page changes, and replica 1, which never read replica 0's clock,
+// builds it again in the new era. The new era's floor must be past every
+// clock given in the old one, the old floor included: else replica 1
+// gives the new bytes the old floor, the Last-Modified replica 0 gave the
+// old bytes, and a crawler that holds those is told 304.
+func TestEraFlushWithinASecond(t *testing.T) {
+	st, src, clk, sms := eraFleet(t)
+	if w := testkit.Fetch(sms[1], "/sitemap_index.xml"); w.Code != http.StatusOK {
+		t.Fatalf("GET /sitemap_index.xml: %d", w.Code)
+	}
+	k := pageKey(0, 1)
+	if w := testkit.Fetch(sms[0], "/sitemap-1.xml.gz"); w.Code != http.StatusOK {
+		t.Fatalf("GET /sitemap-1.xml.gz: %d", w.Code)
+	}
+	sl0, ok := sms[0].docs.cache.peek(k)
+	if !ok || sl0.e.lastMod.IsZero() {
+		t.Fatal("replica 0 holds no copy of page 1 with a clock")
+	}
+	era0 := sms[0].docs.tier.(*fleet).era()
+
+	st.flush()
+	clk.Add(500 * time.Millisecond) // the same second as the era began
+	src.rev[1].Add(1)
+	if w := testkit.Fetch(sms[1], "/sitemap-1.xml.gz"); w.Code != http.StatusOK {
+		t.Fatalf("GET /sitemap-1.xml.gz from replica 1: %d", w.Code)
+	}
+	if era := sms[1].docs.tier.(*fleet).era(); !era.After(era0) {
+		t.Fatalf("replica 1's era after the flush is %v, want one after %v", era, era0)
+	}
+	sl1, ok := sms[1].docs.cache.peek(k)
+	if !ok {
+		t.Fatal("replica 1 holds no copy of page 1")
+	}
+	if sl1.e.hash == sl0.e.hash {
+		t.Fatal("replica 1 built the same bytes: the test changed nothing")
+	}
+	if lm := sl1.e.lastMod; !lm.IsZero() && !lm.After(sl0.e.lastMod) {
+		t.Errorf("after the flush, new bytes got the clock %v, not after %v, the clock of the old bytes", lm, sl0.e.lastMod)
 	}
 }

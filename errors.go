@@ -1,8 +1,11 @@
 package sitemap
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"time"
 	"unicode/utf8"
 )
 
@@ -105,6 +108,29 @@ var (
 	// ends after it keeps nothing (503).
 	errClosed = errors.New("closed")
 )
+
+// failureError is a failed build as its requests get it: err, the cause,
+// which only the log shows, and ref, a reference that the log line of the
+// failure and the 503 of each request it failed both carry
+// (unavailableText), so that an owner can find the cause of what a
+// crawler or a person saw.
+type failureError struct {
+	ref  string
+	file string // the file whose build failed, as its URL names it
+	at   time.Time
+	err  error
+}
+
+func (e *failureError) Error() string { return e.err.Error() }
+func (e *failureError) Unwrap() error { return e.err }
+
+// newFailureRef returns a new failure reference: 8 random hex digits,
+// which tell nothing of the cause.
+func newFailureRef() string {
+	var b [4]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
 
 // panicError is a panic of a Source, or its runtime.Goexit (goexit), with
 // the stack where it happened.

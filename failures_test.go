@@ -87,3 +87,69 @@ func TestBuildFailures(t *testing.T) {
 		})
 	}
 }
+
+// TestUnavailableSaysWhy: with no Logger, a failing Source shows in the
+// default log (slog.Default), and the 503 says why without the Source's
+// error text: it names the failure by a reference and a time that its log
+// line carries, also while the failure holds (RetryAfter).
+func TestUnavailableSaysWhy(t *testing.T) {
+	var logged testkit.SyncBuffer
+	was := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&logged, nil)))
+	defer slog.SetDefault(was)
+	src := newFake(20, 10)
+	const secret = "dial tcp db.internal:5432: password authentication failed for user shop"
+	src.onURL = func(context.Context, int64, int64) error { return errors.New(secret) }
+	sm, err := New(Config{BaseURL: "https://example.com", RetryAfter: time.Minute}, Section{Name: "p", Source: src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sm.Close()
+	w := get(sm, "/sitemap-p-1.xml")
+	body := w.Body.String()
+	if w.Code != http.StatusServiceUnavailable || strings.Contains(body, "db.internal") || strings.Contains(body, "password") {
+		t.Fatalf("%d %q: want 503 without the Source's error", w.Code, body)
+	}
+	_, ref, ok := strings.Cut(body, "(failure ")
+	ref, _, _ = strings.Cut(ref, " ")
+	if !ok || len(ref) != 8 || !strings.Contains(body, "the build of sitemap-p-1.xml.gz failed") {
+		t.Fatalf("503 body %q names no failure", body)
+	}
+	log := logged.String()
+	if !strings.Contains(log, `msg="sitemap: build failed"`) || !strings.Contains(log, "failure="+ref) || !strings.Contains(log, secret) {
+		t.Errorf("the default log has no line with failure=%s and the cause:\n%s", ref, log)
+	}
+	// Within RetryAfter, the same failure, named the same.
+	w = get(sm, "/sitemap-p-1.xml")
+	if body := w.Body.String(); w.Code != http.StatusServiceUnavailable || !strings.Contains(body, "the last build of sitemap-p-1.xml.gz failed (failure "+ref+" at ") ||
+		strings.Contains(body, "db.internal") {
+		t.Errorf("within RetryAfter: %d %q, want 503 naming failure %s", w.Code, body, ref)
+	}
+	if n := strings.Count(logged.String(), "sitemap: build failed"); n != 1 {
+		t.Errorf("%d log lines of the failure, want 1", n)
+	}
+}
+
+// TestUnavailableText: each cause of a 503 gets its own words, none of
+// them the cause's own text.
+func TestUnavailableText(t *testing.T) {
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{&failureError{ref: "0123abcd", file: "sitemap_index.xml", at: at, err: errors.New("secret")},
+			"the build of sitemap_index.xml failed (failure 0123abcd at 2026-01-02T03:04:05Z; the server's log has the cause)"},
+		{&failureError{ref: "0123abcd", file: "sitemap-2.xml.gz", at: at, err: errBackoff},
+			"the last build of sitemap-2.xml.gz failed (failure 0123abcd at 2026-01-02T03:04:05Z; the server's log has the cause); it is retried after 1m0s"},
+		{errBackoff, "its last build failed; it is retried after 1m0s"},
+		{errWaitTimeout, "its build takes longer than the build timeout"},
+		{errBusy, "too many requests are waiting for builds"},
+		{errClosed, "the server is shutting down"},
+		{errors.New("secret"), "it could not be built"},
+	} {
+		if got := unavailableText(tc.err, time.Minute); got != "sitemap temporarily unavailable: "+tc.want {
+			t.Errorf("%v: %q, want %q", tc.err, got, tc.want)
+		}
+	}
+}

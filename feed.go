@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -84,6 +86,26 @@ func (c feedConfig) feedOf(sec *section, src Source) *feed {
 	}
 	f.loc = c.base + f.name // the base is XML-safe, and so are section names
 	return f
+}
+
+// warnNoFeed logs, at New, the sections of st that have no feed although
+// feeds are on: their Source does not implement RecentLister (FromSlice's
+// does; FromSeq's, FromRange's and a plain Source's do not), so that
+// FeedEntries never does nothing without a word (TestFeedNoneLogged).
+func warnNoFeed(st *site, log *slog.Logger) {
+	if st.feeds.entries == 0 {
+		return
+	}
+	var none []string
+	for _, sec := range st.sections {
+		if sec.feed == nil && !sec.latest() {
+			none = append(none, strconv.Quote(sec.name))
+		}
+	}
+	if len(none) > 0 {
+		log.Warn("sitemap: FeedEntries is set, but these sections have no Atom feed: their Source does not list recent URLs (RecentLister)",
+			"sections", strings.Join(none, ", "))
+	}
 }
 
 // feedEntry is one entry of a feed, its values ready to write.

@@ -200,13 +200,15 @@ func TestFeedDocument(t *testing.T) {
 	)
 	var mu sync.Mutex
 	var rejected []string
-	sm := newTestSitemap(t, Config{FeedEntries: 100, FeedAuthor: "Shop & Co",
+	clk := testkit.NewClock(time.Now())
+	sm := newTestSitemap(t, Config{FeedEntries: 100, FeedAuthor: "Shop & Co", Now: clk.Now,
 		OnReject: func(sec string, page int64, loc string, err error) {
 			mu.Lock()
 			defer mu.Unlock()
 			rejected = append(rejected, sec+"/"+string(rune('0'+page))+" "+loc)
 		}},
 		Section{Name: "products", Source: newRecent(urls...)})
+	clk.Add(floorAhead)
 	w := get(sm, "/sitemap-products.atom")
 	if w.Code != 200 {
 		t.Fatalf("status %d", w.Code)
@@ -265,7 +267,9 @@ func TestFeedBounded(t *testing.T) {
 // representation, 304 from the cache, robots.txt naming the feed.
 func TestFeedHTTP(t *testing.T) {
 	src := newRecent(recentURLs(4)...)
-	sm := newTestSitemap(t, Config{FeedEntries: 10}, Section{Name: "products", Source: src})
+	clk := testkit.NewClock(time.Now())
+	sm := newTestSitemap(t, Config{FeedEntries: 10, Now: clk.Now}, Section{Name: "products", Source: src})
+	clk.Add(floorAhead)
 	srv := httptest.NewServer(sm.Handler(http.NotFoundHandler()))
 	defer srv.Close()
 	fetch := func(hdr ...string) *http.Response {

@@ -71,9 +71,20 @@ func newFleet(sh *shared, st *site, l *ledger, c *clocks, in inbox, log *slog.Lo
 	return f
 }
 
-func (f *fleet) close() {
+// close ends the subscription, waiting at most bound for its goroutine:
+// one blocked in a Store call that ignores its context is left to end on
+// its own, and logged (TestFleetCloseBounded).
+func (f *fleet) close(bound time.Duration) {
 	f.cancel()
-	f.wg.Wait()
+	done := make(chan struct{})
+	go func() { f.wg.Wait(); close(done) }()
+	t := time.NewTimer(bound)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		f.log.Warn("sitemap: Close gave up waiting for the store's subscription; the Store ignores its context", "waited", bound)
+	}
 }
 
 func (f *fleet) breaks() int64 { return f.sh.breaks.Load() }

@@ -105,7 +105,10 @@ func TestFleetColdBurstOneRead(t *testing.T) {
 func TestFleetFreshReplicaAnswersFromStore(t *testing.T) {
 	src := newFake(250, 50)
 	st := newMemStore()
-	a := replicas(t, st, 1, src, Config{})[0]
+	clk := testkit.NewClock(time.Now())
+	a := replicas(t, st, 1, src, Config{Now: clk.Now})[0]
+	get(a, "/sitemap_index.xml") // the Store's first era
+	clk.Add(floorAhead)          // past its floor: the files are served under their Last-Modified
 	first := map[string]http.Header{}
 	bodies := map[string][]byte{}
 	for _, p := range fleetPaths {
@@ -113,13 +116,13 @@ func TestFleetFreshReplicaAnswersFromStore(t *testing.T) {
 		first[p], bodies[p] = w.Header(), w.Body.Bytes()
 	}
 	reads, pages := src.urlsCalls.Load(), src.pageCalls.Load()
-	d := replicas(t, st, 1, src, Config{})[0] // a new process: empty cache, no clocks
+	d := replicas(t, st, 1, src, Config{Now: clk.Now})[0] // a new process: empty cache, no clocks
 	for _, p := range fleetPaths {
 		if w := get(d, p, "If-None-Match", first[p].Get("Etag")); w.Code != http.StatusNotModified {
 			t.Errorf("%s If-None-Match: %d, want 304", p, w.Code)
 		}
 	}
-	e := replicas(t, st, 1, src, Config{})[0]
+	e := replicas(t, st, 1, src, Config{Now: clk.Now})[0]
 	for _, p := range fleetPaths {
 		if w := get(e, p, "If-Modified-Since", first[p].Get("Last-Modified")); w.Code != http.StatusNotModified {
 			t.Errorf("%s If-Modified-Since: %d, want 304", p, w.Code)
@@ -150,16 +153,18 @@ func TestFleetInvalidateReachesAll(t *testing.T) {
 		}
 		return nil
 	}
-	sms := replicas(t, newMemStore(), 3, src, Config{})
+	clk := testkit.NewClock(time.Now())
+	sms := replicas(t, newMemStore(), 3, src, Config{Now: clk.Now})
+	get(sms[0], "/sitemap_index.xml") // the Store's first era
+	clk.Add(floorAhead)               // past its floor: the files are served under their Last-Modified
 	before := map[int]http.Header{}
 	for i, sm := range sms {
 		get(sm, "/sitemap_index.xml")
 		before[i] = get(sm, "/sitemap-2.xml.gz").Header()
 	}
 	// The change comes in a later second than the first build, so the
-	// clock can move to it without running more than a second ahead.
-	first, _ := http.ParseTime(before[0].Get("Last-Modified"))
-	time.Sleep(time.Until(first.Add(time.Second)))
+	// clock can move to it without running ahead of the Date.
+	clk.Add(time.Second)
 	src.rev.Add(1)
 	if err := sms[0].Invalidate("", 2); err != nil {
 		t.Fatal(err)

@@ -156,7 +156,7 @@ func newUnitReplica(t *testing.T, store Store, log *slog.Logger) *unitReplica {
 	r := &unitReplica{l: newLedger(), c: newClocks(unitT0, true, nil)}
 	r.in = &fakeInbox{ledger: r.l}
 	r.f = newFleet(newShared(store, st.base.url, log), st, r.l, r.c, r.in, log, testkit.NewClock(unitT0).Now)
-	t.Cleanup(r.f.close)
+	t.Cleanup(func() { r.f.close(time.Minute) })
 	// The era, as a first look takes it: agreed by the first replica.
 	if b, err := r.f.sh.getBorn(t.Context()); err != nil || !r.f.born(t.Context(), b) {
 		t.Fatalf("the replica could not take the store's era: %v", err)

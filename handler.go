@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 )
 
 var (
@@ -100,7 +101,7 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		s.rep.unavailable(r.Context(), k, err)
 		h["Retry-After"] = st.headers.retryAfter
-		serveError(w, "sitemap temporarily unavailable", http.StatusServiceUnavailable)
+		serveError(w, unavailableText(err, st.retryAfter), http.StatusServiceUnavailable)
 		if s.crawls != nil {
 			s.crawls.record(file, s.crawls.who(r, q.ua, who, now.Unix()), now.Unix(), q.validators, http.StatusServiceUnavailable, 0, false)
 		}
@@ -109,6 +110,9 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if tags != nil {
 		h["Surrogate-Key"], h["Cache-Tag"] = tags, tags
 	}
+	// The Date is the clock reading the Last-Modified is held to
+	// (serveEntry), not a later one that net/http would take.
+	h["Date"] = s.date.header(now)
 	if rt.rep == asHTML {
 		if notes := s.notes.of(k); len(notes) > 0 {
 			if s.crawls != nil && s.crawls.verified {
@@ -120,7 +124,7 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	status, n, handed := s.serveEntry(w, r, &q, k, e, rt.rep, s.rep.of(k))
+	status, n, handed := s.serveEntry(w, r, &q, k, e, rt.rep, s.rep.of(k), now)
 	if s.crawls != nil && rt.rep != asHTML { // the view is for people; the log is of the files crawlers fetch
 		// Only a conditional or ranged request can have validators.
 		sec := now.Unix()
@@ -144,8 +148,20 @@ func (s *Sitemap) notFound(w http.ResponseWriter, c *secCounters) {
 // k; the response is counted in c too. It returns the response's status
 // and body bytes, and whether the request was conditional or ranged
 // (serveCached).
-func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, q *reqHeader, k docKey, e *entry, rep representation, c *secCounters) (int, int64, bool) {
+//
+// now is the response's Date. A Last-Modified later than it is left out
+// (RFC 9110 §8.8.2.1: never later than Date): a clock may run up to
+// maxAhead ahead of the server's time, and a floor (clock.go, rule 3) a
+// little more, but HTTP forbids telling it. The ETag still validates
+// those bytes, and once Date reaches their clock they are served under it
+// (TestLastModifiedNotAfterDate); no other bytes are given that clock in
+// the meantime, so nothing of the clock's promises changes.
+func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, q *reqHeader, k docKey, e *entry, rep representation, c *secCounters, now time.Time) (int, int64, bool) {
 	h := w.Header()
+	modtime, lastMod := e.lastMod, e.lastModHdr
+	if modtime.After(now) {
+		modtime, lastMod = time.Time{}, nil
+	}
 	if cc := s.site.headers.cacheControl; cc != nil {
 		h["Cache-Control"] = cc
 	}
@@ -188,9 +204,9 @@ func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, q *reqHeade
 	var handed bool
 	if plain == nil {
 		cw.body = bodyReader{b: body}
-		handed = serveCached(&cw, r, q.conditional(), e.lastMod, e.lastModHdr, &cw.body, int64(len(body)), cw.length)
+		handed = serveCached(&cw, r, q.conditional(), modtime, lastMod, &cw.body, int64(len(body)), cw.length)
 	} else {
-		handed = serveCached(&cw, r, q.conditional(), e.lastMod, e.lastModHdr, plain, e.size, nil)
+		handed = serveCached(&cw, r, q.conditional(), modtime, lastMod, plain, e.size, nil)
 	}
 	if plain != nil && plain.err != nil { // cannot happen: we compressed it
 		s.rep.log.ErrorContext(r.Context(), "sitemap: cached page does not decompress", "err", plain.err)

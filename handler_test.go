@@ -20,7 +20,9 @@ import (
 
 func TestRepresentations(t *testing.T) {
 	start := time.Now().Truncate(time.Second)
-	sm := newTestSitemap(t, Config{}, Section{Name: "p", Source: newFake(20, 10), PageSize: 10})
+	clk := testkit.NewClock(time.Now())
+	sm := newTestSitemap(t, Config{Now: clk.Now}, Section{Name: "p", Source: newFake(20, 10), PageSize: 10})
+	clk.Add(floorAhead)
 	file := get(sm, "/sitemap-p-1.xml.gz", "Accept-Encoding", "gzip")
 	enc := get(sm, "/sitemap-p-1.xml", "Accept-Encoding", "br, gzip;q=0.5")
 	plain := get(sm, "/sitemap-p-1.xml")
@@ -230,7 +232,9 @@ func TestClockWithoutLastMod(t *testing.T) {
 
 func TestNotModified(t *testing.T) {
 	src := newFake(20, 10)
-	sm := newTestSitemap(t, Config{}, Section{Name: "p", Source: src, PageSize: 10})
+	clk := testkit.NewClock(time.Now())
+	sm := newTestSitemap(t, Config{Now: clk.Now}, Section{Name: "p", Source: src, PageSize: 10})
+	clk.Add(floorAhead)
 	first := get(sm, "/sitemap-p-1.xml.gz")
 	etag, lm := first.Header().Get("Etag"), first.Header().Get("Last-Modified")
 	src.onURL = func(context.Context, int64, int64) error { t.Fatal("source called for a cached page"); return nil }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -306,6 +307,9 @@ func newTestSitemap(t testing.TB, cfg Config, secs ...Section) *Sitemap {
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = "https://example.com"
 	}
+	if cfg.Logger == nil { // nil is slog.Default() (TestUnavailableSaysWhy): quiet tests
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
 	sm, err := New(cfg, secs...)
 	if err != nil {
 		t.Fatal(err)
@@ -423,3 +427,10 @@ func waitGoroutines(t testing.TB, before int) {
 		}
 	}
 }
+
+// floorAhead is how far a fresh process's floor is ahead of its start
+// (floorAfter), or a new Store era's ahead of its first look: the first
+// clocks are served as Last-Modified once the Sitemap's clock has moved
+// that far (TestLastModifiedNotAfterDate). Tests of what follows a first
+// Last-Modified move a fake clock by it first.
+const floorAhead = maxAhead + time.Second

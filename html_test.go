@@ -36,9 +36,11 @@ func htmlTestSitemap(t *testing.T, cfg Config) (*Sitemap, *fakeCounter) {
 	news := FromSlice([]URL{{Loc: "https://example.com/n/1", News: &News{PublicationName: "The Times", Language: "en",
 		PublicationDate: at, Title: "Merger \"talks\""}}}, 10)
 	cfg.HTML, cfg.NewsAnyAge = true, true
-	cfg.Now = func() time.Time { return at.Add(24 * time.Hour) }
+	clk := testkit.NewClock(at.Add(24 * time.Hour))
+	cfg.Now = clk.Now
 	sm := newTestSitemap(t, cfg, Section{Name: "products", Source: products},
 		Section{Name: "news", Source: news, Extensions: ExtNews})
+	clk.Add(floorAhead) // past the floor of the start: the files have a Last-Modified
 	return sm, products
 }
 

@@ -68,14 +68,15 @@ func pagesSource(infos func(n int64) (PageInfo, bool)) Source {
 // robots.txt names both.
 func TestIndexFiles(t *testing.T) {
 	const pages = MaxURLs + 3
-	now := func() time.Time { return time.Date(2025, 2, 3, 4, 5, 6, 0, time.UTC) }
-	sm := newTestSitemap(t, Config{Now: now}, Section{Name: "big", Source: pagesSource(func(n int64) (PageInfo, bool) {
+	clk := testkit.NewClock(time.Date(2025, 2, 3, 4, 5, 6, 0, time.UTC))
+	sm := newTestSitemap(t, Config{Now: clk.Now}, Section{Name: "big", Source: pagesSource(func(n int64) (PageInfo, bool) {
 		info := PageInfo{Number: n}
 		if n%2 == 1 {
 			info.LastMod = time.Date(2024, 1, 1, 0, 0, int(n-1), 0, time.UTC)
 		}
 		return info, n <= pages
 	})})
+	clk.Add(floorAhead)
 	w := get(sm, "/sitemap_index.xml")
 	doc := w.Body.Bytes()
 	if !bytes.HasPrefix(doc, []byte(indexStart+"<sitemap><loc>https://example.com/sitemap-big-1.xml.gz</loc><lastmod>2024-01-01T00:00:00Z</lastmod></sitemap>\n"+

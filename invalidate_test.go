@@ -22,6 +22,7 @@ func TestInvalidate(t *testing.T) {
 	clk := testkit.NewClock(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
 	src := newFake(20, 10)
 	sm := newTestSitemap(t, Config{Now: clk.Now}, Section{Name: "p", Source: src})
+	clk.Add(floorAhead) // at the first clock: served as Last-Modified
 	get(sm, "/sitemap_index.xml")
 	old1, old2 := get(sm, "/sitemap-p-1.xml"), get(sm, "/sitemap-p-2.xml")
 	reads := src.urlsCalls.Load()
@@ -35,7 +36,7 @@ func TestInvalidate(t *testing.T) {
 		return nil
 	}
 	src.edited = 1           // the application's change, which Pages does not show
-	clk.Add(2 * time.Second) // past the first clock, two seconds after the start (clock.go)
+	clk.Add(2 * time.Second) // past the first clock, now the Date
 	if err := sm.Invalidate("p", 1); err != nil {
 		t.Fatal(err)
 	}

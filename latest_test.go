@@ -75,7 +75,9 @@ func indexLocs(t *testing.T, h http.Handler) []string {
 // section with the same Source is 404 and leaves no index (404).
 func TestLatestEmptyListed(t *testing.T) {
 	empty := &recentSource{fakeSource: newFake(0, 10)} // no page, no recent URL
-	sm := newTestSitemap(t, Config{}, Section{Name: "news", Source: empty, Extensions: ExtNews, Latest: true})
+	clk := testkit.NewClock(time.Now())
+	sm := newTestSitemap(t, Config{Now: clk.Now}, Section{Name: "news", Source: empty, Extensions: ExtNews, Latest: true})
+	clk.Add(floorAhead)
 	if got, want := indexLocs(t, sm), []string{"https://example.com/sitemap-news-1.xml.gz"}; !slices.Equal(got, want) {
 		t.Errorf("index lists %q, want %q", got, want)
 	}

@@ -50,7 +50,9 @@ func wideSource(n, locLen int) Source {
 // XML is decompressed as it is served (plainCopies turns them on).
 func plainPage(t testing.TB, n, locLen int) (*Sitemap, *entry, []byte) {
 	t.Helper()
-	sm := newTestSitemap(t, Config{BaseURL: "https://shop.example.com", TTL: time.Hour}, Section{Source: wideSource(n, locLen)})
+	clk := testkit.NewClock(time.Now())
+	sm := newTestSitemap(t, Config{BaseURL: "https://shop.example.com", TTL: time.Hour, Now: clk.Now}, Section{Source: wideSource(n, locLen)})
+	clk.Add(floorAhead) // the first clock is the Date: served as Last-Modified
 	plainCopies(sm, false)
 	if w := get(sm, "/sitemap-1.xml.gz"); w.Code != 200 {
 		t.Fatalf("warm-up: %d", w.Code)

@@ -37,7 +37,9 @@ func makeCopy(t testing.TB, sm *Sitemap, path string, e *entry) *plainCopy {
 // served, under their own ETag, never the copy of the old.
 func TestPlainCopy(t *testing.T) {
 	src := newFake(20_000, 20_000)
-	sm := newTestSitemap(t, Config{TTL: time.Hour}, Section{Source: src, PageSize: 20_000})
+	clk := testkit.NewClock(time.Now()) // one Date for every response compared
+	sm := newTestSitemap(t, Config{TTL: time.Hour, Now: clk.Now}, Section{Source: src, PageSize: 20_000})
+	clk.Add(floorAhead) // the first clock is the Date: served as Last-Modified
 	if w := get(sm, "/sitemap-1.xml.gz"); w.Code != 200 {
 		t.Fatalf("warm-up: %d", w.Code)
 	}

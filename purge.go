@@ -2,7 +2,9 @@ package sitemap
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"sync"
 	"time"
 )
@@ -27,8 +29,11 @@ import (
 //  4. OnPurge runs on a goroutine of its own, one call at a time, with a
 //     context that ends after purgeTimeout or at Close; an error is
 //     logged, and not retried (the TTL and max-age bound what the CDN
-//     serves meanwhile). Close tells what is queued, within the same
-//     bound (TestPurgeClose).
+//     serves meanwhile); a panic is recovered and logged with its stack,
+//     and the purger goes on (TestPurgePanics). Close tells what is
+//     queued, within what is left of its bound (BuildTimeout), and
+//     returns then even if OnPurge ignores its context: that call is left
+//     to end on its own, and logged (TestPurgeHangs, TestPurgeClose).
 //  5. With OnPurge set, each response of a file names it in
 //     Surrogate-Key (Fastly and others) and Cache-Tag (Cloudflare): the
 //     key is the host, the base path and the file's name without its
@@ -130,31 +135,45 @@ func (p *purger) tell() {
 	}
 	ctx, cancel := context.WithTimeout(p.ctx, purgeTimeout)
 	defer cancel()
-	if err := p.fn(ctx, batch); err != nil {
+	if err := p.call(ctx, batch); err != nil {
 		p.log.Error("sitemap: OnPurge failed; the CDN serves those files until their max-age", "files", len(batch.Keys), "err", err)
 	}
 }
 
-// close tells what is queued and ends run, waiting at most purgeTimeout;
-// what is pushed afterwards is dropped. A second close waits for the
-// first.
-func (p *purger) close() {
+// call calls OnPurge with batch; a panic is its error, logged with the
+// stack (rule 4).
+func (p *purger) call(ctx context.Context, batch Purge) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("OnPurge panicked: %v", v)
+			p.log.Error("sitemap: OnPurge panicked; recovered", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+		}
+	}()
+	return p.fn(ctx, batch)
+}
+
+// close tells what is queued and ends run, waiting at most bound (and
+// purgeTimeout); what is pushed afterwards is dropped. Past bound it
+// cancels the call under way and returns: an OnPurge that ignores its
+// context is left to end on its own, and logged (rule 4). A second close
+// waits for the first, as long.
+func (p *purger) close(bound time.Duration) {
 	p.mu.Lock()
 	was := p.closed
 	p.closed = true
 	p.mu.Unlock()
-	if was {
-		<-p.done
-		return
+	if !was {
+		close(p.closing)
 	}
-	close(p.closing)
-	t := time.NewTimer(purgeTimeout)
+	t := time.NewTimer(min(bound, purgeTimeout))
 	defer t.Stop()
 	select {
 	case <-p.done:
 	case <-t.C:
 		p.cancel()
-		<-p.done
+		if !was {
+			p.log.Warn("sitemap: Close gave up waiting for OnPurge; it ignores its context, and is left to end on its own", "waited", min(bound, purgeTimeout))
+		}
 	}
 	p.cancel()
 }

@@ -149,17 +149,19 @@ func TestPurgeGone(t *testing.T) {
 func TestPurgeFleetOnce(t *testing.T) {
 	src := &revSource{fakeSource: newFake(250, 50)}
 	var p purges
-	sms := replicas(t, newMemStore(), 3, src, Config{OnPurge: p.on})
+	clk := testkit.NewClock(time.Now())
+	sms := replicas(t, newMemStore(), 3, src, Config{OnPurge: p.on, Now: clk.Now})
 	for _, sm := range sms {
 		holdPurges(sm)
 	}
+	get(sms[0], "/sitemap_index.xml") // the Store's first era
+	clk.Add(floorAhead)               // past its floor: the files are served under their Last-Modified
 	before := map[int]http.Header{}
 	for i, sm := range sms {
 		get(sm, "/sitemap_index.xml")
 		before[i] = get(sm, "/sitemap-2.xml.gz").Header()
 	}
-	first, _ := http.ParseTime(before[0].Get("Last-Modified"))
-	time.Sleep(time.Until(first.Add(time.Second))) // a later second: the clock may move
+	clk.Add(time.Second) // a later second: the clock may move
 	src.rev.Add(1)
 	if err := sms[0].Invalidate("", 2); err != nil {
 		t.Fatal(err)
@@ -233,7 +235,7 @@ func TestPurgeClose(t *testing.T) {
 	pr := newPurger(p.on, slog.New(slog.NewTextHandler(&logged, nil)))
 	pr.push("example.com/sitemap-1", []string{"https://example.com/sitemap-1.xml.gz"})
 	pr.push("example.com/sitemap-1", []string{"https://example.com/sitemap-1.xml.gz"}) // once
-	pr.close()
+	pr.close(purgeTimeout)
 	pr.push("example.com/sitemap-2", []string{"https://example.com/sitemap-2.xml.gz"})
 	wantPurge(t, p.got(), []string{"https://example.com/sitemap-1.xml.gz"}, "example.com/sitemap-1")
 	if !strings.Contains(logged.String(), "CDN down") {
@@ -287,7 +289,7 @@ func TestPurgeBatch(t *testing.T) {
 	var p purges
 	pr := newPurger(p.on, slog.New(slog.DiscardHandler))
 	pr.delay = 200 * time.Millisecond
-	defer pr.close()
+	defer pr.close(purgeTimeout)
 	start := time.Now()
 	pr.push("example.com/sitemap-1", []string{"https://example.com/sitemap-1.xml.gz"})
 	pr.push("example.com/sitemap_index", []string{"https://example.com/sitemap_index.xml"})

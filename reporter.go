@@ -3,10 +3,13 @@ package sitemap
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -25,11 +28,36 @@ type reporter struct {
 	indexNow   *indexNow // the IndexNow sender; nil when off
 	purger     *purger   // Config.OnPurge's (purge.go); nil when off
 	audit      *auditor  // the self-audit; nil when off
+
+	hookLogged atomic.Int64 // when a hook's panic was last logged, in Unix ns (hook)
+	hookPanics atomic.Int64 // hooks' panics since then
 }
 
 func newReporter(st *site, cfg *Config, log *slog.Logger) *reporter {
 	return &reporter{site: st, log: log, perSection: newSecStats(st.sections),
 		onReject: cfg.OnReject, onNotice: cfg.OnNotice, onChange: cfg.OnChange}
+}
+
+// hook calls f, the application's hook name, on a goroutine of ours
+// (a build's): a panic in it is recovered, so that it neither kills the
+// process nor fails the build that called it, and logged with its stack,
+// the first and then at most one a minute with the count since, however
+// often it panics (TestHookPanics). A hook that hangs holds its build,
+// which Close leaves after BuildTimeout like a Source that hangs.
+func (r *reporter) hook(name string, f func()) {
+	defer func() {
+		if p := recover(); p != nil {
+			n := r.hookPanics.Add(1)
+			now, last := time.Now().UnixNano(), r.hookLogged.Load()
+			if last != 0 && now-last < int64(time.Minute) || !r.hookLogged.CompareAndSwap(last, now) {
+				return
+			}
+			r.hookPanics.Add(-n)
+			r.log.Error("sitemap: an application hook panicked; recovered", "hook", name, "panic", fmt.Sprint(p),
+				"panics", n, "stack", string(debug.Stack()))
+		}
+	}()
+	f()
 }
 
 // of returns the counters of k's section.
@@ -62,6 +90,9 @@ func (r *reporter) failed(k docKey, old bool, err error) {
 	defer r.stats.buildErrors.Add(1) // last: a test that sees it sees the log
 	r.of(k).buildErrors.Add(1)
 	args := []any{"page", r.site.fileName(k), "err", err, "retry_after", r.site.retryAfter}
+	if f := (*failureError)(nil); errors.As(err, &f) {
+		args = append(args, "failure", f.ref)
+	}
 	if p := (*panicError)(nil); errors.As(err, &p) {
 		args = append(args, "stack", string(p.stack))
 	}
@@ -197,7 +228,7 @@ func (u *urlReport) rejected(loc string, err error) {
 	u.skipped++
 	u.warn.add(loc, err)
 	if r.onReject != nil {
-		r.onReject(u.sec.name, u.k.page, loc, err)
+		r.hook("OnReject", func() { r.onReject(u.sec.name, u.k.page, loc, err) })
 	}
 }
 
@@ -218,7 +249,7 @@ func (u *urlReport) noticed(loc string, notes []error) {
 			u.info.add(loc, err)
 		}
 		if r.onNotice != nil {
-			r.onNotice(u.sec.name, u.k.page, loc, err)
+			r.hook("OnNotice", func() { r.onNotice(u.sec.name, u.k.page, loc, err) })
 		}
 	}
 }
@@ -263,7 +294,7 @@ func (r *reporter) changed(c *Change) {
 		return
 	}
 	if r.onChange != nil {
-		r.onChange(*c)
+		r.hook("OnChange", func() { r.onChange(*c) })
 	}
 	if r.indexNow != nil {
 		r.indexNow.push(c.Added...)

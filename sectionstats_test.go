@@ -101,7 +101,7 @@ func TestSectionStats(t *testing.T) {
 			sum.RejectedURLs = map[string]int64{"": sum.RejectedURLs[""] + n}
 		}
 	}
-	if want := []string{"a", "b", "c", "d", "_feed:c", "_index", "_other"}; !slices.Equal(names, want) {
+	if want := []string{"a", "b", "c", "d", "_feed:a", "_feed:c", "_index", "_other"}; !slices.Equal(names, want) {
 		t.Errorf("sections %q, want %q", names, want)
 	}
 	all := sm.Stats()

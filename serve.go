@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -181,4 +182,26 @@ func (br *bodyReader) writeN(w io.Writer, n int64) (int64, error) {
 	m, err := w.Write(rest)
 	br.off += int64(m)
 	return int64(m), err
+}
+
+// httpDate is the Date header of a file's response: the second of the
+// request's clock reading, which its Last-Modified is held to
+// (serveEntry). The value is made once a second, so that a cache hit
+// allocates nothing for it.
+type httpDate struct{ last atomic.Pointer[dateValue] }
+
+type dateValue struct {
+	sec int64
+	hdr []string
+}
+
+// header returns the Date header value of now.
+func (d *httpDate) header(now time.Time) []string {
+	sec := now.Unix()
+	if v := d.last.Load(); v != nil && v.sec == sec {
+		return v.hdr
+	}
+	v := &dateValue{sec: sec, hdr: []string{time.Unix(sec, 0).UTC().Format(http.TimeFormat)}}
+	d.last.Store(v)
+	return v.hdr
 }

@@ -105,7 +105,9 @@ type Config struct {
 	// for the URLs it skipped and the elements it left out (warn) and one
 	// for its other corrections (info), each with counts by reason and the
 	// first three URLs, however many there are; and one line per build
-	// (debug). Nil means no logging.
+	// (debug). Nil means slog.Default(), as net/http's servers log to the
+	// standard logger when given none: a failing Source is never silent.
+	// To log nothing, give slog.New(slog.DiscardHandler).
 	Logger *slog.Logger
 	// Now is the clock used for freshness and for the age of news articles.
 	// Nil means time.Now.
@@ -266,6 +268,7 @@ type Sitemap struct {
 	crawls *crawlLog                 // who fetched each file (crawllog.go); nil when off
 	notes  htmlNoteList              // what the HTML view shows live about a file (html.go, htmlnotes.go)
 	warm   *warmer                   // the warm-up (warmup.go); nil when off
+	date   httpDate                  // the Date header of the files' responses (serve.go)
 }
 
 // New checks cfg and the sections and returns a Sitemap ready to serve.
@@ -277,11 +280,12 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 	}
 	log, now := cfg.Logger, cfg.Now
 	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+		log = slog.Default()
 	}
 	if now == nil {
 		now = time.Now
 	}
+	warnNoFeed(st, log)
 	rep := newReporter(st, &cfg, log)
 	crawls, err := newCrawlLog(&cfg.Crawlers, st)
 	if err != nil {
@@ -427,33 +431,38 @@ func (s *Sitemap) Notify(urls ...string) {
 }
 
 // Close cancels the builds under way, background rebuilds and builds for
-// requests, and waits for them to end, for at most BuildTimeout: a build
-// whose Source ignores its context is then left to end on its own (Close
-// logs which, once), and keeps, stores and reports nothing when it does.
-// A build that Close ends is no build error. With Audit, the audit's
-// request under way is cancelled, every later write of its handler fails,
-// and Close waits for the application's handlers serving the audit within
-// the same BuildTimeout: one that ignores its context and its failing
-// writes is then left to end on its own (logged). Requests after Close are
+// requests, and waits for them to end, and for the audit and OnPurge to
+// tell what they hold, for at most BuildTimeout in all: a build whose
+// Source or hook ignores its context, or an OnPurge that does, is then
+// left to end on its own (Close logs which, once), and keeps, stores and
+// reports nothing when it does. With Audit, the audit's request under way
+// is cancelled, every later write of its handler fails, and Close waits
+// for the application's handlers serving the audit within the same
+// BuildTimeout: one that ignores its context and its failing writes is
+// then left to end on its own (logged).
+// A build that Close ends is no build error. Requests after Close are
 // answered from the cache; nothing is built (503). With IndexNow, Close
 // then sends the URLs still queued, for at most 10 seconds, and drops
 // (counts and logs) what is left; URLs notified afterwards are dropped.
 func (s *Sitemap) Close() error {
-	deadline := time.Now().Add(s.site.timeout)
+	deadline := time.Now().Add(s.site.timeout) // one bound for all, whatever the application's code does
+	left := func() time.Duration { return max(time.Until(deadline), 0) }
 	if a := s.rep.audit; a != nil {
 		a.stop() // its requests end while the builds do
 	}
-	s.docs.close()
+	tier := make(chan struct{}) // the fleet's subscription ends beside the builds
+	go func() { s.docs.tier.close(left()); close(tier) }()
+	s.docs.close(left())
+	<-tier
 	if s.crawls != nil {
 		s.crawls.ids.dns.close()
 	}
-	s.docs.tier.close()
 	s.docs.clocks.file.close()
 	if a := s.rep.audit; a != nil {
 		a.close(deadline) // what is left of BuildTimeout
 	}
 	if p := s.rep.purger; p != nil {
-		p.close()
+		p.close(left())
 	}
 	if n := s.rep.indexNow; n != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), indexNowCloseTimeout)

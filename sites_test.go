@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/freshmap/sitemap/internal/testkit"
 )
 
 // testSite is one of the three sites of newTestSites.
@@ -57,9 +59,9 @@ func newTestSites(t *testing.T) ([]*testSite, *Sites) {
 		for _, loc := range s.urls {
 			urls = append(urls, URL{Loc: loc, LastMod: day(2024, 1, 1+i)})
 		}
-		now := testNow.Add(time.Duration(i) * time.Hour)
-		s.sm = newTestSitemap(t, Config{BaseURL: s.base, Now: func() time.Time { return now }},
-			Section{Source: FromSlice(urls, 0)})
+		clk := testkit.NewClock(testNow.Add(time.Duration(i) * time.Hour))
+		s.sm = newTestSitemap(t, Config{BaseURL: s.base, Now: clk.Now}, Section{Source: FromSlice(urls, 0)})
+		clk.Add(floorAhead) // at the floor of its start: served as Last-Modified
 		sms = append(sms, s.sm)
 	}
 	ss, err := NewSites(sms...)

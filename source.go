@@ -4,6 +4,8 @@ import (
 	"context"
 	"iter"
 	"math"
+	"slices"
+	"sync"
 	"time"
 )
 
@@ -162,6 +164,7 @@ func FromSlice(urls []URL, pageSize int) Source {
 		infos = append(infos, info)
 	}
 	s := sliceSource{urls: urls, sizedSource: sizedSource{size: size}}
+	s.newest = sync.OnceValue(func() []int { return byNewest(urls) })
 	s.PagesFunc = func(context.Context) iter.Seq2[PageInfo, error] {
 		return func(yield func(PageInfo, error) bool) {
 			for _, p := range infos {
@@ -187,7 +190,41 @@ func FromSlice(urls []URL, pageSize int) Source {
 // which encodePage reads in place rather than through URLs.
 type sliceSource struct {
 	sizedSource
-	urls []URL
+	urls   []URL
+	newest func() []int // the indexes of the URLs with a LastMod, newest first; sorted once, when first asked
+}
+
+var _ RecentLister = sliceSource{}
+
+// Recent implements RecentLister, so that a section of a list has a feed
+// (Config.FeedEntries) and may be a Latest section: the n URLs with the
+// newest LastMod, newest first, the earlier in the slice first among
+// equal ones (TestFromSliceRecent). A URL without LastMod is left out
+// rather than reported (it cannot be an Atom entry).
+func (s sliceSource) Recent(ctx context.Context, n int) iter.Seq2[URL, error] {
+	return func(yield func(URL, error) bool) {
+		for i, at := range s.newest() {
+			if i == n {
+				return
+			}
+			if !yield(s.urls[at], nil) {
+				return
+			}
+		}
+	}
+}
+
+// byNewest returns the indexes of the URLs of urls that have a LastMod,
+// newest first, in slice order among equal ones.
+func byNewest(urls []URL) []int {
+	var idx []int
+	for i := range urls {
+		if !urls[i].LastMod.IsZero() {
+			idx = append(idx, i)
+		}
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return urls[b].LastMod.Compare(urls[a].LastMod) })
+	return idx
 }
 
 // page returns the URLs of page n: none if it has no page n.

@@ -5,10 +5,14 @@ import (
 	"errors"
 	"io"
 	"iter"
+	"log/slog"
 	"math"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/freshmap/sitemap/internal/testkit"
 )
 
 // collectPages returns what src.Pages yields, stopping at an error.
@@ -271,5 +275,63 @@ func TestSourcesThroughEncoder(t *testing.T) {
 		if _, err := encodePage(context.Background(), src, 6, io.Discard, &spec); !errors.Is(err, errEmptyPage) {
 			t.Errorf("%s page 6 of 5: %v, want errEmptyPage", kind.name, err)
 		}
+	}
+}
+
+// TestFromSliceRecent: a list Source lists its recent URLs, so a section
+// of it has an Atom feed with FeedEntries (it had none, and no word said
+// so): the newest first, in slice order among equal ones, those without
+// LastMod left out.
+func TestFromSliceRecent(t *testing.T) {
+	at := time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
+	urls := []URL{
+		{Loc: "https://example.com/old", LastMod: at.Add(-time.Hour)},
+		{Loc: "https://example.com/none"},
+		{Loc: "https://example.com/new", LastMod: at},
+		{Loc: "https://example.com/tie", LastMod: at},
+		{Loc: "https://example.com/older", LastMod: at.Add(-2 * time.Hour)},
+	}
+	src := FromSlice(urls, 2)
+	rl, ok := src.(RecentLister)
+	if !ok {
+		t.Fatal("FromSlice's Source does not implement RecentLister")
+	}
+	var got []string
+	for u, err := range rl.Recent(t.Context(), 3) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, u.Loc)
+	}
+	if want := "https://example.com/new https://example.com/tie https://example.com/old"; strings.Join(got, " ") != want {
+		t.Errorf("Recent(3) = %q, want %q", got, want)
+	}
+	sm := newTestSitemap(t, Config{FeedEntries: 10}, Section{Name: "products", Source: src})
+	w := get(sm, "/sitemap-products.atom")
+	if w.Code != 200 {
+		t.Fatalf("the feed of a FromSlice section: %d", w.Code)
+	}
+	f := checkAtom(t, w.Body.Bytes(), "https://example.com/sitemap-products.atom")
+	if len(f.Entries) != 4 || f.Entries[0].ID != "https://example.com/new" || f.Entries[3].ID != "https://example.com/older" {
+		t.Errorf("entries %+v", f.Entries)
+	}
+}
+
+// TestFeedNoneLogged: FeedEntries with sections whose Source cannot list
+// recent URLs is no error (the others have feeds), but New says which
+// have none.
+func TestFeedNoneLogged(t *testing.T) {
+	var logs testkit.SyncBuffer
+	log := slog.New(slog.NewTextHandler(&logs, nil))
+	newTestSitemap(t, Config{FeedEntries: 10, Logger: log},
+		Section{Name: "list", Source: FromSlice(numbered(3), 0)},
+		Section{Name: "plain", Source: newFake(10, 10)})
+	if l := logs.String(); !strings.Contains(l, "level=WARN") || !strings.Contains(l, `sections="\"plain\""`) {
+		t.Errorf("log:\n%s\nwant a warning naming section \"plain\" alone", l)
+	}
+	var off testkit.SyncBuffer
+	newTestSitemap(t, Config{Logger: slog.New(slog.NewTextHandler(&off, nil))}, Section{Name: "plain", Source: newFake(10, 10)})
+	if l := off.String(); strings.Contains(l, "feed") {
+		t.Errorf("feeds off, yet:\n%s", l)
 	}
 }

@@ -47,8 +47,9 @@ type tier interface {
 	breaks() int64
 	// stats returns the tier's counters.
 	stats() tierStats
-	// close stops what the tier started.
-	close()
+	// close stops what the tier started, and waits for it at most bound:
+	// a Store that ignores its context does not hold Close.
+	close(bound time.Duration)
 }
 
 // claim is what a load gets from its tier (step 3): a copy, or the right
@@ -98,7 +99,7 @@ func (noTier) share(context.Context, docKey, *entry) bool { return true }
 func (noTier) announce([]docKey)                          {}
 func (noTier) breaks() int64                              { return 0 }
 func (noTier) stats() tierStats                           { return tierStats{} }
-func (noTier) close()                                     {}
+func (noTier) close(time.Duration)                        {}
 
 func (noTier) look(_ context.Context, _ docKey, old *entry) (got, stale *entry, ok bool) {
 	return nil, old, false

@@ -123,6 +123,21 @@ type reply struct {
 // get fetches path with the request headers given as name, value pairs.
 func (f *freshSite) get(t *testing.T, path string, header ...string) reply {
 	t.Helper()
+	r := f.getOnce(t, path, header...)
+	if r.status == http.StatusOK && r.lastMod.IsZero() {
+		// A clock ahead of the Date (a second change within one second)
+		// is not sent until the Date reaches it: let the clock get there.
+		f.clock.advance(time.Second)
+		if r = f.getOnce(t, path, header...); r.status == http.StatusOK && r.lastMod.IsZero() {
+			t.Fatalf("GET %s: no Last-Modified", path)
+		}
+	}
+	return r
+}
+
+// getOnce is get without its second look for a Last-Modified.
+func (f *freshSite) getOnce(t *testing.T, path string, header ...string) reply {
+	t.Helper()
 	req, err := http.NewRequest(http.MethodGet, f.srv.URL+path, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -150,8 +165,6 @@ func (f *freshSite) get(t *testing.T, path string, header ...string) reply {
 		t.Fatalf("GET %s: %s: %s", path, resp.Status, body)
 	case r.status == http.StatusOK && r.etag == "":
 		t.Fatalf("GET %s: no ETag", path)
-	case r.status == http.StatusOK && r.lastMod.IsZero():
-		t.Fatalf("GET %s: no Last-Modified", path)
 	case r.status == http.StatusOK && strings.HasSuffix(path, ".gz"):
 		z, err := gzip.NewReader(bytes.NewReader(body))
 		if err != nil {

@@ -81,6 +81,12 @@ func TestWatchFleet(t *testing.T) {
 	for n := int64(1); n <= freshPages; n++ {
 		paths = append(paths, pagePath(n))
 	}
+	for _, p := range paths {
+		testkit.Fetch(sms[0], p)
+	}
+	// The first clocks are the new Store's floor, up to two seconds ahead:
+	// served as Last-Modified once the Date reaches them.
+	time.Sleep(2 * time.Second)
 	before := map[string]string{} // path → ETag, as every replica serves it
 	var clock time.Time           // the newest Last-Modified served
 	for _, p := range paths {

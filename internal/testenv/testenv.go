@@ -4,9 +4,10 @@
 // SITEMAP_REQUIRE_SERVICES=1 says every service must answer.
 //
 // go test hides the output of a passing package unless -v is given, so a
-// package whose tests can skip runs them through Main, which also prints
-// the skipped groups to the terminal, if there is one: a person who runs
-// go test ./... sees what was not tested and why.
+// package whose tests can skip runs them through Main, which prints the
+// skipped groups once, on standard error and on the terminal, and keeps
+// such a run out of go test's cache: a person who runs go test ./..., on
+// the first run or a rerun, sees what was not tested and why.
 package testenv
 
 import (
@@ -54,6 +55,7 @@ func Without(t testing.TB, group, why string) bool {
 	mu.Lock()
 	skipped[group] = why
 	mu.Unlock()
+	read()
 	t.Logf("%s skipped: %s", group, why)
 	return true
 }
@@ -62,23 +64,60 @@ func Without(t testing.TB, group, why string) bool {
 // exits.
 func Main(m *testing.M) { os.Exit(Run(m)) }
 
-// Run runs the tests of m, then reports the skipped groups: on standard
-// output (seen with -v or when a test fails) and on the terminal, if
-// there is one, since go test shows nothing else of a passing package.
+// Run runs the tests of m, then reports the skipped groups, once for the
+// package (Summary): on standard error, which -v, -json, CI logs and a
+// test binary run by hand all show; and, since go test shows nothing of a
+// passing package without -v, also on the terminal, if there is one and
+// standard error is not it. A package that skipped a group is kept out of
+// go test's cache (noCache), so that a rerun runs it, and says it, again.
 // It returns the exit code, so that a TestMain can clean up before
 // os.Exit.
 func Run(m *testing.M) int {
 	code := m.Run()
-	if s := Summary(); s != "" {
-		fmt.Print(s)
-		if !testing.Verbose() {
-			if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
-				io.WriteString(tty, s)
-				tty.Close()
-			}
+	s := Summary()
+	if s == "" {
+		os.Remove(SkipFile) // from an earlier run that skipped
+		return code
+	}
+	io.WriteString(os.Stderr, s)
+	if !testing.Verbose() && !isTerminal(os.Stderr) {
+		if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
+			io.WriteString(tty, s)
+			tty.Close()
 		}
 	}
+	noCache(s)
 	return code
+}
+
+// isTerminal reports whether f is a terminal (a character device).
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// noCache keeps this run out of go test's cache. go test records the
+// files of the module that a test reads while its tests run, and does not
+// cache a run that read one changed less than two seconds before it ended
+// (its modTimeCutoff). So a skip reads SkipFile, in the package's
+// directory (read), and Run writes the summary there once the tests are
+// over. A cached "ok" would hide the skips on every rerun until a file
+// changes. The file stays, for a person or CI to read; a run that skips
+// nothing removes it.
+func noCache(summary string) { os.WriteFile(SkipFile, []byte(summary), 0o644) }
+
+// SkipFile is the file, in a package's directory, that lists what its last
+// run of tests skipped (noCache). .gitignore names it.
+const SkipFile = ".skipped-tests"
+
+// read reads SkipFile, for go test to record.
+func read() {
+	if _, err := os.Stat(SkipFile); err != nil {
+		os.WriteFile(SkipFile, nil, 0o644)
+	}
+	if f, err := os.Open(SkipFile); err == nil {
+		f.Close()
+	}
 }
 
 // Summary lists the groups skipped so far, one line each, or "" if none.

@@ -2,6 +2,7 @@ package xsdcheck
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -89,3 +90,44 @@ func TestSchemaDirFromModule(t *testing.T) {
 // TestMain reports what was not tested for want of a service (xmllint and
 // the schemas here), or fails under SITEMAP_REQUIRE_SERVICES=1.
 func TestMain(m *testing.M) { testenv.Main(m) }
+
+// TestSchemaDirOfficialOnly: a folder of the official schemas alone, as a
+// clone's owner gathers them (README.md, Tests), validates: the wrapper
+// schema and the catalog are this package's.
+func TestSchemaDirOfficialOnly(t *testing.T) {
+	t.Setenv("SITEMAP_XSD_DIR", "")
+	full, err := schemaDir()
+	if err != nil {
+		testenv.Unavailable(t, Group, err.Error())
+	}
+	dir := t.TempDir()
+	for _, f := range official {
+		b, err := os.ReadFile(filepath.Join(full, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := checkDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got == dir {
+		t.Fatalf("the folder %s has no wrapper, yet it is used as it is", dir)
+	}
+	os.Remove(filepath.Join(dir, "sitemap-news.xsd"))
+	if _, err := checkDir(dir); err == nil || !strings.Contains(err.Error(), "SITEMAP_XSD_DIR") {
+		t.Errorf("a folder without sitemap-news.xsd: %v, want an error that says how to point at one", err)
+	}
+	if _, err := exec.LookPath("xmllint"); err != nil {
+		testenv.Unavailable(t, Group, "xmllint not found on PATH (install libxml2-utils)")
+	}
+	cmd := exec.Command("xmllint", "--nonet", "--noout", "--schema", filepath.Join(got, "urlset-all.xsd"), "-")
+	cmd.Env = append(os.Environ(), "XML_CATALOG_FILES="+filepath.Join(got, "catalog.xml"))
+	cmd.Stdin = strings.NewReader(`<?xml version="1.0" encoding="UTF-8"?>` + "\n" + `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml"><url><loc>https://example.com/a</loc><xhtml:link rel="alternate" hreflang="x-default" href="https://example.com/a"/></url></urlset>`)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("a urlset against the wrapped folder: %v\n%s", err, out)
+	}
+}
