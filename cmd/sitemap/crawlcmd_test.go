@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/freshmap/sitemap"
+	"github.com/freshmap/sitemap/internal/testkit"
 )
 
 // TestCrawlCommand: sitemap crawl walks robots.txt → index → files as a
@@ -141,10 +142,14 @@ func TestOwnTextFiles(t *testing.T) {
 		for i := range 5 {
 			urls = append(urls, sitemap.URL{Loc: fmt.Sprintf("%s/p/%d", base, i), LastMod: time.Date(2025, 1, 1+i, 0, 0, 0, 0, time.UTC)})
 		}
-		sm, err := sitemap.New(sitemap.Config{BaseURL: base}, sitemap.Section{Name: "p", Source: sitemap.FromSlice(urls, 2)})
+		// A clock past the floor of the start, as in TestSite: a fresh
+		// process serves no Last-Modified later than the Date.
+		clk := testkit.NewClock(time.Now())
+		sm, err := sitemap.New(sitemap.Config{BaseURL: base, Now: clk.Now}, sitemap.Section{Name: "p", Source: sitemap.FromSlice(urls, 2)})
 		if err != nil {
 			t.Fatal(err)
 		}
+		clk.Add(2 * time.Second)
 		t.Cleanup(func() { sm.Close() })
 		return sm.Handler(http.NotFoundHandler())
 	})
