@@ -190,9 +190,22 @@ func (e *entry) cost() int64 {
 		n += int64(len(t.gz))
 	}
 	if v := e.html.Load(); v != nil {
-		n += gzBytes(v.parts)
+		n += htmlCost(v)
 	}
 	return n + gzBytes(e.more)
+}
+
+// htmlCost is the bytes an HTML view holds in the cache: its parts, and
+// their copies with notes.
+func htmlCost(v *htmlView) int64 {
+	var n int64
+	for _, p := range v.parts {
+		n += int64(len(p.bare.gz))
+		if c := p.noted.Load(); c != nil {
+			n += int64(len(c.e.gz))
+		}
+	}
+	return n
 }
 
 // copyCost is the bytes of e's plain copy, 0 if it has none.

@@ -84,7 +84,11 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		e, err = s.docs.text(k, e)
 	}
 	if err == nil && rt.rep == asHTML {
-		e, err = s.docs.htmlPart(r.Context(), k, e, rt.part)
+		var notes []byte // what the view says live about the file (htmlnotes.go)
+		if ns := s.notes.of(k); len(ns) > 0 {
+			notes = appendNotes(nil, ns)
+		}
+		e, err = s.docs.htmlPart(r.Context(), k, e, rt.part, notes)
 		h["Content-Security-Policy"] = hdrHTMLCSP
 		if st.htmlIndex {
 			delete(h, "X-Robots-Tag")
@@ -108,14 +112,6 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if tags != nil {
 		h["Surrogate-Key"], h["Cache-Tag"] = tags, tags
-	}
-	if rt.rep == asHTML {
-		if notes := s.notes.of(k); len(notes) > 0 {
-			if err := serveWithNotes(w, r, e, notes); err != nil { // cannot happen: we compressed it
-				serveError(w, "internal error", http.StatusInternalServerError)
-			}
-			return
-		}
 	}
 	status, n, handed := s.serveEntry(w, r, &q, k, e, rt.rep, s.rep.of(k))
 	if s.crawls != nil && rt.rep != asHTML { // the view is for people; the log is of the files crawlers fetch

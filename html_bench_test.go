@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strconv"
 	"testing"
+	"time"
 )
 
 // htmlBench returns a Sitemap with Config.HTML whose page 1, of the first
@@ -26,13 +27,13 @@ func BenchmarkHTMLView(b *testing.B) {
 			var v *htmlView
 			for b.Loop() {
 				var err error
-				if v, err = sm.site.pageHTML(pageKey(0, 1), e); err != nil {
+				if v, err = sm.site.pageHTML(pageKey(0, 1), e, time.Time{}); err != nil {
 					b.Fatal(err)
 				}
 			}
 			var html int64
 			for _, p := range v.parts {
-				html += p.size
+				html += p.bare.size
 			}
 			b.ReportMetric(float64(len(v.parts)), "parts")
 			b.ReportMetric(float64(html), "html-bytes")
@@ -48,7 +49,7 @@ func BenchmarkHTMLServeCached(b *testing.B) {
 	r := mustRequest("/sitemap-1.html", "Accept-Encoding", "gzip")
 	w := &discard{h: http.Header{}}
 	sm.ServeHTTP(w, r)
-	serveLoop(b, sm, r, w, int64(len(e.html.Load().part(1).gz)), http.StatusOK)
+	serveLoop(b, sm, r, w, int64(len(e.html.Load().part(1).bare.gz)), http.StatusOK)
 	if w.h.Get("Content-Encoding") != "gzip" {
 		b.Fatal(w.h)
 	}

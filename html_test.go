@@ -124,7 +124,7 @@ func TestHTMLPage(t *testing.T) {
 		t.Errorf("gzip-encoded view: %v", gz.Header())
 	}
 	e := mustEntry(t, sm, pageKey(0, 1))
-	if e.html.Load() == nil || e.cost() != int64(len(e.gz))+e.html.Load().cost() {
+	if e.html.Load() == nil || e.cost() != int64(len(e.gz))+htmlCost(e.html.Load()) {
 		t.Error("the view is not counted in the cache")
 	}
 	if products.reads != reads {
@@ -273,7 +273,7 @@ func TestHTMLRowBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	v, err := p.done()
-	if err != nil || len(v.parts) != 1 || v.parts[0].size > htmlMaxPart || v.parts[0].size > 4096 {
+	if err != nil || len(v.parts) != 1 || v.parts[0].bare.size > htmlMaxPart || v.parts[0].bare.size > 4096 {
 		t.Fatalf("%v, %d parts", err, len(v.parts))
 	}
 }

@@ -24,7 +24,8 @@ type xmlSitemap struct {
 var indexCols = []string{"#", "File", "Section", "URLs", "Last modified", "XML"}
 
 // indexHTML makes the HTML view of e, the cached index. count gives the
-// URL count of a page, or 0 if it is not known here.
+// URL count of a page, or 0 if it is not known here; a page built later
+// makes the view again (documents.htmlStale), so that its count shows.
 func (st *site) indexHTML(e *entry, count func(docKey) int) (*htmlView, error) {
 	intro := []byte(`The files that <a href="` + indexFile + `">` + indexFile + `</a> lists, as search engines read them`)
 	intro = appendLastMod(intro, e)
@@ -105,6 +106,8 @@ func (st *site) appendFileRow(b []byte, n int, sm *xmlSitemap, prefix string, co
 	b = append(b, "</td><td>"...)
 	b = appendHTMLTime(b, sm.LastMod)
 	b = append(b, "</td><td>"...)
-	b = appendHTMLLink(b, sm.Loc, "XML", "")
+	// The .xml, which a browser opens; the .xml.gz the index lists would
+	// download (TestHTMLIndexLinksXML).
+	b = appendHTMLLink(b, strings.TrimSuffix(sm.Loc, ".gz"), "XML", "")
 	return append(b, "</td></tr>\n"...)
 }

@@ -1,0 +1,91 @@
+package sitemap
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// The HTML views of documents (Config.HTML, html.go): made once per
+// cached copy, an index's again when a page built since shows another URL
+// count, and a part's copy with notes once per change of its notes; all
+// counted with the copy in the cache's budget.
+
+// htmlPart returns part n of the HTML view of e, the copy of k, with
+// notes (their HTML, appendNotes; none if empty), or errNotFound. The
+// view is made once per copy and counted in the cache's budget, an
+// index's made again when a page built since shows another URL count
+// (htmlStale); a part's copy with notes once per change of its notes
+// (htmlPart.withNotes). Making a view takes a build slot (MaxBuilds),
+// waited for while ctx lasts: it costs several times the XML's build
+// (BENCHMARKS.md).
+func (d *documents) htmlPart(ctx context.Context, k docKey, e *entry, n int, notes []byte) (*entry, error) {
+	v := e.html.Load()
+	if v == nil || k.kind == docIndex && d.htmlStale(v) {
+		var err error
+		if v, err = d.makeHTML(ctx, k, e); err != nil {
+			return nil, fmt.Errorf("the HTML view of %s: %w", d.site.fileName(k), err)
+		}
+	}
+	p := v.part(n)
+	if p == nil {
+		return nil, errNotFound
+	}
+	if len(notes) == 0 {
+		return p.bare, nil
+	}
+	return p.withNotes(notes, d.site.gzipLevel, e.built, func(c *notedPart, delta int64) {
+		d.cache.attach(k, e, delta, func() { p.noted.Store(c) })
+	}), nil
+}
+
+// htmlStale reports whether v, an index's view, shows URL counts that a
+// page built since changed: then it is made again, at once if it has one
+// part (a few thousand rows), else at most once a second.
+func (d *documents) htmlStale(v *htmlView) bool {
+	return v.counted != d.counted.Load() && (len(v.parts) == 1 || d.now().Sub(v.made) >= time.Second)
+}
+
+// makeHTML makes the HTML view of e, the copy of k, once at a time, and
+// keeps it with e in place of the view it had, if any.
+func (d *documents) makeHTML(ctx context.Context, k docKey, e *entry) (*htmlView, error) {
+	e.htmlMu.Lock()
+	defer e.htmlMu.Unlock()
+	old := e.html.Load()
+	if old != nil && !(k.kind == docIndex && d.htmlStale(old)) {
+		return old, nil // made meanwhile
+	}
+	select {
+	case d.sem <- struct{}{}:
+		defer func() { <-d.sem }()
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	counted, made := d.counted.Load(), d.now()
+	var v *htmlView
+	var err error
+	if k.kind == docIndex {
+		v, err = d.site.indexHTML(e, d.urls)
+	} else {
+		v, err = d.site.pageHTML(k, e, d.clocks.listedAt(k))
+	}
+	if err != nil {
+		return nil, err
+	}
+	v.counted, v.made = counted, made
+	delta := htmlCost(v)
+	if old != nil {
+		delta -= htmlCost(old)
+	}
+	d.cache.attach(k, e, delta, func() { e.html.Store(v) })
+	return v, nil
+}
+
+// urls is the URL count of page k if a copy built here is cached, or 0.
+func (d *documents) urls(k docKey) int {
+	if sl, ok := d.cache.peek(k); ok {
+		return sl.e.urls
+	}
+	return 0
+}
+
