@@ -88,4 +88,3 @@ func (d *documents) urls(k docKey) int {
 	}
 	return 0
 }
-

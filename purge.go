@@ -3,6 +3,7 @@ package sitemap
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 )
@@ -164,7 +165,7 @@ func (p *purger) close() {
 func (st *site) purgeKey(k docKey, file int) string {
 	switch k.kind {
 	case docIndex:
-		return st.base.host + st.base.path + indexName(file)[:len(indexName(file))-len(".xml")]
+		return st.base.host + st.base.path + strings.TrimSuffix(st.indexFileName(file), ".xml")
 	case docFeed:
 		return st.base.host + st.base.path + st.sections[k.sec].feed.name
 	}
@@ -175,7 +176,7 @@ func (st *site) purgeKey(k docKey, file int) string {
 func (st *site) purgeURLs(k docKey, file int) []string {
 	switch k.kind {
 	case docIndex:
-		urls := []string{st.base.url + indexName(file)}
+		urls := []string{st.base.url + st.indexFileName(file)}
 		if st.html && file == 1 {
 			urls = append(urls, st.base.url+htmlPartName(st.htmlStem(k), 1))
 		}

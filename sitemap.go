@@ -185,6 +185,16 @@ type Config struct {
 	// are sent without "X-Robots-Tag: noindex". Off by default: the view
 	// repeats what the XML says, for people.
 	HTMLIndexable bool
+	// IndexName is the index's file name under the base path: "" means
+	// "sitemap_index.xml". Renaming it (to escape a search console's
+	// back-off on a name, say) renames its HTML view too (the name less
+	// ".xml", then ".html"), and robots.txt names it; more index files,
+	// past 50,000 pages, keep their names sitemap_index-2.xml and on. It is
+	// ASCII letters, digits, '_' and '-', then ".xml", and not
+	// sitemap-* or sitemap_index-*. Whatever it is, BASE/sitemap.xml serves
+	// the index too, unless the application behind Handler answers that
+	// path with anything but a 404: its own file wins.
+	IndexName string
 }
 
 // Section is one named part of the sitemap tree, such as products,
