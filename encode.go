@@ -163,6 +163,7 @@ type pageRun struct {
 	spec      *pageSpec
 	n         int64
 	i         int // URLs read
+	limit     int // URLs the Source may yield: the page size; 0 means the encoder's maxURLs (singleFile sets it)
 	future    time.Time
 	futureSec int64
 	st        pageStats
@@ -172,8 +173,12 @@ type pageRun struct {
 // what became of it. An error ends the page.
 func (p *pageRun) add(ctx context.Context, u *URL) error {
 	e, spec := p.e, p.spec
-	if p.i++; p.i > e.maxURLs {
-		return fmt.Errorf("reading page %d: %w, %d", p.n, errOverPageSize, e.maxURLs)
+	limit := e.maxURLs
+	if p.limit > 0 {
+		limit = p.limit
+	}
+	if p.i++; p.i > limit {
+		return fmt.Errorf("reading page %d: %w, %d", p.n, errOverPageSize, limit)
 	}
 	if p.i%ctxCheckEvery == 0 {
 		if err := ctx.Err(); err != nil {

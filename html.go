@@ -46,8 +46,10 @@ var (
 // htmlView is the HTML view of a document: its parts, in order.
 type htmlView struct {
 	parts []*htmlPart
-	// counted is the count of page builds (documents.counted) when an
-	// index's view was made: its URL counts are those known then.
+	// counts: an index's view, showing URL counts; counted is the count
+	// of page builds (documents.counted) when it was made: its URL counts
+	// are those known then.
+	counts  bool
 	counted int64
 	made    time.Time // when it was made (Config.Now)
 }

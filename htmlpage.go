@@ -59,9 +59,12 @@ func (st *site) pageHTML(k docKey, e *entry, listed time.Time) (*htmlView, error
 	if !listed.IsZero() {
 		intro = appendHTMLTime(append(intro, ", listed in the index with lastmod "...), listed.UTC().Format(time.RFC3339))
 	}
-	intro = append(intro, `. <a href="`...)
-	intro = appendAttr(intro, htmlPartName(st.htmlStem(indexKey), 1))
-	intro = append(intro, `">All sitemap files</a>.`...)
+	if k.kind == docPage { // not a one-file sitemap (single.go), which is the index
+		intro = append(intro, `. <a href="`...)
+		intro = appendAttr(intro, htmlPartName(st.htmlStem(indexKey), 1))
+		intro = append(intro, `">All sitemap files</a>`...)
+	}
+	intro = append(intro, '.')
 	parts := newHTMLParts(&htmlShell{stem: st.htmlStem(k), title: "Sitemap file " + file, intro: intro, noun: "URLs", cols: pageCols},
 		st.gzipLevel, e)
 	var row []byte

@@ -1,9 +1,13 @@
 package sitemap
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"time"
+
+	"github.com/klauspost/compress/gzip"
 )
 
 // The HTML views of documents (Config.HTML, html.go): made once per
@@ -21,7 +25,7 @@ import (
 // (BENCHMARKS.md).
 func (d *documents) htmlPart(ctx context.Context, k docKey, e *entry, n int, notes []byte) (*entry, error) {
 	v := e.html.Load()
-	if v == nil || k.kind == docIndex && d.htmlStale(v) {
+	if v == nil || d.htmlStale(v) {
 		var err error
 		if v, err = d.makeHTML(ctx, k, e); err != nil {
 			return nil, fmt.Errorf("the HTML view of %s: %w", d.site.fileName(k), err)
@@ -43,7 +47,7 @@ func (d *documents) htmlPart(ctx context.Context, k docKey, e *entry, n int, not
 // page built since changed: then it is made again, at once if it has one
 // part (a few thousand rows), else at most once a second.
 func (d *documents) htmlStale(v *htmlView) bool {
-	return v.counted != d.counted.Load() && (len(v.parts) == 1 || d.now().Sub(v.made) >= time.Second)
+	return v.counts && v.counted != d.counted.Load() && (len(v.parts) == 1 || d.now().Sub(v.made) >= time.Second)
 }
 
 // makeHTML makes the HTML view of e, the copy of k, once at a time, and
@@ -52,7 +56,7 @@ func (d *documents) makeHTML(ctx context.Context, k docKey, e *entry) (*htmlView
 	e.htmlMu.Lock()
 	defer e.htmlMu.Unlock()
 	old := e.html.Load()
-	if old != nil && !(k.kind == docIndex && d.htmlStale(old)) {
+	if old != nil && !d.htmlStale(old) {
 		return old, nil // made meanwhile
 	}
 	select {
@@ -64,9 +68,15 @@ func (d *documents) makeHTML(ctx context.Context, k docKey, e *entry) (*htmlView
 	counted, made := d.counted.Load(), d.now()
 	var v *htmlView
 	var err error
-	if k.kind == docIndex {
+	switch {
+	case k.kind == docIndex && !isURLSet(e.gz):
 		v, err = d.site.indexHTML(e, d.urls)
-	} else {
+		if v != nil {
+			v.counts = true
+		}
+	case k.kind == docIndex: // a one-file sitemap (single.go)
+		v, err = d.site.pageHTML(k, e, time.Time{})
+	default:
 		v, err = d.site.pageHTML(k, e, d.clocks.listedAt(k))
 	}
 	if err != nil {
@@ -87,4 +97,15 @@ func (d *documents) urls(k docKey) int {
 		return sl.e.urls
 	}
 	return 0
+}
+
+// isURLSet reports whether gz, an index's copy, is a one-file sitemap.
+func isURLSet(gz []byte) bool {
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		return false
+	}
+	head := make([]byte, 512)
+	n, _ := io.ReadFull(zr, head)
+	return bytes.Contains(head[:n], []byte("<urlset"))
 }

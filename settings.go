@@ -37,6 +37,7 @@ type site struct {
 	keyFile    *keyFile   // the IndexNow key file; nil when off
 	html       bool       // serve the HTML view (html.go)
 	htmlIndex  bool       // let search engines index the HTML view: no X-Robots-Tag
+	single     bool       // Config.SingleFile: one <urlset> at the index's name while the site fits (single.go)
 	layout     string     // names the sections, in order, in the index's store key
 
 	maxBuilds    int
@@ -142,6 +143,16 @@ func newSite(cfg *Config, sections []Section) (*site, error) {
 		if err := st.addSection(i, sec, len(sections)); err != nil {
 			return nil, err
 		}
+	}
+	if cfg.SingleFile {
+		latest := make([]bool, len(sections))
+		for i, sec := range sections {
+			latest[i] = sec.Latest
+		}
+		if err := checkSingle(st.sections, latest); err != nil {
+			return nil, err
+		}
+		st.single = true
 	}
 	switch cc := cfg.CacheControl; cc {
 	case "":

@@ -195,6 +195,14 @@ type Config struct {
 	// the index too, unless the application behind Handler answers that
 	// path with anything but a 404: its own file wins.
 	IndexName string
+	// SingleFile serves a small site as one sitemap file with no index:
+	// the index's name (IndexName, and sitemap.xml) serves a <urlset> of
+	// every section's URLs, while every section lists one page at most.
+	// New fails if the sections' page sizes add up to more than 50,000 or
+	// one is Latest. A site that grows past one file (a section's second
+	// page) is served an index of its files at the same name again, with
+	// a warning logged, until it fits again. Off by default.
+	SingleFile bool
 }
 
 // Section is one named part of the sitemap tree, such as products,
