@@ -419,13 +419,22 @@ func (d *documents) text(k docKey, e *entry) (*entry, error) {
 	return t, nil
 }
 
-// plainCopy returns the plain copy of e, the copy of k, for a plain
-// request (full: a GET of the whole document): made once e is hot, and
-// kept only while e is cached (plainCopyOf). Nil means the response
-// decompresses as it goes.
-func (d *documents) plainCopy(k docKey, e *entry, full bool) *plainCopy {
-	return plainCopyOf(e, full, func() bool { return d.cache.mayCopy(k, e, e.size) },
-		func(p *plainCopy) { d.cache.attachCopy(k, e, int64(len(p.xml)), func() { e.plain.Store(p) }) })
+// plainCopy returns the plain copy of e, a form of owner, the copy of k
+// (owner itself, or a part of its HTML view), for a plain request (full:
+// a GET of the whole document): made once e is hot, and kept only while
+// owner is cached with e among its forms, counted with owner
+// (plainCopyOf). Nil means the response decompresses as it goes.
+func (d *documents) plainCopy(k docKey, owner, e *entry, full bool) *plainCopy {
+	return plainCopyOf(e, full, func() bool { return d.cache.mayCopy(k, owner, e.size) },
+		func(p *plainCopy) {
+			d.cache.attachCopy(k, owner, int64(len(p.xml)), func() bool {
+				if !owner.holds(e) {
+					return false
+				}
+				e.plain.Store(p)
+				return true
+			})
+		})
 }
 
 // peekOrGet returns the cached copy of k, fresh or not, without counting

@@ -208,12 +208,43 @@ func htmlCost(v *htmlView) int64 {
 	return n
 }
 
-// copyCost is the bytes of e's plain copy, 0 if it has none.
+// copyCost is the bytes of e's plain copy and of its HTML parts' (with
+// notes or without), 0 if it has none.
 func (e *entry) copyCost() int64 {
+	n := e.ownCopy()
+	if v := e.html.Load(); v != nil {
+		for _, p := range v.parts {
+			n += p.bare.ownCopy()
+			if c := p.noted.Load(); c != nil {
+				n += c.e.ownCopy()
+			}
+		}
+	}
+	return n
+}
+
+// ownCopy is the bytes of e's own plain copy, 0 if it has none.
+func (e *entry) ownCopy() int64 {
 	if p := e.plain.Load(); p != nil {
 		return int64(len(p.xml))
 	}
 	return 0
+}
+
+// holds reports whether f is e or one of its HTML parts, with notes or
+// without, whose plain copy e.cost counts.
+func (e *entry) holds(f *entry) bool {
+	if f == e {
+		return true
+	}
+	if v := e.html.Load(); v != nil {
+		for _, p := range v.parts {
+			if c := p.noted.Load(); p.bare == f || c != nil && c.e == f {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // gzBytes is the bytes of the gzip files of es.

@@ -83,6 +83,7 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err == nil && rt.rep == asText {
 		e, err = s.docs.text(k, e)
 	}
+	owner := e // the cached copy whose form e is (its HTML part), which counts e's plain copy
 	if err == nil && rt.rep == asHTML {
 		var notes []byte // what the view says live about the file (htmlnotes.go)
 		if ns := s.notes.of(k); len(ns) > 0 {
@@ -113,7 +114,7 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if tags != nil {
 		h["Surrogate-Key"], h["Cache-Tag"] = tags, tags
 	}
-	status, n, handed := s.serveEntry(w, r, &q, k, e, rt.rep, s.rep.of(k))
+	status, n, handed := s.serveEntry(w, r, &q, k, owner, e, rt.rep, s.rep.of(k))
 	if s.crawls != nil && rt.rep != asHTML { // the view is for people; the log is of the files crawlers fetch
 		// Only a conditional or ranged request can have validators.
 		sec := now.Unix()
@@ -133,11 +134,12 @@ func (s *Sitemap) notFound(w http.ResponseWriter, c *secCounters) {
 // gzip representations are e's bytes as they are, written in one write;
 // the plain one is e's plain copy if it has one (plainCopyOf), written
 // the same way, or else decompressed as it is written (plainBody), in
-// large writes, and only as far as the response needs. e is the copy of
-// k; the response is counted in c too. It returns the response's status
+// large writes, and only as far as the response needs. e is owner, the
+// copy of k, or a form of it (an HTML part, whose plain copy is counted
+// with owner); the response is counted in c too. It returns the response's status
 // and body bytes, and whether the request was conditional or ranged
 // (serveCached).
-func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, q *reqHeader, k docKey, e *entry, rep representation, c *secCounters) (int, int64, bool) {
+func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, q *reqHeader, k docKey, owner, e *entry, rep representation, c *secCounters) (int, int64, bool) {
 	h := w.Header()
 	if cc := s.site.headers.cacheControl; cc != nil {
 		h["Cache-Control"] = cc
@@ -170,7 +172,7 @@ func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, q *reqHeade
 		h["Content-Type"] = ct
 		h["Vary"] = hdrVary
 		h["Etag"] = e.etagPlain
-		if cp := s.docs.plainCopy(k, e, r.Method == http.MethodGet && !q.conditional()); cp != nil {
+		if cp := s.docs.plainCopy(k, owner, e, r.Method == http.MethodGet && !q.conditional()); cp != nil {
 			body, cw.length = cp.xml, cp.length
 			break
 		}

@@ -85,8 +85,8 @@ type notedPart struct {
 
 // withNotes returns the part's copy with notes (their HTML, from
 // appendNotes), made if the copy kept has other notes; keep stores a new
-// copy, told its size less that of the copy it replaces.
-func (p *htmlPart) withNotes(notes []byte, level int, built time.Time, keep func(c *notedPart, delta int64)) *entry {
+// copy in place of the one kept, if it may.
+func (p *htmlPart) withNotes(notes []byte, level int, built time.Time, keep func(c *notedPart)) *entry {
 	sum := xxhash.Sum64(notes)
 	old := p.noted.Load()
 	if old != nil && old.notes == sum {
@@ -98,11 +98,7 @@ func (p *htmlPart) withNotes(notes []byte, level int, built time.Time, keep func
 	binary.LittleEndian.PutUint64(id[:8], xxhash.Sum64(head))
 	binary.LittleEndian.PutUint64(id[8:], p.tailSum)
 	c := &notedPart{notes: sum, e: newEntry(gz, xxhash.Sum64(id[:]), level, time.Time{}, built)}
-	var delta int64 = int64(len(gz))
-	if old != nil {
-		delta -= int64(len(old.e.gz))
-	}
-	keep(c, delta)
+	keep(c)
 	return c.e
 }
 

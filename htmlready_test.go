@@ -50,6 +50,13 @@ func TestHTMLNotesKept(t *testing.T) {
 	}
 	t.Logf("%v allocations a request with notes kept", allocs)
 
+	for range plainHot + 1 { // hot: a plain copy of the part with notes, counted with the page
+		get(sm, "/sitemap-products-1.html")
+	}
+	if c.e.plain.Load() == nil || sm.docs.cache.copies != e.copyCost() || e.copyCost() != int64(len(c.e.plain.Load().xml)) {
+		t.Errorf("plain copy %v, copies %d, the entry's %d", c.e.plain.Load() != nil, sm.docs.cache.copies, e.copyCost())
+	}
+
 	note = "Googlebot fetched this file 5 min ago: 200"
 	w := get(sm, "/sitemap-products-1.html", "Accept-Encoding", "gzip", "If-None-Match", etag)
 	if w.Code != http.StatusOK || w.Header().Get("Etag") == etag || !strings.Contains(string(testkit.Gunzip(t, w.Body.Bytes())), note) {
@@ -57,6 +64,9 @@ func TestHTMLNotesKept(t *testing.T) {
 	}
 	if _, bytes := sm.docs.cache.usage(); bytes != sumCost(sm) {
 		t.Errorf("cache bytes %d after the notes changed, the entries' cost %d", bytes, sumCost(sm))
+	}
+	if sm.docs.cache.copies != 0 || e.copyCost() != 0 {
+		t.Errorf("the old notes' plain copy is still counted: %d, %d", sm.docs.cache.copies, e.copyCost())
 	}
 }
 

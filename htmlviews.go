@@ -38,8 +38,18 @@ func (d *documents) htmlPart(ctx context.Context, k docKey, e *entry, n int, not
 	if len(notes) == 0 {
 		return p.bare, nil
 	}
-	return p.withNotes(notes, d.site.gzipLevel, e.built, func(c *notedPart, delta int64) {
-		d.cache.attach(k, e, delta, func() { p.noted.Store(c) })
+	return p.withNotes(notes, d.site.gzipLevel, e.built, func(c *notedPart) {
+		d.cache.swapForm(k, e, func() (bool, int64, int64) {
+			if e.html.Load() != v {
+				return false, 0, 0 // the view was made again meanwhile
+			}
+			old := p.noted.Swap(c)
+			if old == nil {
+				return true, int64(len(c.e.gz)), 0
+			}
+			cp := old.e.ownCopy() // the plain copy of the old notes goes with them
+			return true, int64(len(c.e.gz)-len(old.e.gz)) - cp, -cp
+		})
 	}), nil
 }
 
