@@ -85,9 +85,11 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	owner := e // the cached copy whose form e is (its HTML part), which counts e's plain copy
 	if err == nil && rt.rep == asHTML {
-		var notes []byte // what the view says live about the file (htmlnotes.go)
-		if ns := s.notes.of(k); len(ns) > 0 {
-			notes = appendNotes(nil, ns)
+		notes := func() []byte { // what the view says live about the file (htmlnotes.go)
+			if ns := s.notes.of(k); len(ns) > 0 {
+				return appendNotes(nil, ns)
+			}
+			return nil
 		}
 		e, err = s.docs.htmlPart(r.Context(), k, e, rt.part, notes)
 		h["Content-Security-Policy"] = hdrHTMLCSP

@@ -52,6 +52,26 @@ type htmlView struct {
 	counts  bool
 	counted int64
 	made    time.Time // when it was made (Config.Now)
+	notes   atomic.Pointer[viewNotes]
+}
+
+// viewNotes are a view's notes (their HTML) as asked in one second.
+type viewNotes struct {
+	sec  int64 // Unix seconds
+	html []byte
+}
+
+// notesOf returns the view's notes: those asked of ask in second sec, or
+// ask's answer now. So the notes, which the crawl log and the audit make
+// with a few allocations, are asked once a second, not per request; they
+// say "2 h ago" to the second anyway.
+func (v *htmlView) notesOf(sec int64, ask func() []byte) []byte {
+	if n := v.notes.Load(); n != nil && n.sec == sec {
+		return n.html
+	}
+	html := ask()
+	v.notes.Store(&viewNotes{sec: sec, html: html})
+	return html
 }
 
 // part returns part n (from 1), or nil.

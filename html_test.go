@@ -36,7 +36,9 @@ func htmlTestSitemap(t *testing.T, cfg Config) (*Sitemap, *fakeCounter) {
 	news := FromSlice([]URL{{Loc: "https://example.com/n/1", News: &News{PublicationName: "The Times", Language: "en",
 		PublicationDate: at, Title: "Merger \"talks\""}}}, 10)
 	cfg.HTML, cfg.NewsAnyAge = true, true
-	cfg.Now = func() time.Time { return at.Add(24 * time.Hour) }
+	if cfg.Now == nil {
+		cfg.Now = func() time.Time { return at.Add(24 * time.Hour) }
+	}
 	sm := newTestSitemap(t, cfg, Section{Name: "products", Source: products},
 		Section{Name: "news", Source: news, Extensions: ExtNews})
 	return sm, products
@@ -287,8 +289,10 @@ func (f notesFunc) htmlNotes(k docKey) []string { return f(k) }
 // audit's hook) into a part, escaped, bounded, validated by an ETag that
 // names them and with no Last-Modified.
 func TestHTMLNotes(t *testing.T) {
-	sm, _ := htmlTestSitemap(t, Config{})
+	clk := testkit.NewClock(time.Date(2025, 6, 2, 12, 0, 0, 0, time.UTC))
+	sm, _ := htmlTestSitemap(t, Config{Now: clk.Now})
 	plain := get(sm, "/sitemap-products-1.html")
+	clk.Add(time.Second) // the notes are asked once a second
 	note := "Googlebot fetched this file 2 h ago: 304 <b>"
 	sm.notes = htmlNoteList{notesFunc(func(k docKey) []string {
 		if k == pageKey(0, 1) {

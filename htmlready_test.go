@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,12 +15,19 @@ import (
 // TestHTMLNotesKept: a part's copy with notes is made once per change of
 // its notes and kept, counted in the cache's budget: the same notes give
 // the same entry (no gzip, no gunzip per request), with an ETag over the
-// part and notes that validates a 304, and other notes a new one.
+// part and notes that validates a 304, and other notes a new one. The
+// notes are asked once a second at most.
 func TestHTMLNotesKept(t *testing.T) {
-	sm, _ := htmlTestSitemap(t, Config{})
+	clk := testkit.NewClock(time.Date(2025, 6, 2, 12, 0, 0, 0, time.UTC))
+	sm, _ := htmlTestSitemap(t, Config{Now: clk.Now})
 	bare := get(sm, "/sitemap-products-1.html")
 	note := "Self-audit: 2 URLs checked, nothing found"
-	sm.notes = htmlNoteList{notesFunc(func(k docKey) []string { return []string{note} })}
+	var asked atomic.Int64
+	sm.notes = htmlNoteList{notesFunc(func(k docKey) []string { asked.Add(1); return []string{note} })}
+	if get(sm, "/sitemap-products-1.html").Body.String() != bare.Body.String() {
+		t.Error("notes asked twice in one second")
+	}
+	clk.Add(time.Second)
 	first := get(sm, "/sitemap-products-1.html", "Accept-Encoding", "gzip")
 	e := mustEntry(t, sm, pageKey(0, 1))
 	c := e.html.Load().part(1).noted.Load()
@@ -57,7 +65,11 @@ func TestHTMLNotesKept(t *testing.T) {
 		t.Errorf("plain copy %v, copies %d, the entry's %d", c.e.plain.Load() != nil, sm.docs.cache.copies, e.copyCost())
 	}
 
+	if n := asked.Load(); n != 1 {
+		t.Errorf("the notes were asked %d times in one second", n)
+	}
 	note = "Googlebot fetched this file 5 min ago: 200"
+	clk.Add(time.Second)
 	w := get(sm, "/sitemap-products-1.html", "Accept-Encoding", "gzip", "If-None-Match", etag)
 	if w.Code != http.StatusOK || w.Header().Get("Etag") == etag || !strings.Contains(string(testkit.Gunzip(t, w.Body.Bytes())), note) {
 		t.Errorf("other notes: %d %v", w.Code, w.Header())

@@ -15,15 +15,16 @@ import (
 // count, and a part's copy with notes once per change of its notes; all
 // counted with the copy in the cache's budget.
 
-// htmlPart returns part n of the HTML view of e, the copy of k, with
-// notes (their HTML, appendNotes; none if empty), or errNotFound. The
+// htmlPart returns part n of the HTML view of e, the copy of k, with its
+// notes (their HTML, appendNotes; none if empty), or errNotFound. notes
+// is asked at most once a second per view (htmlView.notesOf). The
 // view is made once per copy and counted in the cache's budget, an
 // index's made again when a page built since shows another URL count
 // (htmlStale); a part's copy with notes once per change of its notes
 // (htmlPart.withNotes). Making a view takes a build slot (MaxBuilds),
 // waited for while ctx lasts: it costs several times the XML's build
 // (BENCHMARKS.md).
-func (d *documents) htmlPart(ctx context.Context, k docKey, e *entry, n int, notes []byte) (*entry, error) {
+func (d *documents) htmlPart(ctx context.Context, k docKey, e *entry, n int, notesOf func() []byte) (*entry, error) {
 	v := e.html.Load()
 	if v == nil || d.htmlStale(v) {
 		var err error
@@ -35,6 +36,7 @@ func (d *documents) htmlPart(ctx context.Context, k docKey, e *entry, n int, not
 	if p == nil {
 		return nil, errNotFound
 	}
+	notes := v.notesOf(d.now().Unix(), notesOf)
 	if len(notes) == 0 {
 		return p.bare, nil
 	}
