@@ -200,15 +200,25 @@ func (p *htmlParts) flush(more bool) error {
 	num := len(p.parts) + 1
 	b := p.sh.appendHead(nil, num, more, p.first, p.first+p.n-1)
 	head, rest, _ := bytes.Cut(b, []byte(htmlNotesMarker))
-	rest = append(append(rest, p.rows...), p.sh.appendFoot(nil, num, more)...)
-	tail, err := gzsplice.NewTail(rest, p.level)
+	tw, err := gzsplice.NewTailWriter(p.level)
 	if err != nil {
 		return err
 	}
-	d := xxhash.New()
+	ts := xxhash.New() // the rest's hash
+	for _, piece := range [][]byte{rest, p.rows, p.sh.appendFoot(nil, num, more)} {
+		tw.Write(piece)
+		ts.Write(piece)
+	}
+	tail, err := tw.Close()
+	if err != nil {
+		return err
+	}
+	d := xxhash.New() // the part's: of its bytes, as newEntry's ETags name them
 	d.Write(head)
 	d.Write(rest)
-	hp := &htmlPart{head: head, tail: tail, tailSum: xxhash.Sum64(rest)}
+	d.Write(p.rows)
+	d.Write(p.sh.appendFoot(nil, num, more))
+	hp := &htmlPart{head: head, tail: tail, tailSum: ts.Sum64()}
 	hp.bare = newEntry(tail.Append(make([]byte, 0, tail.Len(len(head))), head), d.Sum64(), p.level, p.lastMod, p.built)
 	p.parts = append(p.parts, hp)
 	p.first += p.n

@@ -14,7 +14,9 @@ package gzsplice
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"hash/crc32"
+	"sync"
 
 	"github.com/klauspost/compress/flate"
 )
@@ -28,18 +30,82 @@ type Tail struct {
 
 // NewTail compresses data at level (flate's levels) into a Tail.
 func NewTail(data []byte, level int) (*Tail, error) {
-	var buf bytes.Buffer
-	zw, err := flate.NewWriter(&buf, level)
+	w, err := NewTailWriter(level)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := zw.Write(data); err != nil {
-		return nil, err
+	w.Write(data)
+	return w.Close()
+}
+
+// TailWriter compresses what is written to it into a Tail, with a pooled
+// compressor and buffer, so that a Tail made of several pieces needs no
+// copy of them joined.
+type TailWriter struct {
+	zw    *flate.Writer
+	buf   *bytes.Buffer
+	level int
+	crc   uint32
+	n     int64
+	err   error
+}
+
+// writers holds a pool of compressors per level (flate's -2 to 9).
+var writers [12]sync.Pool
+
+var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooledBuf is the largest buffer kept for reuse.
+const maxPooledBuf = 8 << 20
+
+// NewTailWriter returns a TailWriter at level; Close gives the Tail.
+func NewTailWriter(level int) (*TailWriter, error) {
+	if level < flate.HuffmanOnly || level > flate.BestCompression {
+		return nil, fmt.Errorf("gzsplice: level %d", level)
 	}
-	if err := zw.Close(); err != nil {
-		return nil, err
+	buf := buffers.Get().(*bytes.Buffer)
+	buf.Reset()
+	w := &TailWriter{buf: buf, level: level}
+	if zw, ok := writers[level+2].Get().(*flate.Writer); ok {
+		zw.Reset(buf)
+		w.zw = zw
+	} else {
+		zw, err := flate.NewWriter(buf, level)
+		if err != nil {
+			return nil, err
+		}
+		w.zw = zw
 	}
-	return &Tail{deflate: bytes.Clone(buf.Bytes()), crc: crc32.ChecksumIEEE(data), n: int64(len(data))}, nil
+	return w, nil
+}
+
+// Write compresses p; an error is kept for Close.
+func (w *TailWriter) Write(p []byte) (int, error) {
+	if w.err != nil {
+		return 0, w.err
+	}
+	w.crc = crc32.Update(w.crc, crc32.IEEETable, p)
+	w.n += int64(len(p))
+	_, w.err = w.zw.Write(p)
+	return len(p), w.err
+}
+
+// Close ends the stream and returns the Tail; the writer is not used after.
+func (w *TailWriter) Close() (*Tail, error) {
+	err := w.err
+	if cerr := w.zw.Close(); err == nil {
+		err = cerr
+	}
+	var t *Tail
+	if err == nil {
+		t = &Tail{deflate: bytes.Clone(w.buf.Bytes()), crc: w.crc, n: w.n}
+	}
+	writers[w.level+2].Put(w.zw)
+	if w.buf.Cap() <= maxPooledBuf {
+		buffers.Put(w.buf)
+	}
+	w.zw, w.buf = nil, nil
+	return t, err
 }
 
 // Size is the length of the Tail's data, uncompressed.
