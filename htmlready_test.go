@@ -1,9 +1,12 @@
 package sitemap
 
 import (
+	"context"
+	"iter"
 	"net/http"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -153,5 +156,37 @@ func TestHTMLDatesAgree(t *testing.T) {
 			sm.Close()
 			clk.Add(time.Hour)
 		}
+	}
+}
+
+// TestHTMLIndexCountsLarge: an index's view of more than one part is made
+// again for a new count at most once a second.
+func TestHTMLIndexCountsLarge(t *testing.T) {
+	clk := testkit.NewClock(time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC))
+	n := int64(htmlPartRows + 1)
+	src := FromRange(func(context.Context) (int64, error) { return n, nil }, func(ctx context.Context, lo, hi int64) iter.Seq2[URL, error] {
+		return func(yield func(URL, error) bool) {
+			for i := lo; i < hi; i++ {
+				if !yield(URL{Loc: "https://example.com/p/" + strconv.FormatInt(i, 10)}, nil) {
+					return
+				}
+			}
+		}
+	}, 1)
+	sm := newTestSitemap(t, Config{HTML: true, Now: clk.Now}, Section{Source: src})
+	count := func() string { return htmlRows(get(sm, "/sitemap_index.html").Body.String())[0][3] }
+	if c := count(); c != "" {
+		t.Fatalf("before any page build: %q", c)
+	}
+	if w := get(sm, "/sitemap_index.part2.html"); w.Code != http.StatusOK {
+		t.Fatalf("part 2: %d", w.Code)
+	}
+	get(sm, "/sitemap-1.xml.gz")
+	if c := count(); c != "" {
+		t.Errorf("made again within the second: %q", c)
+	}
+	clk.Add(time.Second)
+	if c := count(); c != "1" {
+		t.Errorf("a second later: %q, want 1", c)
 	}
 }
