@@ -21,7 +21,6 @@
 //
 //	/sitemap_index.xml               the index: one <sitemap> per page of every section ([Config.IndexName])
 //	/sitemap.xml                     the index too, unless the application has a sitemap.xml of its own
-
 //	/sitemap-SECTION-N.xml.gz        page N of a named section, as a gzip file
 //	/sitemap-N.xml.gz                page N when there is a single unnamed section
 //	/sitemap-SECTION-N.xml           the same page as XML (gzip-encoded when accepted)
