@@ -211,8 +211,13 @@ func htmlCost(v *htmlView) int64 {
 // copyCost is the bytes of e's plain copy and of its HTML parts' (with
 // notes or without), 0 if it has none.
 func (e *entry) copyCost() int64 {
-	n := e.ownCopy()
-	if v := e.html.Load(); v != nil {
+	return e.ownCopy() + htmlCopies(e.html.Load())
+}
+
+// htmlCopies is the bytes of the plain copies of v's parts (nil: none).
+func htmlCopies(v *htmlView) int64 {
+	var n int64
+	if v != nil {
 		for _, p := range v.parts {
 			n += p.bare.ownCopy()
 			if c := p.noted.Load(); c != nil {

@@ -95,11 +95,13 @@ func (d *documents) makeHTML(ctx context.Context, k docKey, e *entry) (*htmlView
 		return nil, err
 	}
 	v.counted, v.made = counted, made
-	delta := htmlCost(v)
-	if old != nil {
-		delta -= htmlCost(old)
-	}
-	d.cache.attach(k, e, delta, func() { e.html.Store(v) })
+	d.cache.swapForm(k, e, func() (bool, int64, int64) {
+		old := e.html.Swap(v) // counted under the cache's lock: the parts' copies with notes change under it too
+		if old == nil {
+			return true, htmlCost(v), 0
+		}
+		return true, htmlCost(v) - htmlCost(old), -htmlCopies(old)
+	})
 	return v, nil
 }
 
