@@ -177,6 +177,9 @@ func (st *site) purgeURLs(k docKey, file int) []string {
 	switch k.kind {
 	case docIndex:
 		urls := []string{st.base.url + st.indexFileName(file)}
+		if file == 1 && st.indexName != rootName {
+			urls = append(urls, st.base.url+rootName) // the index too, where the application has none (middleware.go)
+		}
 		if st.html && file == 1 {
 			urls = append(urls, st.base.url+htmlPartName(st.htmlStem(k), 1))
 		}
