@@ -124,11 +124,12 @@ func (b indexBuilder) addSection(ctx context.Context, e *encoder, sec *section, 
 		if err != nil {
 			return fmt.Errorf("reading page 1 of section %q: %w", sec.name, err)
 		}
-		if err := p.add(ctx, &u); err != nil {
-			return err
-		}
-		if outgrown {
+		err := p.add(ctx, &u)
+		if outgrown { // before err: with Strict, a URL that does not fit is an error too
 			return errOutgrown
+		}
+		if err != nil {
+			return err
 		}
 	}
 	if p.st.future > 0 {
