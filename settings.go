@@ -38,6 +38,7 @@ type site struct {
 	html       bool       // serve the HTML view (html.go)
 	htmlIndex  bool       // let search engines index the HTML view: no X-Robots-Tag
 	single     bool       // Config.SingleFile: one <urlset> at the index's name while the site fits (single.go)
+	singleMax  int64      // the bytes of that file at most: MaxBytes (a test lowers it)
 	layout     string     // names the sections, in order, in the index's store key
 
 	maxBuilds    int
@@ -152,7 +153,7 @@ func newSite(cfg *Config, sections []Section) (*site, error) {
 		if err := checkSingle(st.sections, latest); err != nil {
 			return nil, err
 		}
-		st.single = true
+		st.single, st.singleMax = true, MaxBytes
 	}
 	switch cc := cfg.CacheControl; cc {
 	case "":

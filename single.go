@@ -76,7 +76,7 @@ func (b indexBuilder) buildSingle(ctx context.Context, pages [][]PageInfo, now t
 	gz, sum, err := compress(st.gzipLevel, func(w io.Writer) error {
 		e := getEncoder()
 		defer putEncoder(e)
-		e.reset(w, kindURLSet, union, st.base.url, MaxURLs, MaxBytes, st.stylesheet)
+		e.reset(w, kindURLSet, union, st.base.url, MaxURLs, st.singleMax, st.stylesheet)
 		for i, sec := range st.sections {
 			if len(pages[i]) == 0 {
 				continue

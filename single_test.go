@@ -131,6 +131,24 @@ func TestSingleFileGrows(t *testing.T) {
 	})
 }
 
+// TestSingleFileBytes: URLs past the byte limit of one file mean the site
+// outgrew it, with Strict too: an index of files, not a file cut short.
+func TestSingleFileBytes(t *testing.T) {
+	for _, strict := range []bool{false, true} {
+		var n atomic.Int64
+		n.Store(20)
+		sm := newTestSitemap(t, Config{SingleFile: true, Strict: strict}, Section{Source: growing{n: &n, size: 50}})
+		sm.site.singleMax = 800 // about 15 URLs
+		body := get(sm, "/sitemap_index.xml").Body.String()
+		if !strings.Contains(body, "<sitemapindex") || !strings.Contains(body, "sitemap-1.xml.gz") {
+			t.Errorf("strict %v: %s", strict, body)
+		}
+		if w := get(sm, "/sitemap-1.xml"); w.Code != http.StatusOK || strings.Count(w.Body.String(), "<url>") != 20 {
+			t.Errorf("strict %v: the file: %d", strict, w.Code)
+		}
+	}
+}
+
 // TestSingleFileChecked: New refuses sections that cannot fit one file.
 func TestSingleFileChecked(t *testing.T) {
 	a := FromSlice([]URL{{Loc: "https://example.com/a"}}, 0) // a page size of 50,000
