@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"time"
 )
 
@@ -114,12 +113,9 @@ func (b indexBuilder) addSection(ctx context.Context, e *encoder, sec *section, 
 		}
 		urls.rejected(loc, err)
 	}
-	spec.notice, spec.now = urls.noticed, now
-	e.ext, e.now, e.newsAnyAge, e.visit = spec.ext, now, spec.newsAnyAge, nil
-	p := pageRun{e: e, spec: &spec, n: 1, limit: sec.pageSize, future: now.Add(maxLastModSkew), futureSec: now.Add(maxLastModSkew).Unix()}
-	if now.IsZero() {
-		p.futureSec = math.MaxInt64
-	}
+	spec.notice, spec.now, spec.visit = urls.noticed, now, nil
+	e.ext = spec.ext // the section's; the document declares every section's namespaces
+	p := runOf(e, &spec, 1, sec.pageSize)
 	for u, err := range sec.src.URLs(ctx, 1) {
 		if err != nil {
 			return fmt.Errorf("reading page 1 of section %q: %w", sec.name, err)
