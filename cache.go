@@ -171,22 +171,45 @@ func (c *pageCache) copyFits(k docKey, e *entry, n int64) bool {
 	return ok && cur.e == e && c.copies+n <= c.copyBudget && e.cost()+n <= c.budget
 }
 
-// attachCopy gives e, the entry of k, its plain copy of n bytes with set
-// and counts it, if mayCopy still holds; it reports whether it did. As
-// with attach, an eviction counts e with or without its copy, never half.
-func (c *pageCache) attachCopy(k docKey, e *entry, n int64, set func()) bool {
+// attachCopy gives e, the entry of k, a plain copy of n bytes (its own,
+// or a form's of it) with set and counts it, if mayCopy still holds and
+// set does; it reports whether it did. As with attach, an eviction counts
+// e with or without its copy, never half.
+func (c *pageCache) attachCopy(k docKey, e *entry, n int64, set func() bool) bool {
 	if c.lru == nil {
 		return false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.copyFits(k, e, n) {
+	if !c.copyFits(k, e, n) || !set() {
 		return false
 	}
-	set()
 	c.copies += n
 	c.grow(k, n)
 	return true
+}
+
+// swapForm changes a form made from e, the entry of k (an HTML part's
+// copy with notes), if e is cached under k: set runs under the cache's
+// lock, says whether it changed anything, and what: the bytes it added
+// (negative if fewer) and, of them, plain copies' bytes. It reports
+// whether the change was made.
+func (c *pageCache) swapForm(k docKey, e *entry, set func() (ok bool, bytes, copies int64)) bool {
+	if c.lru == nil {
+		ok, _, _ := set()
+		return ok
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cur, ok := c.lru.Peek(k); !ok || cur.e != e {
+		return false
+	}
+	ok, n, copies := set()
+	if ok {
+		c.copies += copies
+		c.grow(k, n)
+	}
+	return ok
 }
 
 // keys returns the keys of the cached entries.

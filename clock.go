@@ -338,3 +338,14 @@ func (c *clocks) setOffset(d time.Duration) time.Duration {
 // sync makes the clocks given so far last (the clock file), before the
 // bytes that carry them are served.
 func (c *clocks) sync() { c.file.sync() }
+
+// listedAt is the <lastmod> the index lists for k as its clock stands
+// now (zero if it has none), which the HTML views show for the file.
+func (c *clocks) listedAt(k docKey) time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r := c.m[k]; r != nil {
+		return c.lastmod(r)
+	}
+	return time.Time{}
+}

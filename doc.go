@@ -19,7 +19,8 @@
 //
 // It serves, under the base URL's path:
 //
-//	/sitemap_index.xml               the index: one <sitemap> per page of every section
+//	/sitemap_index.xml               the index: one <sitemap> per page of every section ([Config.IndexName])
+//	/sitemap.xml                     the index too, unless the application has a sitemap.xml of its own
 //	/sitemap-SECTION-N.xml.gz        page N of a named section, as a gzip file
 //	/sitemap-N.xml.gz                page N when there is a single unnamed section
 //	/sitemap-SECTION-N.xml           the same page as XML (gzip-encoded when accepted)
@@ -31,6 +32,9 @@
 //	/sitemap_index.html              the index as HTML for people ([Config.HTML])
 //	/sitemap-SECTION-N.html …        a page as HTML, in parts under 2 MB (.part2.html …)
 //	/sitemap.xsl                     the stylesheet that shows the files in a browser ([Config.Stylesheet])
+//
+// With [Config.SingleFile], a small site's index is instead one <urlset> of
+// every section's URLs, for as long as each section has one page at most.
 //
 // # Sources
 //

@@ -36,6 +36,7 @@ type documents struct {
 	waiting  atomic.Int64  // requests waiting for a build (MaxWaiting)
 	rebuilds *rebuilds     // Invalidate's, at most one waiting per document
 	hearing  *hearing      // what the other replicas say, at most once a second per document
+	counted  atomic.Int64  // page copies kept with a URL count other than the one cached before (the index's HTML view)
 
 	lifetime // the builds' own context, background goroutines, loads under way: what close ends
 }
@@ -375,8 +376,17 @@ func (d *documents) freshIndex() {
 // keep caches e, the new copy of k, unless k was said to have changed
 // after e was stamped.
 func (d *documents) keep(k docKey, e *entry) {
-	if d.ledger.current(k, e.stamp) {
-		d.cache.add(k, e, d.tier.breaks())
+	if !d.ledger.current(k, e.stamp) {
+		return
+	}
+	var recount bool // the index's HTML view shows another URL count
+	if k.kind == docPage && e.urls > 0 {
+		sl, ok := d.cache.peek(k)
+		recount = !ok || sl.e.urls != e.urls
+	}
+	d.cache.add(k, e, d.tier.breaks())
+	if recount {
+		d.counted.Add(1)
 	}
 }
 
@@ -412,47 +422,22 @@ func (d *documents) text(k docKey, e *entry) (*entry, error) {
 	return t, nil
 }
 
-// plainCopy returns the plain copy of e, the copy of k, for a plain
-// request (full: a GET of the whole document): made once e is hot, and
-// kept only while e is cached (plainCopyOf). Nil means the response
-// decompresses as it goes.
-func (d *documents) plainCopy(k docKey, e *entry, full bool) *plainCopy {
-	return plainCopyOf(e, full, func() bool { return d.cache.mayCopy(k, e, e.size) },
-		func(p *plainCopy) { d.cache.attachCopy(k, e, int64(len(p.xml)), func() { e.plain.Store(p) }) })
-}
-
-// htmlPart returns part n of the HTML view of e, the copy of k (made
-// once and counted in the cache's budget), or errNotFound. Making a view
-// takes a build slot (MaxBuilds), waited for while ctx lasts: it costs
-// several times the XML's build (BENCHMARKS.md).
-func (d *documents) htmlPart(ctx context.Context, k docKey, e *entry, n int) (*entry, error) {
-	v, err := htmlOf(e, func() (*htmlView, error) {
-		select {
-		case d.sem <- struct{}{}:
-			defer func() { <-d.sem }()
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-		if k.kind == docIndex {
-			return d.site.indexHTML(e, d.urls)
-		}
-		return d.site.pageHTML(k, e)
-	}, func(v *htmlView) { d.cache.attach(k, e, v.cost(), func() { e.html.Store(v) }) })
-	if err != nil {
-		return nil, fmt.Errorf("the HTML view of %s: %w", d.site.fileName(k), err)
-	}
-	if p := v.part(n); p != nil {
-		return p, nil
-	}
-	return nil, errNotFound
-}
-
-// urls is the URL count of page k if a copy built here is cached, or 0.
-func (d *documents) urls(k docKey) int {
-	if sl, ok := d.cache.peek(k); ok {
-		return sl.e.urls
-	}
-	return 0
+// plainCopy returns the plain copy of e, a form of owner, the copy of k
+// (owner itself, or a part of its HTML view), for a plain request (full:
+// a GET of the whole document): made once e is hot, and kept only while
+// owner is cached with e among its forms, counted with owner
+// (plainCopyOf). Nil means the response decompresses as it goes.
+func (d *documents) plainCopy(k docKey, owner, e *entry, full bool) *plainCopy {
+	return plainCopyOf(e, full, func() bool { return d.cache.mayCopy(k, owner, e.size) },
+		func(p *plainCopy) {
+			d.cache.attachCopy(k, owner, int64(len(p.xml)), func() bool {
+				if !owner.holds(e) {
+					return false
+				}
+				e.plain.Store(p)
+				return true
+			})
+		})
 }
 
 // peekOrGet returns the cached copy of k, fresh or not, without counting

@@ -138,14 +138,7 @@ func encodePage(ctx context.Context, src Source, n int64, w io.Writer, spec *pag
 		maxURLs = maxRead * c.size() // New kept it within MaxURLs
 	}
 	e.reset(w, kindURLSet, spec.ext, spec.base, maxURLs, spec.maxBytes, spec.stylesheet)
-	e.now, e.newsAnyAge, e.visit, e.omit = spec.now, spec.newsAnyAge, spec.visit, spec.omit
-	e.changeFreq, e.priority = spec.changeFreq, spec.priority
-	p := pageRun{e: e, spec: spec, n: n, maxRead: maxRead}
-	p.future = spec.now.Add(maxLastModSkew) // a lastmod after it is in the future
-	p.futureSec = p.future.Unix()           // its second: a cheaper first test
-	if spec.now.IsZero() {
-		p.futureSec = math.MaxInt64 // no lastmod is in the future
-	}
+	p := runOf(e, spec, n, maxRead)
 	if s, ok := src.(sliceSource); ok {
 		// A slice's URLs are read where they are: no iterator, and no copy
 		// of each URL to pass it on.
@@ -177,6 +170,26 @@ func encodePage(ctx context.Context, src Source, n int64, w io.Writer, spec *pag
 	}
 	st.urls, st.bytes, st.newest = e.count, e.size(), e.newest
 	return st, nil
+}
+
+// runOf sets e, reset for a <urlset>, to write page n by spec's rules,
+// and returns the run that adds the page's URLs, of which the Source may
+// yield maxRead (0: MaxURLs; with a cluster, each is written once per
+// language). encodePage writes one page a document;
+// a one-file sitemap (single.go) writes page 1 of each section into one.
+func runOf(e *encoder, spec *pageSpec, n int64, maxRead int) pageRun {
+	e.now, e.newsAnyAge, e.visit, e.omit = spec.now, spec.newsAnyAge, spec.visit, spec.omit
+	e.changeFreq, e.priority = spec.changeFreq, spec.priority
+	if maxRead <= 0 || maxRead > MaxURLs {
+		maxRead = MaxURLs
+	}
+	p := pageRun{e: e, spec: spec, n: n, maxRead: maxRead}
+	p.future = spec.now.Add(maxLastModSkew) // a lastmod after it is in the future
+	p.futureSec = p.future.Unix()           // its second: a cheaper first test
+	if spec.now.IsZero() {
+		p.futureSec = math.MaxInt64 // no lastmod is in the future
+	}
+	return p
 }
 
 // pageRun is encodePage's state while it adds a page's URLs.

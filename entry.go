@@ -190,17 +190,66 @@ func (e *entry) cost() int64 {
 		n += int64(len(t.gz))
 	}
 	if v := e.html.Load(); v != nil {
-		n += gzBytes(v.parts)
+		n += htmlCost(v)
 	}
 	return n + gzBytes(e.more)
 }
 
-// copyCost is the bytes of e's plain copy, 0 if it has none.
+// htmlCost is the bytes an HTML view holds in the cache: its parts, and
+// their copies with notes.
+func htmlCost(v *htmlView) int64 {
+	var n int64
+	for _, p := range v.parts {
+		n += int64(len(p.bare.gz))
+		if c := p.noted.Load(); c != nil {
+			n += int64(len(c.e.gz))
+		}
+	}
+	return n
+}
+
+// copyCost is the bytes of e's plain copy and of its HTML parts' (with
+// notes or without), 0 if it has none.
 func (e *entry) copyCost() int64 {
+	return e.ownCopy() + htmlCopies(e.html.Load())
+}
+
+// htmlCopies is the bytes of the plain copies of v's parts (nil: none).
+func htmlCopies(v *htmlView) int64 {
+	var n int64
+	if v != nil {
+		for _, p := range v.parts {
+			n += p.bare.ownCopy()
+			if c := p.noted.Load(); c != nil {
+				n += c.e.ownCopy()
+			}
+		}
+	}
+	return n
+}
+
+// ownCopy is the bytes of e's own plain copy, 0 if it has none.
+func (e *entry) ownCopy() int64 {
 	if p := e.plain.Load(); p != nil {
 		return int64(len(p.xml))
 	}
 	return 0
+}
+
+// holds reports whether f is e or one of its HTML parts, with notes or
+// without, whose plain copy e.cost counts.
+func (e *entry) holds(f *entry) bool {
+	if f == e {
+		return true
+	}
+	if v := e.html.Load(); v != nil {
+		for _, p := range v.parts {
+			if c := p.noted.Load(); p.bare == f || c != nil && c.e == f {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // gzBytes is the bytes of the gzip files of es.

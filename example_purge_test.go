@@ -105,6 +105,7 @@ func ExampleConfig_purge() {
 	//   https://example.com/sitemap-news-1.xml
 	//   https://example.com/sitemap-news-1.txt
 	//   https://example.com/sitemap_index.xml
+	//   https://example.com/sitemap.xml
 }
 
 // newsroom is a news Source that lists its newest articles

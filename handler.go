@@ -84,8 +84,15 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err == nil && rt.rep == asText {
 		e, err = s.docs.text(k, e)
 	}
+	owner := e // the cached copy whose form e is (its HTML part), which counts e's plain copy
 	if err == nil && rt.rep == asHTML {
-		e, err = s.docs.htmlPart(r.Context(), k, e, rt.part)
+		notes := func() []byte { // what the view says live about the file (htmlnotes.go)
+			if ns := s.notes.of(k); len(ns) > 0 {
+				return appendNotes(nil, ns)
+			}
+			return nil
+		}
+		e, err = s.docs.htmlPart(r.Context(), k, e, rt.part, notes)
 		h["Content-Security-Policy"] = hdrHTMLCSP
 		if st.htmlIndex {
 			delete(h, "X-Robots-Tag")
@@ -113,18 +120,7 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// The Date is the clock reading the Last-Modified is held to
 	// (serveEntry), not a later one that net/http would take.
 	h["Date"] = s.date.header(now)
-	if rt.rep == asHTML {
-		if notes := s.notes.of(k); len(notes) > 0 {
-			if s.crawls != nil && s.crawls.verified {
-				h["Cache-Control"] = st.headers.cacheControl // private (crawlprivate.go)
-			}
-			if err := serveWithNotes(w, r, e, notes); err != nil { // cannot happen: we compressed it
-				serveError(w, "internal error", http.StatusInternalServerError)
-			}
-			return
-		}
-	}
-	status, n, handed := s.serveEntry(w, r, &q, k, e, rt.rep, s.rep.of(k), now)
+	status, n, handed := s.serveEntry(w, r, &q, k, owner, e, rt.rep, s.rep.of(k), now)
 	if s.crawls != nil && rt.rep != asHTML { // the view is for people; the log is of the files crawlers fetch
 		// Only a conditional or ranged request can have validators.
 		sec := now.Unix()
@@ -144,8 +140,9 @@ func (s *Sitemap) notFound(w http.ResponseWriter, c *secCounters) {
 // gzip representations are e's bytes as they are, written in one write;
 // the plain one is e's plain copy if it has one (plainCopyOf), written
 // the same way, or else decompressed as it is written (plainBody), in
-// large writes, and only as far as the response needs. e is the copy of
-// k; the response is counted in c too. It returns the response's status
+// large writes, and only as far as the response needs. e is owner, the
+// copy of k, or a form of it (an HTML part, whose plain copy is counted
+// with owner); the response is counted in c too. It returns the response's status
 // and body bytes, and whether the request was conditional or ranged
 // (serveCached).
 //
@@ -156,7 +153,7 @@ func (s *Sitemap) notFound(w http.ResponseWriter, c *secCounters) {
 // those bytes, and once Date reaches their clock they are served under it
 // (TestLastModifiedNotAfterDate); no other bytes are given that clock in
 // the meantime, so nothing of the clock's promises changes.
-func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, q *reqHeader, k docKey, e *entry, rep representation, c *secCounters, now time.Time) (int, int64, bool) {
+func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, q *reqHeader, k docKey, owner, e *entry, rep representation, c *secCounters, now time.Time) (int, int64, bool) {
 	h := w.Header()
 	modtime, lastMod := e.lastMod, e.lastModHdr
 	if modtime.After(now) {
@@ -193,7 +190,7 @@ func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, q *reqHeade
 		h["Content-Type"] = ct
 		h["Vary"] = hdrVary
 		h["Etag"] = e.etagPlain
-		if cp := s.docs.plainCopy(k, e, r.Method == http.MethodGet && !q.conditional()); cp != nil {
+		if cp := s.docs.plainCopy(k, owner, e, r.Method == http.MethodGet && !q.conditional()); cp != nil {
 			body, cw.length = cp.xml, cp.length
 			break
 		}

@@ -2,13 +2,13 @@ package sitemap
 
 import (
 	"bytes"
-	"io"
-	"net/http"
+	"encoding/binary"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
-	"github.com/klauspost/compress/gzip"
+	"github.com/freshmap/sitemap/internal/gzsplice"
 )
 
 // The HTML view (Config.HTML): the index and every page as HTML for
@@ -43,25 +43,100 @@ var (
 	hdrHTMLCSP = []string{"default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"}
 )
 
-// htmlView is the HTML view of a document: its parts, in order, each an
-// entry served as the document's other forms are.
-type htmlView struct{ parts []*entry }
+// htmlView is the HTML view of a document: its parts, in order.
+type htmlView struct {
+	parts []*htmlPart
+	// counts: an index's view, showing URL counts; counted is the count
+	// of page builds (documents.counted) when it was made: its URL counts
+	// are those known then.
+	counts  bool
+	counted int64
+	made    time.Time // when it was made (Config.Now)
+	notes   atomic.Pointer[viewNotes]
+}
+
+// viewNotes are a view's notes (their HTML) as asked in one second.
+type viewNotes struct {
+	sec  int64 // Unix seconds
+	html []byte
+}
+
+// notesOf returns the view's notes: those asked of ask in second sec, or
+// ask's answer now. So the notes, which the crawl log and the audit make
+// with a few allocations, are asked once a second, not per request; they
+// say "2 h ago" to the second anyway.
+func (v *htmlView) notesOf(sec int64, ask func() []byte) []byte {
+	if n := v.notes.Load(); n != nil && n.sec == sec {
+		return n.html
+	}
+	html := ask()
+	v.notes.Store(&viewNotes{sec: sec, html: html})
+	return html
+}
 
 // part returns part n (from 1), or nil.
-func (v *htmlView) part(n int) *entry {
+func (v *htmlView) part(n int) *htmlPart {
 	if n < 1 || n > len(v.parts) {
 		return nil
 	}
 	return v.parts[n-1]
 }
 
-// cost is the bytes the view holds in the cache.
-func (v *htmlView) cost() int64 { return gzBytes(v.parts) }
+// htmlPart is one part of a view: its copy without notes, an entry served
+// as the document's other forms are, and what a copy with notes is made
+// of, without compressing the part again: its bytes before the notes,
+// and the rest compressed once (internal/gzsplice). The copy with the
+// last notes asked for is kept, so that a part is made once per change of
+// its document or of its notes (TestHTMLNotesKept).
+type htmlPart struct {
+	bare    *entry
+	head    []byte         // the part's bytes before its notes
+	tail    *gzsplice.Tail // the rest
+	tailSum uint64         // the xxhash of the rest
+	noted   atomic.Pointer[notedPart]
+}
 
-// htmlOf returns the HTML view of e, made once by build: the first call
-// makes it and gives it to attach, which stores it in e.html.
-func htmlOf(e *entry, build func() (*htmlView, error), attach func(v *htmlView)) (*htmlView, error) {
-	return madeOnce(&e.html, &e.htmlMu, build, attach)
+// notedPart is a part's copy with notes: an entry with no Last-Modified
+// (the notes change without the file) and ETags over the part and notes.
+type notedPart struct {
+	notes uint64 // the xxhash of the notes' HTML
+	e     *entry
+}
+
+// withNotes returns the part's copy with notes (their HTML, from
+// appendNotes), made if the copy kept has other notes; keep stores a new
+// copy in place of the one kept, if it may.
+func (p *htmlPart) withNotes(notes []byte, level int, built time.Time, keep func(c *notedPart)) *entry {
+	sum := xxhash.Sum64(notes)
+	old := p.noted.Load()
+	if old != nil && old.notes == sum {
+		return old.e
+	}
+	head := append(append(make([]byte, 0, len(p.head)+len(notes)), p.head...), notes...)
+	gz := p.tail.Append(make([]byte, 0, p.tail.Len(len(head))), head)
+	var id [16]byte // the part with notes: its head's hash and its rest's
+	binary.LittleEndian.PutUint64(id[:8], xxhash.Sum64(head))
+	binary.LittleEndian.PutUint64(id[8:], p.tailSum)
+	c := &notedPart{notes: sum, e: newEntry(gz, xxhash.Sum64(id[:]), level, time.Time{}, built)}
+	keep(c)
+	return c.e
+}
+
+// appendNotes appends the HTML of notes, as a part shows them under its
+// heading: a list, each escaped, at most htmlNotesMax bytes of them.
+func appendNotes(b []byte, notes []string) []byte {
+	start := len(b)
+	b = append(b, "<ul class=\"notes\">\n"...)
+	for _, n := range notes {
+		li := len(b)
+		b = appendEscaped(append(b, "<li>"...), n)
+		b = append(b, "</li>\n"...)
+		if len(b)-start > htmlNotesMax {
+			b = b[:li] // escaped, it would pass the bound
+			break
+		}
+	}
+	return append(b, "</ul>\n"...)
 }
 
 // htmlShell is what every part of a view shows around its rows.
@@ -84,7 +159,7 @@ type htmlParts struct {
 	rows           []byte    // the rows of the part being made
 	n              int       // how many
 	first          int       // the number of its first row, from 1
-	parts          []*entry
+	parts          []*htmlPart
 }
 
 func newHTMLParts(sh *htmlShell, level int, doc *entry) *htmlParts {
@@ -119,24 +194,33 @@ func (p *htmlParts) done() (*htmlView, error) {
 	return &htmlView{parts: p.parts}, nil
 }
 
-// flush compresses the part being made, which more parts follow if more.
+// flush compresses the part being made, which more parts follow if more:
+// its head up to where the notes go as it is, the rest once.
 func (p *htmlParts) flush(more bool) error {
 	num := len(p.parts) + 1
-	gz, sum, err := compress(p.level, func(w io.Writer) error {
-		b := p.sh.appendHead(nil, num, more, p.first, p.first+p.n-1)
-		if _, err := w.Write(b); err != nil {
-			return err
-		}
-		if _, err := w.Write(p.rows); err != nil {
-			return err
-		}
-		_, err := w.Write(p.sh.appendFoot(b[:0], num, more))
-		return err
-	})
+	b := p.sh.appendHead(nil, num, more, p.first, p.first+p.n-1)
+	head, rest, _ := bytes.Cut(b, []byte(htmlNotesMarker))
+	tw, err := gzsplice.NewTailWriter(p.level)
 	if err != nil {
 		return err
 	}
-	p.parts = append(p.parts, newEntry(gz, sum, p.level, p.lastMod, p.built))
+	ts := xxhash.New() // the rest's hash
+	for _, piece := range [][]byte{rest, p.rows, p.sh.appendFoot(nil, num, more)} {
+		tw.Write(piece)
+		ts.Write(piece)
+	}
+	tail, err := tw.Close()
+	if err != nil {
+		return err
+	}
+	d := xxhash.New() // the part's: of its bytes, as newEntry's ETags name them
+	d.Write(head)
+	d.Write(rest)
+	d.Write(p.rows)
+	d.Write(p.sh.appendFoot(nil, num, more))
+	hp := &htmlPart{head: head, tail: tail, tailSum: ts.Sum64()}
+	hp.bare = newEntry(tail.Append(make([]byte, 0, tail.Len(len(head))), head), d.Sum64(), p.level, p.lastMod, p.built)
+	p.parts = append(p.parts, hp)
 	p.first += p.n
 	p.rows, p.n = p.rows[:0], 0
 	return nil
@@ -245,38 +329,4 @@ func (l htmlNoteList) of(k docKey) []string {
 		notes = append(notes, n.htmlNotes(k)...)
 	}
 	return notes
-}
-
-// serveWithNotes answers with part p of an HTML view with notes spliced
-// in at its marker, at most htmlNotesMax bytes of them. The notes change
-// apart from the document, so the response has no Last-Modified, and its
-// ETag names the part's bytes with the notes; it is not compressed (a
-// part is at most 2 MB, and the view is for people).
-func serveWithNotes(w http.ResponseWriter, r *http.Request, p *entry, notes []string) error {
-	zr, err := gzip.NewReader(bytes.NewReader(p.gz))
-	if err != nil {
-		return err
-	}
-	body, err := io.ReadAll(io.LimitReader(zr, htmlMaxPart))
-	if err != nil {
-		return err
-	}
-	before, after, _ := bytes.Cut(body, []byte(htmlNotesMarker))
-	b := make([]byte, 0, len(body)+htmlNotesMax+64)
-	b = append(append(b, before...), "<ul class=\"notes\">\n"...)
-	for _, n := range notes {
-		li := len(b)
-		b = appendEscaped(append(b, "<li>"...), n)
-		b = append(b, "</li>\n"...)
-		if len(b)-len(before) > htmlNotesMax {
-			b = b[:li] // escaped, it would pass the bound
-			break
-		}
-	}
-	b = append(append(b, "</ul>"...), after...)
-	h := w.Header()
-	h["Content-Type"] = hdrHTMLCT
-	h["Etag"] = []string{`"` + strconv.FormatUint(xxhash.Sum64(b), 16) + `-notes"`}
-	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(b))
-	return nil
 }

@@ -24,14 +24,15 @@ type xmlSitemap struct {
 var indexCols = []string{"#", "File", "Section", "URLs", "Last modified", "XML"}
 
 // indexHTML makes the HTML view of e, the cached index. count gives the
-// URL count of a page, or 0 if it is not known here.
+// URL count of a page, or 0 if it is not known here; a page built later
+// makes the view again (documents.htmlStale), so that its count shows.
 func (st *site) indexHTML(e *entry, count func(docKey) int) (*htmlView, error) {
-	intro := []byte(`The files that <a href="` + indexFile + `">` + indexFile + `</a> lists, as search engines read them`)
+	intro := []byte(`The files that <a href="` + st.indexName + `">` + st.indexName + `</a> lists, as search engines read them`)
 	intro = appendLastMod(intro, e)
 	intro = append(intro, `. A URL count shows once this server has built the file.`...)
 	parts := newHTMLParts(&htmlShell{stem: st.htmlStem(indexKey), title: "Sitemap index", intro: intro, noun: "Files", cols: indexCols},
 		st.gzipLevel, e)
-	prefix := strings.TrimSuffix(st.indexLoc, indexFile)
+	prefix := strings.TrimSuffix(st.indexLoc, st.indexName)
 	var row []byte
 	n := 1
 	for f := 1; f <= e.files(); f++ {
@@ -105,6 +106,8 @@ func (st *site) appendFileRow(b []byte, n int, sm *xmlSitemap, prefix string, co
 	b = append(b, "</td><td>"...)
 	b = appendHTMLTime(b, sm.LastMod)
 	b = append(b, "</td><td>"...)
-	b = appendHTMLLink(b, sm.Loc, "XML", "")
+	// The .xml, which a browser opens; the .xml.gz the index lists would
+	// download (TestHTMLIndexLinksXML).
+	b = appendHTMLLink(b, strings.TrimSuffix(sm.Loc, ".gz"), "XML", "")
 	return append(b, "</td></tr>\n"...)
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/xml"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -44,16 +45,26 @@ type xmlURL struct {
 
 var pageCols = []string{"#", "URL", "Last modified", "Images", "Alternates", "News and video"}
 
-// pageHTML makes the HTML view of e, the cached copy of page k.
-func (st *site) pageHTML(k docKey, e *entry) (*htmlView, error) {
+// pageHTML makes the HTML view of e, the cached copy of page k, which the
+// index lists with the lastmod listed (zero if none): the view gives the
+// file the index's date, not its Last-Modified, which after a restart
+// may be later (clock.go, rule 3; TestHTMLDatesAgree).
+func (st *site) pageHTML(k docKey, e *entry, listed time.Time) (*htmlView, error) {
 	file := st.fileName(k)
 	intro := []byte(`The URLs that <a href="`)
 	intro = appendAttr(intro, file)
 	intro = append(intro, `">`...)
 	intro = appendEscaped(intro, file)
 	intro = append(intro, `</a> lists, as search engines read them`...)
-	intro = appendLastMod(intro, e)
-	intro = append(intro, `. <a href="sitemap_index.html">All sitemap files</a>.`...)
+	if !listed.IsZero() {
+		intro = appendHTMLTime(append(intro, ", listed in the index with lastmod "...), listed.UTC().Format(time.RFC3339))
+	}
+	if k.kind == docPage { // not a one-file sitemap (single.go), which is the index
+		intro = append(intro, `. <a href="`...)
+		intro = appendAttr(intro, htmlPartName(st.htmlStem(indexKey), 1))
+		intro = append(intro, `">All sitemap files</a>`...)
+	}
+	intro = append(intro, '.')
 	parts := newHTMLParts(&htmlShell{stem: st.htmlStem(k), title: "Sitemap file " + file, intro: intro, noun: "URLs", cols: pageCols},
 		st.gzipLevel, e)
 	var row []byte

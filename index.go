@@ -90,6 +90,21 @@ func (b indexBuilder) build(ctx context.Context, j job) (*entry, effects, error)
 	if len(list) == 0 {
 		return nil, effects{}, errNotFound
 	}
+	if b.site.single { // Config.SingleFile (single.go)
+		if onePage(pages) {
+			e, err := b.buildSingle(ctx, pages, now, !j.alone)
+			if err == nil {
+				b.rep.built(indexKey)
+				e.pages = pages
+				b.rep.log.Debug("sitemap: built the one file", "duration", time.Since(start))
+				return e, effects{outdate: changed, refresh: changed}, nil
+			}
+			if !errors.Is(err, errOutgrown) {
+				return nil, effects{}, err
+			}
+		}
+		b.rep.log.Warn("sitemap: the site does not fit one file (SingleFile); the index's name serves an index of its files", "pages", len(list))
+	}
 	var files []*entry
 	for len(list) > 0 {
 		e, n, err := b.encodeFile(list, len(files)+1, now, !j.alone)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 )
@@ -183,7 +184,7 @@ func (p *purger) close(bound time.Duration) {
 func (st *site) purgeKey(k docKey, file int) string {
 	switch k.kind {
 	case docIndex:
-		return st.base.host + st.base.path + indexName(file)[:len(indexName(file))-len(".xml")]
+		return st.base.host + st.base.path + strings.TrimSuffix(st.indexFileName(file), ".xml")
 	case docFeed:
 		return st.base.host + st.base.path + st.sections[k.sec].feed.name
 	}
@@ -194,7 +195,10 @@ func (st *site) purgeKey(k docKey, file int) string {
 func (st *site) purgeURLs(k docKey, file int) []string {
 	switch k.kind {
 	case docIndex:
-		urls := []string{st.base.url + indexName(file)}
+		urls := []string{st.base.url + st.indexFileName(file)}
+		if file == 1 && st.indexName != rootName {
+			urls = append(urls, st.base.url+rootName) // the index too, where the application has none (middleware.go)
+		}
 		if st.html && file == 1 {
 			urls = append(urls, st.base.url+htmlPartName(st.htmlStem(k), 1))
 		}

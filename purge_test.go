@@ -96,7 +96,7 @@ func TestPurgeOneChange(t *testing.T) {
 	}
 	sm.docs.wg.Wait() // the page, then the index, rebuilt
 	sm.Close()        // tells what is queued
-	wantPurge(t, p.got(), append(pageURLs("https://example.com/sitemap-p-1"), "https://example.com/sitemap_index.xml"),
+	wantPurge(t, p.got(), append(pageURLs("https://example.com/sitemap-p-1"), "https://example.com/sitemap_index.xml", "https://example.com/sitemap.xml"),
 		"example.com/sitemap-p-1", "example.com/sitemap_index")
 }
 
@@ -139,7 +139,7 @@ func TestPurgeGone(t *testing.T) {
 		t.Fatalf("page 2: %d, want 404", w.Code)
 	}
 	sm.Close()
-	wantPurge(t, p.got(), append(pageURLs("https://example.com/sitemap-p-2"), "https://example.com/sitemap_index.xml"),
+	wantPurge(t, p.got(), append(pageURLs("https://example.com/sitemap-p-2"), "https://example.com/sitemap_index.xml", "https://example.com/sitemap.xml"),
 		"example.com/sitemap-p-2", "example.com/sitemap_index")
 }
 
@@ -177,7 +177,7 @@ func TestPurgeFleetOnce(t *testing.T) {
 	}
 	// Every page's bytes changed with the revision, but only page 2 was
 	// said to have changed and rebuilt.
-	wantPurge(t, p.got(), append(pageURLs("https://example.com/sitemap-2"), "https://example.com/sitemap_index.xml"),
+	wantPurge(t, p.got(), append(pageURLs("https://example.com/sitemap-2"), "https://example.com/sitemap_index.xml", "https://example.com/sitemap.xml"),
 		"example.com/sitemap-2", "example.com/sitemap_index")
 }
 

@@ -374,7 +374,7 @@ func (s *Sitemap) robotsNow(ctx context.Context) *robots {
 	}
 	lines := make([]string, n, n+len(s.site.sections))
 	for i := range lines {
-		lines[i] = "Sitemap: " + s.site.base.url + indexName(i+1)
+		lines[i] = "Sitemap: " + s.site.base.url + s.site.indexFileName(i+1)
 	}
 	for _, sec := range s.site.sections { // the Atom feeds (feed.go), which engines read as sitemaps
 		if sec.feed != nil {

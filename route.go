@@ -52,17 +52,25 @@ func (k docKey) String() string {
 	return strconv.Itoa(k.sec) + "/" + strconv.FormatInt(k.page, 10)
 }
 
-// indexFile is the name of the first index file; the others are
-// sitemap_index-2.xml and on (indexName).
+// indexFile is the default name of the first index file
+// (Config.IndexName), and its name in the Store whatever its name; the
+// others are sitemap_index-2.xml and on (indexFileName).
 const indexFile = "sitemap_index.xml"
+
+// rootName is the name crawlers and people try first. Unless it is the
+// index's name, it stands for the index where the application has no
+// file of its own there (middleware.go, serveRoot).
+const rootName = "sitemap.xml"
 
 // unnamedFeed is the feed's name of an unnamed section.
 const unnamedFeed = "sitemap.atom"
 
-// indexName is the name of index file number n (from 1).
-func indexName(n int) string {
+// indexFileName is the name of index file number n (from 1): the first
+// is Config.IndexName; the others keep their names whatever it is, which
+// no IndexName can take (checkIndexName).
+func (st *site) indexFileName(n int) string {
 	if n == 1 {
-		return indexFile
+		return st.indexName
 	}
 	return "sitemap_index-" + strconv.Itoa(n) + ".xml"
 }
@@ -72,7 +80,7 @@ func indexName(n int) string {
 func (st *site) fileName(k docKey) string {
 	switch k.kind {
 	case docIndex:
-		return indexName(int(k.page) + 1)
+		return st.indexFileName(int(k.page) + 1)
 	case docFeed:
 		return st.sections[k.sec].feed.name
 	}
@@ -120,27 +128,30 @@ type route struct {
 	file int // the index file, from 1
 	rep  representation
 	part int // the part of the HTML view, from 1
+	// root: rootName standing for the index, which the application's own
+	// file of that name, if it has one, overrides (middleware.go).
+	root bool
 }
 
 // owns reports whether path is one of the sitemap's file names, valid or
-// not: sitemap_index.xml, or sitemap-*.xml, sitemap-*.xml.gz, sitemap-*.txt,
+// not: the index's (Config.IndexName) and sitemap.xml, or sitemap-*.xml, sitemap-*.xml.gz, sitemap-*.txt,
 // sitemap-*.atom and sitemap.atom under the base path, sitemap.xsl
 // with Config.Stylesheet, and sitemap_index*.html and sitemap-*.html with
 // Config.HTML. The middleware passes every other path on.
 func (st *site) owns(path string) bool {
 	prefix := st.base.path
 	// Most requests are not ours: reject them on one byte first.
-	if len(path) <= len(prefix)+len("sitemap") || path[len(prefix)] != 's' {
+	if len(path) <= len(prefix) || path[len(prefix)] != 's' && path[len(prefix)] != st.indexName[0] {
 		return false
 	}
 	rest, ok := strings.CutPrefix(path, prefix)
 	if !ok {
 		return false
 	}
-	if st.html && strings.HasSuffix(rest, ".html") && (strings.HasPrefix(rest, "sitemap-") || strings.HasPrefix(rest, "sitemap_index")) {
+	if st.html && strings.HasSuffix(rest, ".html") && (strings.HasPrefix(rest, "sitemap-") || strings.HasPrefix(rest, "sitemap_index") || strings.HasPrefix(rest, st.indexStem)) {
 		return true
 	}
-	return rest == indexFile || rest == unnamedFeed || st.xsl != nil && rest == xslName || strings.HasPrefix(rest, "sitemap_index-") && strings.HasSuffix(rest, ".xml") ||
+	return rest == st.indexName || rest == rootName || rest == unnamedFeed || st.xsl != nil && rest == xslName || strings.HasPrefix(rest, "sitemap_index-") && strings.HasSuffix(rest, ".xml") ||
 		strings.HasPrefix(rest, "sitemap-") && (strings.HasSuffix(rest, ".xml") || strings.HasSuffix(rest, ".xml.gz") ||
 			strings.HasSuffix(rest, ".txt") || strings.HasSuffix(rest, ".atom"))
 }
@@ -152,8 +163,11 @@ func (st *site) route(path string) (route, bool) {
 	if !ok {
 		return route{}, false
 	}
-	if rest == indexFile {
+	if rest == st.indexName {
 		return route{key: indexKey, file: 1, rep: asXML}, true
+	}
+	if rest == rootName {
+		return route{key: indexKey, file: 1, rep: asXML, root: true}, true
 	}
 	if rest == unnamedFeed {
 		return feedRoute(st.unnamed)
@@ -223,7 +237,7 @@ func (st *site) htmlRoute(stem string) (route, bool) {
 		}
 		stem, part = stem[:i], min(p, math.MaxInt32)
 	}
-	rt, ok := route{key: indexKey, file: 1}, stem == "sitemap_index"
+	rt, ok := route{key: indexKey, file: 1}, stem == st.indexStem
 	if !ok {
 		// The page's XML route decides: the same names, the same rules.
 		rt, ok = st.route(st.base.path + stem + ".xml.gz")
@@ -233,10 +247,11 @@ func (st *site) htmlRoute(stem string) (route, bool) {
 }
 
 // htmlStem is the name of the first part of document k's HTML view, less
-// ".html": sitemap_index, or sitemap-NAME-N.
+// ".html": the index's name less ".xml" (sitemap_index), or
+// sitemap-NAME-N.
 func (st *site) htmlStem(k docKey) string {
 	if k.kind == docIndex {
-		return "sitemap_index"
+		return st.indexStem
 	}
 	return st.sections[k.sec].filePfx + strconv.FormatInt(k.page, 10)
 }

@@ -17,7 +17,9 @@ import (
 // changes after New, so every part reads it without a lock.
 type site struct {
 	base       baseURL
-	indexLoc   string // the absolute URL of sitemap_index.xml
+	indexLoc   string // the absolute URL of the index (indexName)
+	indexName  string // Config.IndexName: sitemap_index.xml by default
+	indexStem  string // indexName less ".xml": its HTML view's name less ".html"
 	sections   []*section
 	byName     map[string]*section
 	unnamed    *section // the one unnamed section, if it is
@@ -35,6 +37,8 @@ type site struct {
 	keyFile    *keyFile   // the IndexNow key file; nil when off
 	html       bool       // serve the HTML view (html.go)
 	htmlIndex  bool       // let search engines index the HTML view: no X-Robots-Tag
+	single     bool       // Config.SingleFile: one <urlset> at the index's name while the site fits (single.go)
+	singleMax  int64      // the bytes of that file at most: MaxBytes (a test lowers it)
 	layout     string     // names the sections, in order, in the index's store key
 
 	robots *robotsPolicy // Config.Robots; nil when it adds nothing
@@ -85,9 +89,15 @@ func newSite(cfg *Config, sections []Section) (*site, error) {
 	if err != nil {
 		return nil, err
 	}
+	name := cmp.Or(cfg.IndexName, indexFile)
+	if err := checkIndexName(name); err != nil {
+		return nil, err
+	}
 	st := &site{
 		base:         splitBase(canonical),
-		indexLoc:     canonical + indexFile,
+		indexLoc:     canonical + name,
+		indexName:    name,
+		indexStem:    strings.TrimSuffix(name, ".xml"),
 		byName:       make(map[string]*section),
 		ttl:          cmp.Or(cfg.TTL, defaultTTL),
 		timeout:      cmp.Or(cfg.BuildTimeout, defaultBuildTimeout),
@@ -137,6 +147,16 @@ func newSite(cfg *Config, sections []Section) (*site, error) {
 			return nil, err
 		}
 	}
+	if cfg.SingleFile {
+		latest := make([]bool, len(sections))
+		for i, sec := range sections {
+			latest[i] = sec.Latest
+		}
+		if err := checkSingle(st.sections, latest); err != nil {
+			return nil, err
+		}
+		st.single, st.singleMax = true, MaxBytes
+	}
 	switch cc := cfg.CacheControl; cc {
 	case "":
 		st.headers.cacheControl = []string{defaultCacheControl}
@@ -172,6 +192,30 @@ func newSite(cfg *Config, sections []Section) (*site, error) {
 	}
 	st.layout = layoutOf(st.sections)
 	return st, nil
+}
+
+// maxIndexName is the longest Config.IndexName.
+const maxIndexName = 100
+
+// checkIndexName checks Config.IndexName: a file name ending in ".xml",
+// of ASCII letters, digits, '_' and '-' before it (a '.' could make its
+// HTML view's name a part's, htmlRoute), and none of the names the sitemap has for its other files (sitemap-*,
+// sitemap_index-*).
+func checkIndexName(name string) error {
+	stem, ok := strings.CutSuffix(name, ".xml")
+	if !ok || stem == "" || len(name) > maxIndexName {
+		return fmt.Errorf("IndexName %q: want a file name ending in \".xml\", at most %d bytes, such as \"sitemap.xml\"", name, maxIndexName)
+	}
+	for i := 0; i < len(stem); i++ {
+		c := stem[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return fmt.Errorf("IndexName %q: use ASCII letters, digits, '_' and '-' before \".xml\"", name)
+		}
+	}
+	if strings.HasPrefix(name, "sitemap-") || strings.HasPrefix(name, "sitemap_index-") {
+		return fmt.Errorf("IndexName %q is a name of the sitemap's other files (sitemap-*, sitemap_index-*)", name)
+	}
+	return nil
 }
 
 // layoutOf names the sections of an index, in order: the xxhash of their

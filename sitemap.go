@@ -194,6 +194,24 @@ type Config struct {
 	// are sent without "X-Robots-Tag: noindex". Off by default: the view
 	// repeats what the XML says, for people.
 	HTMLIndexable bool
+	// IndexName is the index's file name under the base path: "" means
+	// "sitemap_index.xml". Renaming it (to escape a search console's
+	// back-off on a name, say) renames its HTML view too (the name less
+	// ".xml", then ".html"), and robots.txt names it; more index files,
+	// past 50,000 pages, keep their names sitemap_index-2.xml and on. It is
+	// ASCII letters, digits, '_' and '-', then ".xml", and not
+	// sitemap-* or sitemap_index-*. Whatever it is, BASE/sitemap.xml serves
+	// the index too, unless the application behind Handler answers that
+	// path with anything but a 404: its own file wins.
+	IndexName string
+	// SingleFile serves a small site as one sitemap file with no index:
+	// the index's name (IndexName, and sitemap.xml) serves a <urlset> of
+	// every section's URLs, while every section lists one page at most.
+	// New fails if the sections' page sizes add up to more than 50,000 or
+	// one is Latest. A site that grows past one file (a section's second
+	// page) is served an index of its files at the same name again, with
+	// a warning logged, until it fits again. Off by default.
+	SingleFile bool
 
 	// WarmUp, if set, builds the index, every file it lists and the feeds
 	// in the background after New and again after each InvalidateAll, at

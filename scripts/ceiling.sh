@@ -6,7 +6,8 @@
 # (status, headers and bytes, one w.Write each), and loads each with
 # `wrk -t2 -c64` in alternating rounds: a cached .xml.gz (the largest file
 # of the index), the same file as plain .xml, the index (gzip-encoded and
-# plain), robots.txt and a 304. It prints the median requests per second
+# plain), robots.txt, a 304 and part 1 of the file's HTML view with its
+# live notes (gzip-encoded and plain). It prints the median requests per second
 # of each and demo/ceiling, and the CPU time each server spent per
 # request (user and system, from /proc: on a shared machine, load moves it
 # less than it moves requests per second), then the write system calls
@@ -110,6 +111,8 @@ while IFS=$'\t' read -r name _ _ _; do
 	printf '%-16s %10.0f %10.0f %6.2f   %-22s %8.1f %8.1f %9.2f\n' "${name//_/ }" "$d" "$c" "$(echo "$d $c" | awk '{print $1/$2}')" "$each" \
 		"$du" "$cu" "$(echo "$cu $du" | awk '{print $1/$2}')"
 done <"$tmp/targets"
+
+echo "peak memory (VmHWM): demo $(awk '/^VmHWM/ {print $2, $3}' "/proc/$demo_pid/status"), ceiling $(awk '/^VmHWM/ {print $2, $3}' "/proc/$ceil_pid/status")"
 
 if command -v strace >/dev/null; then
 	printf '\n%-16s %22s %22s\n' response "demo writes/response" "ceiling writes/response"

@@ -72,6 +72,14 @@ func run(from, addr, out string, readHeaderTimeout time.Duration) error {
 		{"index (plain)", "/sitemap_index.xml", "-", "-"},
 		{"robots.txt", "/robots.txt", "-", "-"},
 	}
+	// The same file's HTML view, part 1, once it shows the self-audit's
+	// notes (the audit runs after the file's build): as a browser asks for
+	// it, and plain.
+	html := strings.TrimSuffix(page, ".xml.gz") + ".html"
+	if err := waitForNotes(from + html); err != nil {
+		return err
+	}
+	targets = append(targets, target{"html part (gzip)", html, "gzip", "-"}, target{"html part (plain)", html, "-", "-"})
 	caps := map[string]*capture{}
 	for _, t := range targets {
 		c, err := fetch(from, t)
@@ -135,6 +143,28 @@ func waitFor(u string, limit time.Duration) error {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// waitForNotes polls u, an HTML view, until it shows live notes, for a
+// minute at most (a view with no notes is measured then).
+func waitForNotes(u string) error {
+	for range 120 {
+		res, err := client.Get(u)
+		if err != nil {
+			return err
+		}
+		body, err := io.ReadAll(res.Body)
+		res.Body.Close()
+		if err != nil || res.StatusCode != http.StatusOK {
+			return fmt.Errorf("%s: status %d, %v", u, res.StatusCode, err)
+		}
+		if bytes.Contains(body, []byte(`<ul class="notes">`)) {
+			return nil
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	log.Printf("%s shows no notes after a minute", u)
+	return nil
 }
 
 // largestFile returns the path of the largest .xml.gz file the index

@@ -1,0 +1,148 @@
+// Package gzsplice makes gzip files that end with the same long run of
+// bytes and start with a short one that changes, without compressing the
+// long run again: the run is compressed once, as a deflate stream of its
+// own (a Tail), and each file is a gzip header, the short start in stored
+// (uncompressed) deflate blocks, the Tail's deflate bytes as they are, and
+// a trailer whose CRC-32 is combined from the start's and the Tail's.
+//
+// A deflate stream may be cut after any block that ends on a byte
+// boundary, as stored blocks do, and a stream compressed alone refers to
+// nothing before it, so the result is one valid gzip member (RFC 1951,
+// RFC 1952) that any gzip reader takes.
+package gzsplice
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"sync"
+
+	"github.com/klauspost/compress/flate"
+)
+
+// Tail is the end of gzip files, compressed once.
+type Tail struct {
+	deflate []byte // a deflate stream whose last block is final
+	crc     uint32 // the CRC-32 (IEEE) of its data
+	n       int64  // the length of its data
+}
+
+// NewTail compresses data at level (flate's levels) into a Tail.
+func NewTail(data []byte, level int) (*Tail, error) {
+	w, err := NewTailWriter(level)
+	if err != nil {
+		return nil, err
+	}
+	w.Write(data)
+	return w.Close()
+}
+
+// TailWriter compresses what is written to it into a Tail, with a pooled
+// compressor and buffer, so that a Tail made of several pieces needs no
+// copy of them joined.
+type TailWriter struct {
+	zw    *flate.Writer
+	buf   *bytes.Buffer
+	level int
+	crc   uint32
+	n     int64
+	err   error
+}
+
+// writers holds a pool of compressors per level (flate's -2 to 9).
+var writers [12]sync.Pool
+
+var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooledBuf is the largest buffer kept for reuse.
+const maxPooledBuf = 8 << 20
+
+// NewTailWriter returns a TailWriter at level; Close gives the Tail.
+func NewTailWriter(level int) (*TailWriter, error) {
+	if level < flate.HuffmanOnly || level > flate.BestCompression {
+		return nil, fmt.Errorf("gzsplice: level %d", level)
+	}
+	buf := buffers.Get().(*bytes.Buffer)
+	buf.Reset()
+	w := &TailWriter{buf: buf, level: level}
+	if zw, ok := writers[level+2].Get().(*flate.Writer); ok {
+		zw.Reset(buf)
+		w.zw = zw
+	} else {
+		zw, err := flate.NewWriter(buf, level)
+		if err != nil {
+			return nil, err
+		}
+		w.zw = zw
+	}
+	return w, nil
+}
+
+// Write compresses p; an error is kept for Close.
+func (w *TailWriter) Write(p []byte) (int, error) {
+	if w.err != nil {
+		return 0, w.err
+	}
+	w.crc = crc32.Update(w.crc, crc32.IEEETable, p)
+	w.n += int64(len(p))
+	_, w.err = w.zw.Write(p)
+	return len(p), w.err
+}
+
+// Close ends the stream and returns the Tail; the writer is not used after.
+func (w *TailWriter) Close() (*Tail, error) {
+	err := w.err
+	if cerr := w.zw.Close(); err == nil {
+		err = cerr
+	}
+	var t *Tail
+	if err == nil {
+		t = &Tail{deflate: bytes.Clone(w.buf.Bytes()), crc: w.crc, n: w.n}
+	}
+	writers[w.level+2].Put(w.zw)
+	if w.buf.Cap() <= maxPooledBuf {
+		buffers.Put(w.buf)
+	}
+	w.zw, w.buf = nil, nil
+	return t, err
+}
+
+// Size is the length of the Tail's data, uncompressed.
+func (t *Tail) Size() int64 { return t.n }
+
+// Compressed is the length of the Tail's deflate bytes.
+func (t *Tail) Compressed() int { return len(t.deflate) }
+
+// maxStored is the most data a stored block holds.
+const maxStored = 0xffff
+
+// header is a gzip member's header: deflate, no flags, no time, unknown OS.
+var header = [10]byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff}
+
+// Len is the length of the gzip file that Append makes of head.
+func (t *Tail) Len(head int) int {
+	blocks := (head + maxStored - 1) / maxStored
+	return len(header) + head + 5*blocks + len(t.deflate) + 8
+}
+
+// Append appends to dst one gzip member whose data is head followed by
+// the Tail's data, and returns the extended slice. It costs a copy of the
+// Tail's deflate bytes and a CRC-32 of head, whatever the Tail's size.
+func (t *Tail) Append(dst, head []byte) []byte {
+	dst = append(dst, header[:]...)
+	for rest := head; len(rest) > 0; {
+		n := min(len(rest), maxStored)
+		// A stored block, not final: BFINAL 0 and BTYPE 00 in the first
+		// three bits, padded to the byte; then LEN and NLEN.
+		dst = append(dst, 0)
+		dst = binary.LittleEndian.AppendUint16(dst, uint16(n))
+		dst = binary.LittleEndian.AppendUint16(dst, ^uint16(n))
+		dst = append(dst, rest[:n]...)
+		rest = rest[n:]
+	}
+	dst = append(dst, t.deflate...)
+	crc := Combine(crc32.ChecksumIEEE(head), t.crc, t.n)
+	dst = binary.LittleEndian.AppendUint32(dst, crc)
+	return binary.LittleEndian.AppendUint32(dst, uint32(int64(len(head))+t.n)) // ISIZE: the length modulo 2^32
+}
