@@ -293,6 +293,7 @@ func (f notesFunc) htmlNotes(k docKey) []string { return f(k) }
 func TestHTMLNotes(t *testing.T) {
 	clk := testkit.NewClock(time.Date(2025, 6, 2, 12, 0, 0, 0, time.UTC))
 	sm, _ := htmlTestSitemap(t, Config{Now: clk.Now})
+	clk.Add(floorAhead) // past the floor of the start: the files have a Last-Modified
 	plain := get(sm, "/sitemap-products-1.html")
 	clk.Add(time.Second) // the notes are asked once a second
 	note := "Googlebot fetched this file 2 h ago: 304 <b>"

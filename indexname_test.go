@@ -6,6 +6,9 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/freshmap/sitemap/internal/testkit"
 )
 
 // TestIndexName: Config.IndexName names the index, its HTML view and
@@ -50,7 +53,9 @@ func TestIndexName(t *testing.T) {
 // header and body never do.
 func TestIndexNameOther(t *testing.T) {
 	src := FromSlice([]URL{{Loc: "https://example.com/shop/"}}, 0)
-	sm := newTestSitemap(t, Config{BaseURL: "https://example.com/shop/", IndexName: "maps_2026.xml"}, Section{Source: src})
+	clk := testkit.NewClock(time.Now())
+	sm := newTestSitemap(t, Config{BaseURL: "https://example.com/shop/", IndexName: "maps_2026.xml", Now: clk.Now}, Section{Source: src})
+	clk.Add(floorAhead) // past the floor of the start: the index has a Last-Modified
 	none := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-App", "404")
 		w.Header().Set("Content-Type", "text/html")
