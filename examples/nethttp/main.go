@@ -14,7 +14,7 @@
 //	go run ./examples/nethttp -redis 127.0.0.1:6379                                          # the first, on :8080
 //	go run ./examples/nethttp -redis 127.0.0.1:6379 -addr :8081 -base http://localhost:8080  # a second replica sharing its cache
 //
-// newHandler is the whole wiring. The rest lives in examples/internal/demo:
+// newHandler is the whole wiring. The rest lives in examples/demo:
 // the flags, the SQLite catalogue (built in the user's cache directory on
 // first run, then reused), the shop's page handlers, the server and the
 // crawler.
@@ -32,7 +32,7 @@ import (
 	"github.com/freshmap/sitemap"
 	"github.com/freshmap/sitemap/adapters/promsitemap"
 	"github.com/freshmap/sitemap/adapters/sqlsource"
-	"github.com/freshmap/sitemap/examples/internal/demo"
+	"github.com/freshmap/sitemap/examples/demo"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )

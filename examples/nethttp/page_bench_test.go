@@ -19,7 +19,7 @@ import (
 
 	"github.com/freshmap/sitemap"
 	"github.com/freshmap/sitemap/adapters/sqlsource"
-	"github.com/freshmap/sitemap/examples/internal/demo"
+	"github.com/freshmap/sitemap/examples/demo"
 	"github.com/freshmap/sitemap/internal/gzpipe"
 	"github.com/freshmap/sitemap/internal/testenv"
 	"github.com/freshmap/sitemap/internal/testkit"
