@@ -170,6 +170,7 @@ type Source struct {
 	pageInfoQuery string // count, sum of key offsets[, max(lastmod)] of one key range
 	nextKeyQuery  string // the first listed key from a key on
 	recentQuery   string // the newest rows by lastmod (recent.go); "" without Config.LastMod
+	keyTypeQuery  string // the key column, no row: its type, for Check
 }
 
 var (
@@ -309,6 +310,7 @@ func New(db *sql.DB, cfg Config) (*Source, error) {
 		agg += ", MAX(" + cfg.LastMod + ")"
 	}
 	s.pageInfoQuery = agg + " FROM " + table + inRange
+	s.keyTypeQuery = "SELECT " + key + " FROM " + table + " WHERE 1 = 0"
 	s.nextKeyQuery = "SELECT " + key + " FROM " + table + " WHERE " + key + " >= " + lo + where + " ORDER BY " + key + " LIMIT 1"
 	if s.hasLM {
 		// The same rows as the pages (from KeyStart, through the filter),
@@ -327,15 +329,48 @@ func boolInt(b bool) int {
 }
 
 // Check runs the page query over an empty key range, which makes the
-// database check the table, the columns and the filter. Call it at start-up
-// to find a typo before a crawler does. With Config.Summary set, it also
-// reads the page summary, which must have been installed.
+// database check the table, the columns and the filter, and checks that
+// Config.Key is an integer column: a key of another type (a UUID, text, a
+// decimal) is refused with an error that says what to do. Call it at
+// start-up to find a mistake before a crawler does. With Config.Summary
+// set, it also reads the page summary, which must have been installed.
 func (s *Source) Check(ctx context.Context) error {
+	if err := s.checkKey(ctx); err != nil {
+		return err
+	}
 	if err := s.check(ctx, s.pageQuery, 1, 0); err != nil {
 		return err
 	}
 	if s.sum.on {
 		return s.check(ctx, s.sum.checkQuery)
+	}
+	return nil
+}
+
+// checkKey refuses a key column whose type is not an integer. A column
+// of no declared type (an SQLite expression or untyped column) is judged
+// by its first listed value instead.
+func (s *Source) checkKey(ctx context.Context) error {
+	rows, err := s.db.QueryContext(ctx, s.keyTypeQuery)
+	if err != nil {
+		return fmt.Errorf("sqlsource: check: %w", err)
+	}
+	types, err := rows.ColumnTypes()
+	rows.Close()
+	if err != nil {
+		return fmt.Errorf("sqlsource: check: %w", err)
+	}
+	name := strings.ToUpper(types[0].DatabaseTypeName())
+	switch {
+	case strings.Contains(name, "INT") || strings.Contains(name, "SERIAL"):
+		return nil
+	case name != "":
+		return fmt.Errorf("sqlsource: check: Config.Key %q is a %s column, not an integer: %s", s.sum.key, name, keyAdvice)
+	}
+	var key keyValue
+	err = s.db.QueryRowContext(ctx, s.nextKeyQuery, s.start).Scan(&key)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("sqlsource: check: Config.Key %q: %w", s.sum.key, err)
 	}
 	return nil
 }
