@@ -318,6 +318,9 @@ func New(db *sql.DB, cfg Config) (*Source, error) {
 		s.recentQuery = "SELECT " + strings.Join(cols, ", ") + " FROM " + table + " WHERE " + cfg.LastMod + " IS NOT NULL AND " +
 			key + " >= " + lo + where + " ORDER BY " + cfg.LastMod + " DESC, " + key + " DESC LIMIT " + hi
 	}
+	if s.sum.on {
+		s.sum.pendingQuery = s.pendingSQL()
+	}
 	return s, nil
 }
 

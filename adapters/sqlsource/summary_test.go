@@ -140,8 +140,8 @@ func TestSummary(t *testing.T) {
 	})
 }
 
-// TestSummaryErrors: installing twice fails and leaves the first summary
-// working; a summary needs a plain table and key.
+// TestSummaryErrors: installing twice is no error and leaves the first
+// summary working; a summary needs a plain table and key.
 func TestSummaryErrors(t *testing.T) {
 	forEachDB(t, func(t *testing.T, d *testDB) {
 		c := d.createCatalogue(t, products(1, 2, 3))
@@ -149,12 +149,12 @@ func TestSummaryErrors(t *testing.T) {
 		cfg.Summary = true
 		sum := newSource(t, d.db, cfg)
 		installSummary(t, sum)
-		if err := sum.InstallSummary(context.Background()); err == nil || !strings.HasPrefix(err.Error(), "sqlsource: install summary") {
-			t.Errorf("second InstallSummary: %v, want an error", err)
+		if err := sum.InstallSummary(context.Background()); err != nil {
+			t.Errorf("second InstallSummary: %v", err)
 		}
 		agg := newSource(t, d.db, c.config(10))
 		d.exec(t, "DELETE FROM "+c.products+" WHERE id = 2")
-		checkSummary(t, "after a failed install", agg, sum)
+		checkSummary(t, "after a second install", agg, sum)
 	})
 	db := openDB(t, "sqlite").db
 	for _, cfg := range []sqlsource.Config{
