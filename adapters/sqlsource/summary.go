@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-
 )
 
 // The page summary: a table of one row per page, <table>_sitemap_pages
@@ -99,4 +98,3 @@ func (sm summary) check() error {
 	}
 	return nil
 }
-
