@@ -17,8 +17,9 @@ import (
 //
 // The rules:
 //
-//  1. Bytes other than those last served get the later of now, their
-//     newest lastmod and a second past every clock given before. A clock
+//  1. Bytes other than those last served get the later of now (or, from
+//     a Source that keeps its change time, that time), their newest
+//     lastmod and a second past every clock given before. A clock
 //     may run at most one second ahead of the server's time (two changes
 //     within a second); a change that would need more is served without
 //     Last-Modified (its strong ETag still validates it) until a later
@@ -152,7 +153,14 @@ func (c *clocks) built(k docKey, hash uint64, newest, changed, now time.Time, ag
 		if r.ungiven {
 			step = 0
 		}
-		lm = later(later(now, f), r.at.Add(step))
+		// Not now when the Source keeps the page's change time (rule 3):
+		// a restart takes that time back as the clock, which must not be
+		// earlier than the one given here.
+		base := later(now, f)
+		if !changed.IsZero() {
+			base = f
+		}
+		lm = later(base, r.at.Add(step))
 	}
 	if !agreed || lm.After(later(now.Add(maxAhead), c.floor)) {
 		r.served = time.Time{} // rule 1: no Last-Modified until a later build

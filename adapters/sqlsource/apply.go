@@ -29,7 +29,13 @@ func (s *Source) apply(ctx context.Context, changes []rowChange) ([]int64, error
 		if n == 0 {
 			continue
 		}
-		at[n] = later(at[n], utcSecond(c.Committed))
+		t := utcSecond(c.Committed)
+		at[n] = later(at[n], t)
+		// The row's time: its newest write's, as the page query reads
+		// a change waiting (rowTimeFrom).
+		if prev, ok := last[c.Key]; ok && !c.Deleted && !prev.Deleted {
+			c.Committed = later(prev.Committed, c.Committed)
+		}
 		last[c.Key] = c
 	}
 	if len(at) == 0 {

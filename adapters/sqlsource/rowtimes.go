@@ -46,19 +46,30 @@ func (s *Source) fillRowTimes() string {
 }
 
 // rowTimeFrom returns what the page query reads from: the table, with
-// each row's time joined. On PostgreSQL the join is bounded by the page's
-// key range too ($1 and $2), so that both sides are one index range scan.
+// each row's time joined, and the newest time of the changes to it that
+// Watch has not applied yet, which Watch will make its time: so a page
+// has the same bytes before and after Watch applies a change, and the
+// clock it gets for the change is the one a restart reads back. The
+// change table holds what Watch has not yet applied (an interval's
+// writes, while it runs). On PostgreSQL the joins are bounded by the
+// page's key range too ($1 and $2), so that each is an index range scan.
 func (s *Source) rowTimeFrom() string {
 	rows, t := rowsName(s.sum.table), s.sum.table
 	on := "sitemap_key = " + t + "." + s.sum.key
+	pendingWhere := "sitemap_kind = " + strconv.Itoa(kindWrite)
 	if s.dialect == Postgres {
 		on += " AND sitemap_key >= $1::bigint AND sitemap_key <= $2::bigint"
+		pendingWhere += " AND sitemap_key >= $1::bigint AND sitemap_key <= $2::bigint"
 	}
-	return t + " LEFT JOIN " + rows + " ON " + on
+	pending := "(SELECT sitemap_key AS sitemap_pending_key, MAX(sitemap_changed_at) AS sitemap_pending_at FROM " +
+		changesName(t) + " WHERE " + pendingWhere + " GROUP BY sitemap_key) sitemap_pending"
+	return t + " LEFT JOIN " + rows + " ON " + on + " LEFT JOIN " + pending + " ON sitemap_pending_key = " + t + "." + s.sum.key
 }
 
-// rowTimeLastMod returns the page query's lastmod: the row's time, or,
-// for a row never written since InstallSummary, its LastMod column.
+// rowTimeLastMod returns the page query's lastmod: the time of the row's
+// changes waiting for Watch, or its time, or, for a row inserted since
+// Watch last applied, its LastMod column.
 func (s *Source) rowTimeLastMod() string {
-	return "CASE WHEN sitemap_key IS NULL THEN " + s.sum.lastMod + " ELSE sitemap_changed_at END"
+	return "CASE WHEN sitemap_pending_at IS NOT NULL THEN sitemap_pending_at WHEN sitemap_key IS NULL THEN " + s.sum.lastMod +
+		" ELSE sitemap_changed_at END"
 }
