@@ -71,7 +71,7 @@ func newRouter(ctx context.Context, db *sql.DB, store sitemap.Store, opt demo.Op
 	// query plus one for the images, whose table holds paths that BaseURL
 	// makes absolute. Every product page exists in each language the router
 	// serves, so the hreflang alternates are made from the row's own id
-	// and slug, with no query. The page summary, kept by triggers, lists
+	// and slug, with no query. The page summary, kept from the change table the triggers fill, lists
 	// the pages and tells Watch of each commit that changes a Significant
 	// column.
 	products, err := sqlsource.New(db, sqlsource.Config{
@@ -112,10 +112,10 @@ func newRouter(ctx context.Context, db *sql.DB, store sitemap.Store, opt demo.Op
 	if err != nil {
 		return nil, nil, err
 	}
-	// The summary is installed once per catalogue and page size, as a
-	// migration would; then each commit reaches the sitemap with no call
-	// of the application's.
-	if err := demo.EnsureSummary(ctx, db, "products", products.PageSize(), products); err != nil {
+	// Installing is a migration: a no-op when installed for this page
+	// size already. Then each commit reaches the sitemap with no call of
+	// the application's.
+	if err := products.InstallSummary(ctx); err != nil {
 		sm.Close()
 		return nil, nil, err
 	}

@@ -104,14 +104,14 @@ func newHandler(ctx context.Context, db *sql.DB, store sitemap.Store, opt demo.O
 	if err != nil {
 		return nil, nil, err
 	}
-	// The summaries are installed once per catalogue and page size, as a
-	// migration would; then each commit reaches the sitemap with no call
-	// of the application's, through every replica's Store.
+	// Installing is a migration: a no-op when installed for this page
+	// size already. Then each commit reaches the sitemap with no call of
+	// the application's, through every replica's Store.
 	for _, w := range []struct {
-		section, table string
-		src            *sqlsource.Source
-	}{{"products", "products", products}, {"news", "articles", news}} {
-		if err := demo.EnsureSummary(ctx, db, w.table, w.src.PageSize(), w.src); err != nil {
+		section string
+		src     *sqlsource.Source
+	}{{"products", products}, {"news", news}} {
+		if err := w.src.InstallSummary(ctx); err != nil {
 			sm.Close()
 			return nil, nil, err
 		}
@@ -137,9 +137,9 @@ func newHandler(ctx context.Context, db *sql.DB, store sitemap.Store, opt demo.O
 // Annotate from the row's own loc, with no query: a table of alternates
 // read with sqlsource.Alternates would cost a row per link, and is for
 // alternates that differ from product to product. The page summary, kept
-// by triggers, lists the pages and tells Watch of each commit; a write
-// that changes none of the Significant columns (a price) changes nothing
-// in the sitemap. Its SQL is the same on SQLite, PostgreSQL and MariaDB.
+// by Watch from the change table the triggers fill, lists the pages; a
+// write that changes none of the Significant columns (a price) records
+// no change and changes nothing in the sitemap. Its SQL is the same on SQLite, PostgreSQL and MariaDB.
 func productsSource(db *sql.DB, opt demo.Options) (*sqlsource.Source, error) {
 	base := strings.TrimRight(opt.Base, "/") // how BaseURL starts each loc
 	return sqlsource.New(db, sqlsource.Config{

@@ -117,7 +117,7 @@ func newDemoPage(b *testing.B, name string) *demoPage {
 	if err != nil {
 		b.Fatal(err)
 	}
-	// The summary the demo installs (EnsureSummary does it for SQLite
+	// The summary the demo installs (its wiring does it for SQLite
 	// alone): its Pages and the row times its pages join.
 	if err := src.RemoveSummary(b.Context()); err != nil {
 		b.Fatal(err)
