@@ -2,6 +2,8 @@ package sqlsource
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"maps"
 	"slices"
 	"strconv"
@@ -11,8 +13,10 @@ import (
 
 // apply records a batch of committed changes where builds read them, in
 // one transaction: the row times (with Config.Significant and LastMod),
-// then, for every page a change is on, its count of listed rows, its
-// change counter (one more) and its change time (a second past the one
+// then, for every page a change is on, whether it has a listed row (its
+// listed, 1 or 0: the count that InstallSummary fills is not kept, since
+// no reader needs more and a count costs a scan of the page), its change
+// counter (one more) and its change time (a second past the one
 // before, or the newest change's if later: every batch moves it, so a
 // restart's first clock of a page that changed is after every clock the
 // bytes before had). It returns those pages, in order. Applying a batch
@@ -44,6 +48,19 @@ func (s *Source) apply(ctx context.Context, changes []rowChange) ([]int64, error
 	pages := slices.Sorted(maps.Keys(at))
 	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
+	// Whether each page has a listed row, read before the transaction,
+	// which then holds its locks for the writes alone (on SQLite, the
+	// database's one write lock). A write committed after this read is in
+	// a later batch, which reads its page again.
+	listed := make(map[int64]bool, len(pages))
+	for _, n := range pages {
+		lo, hi, _ := s.bounds(n)
+		ok, err := s.hasListed(ctx, lo, hi)
+		if err != nil {
+			return nil, err
+		}
+		listed[n] = ok
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
@@ -59,17 +76,23 @@ func (s *Source) apply(ctx context.Context, changes []rowChange) ([]int64, error
 		return nil, err
 	}
 	for _, n := range pages {
-		lo, hi, _ := s.bounds(n)
-		count, _, _, err := s.aggregate(ctx, tx, lo, hi)
-		if err != nil {
-			return nil, err
-		}
-		q := s.upsertPage(strconv.FormatInt(n, 10), strconv.FormatInt(count, 10), "1", s.dialect.placeholder(1), "changes + 1")
+		q := s.upsertPage(strconv.FormatInt(n, 10), strconv.Itoa(boolInt(listed[n])), "1", s.dialect.placeholder(1), "changes + 1")
 		if _, err := tx.ExecContext(ctx, q, s.timeArg(nextChange(before[n], at[n]))); err != nil {
 			return nil, err
 		}
 	}
 	return pages, tx.Commit()
+}
+
+// hasListed reports whether a row with a key from lo to hi is listed:
+// the first one the key index finds, not a count of them all.
+func (s *Source) hasListed(ctx context.Context, lo, hi int64) (bool, error) {
+	var one int64
+	err := s.db.QueryRowContext(ctx, s.listedQuery, lo, hi).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // pageTimes reads the change times of pages from the summary.

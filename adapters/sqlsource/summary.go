@@ -15,7 +15,9 @@ import (
 // of the pages those changes are on, bumps their change counters and
 // moves their change times (apply.go). Until Watch has applied a change,
 // Pages sees it in the change table: a page with changes waiting is
-// counted from its rows, so Pages is current whether Watch runs or lags.
+// looked up in its rows, so Pages is current whether Watch runs or lags.
+// A page's listed is the count of its listed rows when installed, then
+// 1 or 0: whether it has one, which is all Pages needs.
 
 // plainName is an identifier that can be a trigger's or a table's name
 // prefix: the summary needs a plain table and key column.

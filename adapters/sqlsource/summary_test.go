@@ -24,18 +24,9 @@ func installSummary(t testing.TB, src *sqlsource.Source) {
 	})
 }
 
-// listedOf returns the count of listed rows that a Version says: the first
-// number of the aggregate's "count.sum[.lastmod]" and of the summary's
-// "slisted.changes".
-func listedOf(v string) string {
-	v = strings.TrimPrefix(v, "s")
-	n, _, _ := strings.Cut(v, ".")
-	return n
-}
-
 // checkSummary compares the pages of the summary Source sum with those of
-// the aggregate Source agg: the same Numbers and counts. It returns the
-// summary's pages.
+// the aggregate Source agg: the same Numbers. It returns the summary's
+// pages.
 func checkSummary(t *testing.T, step string, agg, sum *sqlsource.Source) map[int64]sitemap.PageInfo {
 	t.Helper()
 	ctx := context.Background()
@@ -52,7 +43,7 @@ func checkSummary(t *testing.T, step string, agg, sum *sqlsource.Source) map[int
 	}
 	m := map[int64]sitemap.PageInfo{}
 	for i, g := range got {
-		if w := want[i]; g.Number != w.Number || listedOf(g.Version) != listedOf(w.Version) {
+		if w := want[i]; g.Number != w.Number || g.Version == "" {
 			t.Errorf("%s: page %d: summary %+v, aggregate %+v", step, i, g, w)
 		}
 		m[g.Number] = g

@@ -33,8 +33,8 @@ type summaryRow struct {
 //
 // A page's Changed is its change time, which lasts across restarts, and
 // its LastMod the same (before its first change, its newest lastmod when
-// installed). A page with changes waiting is counted from its rows, and
-// its times and Version are those Watch will give it: Changed a second
+// installed). A page with changes waiting is looked up in its rows (has
+// it a listed row?), and its times and Version are those Watch will give it: Changed a second
 // past its time, or its newest change's if later. Without Loaders only:
 // their tables are not seen by the triggers, so Changed stays zero.
 func (s *Source) summaryPages(ctx context.Context) iter.Seq2[sitemap.PageInfo, error] {
@@ -51,10 +51,12 @@ func (s *Source) summaryPages(ctx context.Context) iter.Seq2[sitemap.PageInfo, e
 				if !ok {
 					continue
 				}
-				if r.listed, _, _, err = s.aggregate(ctx, s.db, lo, hi); err != nil {
+				ok, err := s.hasListed(ctx, lo, hi)
+				if err != nil {
 					fail(err)
 					return
 				}
+				r.listed = int64(boolInt(ok))
 			}
 			if r.listed <= 0 {
 				continue

@@ -1,0 +1,290 @@
+// Command writecost measures what sqlsource's freshness costs the
+// application's writes: a products table of -rows rows, -writers
+// concurrent writers (SQLite: one) by primary key, on random rows and on
+// the rows of one page, doing inserts, significant updates (the slug),
+// insignificant updates (stock and updated_at) and deletes, each for
+// -dur, without freshness (no trigger) and with it (the change table's
+// triggers installed and Watch consuming), back to back. It prints each
+// case's throughput and p99 latency and their ratios. With -lag it then
+// measures, on the same table with the writers renaming at full speed,
+// how long a commit takes to reach the bytes a Sitemap serves.
+//
+//	go run ./internal/cmd/writecost -db postgres -dsn postgres://postgres@127.0.0.1:5432/test?sslmode=disable -lag
+//	go run ./internal/cmd/writecost -db mysql -dsn 'root@tcp(127.0.0.1:3306)/test?parseTime=true'
+//	go run ./internal/cmd/writecost -db sqlite -dsn /tmp/writecost.db
+package main
+
+import (
+	"context"
+	"database/sql"
+	"flag"
+	"fmt"
+	"log"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/freshmap/sitemap/adapters/sqlsource"
+
+	_ "github.com/go-sql-driver/mysql"
+	_ "github.com/jackc/pgx/v5/stdlib"
+	_ "modernc.org/sqlite"
+)
+
+const pageSize = 50000
+
+type bench struct {
+	db      *sql.DB
+	dialect sqlsource.Dialect
+	table   string
+	rows    int64
+	writers int
+	dur     time.Duration
+	src     *sqlsource.Source
+}
+
+func main() {
+	dbName := flag.String("db", "postgres", "sqlite, postgres or mysql")
+	dsn := flag.String("dsn", "", "the database")
+	rows := flag.Int64("rows", 2_000_000, "rows in the table")
+	writers := flag.Int("writers", 8, "concurrent writers (SQLite: 1)")
+	dur := flag.Duration("dur", 3*time.Second, "how long each case runs")
+	lag := flag.Bool("lag", false, "also measure commit → new bytes served")
+	keep := flag.Bool("keep", false, "keep the table")
+	flag.Parse()
+	driver := map[string]string{"sqlite": "sqlite", "postgres": "pgx", "mysql": "mysql"}[*dbName]
+	if driver == "" || *dsn == "" {
+		log.Fatal("writecost: -db must be sqlite, postgres or mysql, and -dsn is required")
+	}
+	db, err := sql.Open(driver, *dsn)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer db.Close()
+	b := &bench{db: db, dialect: sqlsource.Dialect(*dbName), rows: *rows, writers: *writers, dur: *dur,
+		table: fmt.Sprintf("writecost_%d", time.Now().UnixNano()%1_000_000)}
+	if b.dialect == sqlsource.SQLite {
+		b.writers = 1
+		db.SetMaxOpenConns(1)
+		db.Exec("PRAGMA journal_mode = WAL")
+		db.Exec("PRAGMA synchronous = NORMAL")
+	} else {
+		db.SetMaxOpenConns(b.writers + 4)
+	}
+	ctx := context.Background()
+	start := time.Now()
+	if err := b.create(ctx); err != nil {
+		log.Fatal(err)
+	}
+	if !*keep {
+		defer db.Exec("DROP TABLE IF EXISTS " + b.table)
+	}
+	fmt.Printf("%s: %d rows loaded in %v; %d writers, %v a case\n", *dbName, b.rows, time.Since(start).Round(time.Millisecond), b.writers, b.dur)
+	b.src, err = sqlsource.New(db, sqlsource.Config{Table: b.table, Key: "id", LocTemplate: "https://shop.example.com/p/{slug}",
+		LastMod: "updated_at", Filter: "published", PageSize: pageSize, KeyStart: 1, Summary: true,
+		Significant: []string{"slug", "published"}, WatchInterval: 250 * time.Millisecond, Dialect: b.dialect})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer b.src.RemoveSummary(ctx)
+	fmt.Println("| case | off ops/s | on ops/s | ratio | off p99 | on p99 | ratio |")
+	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+	for _, c := range b.cases() {
+		off := b.run(ctx, c, false)
+		on := b.run(ctx, c, true)
+		fmt.Printf("| %s | %.0f | %.0f | %.2f× | %v | %v | %.2f× |\n", c.name, off.rate, on.rate, on.rate/off.rate,
+			off.p99.Round(10*time.Microsecond), on.p99.Round(10*time.Microsecond), float64(on.p99)/float64(off.p99))
+	}
+	if *lag {
+		if err := b.lag(ctx); err != nil {
+			log.Fatal(err)
+		}
+	}
+}
+
+// create makes the table: even ids 2 to 2×rows, so that inserts have
+// the odd ids to take.
+func (b *bench) create(ctx context.Context) error {
+	ts, boolT := "TIMESTAMP", "BOOLEAN"
+	switch b.dialect {
+	case sqlsource.MySQL:
+		ts = "DATETIME"
+	case sqlsource.SQLite:
+		ts = "TEXT"
+	}
+	stmts := []string{"CREATE TABLE " + b.table + " (id BIGINT PRIMARY KEY, slug VARCHAR(64) NOT NULL, stock INTEGER NOT NULL, updated_at " + ts +
+		" NOT NULL, published " + boolT + " NOT NULL)"}
+	n := fmt.Sprint(b.rows)
+	switch b.dialect {
+	case sqlsource.Postgres:
+		stmts = append(stmts, "INSERT INTO "+b.table+" SELECT 2*g, 'p-' || g, 10, now(), true FROM generate_series(1, "+n+") g",
+			"ANALYZE "+b.table)
+	case sqlsource.MySQL:
+		stmts = append(stmts, "INSERT INTO "+b.table+" SELECT 2*seq, CONCAT('p-', seq), 10, UTC_TIMESTAMP(), true FROM seq_1_to_"+n)
+	default:
+		stmts = append(stmts, "INSERT INTO "+b.table+" WITH RECURSIVE g(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM g WHERE x < "+n+
+			") SELECT 2*x, 'p-' || x, 10, strftime('%Y-%m-%d %H:%M:%S', 'now'), 1 FROM g")
+	}
+	for _, q := range stmts {
+		if _, err := b.db.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("%s: %w", q[:min(len(q), 60)], err)
+		}
+	}
+	return nil
+}
+
+// A case is one kind of write on one set of rows: op writes the i-th.
+type writeCase struct {
+	name string
+	op   func(ctx context.Context, i int64, r *rand.Rand) error
+	max  int64 // the most writes it has rows for
+}
+
+func (b *bench) cases() []writeCase {
+	ph := func(i int) string { return placeholder(b.dialect, i) }
+	now := map[sqlsource.Dialect]string{sqlsource.Postgres: "now()", sqlsource.MySQL: "UTC_TIMESTAMP()",
+		sqlsource.SQLite: "strftime('%Y-%m-%d %H:%M:%S', 'now')"}[b.dialect]
+	exec := func(ctx context.Context, q string, args ...any) error {
+		_, err := b.db.ExecContext(ctx, q, args...)
+		return err
+	}
+	// The odd ids the inserts take, and the deletes remove: spread over
+	// the table, or on one page (page 10: ids 450,001 to 500,000).
+	spread := func(i int64) int64 { return 2*((i*7919)%b.rows) + 1 }
+	onePage := func(i int64) int64 { return 9*pageSize + 1 + 2*(i%(pageSize/2)) }
+	randomRow := func(r *rand.Rand) int64 { return 2 * (1 + r.Int64N(b.rows)) }
+	pageRow := func(r *rand.Rand) int64 { return 9*pageSize + 2 + 2*r.Int64N(pageSize/2-1) }
+	ins := "INSERT INTO " + b.table + " (id, slug, stock, updated_at, published) VALUES (" + ph(1) + ", " + ph(2) + ", 1, " + now + ", true)"
+	del := "DELETE FROM " + b.table + " WHERE id = " + ph(1)
+	sig := "UPDATE " + b.table + " SET slug = " + ph(1) + ", updated_at = " + now + " WHERE id = " + ph(2)
+	quiet := "UPDATE " + b.table + " SET stock = stock + 1, updated_at = " + now + " WHERE id = " + ph(1)
+	var cs []writeCase
+	for _, p := range []struct {
+		name string
+		key  func(int64) int64
+		row  func(*rand.Rand) int64
+		max  int64
+	}{{"random rows", spread, randomRow, b.rows}, {"rows of one page", onePage, pageRow, pageSize / 2}} {
+		cs = append(cs,
+			writeCase{"insert, " + p.name, func(ctx context.Context, i int64, _ *rand.Rand) error {
+				return exec(ctx, ins, p.key(i), fmt.Sprint("n-", i))
+			}, p.max},
+			writeCase{"significant update (slug), " + p.name, func(ctx context.Context, i int64, r *rand.Rand) error {
+				return exec(ctx, sig, fmt.Sprint("s-", i, "-", r.Int32()), p.row(r))
+			}, 1 << 40},
+			writeCase{"insignificant update (stock, updated_at), " + p.name, func(ctx context.Context, _ int64, r *rand.Rand) error {
+				return exec(ctx, quiet, p.row(r))
+			}, 1 << 40},
+			writeCase{"delete, " + p.name, func(ctx context.Context, i int64, _ *rand.Rand) error {
+				return exec(ctx, del, p.key(i))
+			}, p.max})
+	}
+	return cs
+}
+
+func placeholder(d sqlsource.Dialect, i int) string {
+	if d == sqlsource.Postgres {
+		return fmt.Sprintf("$%d", i)
+	}
+	return "?"
+}
+
+// result is one run's throughput and p99 latency.
+type result struct {
+	rate float64
+	p99  time.Duration
+}
+
+// inserted counts, per case name prefix, the ids the insert cases took,
+// which their delete cases then remove: one count per mode.
+var inserted sync.Map
+
+// run runs c for the bench's duration, with freshness on or off.
+func (b *bench) run(ctx context.Context, c writeCase, on bool) result {
+	var watch *sqlsource.Watcher
+	if on {
+		if err := b.src.InstallSummary(ctx); err != nil {
+			log.Fatal(err)
+		}
+		var err error
+		if watch, err = b.src.Watch(ctx, nop{}, "products"); err != nil {
+			log.Fatal(err)
+		}
+	} else if err := b.src.RemoveSummary(ctx); err != nil {
+		log.Fatal(err)
+	}
+	// Deletes remove what the insert of the same rows and mode inserted.
+	key := strings.TrimPrefix(strings.TrimPrefix(c.name, "insert, "), "delete, ") + fmt.Sprint(on)
+	limit := c.max
+	var base int64
+	if strings.HasPrefix(c.name, "delete, ") {
+		n, _ := inserted.Load(key)
+		limit, _ = n.(int64)
+	}
+	if on && strings.HasPrefix(c.name, "insert, ") {
+		// The second mode's inserts take other ids than the first's.
+		n, _ := inserted.Load(strings.TrimPrefix(c.name, "insert, ") + "false")
+		base, _ = n.(int64)
+		limit -= base
+	}
+	if on && strings.HasPrefix(c.name, "delete, ") {
+		n, _ := inserted.Load(strings.TrimPrefix(c.name, "delete, ") + "false")
+		base, _ = n.(int64)
+	}
+	var next atomic.Int64
+	var mu sync.Mutex
+	var lat []time.Duration
+	deadline := time.Now().Add(b.dur)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for w := range b.writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(uint64(w), uint64(time.Now().UnixNano())))
+			var mine []time.Duration
+			for time.Now().Before(deadline) {
+				i := next.Add(1) - 1
+				if i >= limit {
+					break
+				}
+				t := time.Now()
+				if err := c.op(ctx, base+i, r); err != nil {
+					log.Fatalf("%s: %v", c.name, err)
+				}
+				mine = append(mine, time.Since(t))
+			}
+			mu.Lock()
+			lat = append(lat, mine...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	if strings.HasPrefix(c.name, "insert, ") {
+		inserted.Store(key, int64(len(lat)))
+	}
+	if watch != nil {
+		if err := watch.Close(); err != nil {
+			log.Fatal(err)
+		}
+	}
+	slices.Sort(lat)
+	if len(lat) == 0 {
+		return result{}
+	}
+	return result{rate: float64(len(lat)) / elapsed.Seconds(), p99: lat[len(lat)*99/100]}
+}
+
+type nop struct{}
+
+func (nop) Invalidate(string, ...int64) error { return nil }
+
+func init() {
+	log.SetFlags(0)
+	log.SetOutput(os.Stderr)
+}
