@@ -3,6 +3,7 @@ package sqlsource
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -131,7 +132,7 @@ type changeTable struct {
 	src   *Source
 	every time.Duration // how long next waits between reads that find nothing
 	query string        // the oldest changes
-	del   string        // delete by id; "?" stands for the list
+	del   string        // delete, but for the condition on ids
 
 	started bool // next read once already
 	full    bool // the last read was a full batch: read again at once
@@ -152,7 +153,7 @@ func (s *Source) newChangeTable() *changeTable {
 	name := changesName(s.sum.table)
 	return &changeTable{src: s, every: s.watchEvery,
 		query: "SELECT id, sitemap_key, sitemap_kind, sitemap_changed_at FROM " + name + " ORDER BY id LIMIT " + strconv.Itoa(changeBatch),
-		del:   "DELETE FROM " + name + " WHERE id IN (?)"}
+		del:   "DELETE FROM " + name + " WHERE "}
 }
 
 // next reads the oldest changes there are, up to changeBatch: at once on
@@ -195,23 +196,52 @@ func (c *changeTable) next(ctx context.Context) ([]rowChange, feedPos, error) {
 	return changes, c.pos, nil
 }
 
-// ack deletes the changes delivered up to pos, by id.
+// ack deletes the changes delivered up to pos, exactly those ids, as
+// runs of consecutive ids (a single writer's, as SQLite's, are one run),
+// in one transaction.
 func (c *changeTable) ack(ctx context.Context, pos feedPos) error {
-	for len(c.read) > 0 && c.read[0].pos <= pos {
-		ids := c.read[0].ids
-		for len(ids) > 0 {
-			n := min(len(ids), 500)
-			qctx, cancel := context.WithTimeout(ctx, callTimeout)
-			_, err := c.src.db.ExecContext(qctx, strings.Replace(c.del, "?", intList(ids[:n]), 1))
-			cancel()
-			if err != nil {
-				return fmt.Errorf("prune the change table: %w", err)
-			}
-			ids = ids[n:]
-			c.read[0].ids = ids
-		}
-		c.read = c.read[1:]
+	var ids []int64
+	n := 0
+	for n < len(c.read) && c.read[n].pos <= pos {
+		ids = append(ids, c.read[n].ids...)
+		n++
 	}
+	if len(ids) == 0 {
+		c.read = c.read[n:]
+		return nil
+	}
+	slices.Sort(ids)
+	var conds []string
+	for i := 0; i < len(ids); {
+		j := i
+		for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
+			j++
+		}
+		if i == j {
+			conds = append(conds, "id = "+strconv.FormatInt(ids[i], 10))
+		} else {
+			conds = append(conds, "id BETWEEN "+strconv.FormatInt(ids[i], 10)+" AND "+strconv.FormatInt(ids[j], 10))
+		}
+		i = j + 1
+	}
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	tx, err := c.src.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("prune the change table: %w", err)
+	}
+	defer tx.Rollback()
+	for len(conds) > 0 {
+		k := min(len(conds), 500)
+		if _, err := tx.ExecContext(ctx, c.del+strings.Join(conds[:k], " OR ")); err != nil {
+			return fmt.Errorf("prune the change table: %w", err)
+		}
+		conds = conds[k:]
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("prune the change table: %w", err)
+	}
+	c.read = c.read[n:]
 	return nil
 }
 

@@ -145,7 +145,10 @@ func (s *Source) install(ctx context.Context, db execer) error {
 		// the pages change, the time it is (every page may differ).
 		fill = append(fill, "DELETE FROM "+pages, s.fillPages(haveLayout.Valid))
 	}
-	if s.sum.rowTimes() {
+	if s.sum.rowTimes() && (!haveTrig.Valid || haveTrig.Int64 != trig) {
+		// Installed afresh or for other columns (triggers that were only
+		// dropped come back without it: a fill would not mend what they
+		// missed, only add rows that have no time).
 		fill = append(fill, s.fillRowTimes())
 	}
 	fill = append(fill, s.upsertPage("0", strconv.FormatInt(layout, 10), strconv.FormatInt(trig, 10), "NULL", ""))
