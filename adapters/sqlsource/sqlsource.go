@@ -107,35 +107,34 @@ type Config struct {
 	Dialect Dialect
 
 	// Summary makes Pages read the page summary that
-	// Source.InstallSummary made, one row per page, instead of aggregating
-	// the rows of every page. Table must be a plain table name and Key a
-	// plain column. False means no summary is read.
+	// Source.InstallSummary installed, one row per page, and the pages
+	// the change table names, instead of aggregating the rows of every
+	// page. Table must be a plain table name and Key a plain column.
+	// False means no summary is read.
 	Summary bool
 	// Significant, with Summary, names the columns whose change counts
 	// (plain column names, such as "slug", "title", "published"): an
-	// UPDATE that changes none of them, nor the key, is not counted by
-	// the summary's triggers, so it rebuilds nothing, moves no clock and
-	// is not told by Watch. Name every column the URLs are made of, and
-	// every column Filter reads (or the summary's count of listed rows goes
-	// stale). Empty means every write counts. Changing it needs
-	// RemoveSummary and a new InstallSummary.
+	// UPDATE that changes none of them, nor the key, records no change,
+	// so it rebuilds nothing, moves no clock and is not told by Watch.
+	// Name every column the URLs are made of, and every column Filter
+	// reads. Empty means every write counts. Changing it needs
+	// InstallSummary again (which replaces the triggers).
 	//
-	// With LastMod too (a plain column then), the triggers keep each
-	// row's content-change time, and that time is the URL's lastmod: it
-	// moves only on a counted write (the database's time of it), so a
-	// stock-count update that also moves updated_at changes no byte, even
-	// when the page is rebuilt for another row. A row not written since
-	// InstallSummary has its LastMod column's time, kept when an uncounted
-	// UPDATE first moves it (see InstallSummary). Recent still orders and
-	// dates by the LastMod column.
+	// With LastMod too (a plain column then), each row's content-change
+	// time is kept, and that time is the URL's lastmod: it moves only
+	// with a significant change (to its time, when Watch applies it), so
+	// a stock-count update that also moves updated_at changes no byte,
+	// even when the page is rebuilt for another row. A row not changed
+	// since InstallSummary has its LastMod column's time then. Recent
+	// still orders and dates by the LastMod column.
 	Significant []string
 
-	// WatchInterval is, for Source.Watch, the shortest time between two of
-	// its Invalidate calls (the changes in between are told together) and,
-	// without PostgreSQL notifications, how often it reads the summary's
-	// change counters. Zero means one second; it may not be negative.
+	// WatchInterval is, for Source.Watch, how often it reads the change
+	// table and the shortest time between two of its Invalidate calls
+	// (the changes in between are told together). Zero means one second;
+	// it may not be negative.
 	WatchInterval time.Duration
-	// Logger receives what Source.Watch cannot do: a connection or read
+	// Logger receives what Source.Watch cannot do: a read or an apply
 	// that fails (once, until it works again), and a failed Invalidate.
 	// Nil means no logging.
 	Logger *slog.Logger
