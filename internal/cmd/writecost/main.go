@@ -158,10 +158,11 @@ func (b *bench) cases() []writeCase {
 		_, err := b.db.ExecContext(ctx, q, args...)
 		return err
 	}
-	// The odd ids the inserts take, and the deletes remove: spread over
-	// the table, or on one page (page 10: ids 450,001 to 500,000).
+	// The ids the inserts take, and the deletes remove: odd ones spread
+	// over the table, or those of one page past its end.
 	spread := func(i int64) int64 { return 2*((i*7919)%b.rows) + 1 }
-	onePage := func(i int64) int64 { return 9*pageSize + 1 + 2*(i%(pageSize/2)) }
+	past := (2*b.rows/pageSize + 2) * pageSize
+	onePage := func(i int64) int64 { return past + 1 + i%pageSize }
 	randomRow := func(r *rand.Rand) int64 { return 2 * (1 + r.Int64N(b.rows)) }
 	pageRow := func(r *rand.Rand) int64 { return 9*pageSize + 2 + 2*r.Int64N(pageSize/2-1) }
 	ins := "INSERT INTO " + b.table + " (id, slug, stock, updated_at, published) VALUES (" + ph(1) + ", " + ph(2) + ", 1, " + now + ", true)"
@@ -174,7 +175,7 @@ func (b *bench) cases() []writeCase {
 		key  func(int64) int64
 		row  func(*rand.Rand) int64
 		max  int64
-	}{{"random rows", spread, randomRow, b.rows}, {"rows of one page", onePage, pageRow, pageSize / 2}} {
+	}{{"random rows", spread, randomRow, b.rows}, {"rows of one page", onePage, pageRow, pageSize}} {
 		cs = append(cs,
 			writeCase{"insert, " + p.name, func(ctx context.Context, i int64, _ *rand.Rand) error {
 				return exec(ctx, ins, p.key(i), fmt.Sprint("n-", i))
