@@ -119,13 +119,25 @@ func (s *Source) install(ctx context.Context, db execer) error {
 		return nil // installed as this configuration wants it
 	}
 	if old || missing || !haveTrig.Valid || haveTrig.Int64 != trig {
-		for _, q := range s.dropTriggers(true) {
+		// MariaDB replaces a trigger in one statement; MySQL, whose DDL
+		// is not transactional either, drops it first, and a write in
+		// between is not recorded.
+		replace := s.dialect == MySQL && isMariaDB(ctx, db)
+		drops := s.dropTriggers(true)
+		if replace {
+			drops = s.dropTriggers(true)[3:] // the earlier version's only
+		}
+		for _, q := range drops {
 			if _, err := db.ExecContext(ctx, q); err != nil {
 				return err
 			}
 		}
 		for _, tr := range want {
-			if _, err := db.ExecContext(ctx, tr.ddl); err != nil {
+			q := tr.ddl
+			if replace {
+				q = strings.Replace(q, "CREATE TRIGGER", "CREATE OR REPLACE TRIGGER", 1)
+			}
+			if _, err := db.ExecContext(ctx, q); err != nil {
 				return err
 			}
 		}
@@ -158,6 +170,12 @@ func (s *Source) install(ctx context.Context, db execer) error {
 		}
 	}
 	return nil
+}
+
+// isMariaDB reports whether the server is MariaDB's.
+func isMariaDB(ctx context.Context, db execer) bool {
+	var v string
+	return db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&v) == nil && strings.Contains(strings.ToLower(v), "mariadb")
 }
 
 func contains(names []string, n string) bool {
