@@ -17,8 +17,10 @@ import (
 //
 // The rules:
 //
-//  1. Bytes other than those last served get the later of now, their
-//     newest lastmod and a second past every clock given before. A clock
+//  1. Bytes other than those last served get the later of now (or, from
+//     a Source that keeps its change time and gives one newer than the
+//     clock, that time), their newest lastmod and a second past every
+//     clock given before. A clock
 //     may run at most one second ahead of the server's time (two changes
 //     within a second); a change that would need more is served without
 //     Last-Modified (its strong ETag still validates it) until a later
@@ -152,7 +154,16 @@ func (c *clocks) built(k docKey, hash uint64, newest, changed, now time.Time, ag
 		if r.ungiven {
 			step = 0
 		}
-		lm = later(later(now, f), r.at.Add(step))
+		// Not now when the Source's change time is newer than the clock
+		// (rule 3): a restart takes that time back as the clock, which
+		// must not be earlier than the one given here. A change time
+		// not newer (read before the change these bytes show) says
+		// nothing of them: now.
+		base := later(now, f)
+		if !changed.IsZero() && changed.After(r.at) {
+			base = f
+		}
+		lm = later(base, r.at.Add(step))
 	}
 	if !agreed || lm.After(later(now.Add(maxAhead), c.floor)) {
 		r.served = time.Time{} // rule 1: no Last-Modified until a later build

@@ -62,7 +62,7 @@ func BenchmarkRobotsMerge(b *testing.B) {
 	b.Run("GET-noAE", func(b *testing.B) { benchRobotsAE(b, app, http.MethodGet, "", len(body)) })
 }
 
-// BenchmarkRobotsMergeDemo is the demo's robots.txt (examples/internal/demo
+// BenchmarkRobotsMergeDemo is the demo's robots.txt (examples/demo
 // App.Robots: a Header.Set and an fmt.Fprint, no validators) as wrk asks
 // for it: the request scripts/ceiling.sh measures against the ceiling.
 func BenchmarkRobotsMergeDemo(b *testing.B) {

@@ -52,47 +52,42 @@
 // # Page summary
 //
 // Pages costs one aggregate per page, which adds up at millions of rows
-// (about 1.5 s at 10,000,000). [Source.InstallSummary] has the database
-// keep a summary instead: a table <table>_sitemap_pages with, per page,
-// the count of listed rows, a counter of writes and the time of the last
-// one, kept by AFTER INSERT, UPDATE and DELETE triggers on the table.
-// A Source made with [Config].Summary set then lists its pages by reading
-// one summary row per page:
+// (about 1.5 s at 10,000,000). [Source.InstallSummary] installs a summary
+// instead: a table <table>_sitemap_pages with a row per page, and a
+// change table that triggers on the table fill with one small INSERT per
+// row written (its key, whether it was deleted, the time), which is all
+// a write pays. [Source.Watch] reads the change table, keeps the summary
+// (and the row times) from it in batches, and prunes what it applied. A
+// Source made with [Config].Summary set lists its pages by reading one
+// summary row per page, and the pages the change table names:
 //
 //	cfg.Summary = true
 //	src, err := sqlsource.New(db, cfg)
 //	...
-//	err = src.InstallSummary(ctx) // once, as a migration; RemoveSummary undoes it
+//	err = src.InstallSummary(ctx) // at every start: a migration, a no-op once installed
 //
-// A page's lastmod in the index is then the time of the last write to the
-// page (its newest lastmod until the first write), and every write changes
-// its Version, so the Sitemap rebuilds the page and a delete moves its
-// clock forward. The price is paid on writes: each recounts the listed
-// rows of its page (see BENCHMARKS.md), so load data in bulk before
-// installing the summary, or remove it for the load.
+// A page's lastmod in the index, and its clock after a restart, is the
+// time it last changed (its newest lastmod until the first change).
 //
 // # Changes pushed by the database
 //
-// With a summary, [Source.Watch] tells the Sitemap of each page written,
-// with no call of the application's:
+// [Source.Watch] tells the Sitemap of each page written, with no call of
+// the application's:
 //
 //	w, err := src.Watch(ctx, sm, "products") // sm is the *sitemap.Sitemap
 //	...
 //	defer w.Close()
 //
-// On PostgreSQL with pgx, the summary's triggers pg_notify the page, once
-// per page per transaction, and a listener on a connection of its own
-// invalidates it at once; on SQLite and MariaDB (or PostgreSQL with
-// another driver) Watch reads the summary's change counters every
-// [Config].WatchInterval and invalidates the pages whose counter moved.
-// Invalidate comes at most once per interval, with every page changed
-// since; after a connection fails Watch compares the counters with those
-// it read last, so no change is lost. With a Store, the Sitemap tells the
-// other replicas: one Watch per fleet is enough. With [Config].Significant,
-// an UPDATE that changes none of the columns it names is not counted, and
-// so neither rebuilds nor is told; with [Config].LastMod too, each URL's
-// lastmod is the time of its row's last counted write, kept by the
-// triggers, so such an UPDATE moves no lastmod either.
+// Every [Config].WatchInterval it reads the change table, applies what
+// it found, invalidates the pages those changes are on (at most once per
+// interval, every page changed since) and only then deletes the changes
+// it applied, so none is lost to a crash or a cut connection. With a
+// Store, the Sitemap tells the other replicas: one Watch per fleet is
+// enough. With [Config].Significant, an UPDATE that changes none of the
+// columns it names records no change, and so neither rebuilds nor is
+// told; with [Config].LastMod too, each URL's lastmod is the time of its
+// row's last significant change, so such an UPDATE moves no lastmod
+// either.
 //
 // # Recent URLs
 //

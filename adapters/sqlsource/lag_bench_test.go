@@ -3,8 +3,6 @@ package sqlsource_test
 import (
 	"bytes"
 	"context"
-	"database/sql"
-	"database/sql/driver"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -45,21 +43,16 @@ func BenchmarkWatchLag(b *testing.B) {
 		name, db string
 		watch    bool
 		ttl      time.Duration
-		plain    bool // PostgreSQL through a driver that is not pgx's
 	}{
-		{"postgres/notify", "postgres", true, freshTTL, false},
-		{"postgres/poll", "postgres", true, freshTTL, true},
-		{"sqlite/poll", "sqlite", true, freshTTL, false},
-		{"mysql/poll", "mysql", true, freshTTL, false},
-		{"sqlite/ttl-1s", "sqlite", false, time.Second, false},
+		{"postgres/poll", "postgres", true, freshTTL},
+		{"sqlite/poll", "sqlite", true, freshTTL},
+		{"mysql/poll", "mysql", true, freshTTL},
+		{"sqlite/ttl-1s", "sqlite", false, time.Second},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			d := openDB(b, bc.db)
 			c := d.createCatalogue(b, products(ids(0, 999)...))
 			db := d.db
-			if bc.plain {
-				db = plainPostgres(b, d)
-			}
 			cfg := c.config(10)
 			cfg.Summary, cfg.Significant, cfg.WatchInterval = true, []string{"slug", "published", "noindex"}, every
 			src := newSource(b, db, cfg)
@@ -144,25 +137,3 @@ func reportPercentiles(b *testing.B, name string, ds []time.Duration) {
 	b.ReportMetric(at(0.5), name+"-p50-ms")
 	b.ReportMetric(at(0.99), name+"-p99-ms")
 }
-
-// plainPostgres opens d's PostgreSQL through pgx's connector wrapped in a
-// driver of another package, which Watch does not listen with: it polls.
-func plainPostgres(b *testing.B, d *testDB) *sql.DB {
-	dc, ok := d.db.Driver().(driver.DriverContext)
-	if !ok {
-		b.Fatal("pgx's driver opens no connector")
-	}
-	conn, err := dc.OpenConnector(d.dsn)
-	if err != nil {
-		b.Fatal(err)
-	}
-	db := sql.OpenDB(plainConnector{conn})
-	b.Cleanup(func() { db.Close() })
-	return db
-}
-
-type plainConnector struct{ driver.Connector }
-
-func (c plainConnector) Driver() driver.Driver { return plainDriver{c.Connector.Driver()} }
-
-type plainDriver struct{ driver.Driver }

@@ -8,6 +8,7 @@ import (
 	"iter"
 	"math"
 	"strconv"
+	"time"
 
 	"github.com/freshmap/sitemap"
 )
@@ -47,7 +48,7 @@ func (s *Source) Pages(ctx context.Context) iter.Seq2[sitemap.PageInfo, error] {
 			if !ok {
 				return
 			}
-			info, err := s.pageInfo(ctx, n, lo, hi)
+			info, err := s.pageInfo(ctx, s.db, n, lo, hi)
 			if err != nil {
 				yield(sitemap.PageInfo{}, fmt.Errorf("sqlsource: pages: %w", err))
 				return
@@ -111,35 +112,41 @@ func (s *Source) PageOf(key int64) int64 {
 	return int64(n)
 }
 
-// pageInfo reads the aggregate of page n, keys lo to hi. Its Number is
-// zero if the page has no listed row.
-func (s *Source) pageInfo(ctx context.Context, n, lo, hi int64) (sitemap.PageInfo, error) {
-	args := []any{lo, lo, hi}
-	if s.dialect == Postgres {
-		args = args[1:]
-	}
-	var count int64
-	var sum sql.NullInt64
-	var lm timeScanner
-	dest := []any{&count, &sum, &lm}
-	if !s.hasLM {
-		dest = dest[:2]
-	}
-	if err := s.db.QueryRowContext(ctx, s.pageInfoQuery, args...).Scan(dest...); err != nil {
+// pageInfo reads the aggregate of page n, keys lo to hi, through db. Its
+// Number is zero if the page has no listed row.
+func (s *Source) pageInfo(ctx context.Context, db execer, n, lo, hi int64) (sitemap.PageInfo, error) {
+	count, sum, lm, err := s.aggregate(ctx, db, lo, hi)
+	if err != nil || count == 0 {
 		return sitemap.PageInfo{}, err
-	}
-	if count == 0 {
-		return sitemap.PageInfo{}, nil
 	}
 	version := make([]byte, 0, 48)
 	version = strconv.AppendInt(version, count, 10)
 	version = append(version, '.')
-	version = strconv.AppendInt(version, sum.Int64, 10)
-	if !lm.t.IsZero() {
+	version = strconv.AppendInt(version, sum, 10)
+	if !lm.IsZero() {
 		version = append(version, '.')
-		version = strconv.AppendInt(version, lm.t.Unix(), 10)
+		version = strconv.AppendInt(version, lm.Unix(), 10)
 	}
-	return sitemap.PageInfo{Number: n, LastMod: lm.t, Version: string(version)}, nil
+	return sitemap.PageInfo{Number: n, LastMod: lm, Version: string(version)}, nil
+}
+
+// aggregate reads, through db, the count of listed rows with keys lo to
+// hi, the sum of their offsets from lo and their newest lastmod.
+func (s *Source) aggregate(ctx context.Context, db execer, lo, hi int64) (count, sum int64, lastMod time.Time, err error) {
+	args := []any{lo, lo, hi}
+	if s.dialect == Postgres {
+		args = args[1:]
+	}
+	var total sql.NullInt64
+	var lm timeScanner
+	dest := []any{&count, &total, &lm}
+	if !s.hasLM {
+		dest = dest[:2]
+	}
+	if err := db.QueryRowContext(ctx, s.pageInfoQuery, args...).Scan(dest...); err != nil {
+		return 0, 0, time.Time{}, err
+	}
+	return count, total.Int64, lm.t, nil
 }
 
 // nextKey returns the first listed key at or after from, if there is one.

@@ -70,8 +70,8 @@ func TestWatchReconnect(t *testing.T) {
 				t.Errorf("page 2 does not show the change made while cut off:\n%s", after.pages[2].body)
 			}
 			f.checkOnlyChanged(t, 2, before, after)
-			if !strings.Contains(logs.String(), "read again") {
-				t.Error("the watcher did not log that it reads the summary again")
+			if !strings.Contains(logs.String(), "applied again") {
+				t.Error("the watcher did not log that it applies the changes again")
 			}
 
 			f.exec(t, "UPDATE products SET slug = 'renamed-25' WHERE id = 25")

@@ -2,21 +2,17 @@ package sqlsource
 
 import "strconv"
 
-// Row times: with Config.Significant and Config.LastMod, the summary's
-// triggers also keep, per row, the time its content last changed, in a
-// side table <table>_sitemap_rows (sitemap_key, sitemap_changed_at), and
-// that time is the URL's lastmod. It moves only on a write the summary
-// counts (an INSERT, or an UPDATE of the key or of a significant column),
-// so an update of a stock count or of updated_at alone moves no lastmod,
-// and a page rebuilt for another reason keeps its bytes.
-//
-// A row has no entry until it is first written after InstallSummary: its
-// time is then its LastMod column, as before. The first UPDATE that is not
-// counted and moves LastMod records the row's old LastMod (one that leaves
-// LastMod as it was, such as a stock count's alone, writes nothing);
-// one that is counted records the database's time; a DELETE removes the
-// entry. So installing costs no write per row, and a row never written
-// costs no entry.
+// Row times: with Config.Significant and Config.LastMod, each row's
+// content-change time is kept in a side table <table>_sitemap_rows
+// (sitemap_key, sitemap_changed_at), and that time is the URL's lastmod.
+// InstallSummary fills it with each row's LastMod; then Watch, not the
+// writer, sets a row's time to that of each significant change it
+// applies (an INSERT, or an UPDATE of the key or of a significant column)
+// and removes it on a DELETE, in batches. An update of a stock count or
+// of updated_at alone writes no change, so it moves no lastmod, and a
+// page rebuilt for another reason keeps its bytes. A row inserted since
+// the last batch Watch applied has no entry yet: its time is its LastMod
+// column until then.
 
 // rowsName returns the name of the row-time table of table.
 func rowsName(table string) string { return table + "_sitemap_rows" }
@@ -34,66 +30,46 @@ func (s *Source) rowTimeDDL() string {
 	case MySQL:
 		keyType, timeType = "BIGINT", " DATETIME"
 	}
-	return "CREATE TABLE " + rowsName(s.sum.table) + " (sitemap_key " + keyType + " PRIMARY KEY, sitemap_changed_at" + timeType + ")"
+	return "CREATE TABLE IF NOT EXISTS " + rowsName(s.sum.table) + " (sitemap_key " + keyType + " PRIMARY KEY, sitemap_changed_at" + timeType + ")"
 }
 
-// rowSet is the statement that sets row k's time to now, the time of a
-// counted write.
-func (s *Source) rowSet(k, now string) string {
-	ins := "INSERT INTO " + rowsName(s.sum.table) + " (sitemap_key, sitemap_changed_at) VALUES (" + k + ", " + now + ")"
+// fillRowTimes returns the statement that gives every row from KeyStart
+// that has no time yet its LastMod, at installation.
+func (s *Source) fillRowTimes() string {
+	t, key := s.sum.table, s.sum.key
+	sel := " INTO " + rowsName(t) + " (sitemap_key, sitemap_changed_at) SELECT " + key + ", " + s.sum.lastMod + " FROM " + t +
+		" WHERE " + key + " >= " + strconv.FormatInt(s.start, 10)
 	if s.dialect == MySQL {
-		return " " + ins + " ON DUPLICATE KEY UPDATE sitemap_changed_at = VALUES(sitemap_changed_at);\n"
+		return "INSERT IGNORE" + sel
 	}
-	return " " + ins + " ON CONFLICT (sitemap_key) DO UPDATE SET sitemap_changed_at = excluded.sitemap_changed_at;\n"
-}
-
-// rowKeep is the statement that records, before an UPDATE that is not
-// counted can move it, the row's old LastMod as its time, if it has none.
-func (s *Source) rowKeep() string {
-	k, lm := "OLD."+s.sum.key, "OLD."+s.sum.lastMod
-	ins := "INSERT INTO " + rowsName(s.sum.table) + " (sitemap_key, sitemap_changed_at) VALUES (" + k + ", " + lm + ")"
-	if s.dialect == MySQL {
-		return " " + ins + " ON DUPLICATE KEY UPDATE sitemap_key = sitemap_key;\n"
-	}
-	return " " + ins + " ON CONFLICT (sitemap_key) DO NOTHING;\n"
-}
-
-// rowDel is the statement that removes row k's time.
-func (s *Source) rowDel(k string) string {
-	return " DELETE FROM " + rowsName(s.sum.table) + " WHERE sitemap_key = " + k + ";\n"
-}
-
-// rowTimeTriggers returns SQLite's triggers that keep the row times: the
-// summary's own run only for rows from KeyStart, and on a row's page.
-func (s *Source) rowTimeTriggers(now, changed string) []string {
-	name, t, key := summaryName(s.sum.table), s.sum.table, s.sum.key
-	start := strconv.FormatInt(s.start, 10)
-	nk, ok := "NEW."+key, "OLD."+key
-	return []string{
-		"CREATE TRIGGER " + name + "_rows_ins AFTER INSERT ON " + t + " WHEN " + nk + " >= " + start + " BEGIN\n" + s.rowSet(nk, now) + "END",
-		"CREATE TRIGGER " + name + "_rows_del AFTER DELETE ON " + t + " BEGIN\n" + s.rowDel(ok) + "END",
-		"CREATE TRIGGER " + name + "_rows_upd AFTER UPDATE ON " + t + " WHEN " + changed + " BEGIN\n" + s.rowDel(ok) +
-			" INSERT INTO " + rowsName(t) + " (sitemap_key, sitemap_changed_at) SELECT " + nk + ", " + now + " WHERE " + nk + " >= " + start +
-			" ON CONFLICT (sitemap_key) DO UPDATE SET sitemap_changed_at = excluded.sitemap_changed_at;\nEND",
-		"CREATE TRIGGER " + name + "_rows_keep AFTER UPDATE ON " + t + " WHEN NOT " + changed + " AND " + ok + " >= " + start +
-			" AND " + s.differs(s.sum.lastMod) + " BEGIN\n" + s.rowKeep() + "END",
-	}
+	return "INSERT" + sel + " ON CONFLICT (sitemap_key) DO NOTHING"
 }
 
 // rowTimeFrom returns what the page query reads from: the table, with
-// each row's time joined. On PostgreSQL the join is bounded by the page's
-// key range too ($1 and $2), so that both sides are one index range scan.
+// each row's time joined, and the newest time of the changes to it that
+// Watch has not applied yet, which Watch will make its time: so a page
+// has the same bytes before and after Watch applies a change, and the
+// clock it gets for the change is the one a restart reads back. The
+// change table holds what Watch has not yet applied (an interval's
+// writes, while it runs). On PostgreSQL the joins are bounded by the
+// page's key range too ($1 and $2), so that each is an index range scan.
 func (s *Source) rowTimeFrom() string {
 	rows, t := rowsName(s.sum.table), s.sum.table
 	on := "sitemap_key = " + t + "." + s.sum.key
+	pendingWhere := "sitemap_kind = " + strconv.Itoa(kindWrite)
 	if s.dialect == Postgres {
 		on += " AND sitemap_key >= $1::bigint AND sitemap_key <= $2::bigint"
+		pendingWhere += " AND sitemap_key >= $1::bigint AND sitemap_key <= $2::bigint"
 	}
-	return t + " LEFT JOIN " + rows + " ON " + on
+	pending := "(SELECT sitemap_key AS sitemap_pending_key, MAX(sitemap_changed_at) AS sitemap_pending_at FROM " +
+		changesName(t) + " WHERE " + pendingWhere + " GROUP BY sitemap_key) sitemap_pending"
+	return t + " LEFT JOIN " + rows + " ON " + on + " LEFT JOIN " + pending + " ON sitemap_pending_key = " + t + "." + s.sum.key
 }
 
-// rowTimeLastMod returns the page query's lastmod: the row's time, or,
-// for a row never written since InstallSummary, its LastMod column.
+// rowTimeLastMod returns the page query's lastmod: the time of the row's
+// changes waiting for Watch, or its time, or, for a row inserted since
+// Watch last applied, its LastMod column.
 func (s *Source) rowTimeLastMod() string {
-	return "CASE WHEN sitemap_key IS NULL THEN " + s.sum.lastMod + " ELSE sitemap_changed_at END"
+	return "CASE WHEN sitemap_pending_at IS NOT NULL THEN sitemap_pending_at WHEN sitemap_key IS NULL THEN " + s.sum.lastMod +
+		" ELSE sitemap_changed_at END"
 }

@@ -13,6 +13,10 @@ import (
 // alternates costs more than reading them.
 type keyValue int64
 
+// keyAdvice says what to do about a key that is not an integer.
+const keyAdvice = "sqlsource pages by integer key ranges: give the table a unique integer column with an index " +
+	"(such as a BIGINT identity) and name it in Config.Key"
+
 // Scan implements sql.Scanner.
 func (k *keyValue) Scan(src any) error {
 	if v, ok := src.(int64); ok {
@@ -21,7 +25,7 @@ func (k *keyValue) Scan(src any) error {
 	}
 	var n sql.NullInt64
 	if err := n.Scan(src); err != nil {
-		return err
+		return fmt.Errorf("%w (%s)", err, keyAdvice)
 	}
 	if !n.Valid {
 		return errors.New("converting NULL to int64 is unsupported")

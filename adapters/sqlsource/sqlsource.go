@@ -107,35 +107,34 @@ type Config struct {
 	Dialect Dialect
 
 	// Summary makes Pages read the page summary that
-	// Source.InstallSummary made, one row per page, instead of aggregating
-	// the rows of every page. Table must be a plain table name and Key a
-	// plain column. False means no summary is read.
+	// Source.InstallSummary installed, one row per page, and the pages
+	// the change table names, instead of aggregating the rows of every
+	// page. Table must be a plain table name and Key a plain column.
+	// False means no summary is read.
 	Summary bool
 	// Significant, with Summary, names the columns whose change counts
 	// (plain column names, such as "slug", "title", "published"): an
-	// UPDATE that changes none of them, nor the key, is not counted by
-	// the summary's triggers, so it rebuilds nothing, moves no clock and
-	// is not told by Watch. Name every column the URLs are made of, and
-	// every column Filter reads (or the summary's count of listed rows goes
-	// stale). Empty means every write counts. Changing it needs
-	// RemoveSummary and a new InstallSummary.
+	// UPDATE that changes none of them, nor the key, records no change,
+	// so it rebuilds nothing, moves no clock and is not told by Watch.
+	// Name every column the URLs are made of, and every column Filter
+	// reads. Empty means every write counts. Changing it needs
+	// InstallSummary again (which replaces the triggers).
 	//
-	// With LastMod too (a plain column then), the triggers keep each
-	// row's content-change time, and that time is the URL's lastmod: it
-	// moves only on a counted write (the database's time of it), so a
-	// stock-count update that also moves updated_at changes no byte, even
-	// when the page is rebuilt for another row. A row not written since
-	// InstallSummary has its LastMod column's time, kept when an uncounted
-	// UPDATE first moves it (see InstallSummary). Recent still orders and
-	// dates by the LastMod column.
+	// With LastMod too (a plain column then), each row's content-change
+	// time is kept, and that time is the URL's lastmod: it moves only
+	// with a significant change (to its time, when Watch applies it), so
+	// a stock-count update that also moves updated_at changes no byte,
+	// even when the page is rebuilt for another row. A row not changed
+	// since InstallSummary has its LastMod column's time then. Recent
+	// still orders and dates by the LastMod column.
 	Significant []string
 
-	// WatchInterval is, for Source.Watch, the shortest time between two of
-	// its Invalidate calls (the changes in between are told together) and,
-	// without PostgreSQL notifications, how often it reads the summary's
-	// change counters. Zero means one second; it may not be negative.
+	// WatchInterval is, for Source.Watch, how often it reads the change
+	// table and the shortest time between two of its Invalidate calls
+	// (the changes in between are told together). Zero means one second;
+	// it may not be negative.
 	WatchInterval time.Duration
-	// Logger receives what Source.Watch cannot do: a connection or read
+	// Logger receives what Source.Watch cannot do: a read or an apply
 	// that fails (once, until it works again), and a failed Invalidate.
 	// Nil means no logging.
 	Logger *slog.Logger
@@ -170,6 +169,8 @@ type Source struct {
 	pageInfoQuery string // count, sum of key offsets[, max(lastmod)] of one key range
 	nextKeyQuery  string // the first listed key from a key on
 	recentQuery   string // the newest rows by lastmod (recent.go); "" without Config.LastMod
+	keyTypeQuery  string // the key column, no row: its type, for Check
+	listedQuery   string // the first listed row of one key range, if any (apply.go)
 }
 
 var (
@@ -309,12 +310,17 @@ func New(db *sql.DB, cfg Config) (*Source, error) {
 		agg += ", MAX(" + cfg.LastMod + ")"
 	}
 	s.pageInfoQuery = agg + " FROM " + table + inRange
+	s.keyTypeQuery = "SELECT " + key + " FROM " + table + " WHERE 1 = 0"
+	s.listedQuery = "SELECT 1 FROM " + table + inRange + " LIMIT 1"
 	s.nextKeyQuery = "SELECT " + key + " FROM " + table + " WHERE " + key + " >= " + lo + where + " ORDER BY " + key + " LIMIT 1"
 	if s.hasLM {
 		// The same rows as the pages (from KeyStart, through the filter),
 		// newest first, ties by key: one scan of an index on (lastmod, key).
 		s.recentQuery = "SELECT " + strings.Join(cols, ", ") + " FROM " + table + " WHERE " + cfg.LastMod + " IS NOT NULL AND " +
 			key + " >= " + lo + where + " ORDER BY " + cfg.LastMod + " DESC, " + key + " DESC LIMIT " + hi
+	}
+	if s.sum.on {
+		s.sum.pendingQuery = s.pendingSQL()
 	}
 	return s, nil
 }
@@ -327,15 +333,48 @@ func boolInt(b bool) int {
 }
 
 // Check runs the page query over an empty key range, which makes the
-// database check the table, the columns and the filter. Call it at start-up
-// to find a typo before a crawler does. With Config.Summary set, it also
-// reads the page summary, which must have been installed.
+// database check the table, the columns and the filter, and checks that
+// Config.Key is an integer column: a key of another type (a UUID, text, a
+// decimal) is refused with an error that says what to do. Call it at
+// start-up to find a mistake before a crawler does. With Config.Summary
+// set, it also reads the page summary, which must have been installed.
 func (s *Source) Check(ctx context.Context) error {
+	if err := s.checkKey(ctx); err != nil {
+		return err
+	}
 	if err := s.check(ctx, s.pageQuery, 1, 0); err != nil {
 		return err
 	}
 	if s.sum.on {
 		return s.check(ctx, s.sum.checkQuery)
+	}
+	return nil
+}
+
+// checkKey refuses a key column whose type is not an integer. A column
+// of no declared type (an SQLite expression or untyped column) is judged
+// by its first listed value instead.
+func (s *Source) checkKey(ctx context.Context) error {
+	rows, err := s.db.QueryContext(ctx, s.keyTypeQuery)
+	if err != nil {
+		return fmt.Errorf("sqlsource: check: %w", err)
+	}
+	types, err := rows.ColumnTypes()
+	rows.Close()
+	if err != nil {
+		return fmt.Errorf("sqlsource: check: %w", err)
+	}
+	name := strings.ToUpper(types[0].DatabaseTypeName())
+	switch {
+	case strings.Contains(name, "INT") || strings.Contains(name, "SERIAL"):
+		return nil
+	case name != "":
+		return fmt.Errorf("sqlsource: check: Config.Key %q is a %s column, not an integer: %s", s.sum.key, name, keyAdvice)
+	}
+	var key keyValue
+	err = s.db.QueryRowContext(ctx, s.nextKeyQuery, s.start).Scan(&key)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("sqlsource: check: Config.Key %q: %w", s.sum.key, err)
 	}
 	return nil
 }

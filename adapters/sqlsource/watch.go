@@ -13,14 +13,12 @@ import (
 	"time"
 )
 
-// Watch: the changes the page summary records, told to a Sitemap as they
-// are committed, with no call of the application's. On PostgreSQL (with
-// the pgx driver) the summary's triggers notify each page written, once
-// per transaction, and a listener on a connection of its own hears them
-// (notify.go); elsewhere the summary's change counters are read every
-// Config.WatchInterval (poll.go). Both compare the counters with those
-// read last whenever they (re)connect, so a change made while they could
-// not hear is told then.
+// Watch: the consumer of the change feed. It reads the committed changes
+// (changefeed.go: the change table), applies them where builds read them
+// (apply.go: the page summary and the row times), tells a Sitemap of the
+// pages they are on, and only then lets the feed forget them. A consumer
+// that dies between reading and applying loses nothing: the changes are
+// still in the feed, and the next consumer applies them.
 
 // Invalidator is told of the pages that changed: a *sitemap.Sitemap, whose
 // Invalidate rebuilds them (and, with a Store, tells every replica).
@@ -28,19 +26,21 @@ type Invalidator interface {
 	Invalidate(section string, pages ...int64) error
 }
 
-// The watcher's waits. A failed connection or read is tried again after
-// minBackoff, doubling up to maxBackoff; a read or connection attempt
-// that takes longer than callTimeout fails.
+// The watcher's waits. A failed read or apply is tried again after
+// minBackoff, doubling up to maxBackoff; a call that takes longer than
+// callTimeout fails.
 const (
 	minBackoff  = 100 * time.Millisecond
 	maxBackoff  = 10 * time.Second
 	callTimeout = 10 * time.Second
 )
 
-// A Watcher tells an Invalidator of the pages of a Source that changed,
-// from Source.Watch until its context is done or Close is called.
+// A Watcher applies a Source's changes and tells an Invalidator of the
+// pages they are on, from Source.Watch until its context is done or Close
+// is called.
 type Watcher struct {
 	src     *Source
+	feed    changeFeed
 	inv     Invalidator
 	section string
 	every   time.Duration
@@ -51,18 +51,17 @@ type Watcher struct {
 	errMu sync.Mutex
 	err   error // what stopped the watcher: a failed Invalidate
 
-	// Owned by the watcher's goroutine (and by Watch before it starts).
-	seen    map[int64]int64 // page → its change counter when the summary was read last
-	pending map[int64]bool  // pages changed and not yet told
-	last    time.Time       // when Invalidate was last called
-	failing bool            // the last connection or read failed (logged once)
+	// Owned by the watcher's goroutine.
+	pending map[int64]bool // pages changed and not yet told
+	last    time.Time      // when Invalidate was last called
+	failing bool           // the last read or apply failed (logged once)
 }
 
-// Watch starts telling inv, as inv.Invalidate(section, pages...), of the
-// pages whose rows are written, as the page summary records them, until
-// ctx is done or the Watcher is closed. It needs Config.Summary and an
-// installed summary (see InstallSummary). Give it the Sitemap that serves
-// the Source, and the section's name:
+// Watch starts applying the changes the database records for the table
+// (see InstallSummary) and telling inv, as inv.Invalidate(section,
+// pages...), of the pages they are on, until ctx is done or the Watcher
+// is closed. It needs Config.Summary and an installed summary. Give it
+// the Sitemap that serves the Source, and the section's name:
 //
 //	w, err := src.Watch(ctx, sm, "products")
 //	if err != nil {
@@ -70,28 +69,25 @@ type Watcher struct {
 //	}
 //	defer w.Close()
 //
+// Watch reads the change table every Config.WatchInterval (at once again
+// after a full batch of 10,000 changes). For each batch it counts the
+// listed rows of the pages the changes are on and records them, with a
+// later change time, in the page summary (and each changed row's time in
+// the row times), in one transaction; then it tells inv of those pages,
+// at most once per WatchInterval, every page changed since the call
+// before: a hundred thousand writes to one page in a minute cost at most
+// one rebuild of it per interval. Only then does it delete the batch from
+// the change table. The changes committed while no Watch ran (a deploy, a
+// crash between reading and deleting) are applied when the next starts.
+//
 // With a Store, the Sitemap tells the other replicas: one Watch per fleet
-// is enough, and more only repeat its Invalidate calls.
+// is enough. Two at once each apply every change (the pages move their
+// change times twice; nothing is lost). Without any, the change table
+// grows and Pages counts every page it names from its rows.
 //
-// On PostgreSQL with the pgx driver (github.com/jackc/pgx/v5/stdlib), the
-// summary's triggers notify the page of each row written, once per page
-// per transaction, and Watch listens on a connection of its own, opened
-// with the configuration of db's connections (outside db's pool): a
-// commit is told at once. With any other database or driver, Watch reads
-// the change counter of every page (one summary row per page) every
-// Config.WatchInterval and tells the pages whose counter moved.
-//
-// Either way Invalidate is called at most once per WatchInterval, with
-// every page changed since the call before: a hundred thousand writes to
-// one page in a minute cost at most one rebuild of it per interval.
-//
-// Watch reads the counters before it returns, and a commit after that is
-// told. When the listener's connection fails, or a read does, it tries
-// again after 100 ms, doubling up to 10 s, and logs once (Config.Logger);
-// once it reads the counters again it tells every page whose counter moved
-// meanwhile, so no change is lost. If the first read fails, the first that
-// succeeds tells every page. A failed Invalidate (an unknown section)
-// stops the watcher; Close returns that error.
+// When a read or an apply fails, Watch tries again after 100 ms, doubling
+// up to 10 s, and logs once (Config.Logger). A failed Invalidate (an
+// unknown section) stops the watcher; Close returns that error.
 func (s *Source) Watch(ctx context.Context, inv Invalidator, section string) (*Watcher, error) {
 	switch {
 	case !s.sum.on:
@@ -102,29 +98,61 @@ func (s *Source) Watch(ctx context.Context, inv Invalidator, section string) (*W
 		return nil, errors.New("sqlsource: Watch needs the section's name")
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	w := &Watcher{src: s, inv: inv, section: section, every: s.watchEvery, log: s.log, cancel: cancel,
-		done: make(chan struct{}), seen: map[int64]int64{}, pending: map[int64]bool{}}
-	if s.dialect == Postgres && isPgx(s.db) {
-		l := &listener{w: w}
-		if err := l.connect(ctx); err != nil {
-			w.fail(err)
-		}
-		clear(w.pending) // the first read is where the watching starts
-		go w.run(func() { l.run(ctx) })
-		return w, nil
-	}
-	if err := w.revalidate(ctx); err != nil {
-		w.fail(err)
-	}
-	clear(w.pending)
-	go w.run(func() { w.poll(ctx) })
+	w := &Watcher{src: s, feed: s.newChangeTable(), inv: inv, section: section, every: s.watchEvery, log: s.log,
+		cancel: cancel, done: make(chan struct{}), pending: map[int64]bool{}}
+	go w.run(ctx)
 	return w, nil
 }
 
-// run runs f, the watcher's loop, and marks the watcher done.
-func (w *Watcher) run(f func()) {
+// run is the watcher's loop: read, apply, tell, forget.
+func (w *Watcher) run(ctx context.Context) {
 	defer close(w.done)
-	f()
+	defer w.feed.close()
+	backoff := minBackoff
+	for {
+		err := w.step(ctx)
+		if ctx.Err() != nil || w.stopped() {
+			return
+		}
+		if err != nil {
+			w.fail(err)
+			if !sleep(ctx, backoff) {
+				return
+			}
+			backoff = min(2*backoff, maxBackoff)
+			continue
+		}
+		w.recovered()
+		backoff = minBackoff
+	}
+}
+
+// step reads the next changes, applies them, tells the pages when due and
+// acknowledges the changes.
+func (w *Watcher) step(ctx context.Context) error {
+	changes, pos, err := w.feed.next(ctx)
+	if err != nil {
+		return err
+	}
+	if len(changes) > 0 {
+		pages, err := w.src.apply(ctx, changes)
+		if err != nil {
+			return fmt.Errorf("apply %d changes: %w", len(changes), err)
+		}
+		for _, n := range pages {
+			w.pending[n] = true
+		}
+		// Recorded in the summary: acknowledged before Invalidate, which
+		// is the push, not the record (Pages shows the new Versions).
+		if err := w.feed.ack(ctx, pos); err != nil {
+			w.flush()
+			return err
+		}
+	}
+	if !w.flush() {
+		return errors.New("stopped")
+	}
+	return nil
 }
 
 // Close stops the watcher and waits for its goroutine to return. It
@@ -137,42 +165,6 @@ func (w *Watcher) Close() error {
 	w.errMu.Lock()
 	defer w.errMu.Unlock()
 	return w.err
-}
-
-// revalidate reads every page's change counter, adds the pages whose
-// counter differs from the one read last (or that appeared or went) to
-// the pending ones, and keeps the counters as the last read.
-func (w *Watcher) revalidate(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, callTimeout)
-	defer cancel()
-	rows, err := w.src.db.QueryContext(ctx, w.src.sum.countersQuery)
-	if err != nil {
-		return fmt.Errorf("read the summary's counters: %w", err)
-	}
-	defer rows.Close()
-	now := make(map[int64]int64, len(w.seen))
-	for rows.Next() {
-		var page, changes int64
-		if err := rows.Scan(&page, &changes); err != nil {
-			return fmt.Errorf("read the summary's counters: %w", err)
-		}
-		now[page] = changes
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("read the summary's counters: %w", err)
-	}
-	for page, changes := range now {
-		if old, ok := w.seen[page]; !ok || old != changes {
-			w.pending[page] = true
-		}
-	}
-	for page := range w.seen {
-		if _, ok := now[page]; !ok {
-			w.pending[page] = true // the summary was removed and installed again
-		}
-	}
-	w.seen = now
-	return nil
 }
 
 // due reports when the pending pages may be told: at once if the last
@@ -210,7 +202,7 @@ func (w *Watcher) stopped() bool {
 // fail logs the first of a run of failures.
 func (w *Watcher) fail(err error) {
 	if !w.failing {
-		w.log.Warn("sqlsource: watch: the summary cannot be read; trying again", "table", w.src.sum.table, "err", err)
+		w.log.Warn("sqlsource: watch: the changes cannot be read or applied; trying again", "table", w.src.sum.table, "err", err)
 	}
 	w.failing = true
 }
@@ -218,7 +210,7 @@ func (w *Watcher) fail(err error) {
 // recovered logs the end of a run of failures.
 func (w *Watcher) recovered() {
 	if w.failing {
-		w.log.Info("sqlsource: watch: the summary is read again", "table", w.src.sum.table)
+		w.log.Info("sqlsource: watch: the changes are applied again", "table", w.src.sum.table)
 	}
 	w.failing = false
 }

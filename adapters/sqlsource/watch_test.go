@@ -119,20 +119,14 @@ func (f *freshSite) realTime() func() {
 	}
 }
 
-// watchEvery is the interval of the tests that poll. PostgreSQL's is an
-// hour: a change it tells at once came by notification.
-func watchEvery(d *testDB) time.Duration {
-	if d.name == "postgres" {
-		return time.Hour
-	}
-	return 100 * time.Millisecond
-}
+// watchEvery is the interval of the tests' watchers: how often they read
+// the change table.
+func watchEvery(*testDB) time.Duration { return 100 * time.Millisecond }
 
 // TestWatch commits a change to a column no Version shows (the slug), with
 // no call of the application's: the watcher tells the Sitemap, which
 // serves the page with the new bytes and a later clock, and the index
-// lists it, while no other page changes. On PostgreSQL the interval is an
-// hour, so the change came by notification.
+// lists it, while no other page changes.
 func TestWatch(t *testing.T) {
 	forEachDB(t, func(t *testing.T, d *testDB) {
 		f := newFreshSite(t, d, nil, true)

@@ -13,7 +13,7 @@
 //	go run ./examples/chi -redis 127.0.0.1:6379                                          # the first, on :8080
 //	go run ./examples/chi -redis 127.0.0.1:6379 -addr :8081 -base http://localhost:8080  # a second replica sharing its cache
 //
-// newRouter is the whole wiring. The rest lives in examples/internal/demo:
+// newRouter is the whole wiring. The rest lives in examples/demo:
 // the flags, the SQLite catalogue (built in the user's cache directory on
 // first run, then reused), the shop's page handlers, the server and the
 // crawler.
@@ -32,7 +32,7 @@ import (
 	"github.com/freshmap/sitemap"
 	"github.com/freshmap/sitemap/adapters/chiroutes"
 	"github.com/freshmap/sitemap/adapters/sqlsource"
-	"github.com/freshmap/sitemap/examples/internal/demo"
+	"github.com/freshmap/sitemap/examples/demo"
 )
 
 // main parses the flags, opens the catalogue (and with -redis the Store),
@@ -70,9 +70,10 @@ func newRouter(ctx context.Context, db *sql.DB, store sitemap.Store, opt demo.Op
 	// query plus one for the images, whose table holds paths that BaseURL
 	// makes absolute. Every product page exists in each language the router
 	// serves: the section says so once (Hreflang), and each product is
-	// written in each language, listing all of them. The page summary, kept by triggers, lists
-	// the pages and tells Watch of each commit that changes a Significant
-	// column.
+	// written in each language, listing all of them. The page summary,
+	// kept by Watch from the change table the triggers fill, lists the
+	// pages; a write that changes none of the Significant columns records
+	// no change.
 	products, err := sqlsource.New(db, sqlsource.Config{
 		Table:         "products",
 		Key:           "id",
@@ -102,10 +103,10 @@ func newRouter(ctx context.Context, db *sql.DB, store sitemap.Store, opt demo.Op
 	if err != nil {
 		return nil, nil, err
 	}
-	// The summary is installed once per catalogue and page size, as a
-	// migration would; then each commit reaches the sitemap with no call
-	// of the application's.
-	if err := demo.EnsureSummary(ctx, db, "products", products.PageSize(), products); err != nil {
+	// Installing is a migration: a no-op when installed for this page
+	// size already. Then each commit reaches the sitemap with no call of
+	// the application's.
+	if err := products.InstallSummary(ctx); err != nil {
 		sm.Close()
 		return nil, nil, err
 	}

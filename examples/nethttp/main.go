@@ -15,7 +15,7 @@
 //	go run ./examples/nethttp -redis 127.0.0.1:6379                                          # the first, on :8080
 //	go run ./examples/nethttp -redis 127.0.0.1:6379 -addr :8081 -base http://localhost:8080  # a second replica sharing its cache
 //
-// newHandler is the whole wiring. The rest lives in examples/internal/demo:
+// newHandler is the whole wiring. The rest lives in examples/demo:
 // the flags, the SQLite catalogue (built in the user's cache directory on
 // first run, then reused), the shop's page handlers, the server and the
 // crawler.
@@ -32,7 +32,7 @@ import (
 	"github.com/freshmap/sitemap"
 	"github.com/freshmap/sitemap/adapters/promsitemap"
 	"github.com/freshmap/sitemap/adapters/sqlsource"
-	"github.com/freshmap/sitemap/examples/internal/demo"
+	"github.com/freshmap/sitemap/examples/demo"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
@@ -104,14 +104,14 @@ func newHandler(ctx context.Context, db *sql.DB, store sitemap.Store, opt demo.O
 	if err != nil {
 		return nil, nil, err
 	}
-	// The summaries are installed once per catalogue and page size, as a
-	// migration would; then each commit reaches the sitemap with no call
-	// of the application's, through every replica's Store.
+	// Installing is a migration: a no-op when installed for this page
+	// size already. Then each commit reaches the sitemap with no call of
+	// the application's, through every replica's Store.
 	for _, w := range []struct {
-		section, table string
-		src            *sqlsource.Source
-	}{{"products", "products", products}, {"news", "articles", news}} {
-		if err := demo.EnsureSummary(ctx, db, w.table, w.src.PageSize(), w.src); err != nil {
+		section string
+		src     *sqlsource.Source
+	}{{"products", products}, {"news", news}} {
+		if err := w.src.InstallSummary(ctx); err != nil {
 			sm.Close()
 			return nil, nil, err
 		}
@@ -134,10 +134,10 @@ func newHandler(ctx context.Context, db *sql.DB, store sitemap.Store, opt demo.O
 // row). The tables hold paths, which BaseURL makes absolute. Every
 // product page exists in each language the mux serves: the section says
 // so once (productLanguages), and each product is written in each of them.
-// The page summary, kept by triggers, lists the pages and tells Watch of
-// each commit; a write that changes none of the Significant columns (a
-// price) changes nothing in the sitemap. Its SQL is the same on SQLite,
-// PostgreSQL and MariaDB.
+// The page summary, kept by Watch from the change table the triggers
+// fill, lists the pages; a write that changes none of the Significant
+// columns (a price) records no change and changes nothing in the sitemap.
+// Its SQL is the same on SQLite, PostgreSQL and MariaDB.
 func productsSource(db *sql.DB, opt demo.Options) (*sqlsource.Source, error) {
 	return sqlsource.New(db, sqlsource.Config{
 		Table:         "products",

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/freshmap/sitemap/examples/internal/demo"
+	"github.com/freshmap/sitemap/examples/demo"
 	"github.com/freshmap/sitemap/examples/internal/demotest"
 	"github.com/freshmap/sitemap/internal/testenv"
 )

@@ -19,7 +19,7 @@ import (
 
 	"github.com/freshmap/sitemap"
 	"github.com/freshmap/sitemap/adapters/sqlsource"
-	"github.com/freshmap/sitemap/examples/internal/demo"
+	"github.com/freshmap/sitemap/examples/demo"
 	"github.com/freshmap/sitemap/internal/gzpipe"
 	"github.com/freshmap/sitemap/internal/testenv"
 	"github.com/freshmap/sitemap/internal/testkit"
@@ -117,7 +117,7 @@ func newDemoPage(b *testing.B, name string) *demoPage {
 	if err != nil {
 		b.Fatal(err)
 	}
-	// The summary the demo installs (EnsureSummary does it for SQLite
+	// The summary the demo installs (its wiring does it for SQLite
 	// alone): its Pages and the row times its pages join.
 	if err := src.RemoveSummary(b.Context()); err != nil {
 		b.Fatal(err)

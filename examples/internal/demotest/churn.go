@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/freshmap/sitemap/examples/internal/demo"
+	"github.com/freshmap/sitemap/examples/demo"
 	"github.com/freshmap/sitemap/internal/testkit"
 )
 

@@ -22,7 +22,7 @@ import (
 	"time"
 
 	"github.com/freshmap/sitemap/check"
-	"github.com/freshmap/sitemap/examples/internal/demo"
+	"github.com/freshmap/sitemap/examples/demo"
 	"github.com/freshmap/sitemap/internal/testenv"
 	"github.com/freshmap/sitemap/internal/xsdcheck"
 )

@@ -17,7 +17,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/freshmap/sitemap"
-	"github.com/freshmap/sitemap/examples/internal/demo"
+	"github.com/freshmap/sitemap/examples/demo"
 	"github.com/freshmap/sitemap/internal/testenv"
 )
 

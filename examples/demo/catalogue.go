@@ -95,12 +95,14 @@ func Open(ctx context.Context, path string, n int, log *slog.Logger) (*Catalogue
 }
 
 // ourTables are the tables a demo catalogue holds
-// (with the page summaries the wirings install, EnsureSummary, and the
-// row times of a summary with Significant columns; languages is in
-// catalogues of version 1, which are rebuilt).
+// (with the page summaries and change tables the wirings install, and
+// the row times of a summary with Significant columns; languages is in
+// catalogues of version 1, which are rebuilt, and summaries in those
+// whose wirings recorded their installations).
 var ourTables = map[string]bool{"meta": true, "products": true, "product_images": true, "languages": true, "articles": true,
 	"summaries": true, "products_sitemap_pages": true, "articles_sitemap_pages": true,
-	"products_sitemap_rows": true, "articles_sitemap_rows": true}
+	"products_sitemap_rows": true, "articles_sitemap_rows": true,
+	"products_sitemap_changes": true, "articles_sitemap_changes": true}
 
 // inspect reports whether path holds a complete catalogue of n products.
 // It removes a file that is ours but incomplete or of another size or

@@ -1,0 +1,134 @@
+package sqlsource_test
+
+import (
+	"bytes"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/freshmap/sitemap"
+	"github.com/freshmap/sitemap/adapters/sqlsource"
+)
+
+// TestRestartTruth is the restart, with the database as the only
+// durable state (a page summary, no Store, no clock file), on each
+// database, with every write counted and with significant columns only:
+//
+//  1. A process serves right after the summary is installed and stops at
+//     once (it lives under the 2 s floor of its first clocks); while none
+//     serves, page 1's newest row is deleted, page 2's newest unpublished
+//     and a row appended to page 4; a new process starts. Every changed
+//     file answers 200 to If-Modified-Since its old date, no
+//     Last-Modified moves back, and page 3 keeps its Last-Modified and
+//     304.
+//  2. A process serves a change its index shows (a new slug on page 3),
+//     then restarts at once: every page keeps its Last-Modified and
+//     answers 304 to it. (A page rebuilt on Watch's Invalidate is built
+//     from the index read before the change, whose change time says
+//     nothing of the new bytes: they take the process's time, and a
+//     restart gives them the summary's, which may be earlier by the time
+//     from the commit to that rebuild.)
+func TestRestartTruth(t *testing.T) {
+	for name, significant := range map[string][]string{"every write": nil, "significant": {"slug", "published", "noindex"}} {
+		t.Run(name, func(t *testing.T) {
+			forEachDB(t, func(t *testing.T, d *testDB) {
+				f := newFreshSiteWith(t, d, nil, func(cfg *sqlsource.Config) {
+					cfg.Summary, cfg.Significant, cfg.WatchInterval = true, significant, 50*time.Millisecond
+				}, func(cfg *sitemap.Config) { cfg.Now, cfg.ClockFile = nil, "" })
+				var cfg sitemap.Config // real time, no Store, no clock file
+				f.serve(t, cfg)
+				before := f.fetchAll(t)
+
+				f.exec(t, "DELETE FROM products WHERE id = 9")
+				f.exec(t, "UPDATE products SET published = ? WHERE id = 19", false)
+				f.c.insert(t, products(36)...)
+				nextSecond() // a process started in a later second (clock.go, rule 3: the index's floor)
+				f.serve(t, cfg)
+				after := f.fetchAll(t)
+				for path, b := range before {
+					a := after[path]
+					if a.lastMod.Before(b.lastMod) {
+						t.Errorf("restart 1: %s: Last-Modified %v, earlier than %v before", path, a.lastMod, b.lastMod)
+					}
+					r := f.ifModifiedSince(t, path, b)
+					switch {
+					case path == pagePath(3):
+						if r.status != http.StatusNotModified || !a.lastMod.Equal(b.lastMod) {
+							t.Errorf("restart 1: %s, unchanged: If-Modified-Since %v = %d, Last-Modified %v; want 304 and the same",
+								path, b.lastMod, r.status, a.lastMod)
+						}
+					case r.status != http.StatusOK:
+						t.Errorf("restart 1: %s, changed while no process ran: If-Modified-Since its old date %v = %d, want 200",
+							path, b.lastMod, r.status)
+					}
+				}
+
+				// A change served in a later second than its commit, by a
+				// process whose index, read again after its TTL, shows it.
+				f.serveTTL(t, cfg, time.Second)
+				served1 := f.fetchPages(t)
+				f.exec(t, "UPDATE products SET slug = 'renamed-25' WHERE id = 25")
+				nextSecond()
+				poll(t, "page 3's new bytes", func() bool {
+					f.get(t, indexPath)
+					return !bytes.Equal(f.get(t, pagePath(3)).body, served1[pagePath(3)].body)
+				})
+				// The pages: the index, which keeps no time of its own in
+				// the database, starts at the process's floor (2 s after
+				// its start) and may be served without Last-Modified after
+				// a change in its first seconds (clock.go, rules 1 and 3).
+				served := f.fetchPages(t)
+				f.serveTTL(t, cfg, time.Second) // at once
+				again := f.fetchPages(t)
+				for path, s := range served {
+					a := again[path]
+					if a.lastMod.Before(s.lastMod) {
+						t.Errorf("restart 2: %s: Last-Modified %v, earlier than %v before", path, a.lastMod, s.lastMod)
+					}
+					if !bytes.Equal(a.body, s.body) {
+						t.Errorf("restart 2: %s: other bytes after a restart with no change", path)
+						continue
+					}
+					if r := f.ifModifiedSince(t, path, s); r.status != http.StatusNotModified || !a.lastMod.Equal(s.lastMod) {
+						t.Errorf("restart 2: %s, the same bytes: If-Modified-Since %v = %d, Last-Modified %v; want 304 and the same",
+							path, s.lastMod, r.status, a.lastMod)
+					}
+				}
+			})
+		})
+	}
+}
+
+// serveTTL is serve with another TTL.
+func (f *freshSite) serveTTL(t *testing.T, cfg sitemap.Config, ttl time.Duration) {
+	t.Helper()
+	f.srv.Close()
+	f.sm.Close()
+	cfg.BaseURL, cfg.TTL = "https://shop.example.com", ttl
+	sm, err := sitemap.New(cfg, sitemap.Section{Name: "products", Source: f.src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.sm, f.srv = sm, httptest.NewServer(sm)
+	t.Cleanup(func() {
+		f.srv.Close()
+		sm.Close()
+	})
+}
+
+// fetchPages fetches pages 1 to 4.
+func (f *freshSite) fetchPages(t *testing.T) map[string]reply {
+	t.Helper()
+	got := map[string]reply{}
+	for n := int64(1); n <= freshPages; n++ {
+		got[pagePath(n)] = f.get(t, pagePath(n))
+	}
+	return got
+}
+
+// nextSecond sleeps into the next second.
+func nextSecond() {
+	now := time.Now()
+	time.Sleep(now.Truncate(time.Second).Add(time.Second + 10*time.Millisecond).Sub(now))
+}
