@@ -15,8 +15,11 @@ import (
 // durable state (a page summary, no Store, no clock file), on each
 // database, with every write counted and with significant columns only:
 //
-//  1. A process serves right after the summary is installed and stops at
-//     once (it lives under the 2 s floor of its first clocks); while none
+//  1. A process serves right after the summary is installed and stops as
+//     soon as it has given its first clocks (the 2 s floor of its start:
+//     before that it gives no Last-Modified at all, never one later than
+//     its Date, so a process that lives less gives no date to hold
+//     against the next); while none
 //     serves, page 1's newest row is deleted, page 2's newest unpublished
 //     and a row appended to page 4; a new process starts. Every changed
 //     file answers 200 to If-Modified-Since its old date, no
