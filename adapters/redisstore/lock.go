@@ -33,8 +33,12 @@ return 0`)
 // it every LockTTL/3 until unlock is called. It returns sitemap.ErrLocked
 // if another holds the lock.
 //
-// A lock whose SET succeeded but whose reply was lost (Lock returned an
-// error) is held by no one until it expires, after LockTTL.
+// A SET whose reply came too late (the call's timeout) is looked up: the
+// lock is this call's if it holds its token, and is otherwise deleted a
+// little later if the SET lands after the look, so a slow Redis leaves no
+// lock that every replica waits for. A SET whose reply was lost to a
+// broken connection leaves, if it was applied, a lock held by no one
+// until it expires, after LockTTL.
 func (s *Store) Lock(ctx context.Context, key string) (unlock func(), err error) {
 	var b [16]byte
 	rand.Read(b[:]) // never fails
