@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/freshmap/sitemap"
-	"github.com/freshmap/sitemap/internal/testkit"
 )
 
 // TestCrawlCommand: sitemap crawl walks robots.txt → index → files as a
@@ -137,22 +136,7 @@ func TestPlainTextRemote(t *testing.T) {
 // TestOwnTextFiles: the plain-text files this library serves beside each
 // sitemap file check clean, gzip-encoded or not.
 func TestOwnTextFiles(t *testing.T) {
-	srv := server(t, func(base string) http.Handler {
-		var urls []sitemap.URL
-		for i := range 5 {
-			urls = append(urls, sitemap.URL{Loc: fmt.Sprintf("%s/p/%d", base, i), LastMod: time.Date(2025, 1, 1+i, 0, 0, 0, 0, time.UTC)})
-		}
-		// A clock past the floor of the start, as in TestSite: a fresh
-		// process serves no Last-Modified later than the Date.
-		clk := testkit.NewClock(time.Now())
-		sm, err := sitemap.New(sitemap.Config{BaseURL: base, Now: clk.Now}, sitemap.Section{Name: "p", Source: sitemap.FromSlice(urls, 2)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		clk.Add(2 * time.Second)
-		t.Cleanup(func() { sm.Close() })
-		return sm.Handler(http.NotFoundHandler())
-	})
+	srv := fiveURLs(t)
 	var out bytes.Buffer
 	code := run([]string{"check", srv.URL + "/sitemap-p-1.txt", srv.URL + "/sitemap-p-3.txt"}, &out, io.Discard, srv.Client().Transport)
 	if code != 0 || !strings.Contains(out.String(), "2      3     0       0") {

@@ -27,14 +27,15 @@ func server(t *testing.T, h func(base string) http.Handler) *httptest.Server {
 }
 
 // TestSite: robots.txt → index → files of a real sitemap.New tree check clean.
-func TestSite(t *testing.T) {
-	srv := server(t, func(base string) http.Handler {
+// fiveURLs serves a site of five URLs in pages of 2 (section "p"), on a
+// clock past the floor of its start: a fresh process serves no
+// Last-Modified later than the Date.
+func fiveURLs(t *testing.T) *httptest.Server {
+	return server(t, func(base string) http.Handler {
 		var urls []sitemap.URL
 		for i := range 5 {
 			urls = append(urls, sitemap.URL{Loc: fmt.Sprintf("%s/p/%d", base, i), LastMod: time.Date(2025, 1, 1+i, 0, 0, 0, 0, time.UTC)})
 		}
-		// A clock past the floor of the start (two seconds ahead): a fresh
-		// process serves no Last-Modified later than the Date.
 		clk := testkit.NewClock(time.Now())
 		sm, err := sitemap.New(sitemap.Config{BaseURL: base, Now: clk.Now}, sitemap.Section{Name: "p", Source: sitemap.FromSlice(urls, 2)})
 		if err != nil {
@@ -44,6 +45,10 @@ func TestSite(t *testing.T) {
 		t.Cleanup(func() { sm.Close() })
 		return sm.Handler(http.NotFoundHandler())
 	})
+}
+
+func TestSite(t *testing.T) {
+	srv := fiveURLs(t)
 	var out, errOut bytes.Buffer
 	code := run([]string{"check", "-concurrency", "2", srv.URL + "/"}, &out, &errOut, srv.Client().Transport)
 	if code != 0 {
