@@ -1,9 +1,14 @@
-// Package gzsplice makes gzip files that end with the same long run of
-// bytes and start with a short one that changes, without compressing the
-// long run again: the run is compressed once, as a deflate stream of its
-// own (a Tail), and each file is a gzip header, the short start in stored
-// (uncompressed) deflate blocks, the Tail's deflate bytes as they are, and
-// a trailer whose CRC-32 is combined from the start's and the Tail's.
+// Package gzsplice makes gzip files from parts compressed apart, so that
+// a part that did not change is never compressed again.
+//
+// A Tail serves files that end with the same long run of bytes and start
+// with a short one that changes: the run is compressed once, as a deflate
+// stream of its own, and each file is a gzip header, the short start in
+// stored (uncompressed) deflate blocks, the Tail's deflate bytes as they
+// are, and a trailer whose CRC-32 is combined from the start's and the
+// Tail's. Segments (segment.go) serve a file kept as runs of which any
+// one may change: each run is compressed alone, and Join lays them end to
+// end in one member.
 //
 // A deflate stream may be cut after any block that ends on a byte
 // boundary, as stored blocks do, and a stream compressed alone refers to
@@ -41,7 +46,12 @@ func NewTail(data []byte, level int) (*Tail, error) {
 // TailWriter compresses what is written to it into a Tail, with a pooled
 // compressor and buffer, so that a Tail made of several pieces needs no
 // copy of them joined.
-type TailWriter struct {
+type TailWriter struct{ c compressor }
+
+// compressor is a pooled deflate compressor writing into a pooled buffer,
+// with the CRC-32 and length of what it was given: what TailWriter and
+// SegmentWriter share; they differ in how the stream ends.
+type compressor struct {
 	zw    *flate.Writer
 	buf   *bytes.Buffer
 	level int
@@ -58,53 +68,69 @@ var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // maxPooledBuf is the largest buffer kept for reuse.
 const maxPooledBuf = 8 << 20
 
-// NewTailWriter returns a TailWriter at level; Close gives the Tail.
-func NewTailWriter(level int) (*TailWriter, error) {
+func newCompressor(level int) (compressor, error) {
 	if level < flate.HuffmanOnly || level > flate.BestCompression {
-		return nil, fmt.Errorf("gzsplice: level %d", level)
+		return compressor{}, fmt.Errorf("gzsplice: level %d", level)
 	}
 	buf := buffers.Get().(*bytes.Buffer)
 	buf.Reset()
-	w := &TailWriter{buf: buf, level: level}
+	c := compressor{buf: buf, level: level}
 	if zw, ok := writers[level+2].Get().(*flate.Writer); ok {
 		zw.Reset(buf)
-		w.zw = zw
+		c.zw = zw
 	} else {
 		zw, err := flate.NewWriter(buf, level)
 		if err != nil {
-			return nil, err
+			return compressor{}, err
 		}
-		w.zw = zw
+		c.zw = zw
 	}
-	return w, nil
+	return c, nil
+}
+
+// Write compresses p; an error is kept for the end.
+func (c *compressor) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	c.crc = crc32.Update(c.crc, crc32.IEEETable, p)
+	c.n += int64(len(p))
+	_, c.err = c.zw.Write(p)
+	return len(p), c.err
+}
+
+// release puts the compressor and buffer back; c is not used after.
+func (c *compressor) release() {
+	writers[c.level+2].Put(c.zw)
+	if c.buf.Cap() <= maxPooledBuf {
+		buffers.Put(c.buf)
+	}
+	c.zw, c.buf = nil, nil
+}
+
+// NewTailWriter returns a TailWriter at level; Close gives the Tail.
+func NewTailWriter(level int) (*TailWriter, error) {
+	c, err := newCompressor(level)
+	if err != nil {
+		return nil, err
+	}
+	return &TailWriter{c: c}, nil
 }
 
 // Write compresses p; an error is kept for Close.
-func (w *TailWriter) Write(p []byte) (int, error) {
-	if w.err != nil {
-		return 0, w.err
-	}
-	w.crc = crc32.Update(w.crc, crc32.IEEETable, p)
-	w.n += int64(len(p))
-	_, w.err = w.zw.Write(p)
-	return len(p), w.err
-}
+func (w *TailWriter) Write(p []byte) (int, error) { return w.c.Write(p) }
 
 // Close ends the stream and returns the Tail; the writer is not used after.
 func (w *TailWriter) Close() (*Tail, error) {
-	err := w.err
-	if cerr := w.zw.Close(); err == nil {
+	err := w.c.err
+	if cerr := w.c.zw.Close(); err == nil {
 		err = cerr
 	}
 	var t *Tail
 	if err == nil {
-		t = &Tail{deflate: bytes.Clone(w.buf.Bytes()), crc: w.crc, n: w.n}
+		t = &Tail{deflate: bytes.Clone(w.c.buf.Bytes()), crc: w.c.crc, n: w.c.n}
 	}
-	writers[w.level+2].Put(w.zw)
-	if w.buf.Cap() <= maxPooledBuf {
-		buffers.Put(w.buf)
-	}
-	w.zw, w.buf = nil, nil
+	w.c.release()
 	return t, err
 }
 
