@@ -269,3 +269,32 @@ func containsRun(lines, run []string) bool {
 	}
 	return false
 }
+
+// TestDocsReached: every file of docs/ is linked from the README, and
+// every docs/ file the package doc links to exists, so that go doc and
+// pkg.go.dev lead to the whole reference.
+func TestDocsReached(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkgdoc, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range markdownFiles(t)[1:] {
+		if !strings.Contains(string(readme), "]("+filepath.ToSlash(file)) {
+			t.Errorf("the README does not link to %s", file)
+		}
+	}
+	def := regexp.MustCompile(`(?m)^// \[[^\]]+\]: https://github\.com/freshmap/sitemap/blob/main/(\S+)$`)
+	defs := def.FindAllStringSubmatch(string(pkgdoc), -1)
+	if len(defs) == 0 {
+		t.Fatal("doc.go links to no docs/ file")
+	}
+	for _, m := range defs {
+		if _, err := os.Stat(filepath.FromSlash(m[1])); err != nil {
+			t.Errorf("doc.go links to %s, which does not exist", m[1])
+		}
+	}
+}
