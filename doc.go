@@ -49,7 +49,7 @@
 // Every field of [Config] is documented on the field, with its default; the
 // zero value of every field but BaseURL is a working default.
 //
-// # Sources and sections
+// # Sources
 //
 // A [Source] reports its pages cheaply ([Source.Pages], each page's newest
 // lastmod and optionally a [PageInfo.Version] or durable change time) and
