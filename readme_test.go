@@ -261,14 +261,7 @@ func TestReadmeSnippets(t *testing.T) {
 }
 
 // containsRun reports whether run is a contiguous run of lines.
-func containsRun(lines, run []string) bool {
-	for i := 0; i+len(run) <= len(lines); i++ {
-		if slices.Equal(lines[i:i+len(run)], run) {
-			return true
-		}
-	}
-	return false
-}
+func containsRun(lines, run []string) bool { return indexRun(lines, run) >= 0 }
 
 // TestDocsReached: every file of docs/ is linked from the README, and
 // every docs/ file the package doc links to exists, so that go doc and
@@ -297,4 +290,81 @@ func TestDocsReached(t *testing.T) {
 			t.Errorf("doc.go links to %s, which does not exist", m[1])
 		}
 	}
+}
+
+// TestDocsSnippetsFrom: a Go block of the README or docs/ whose paragraph
+// says it is "from [`FILE`]" is in that file, line for line (indentation
+// aside; a line "..." stands for lines left out), so that the copy stays
+// the code that compiles and runs.
+func TestDocsSnippetsFrom(t *testing.T) {
+	from := regexp.MustCompile("from \\[`([^`]+)`\\]\\(")
+	checked := 0
+	for _, file := range markdownFiles(t) {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var para, prev []string // the paragraph under way, and the one before
+		var block []string
+		src, in := "", false
+		for line := range strings.Lines(string(data)) {
+			trimmed := strings.TrimSpace(line)
+			switch {
+			case !in && trimmed == "```go":
+				in, block, src = true, nil, ""
+				if para == nil {
+					para = prev
+				}
+				if m := from.FindStringSubmatch(strings.Join(para, " ")); m != nil {
+					src = m[1]
+				}
+			case in && trimmed == "```":
+				in = false
+				if src == "" {
+					continue
+				}
+				checked++
+				code, err := os.ReadFile(filepath.FromSlash(src))
+				if err != nil {
+					t.Errorf("%s: a block is from %s, which cannot be read: %v", file, src, err)
+					continue
+				}
+				var lines []string
+				for l := range strings.Lines(string(code)) {
+					lines = append(lines, strings.TrimSpace(l))
+				}
+				rest := lines
+				for part := range strings.SplitSeq(strings.Join(block, "\n"), "\n...\n") {
+					i := indexRun(rest, strings.Split(part, "\n"))
+					if i < 0 {
+						t.Errorf("%s: a block said to be from %s is not in it (from %q on)", file, src, strings.SplitN(part, "\n", 2)[0])
+						break
+					}
+					rest = rest[i:]
+				}
+			case in:
+				block = append(block, trimmed)
+			case trimmed == "":
+				if para != nil {
+					prev, para = para, nil
+				}
+			default:
+				para = append(para, trimmed)
+			}
+		}
+	}
+	if checked == 0 {
+		t.Error("no Go block of the README or docs/ says where it is from")
+	}
+	t.Logf("figures: %d blocks checked against the files they are from", checked)
+}
+
+// indexRun returns the index of the first line of run in lines, or -1.
+func indexRun(lines, run []string) int {
+	for i := 0; i+len(run) <= len(lines); i++ {
+		if slices.Equal(lines[i:i+len(run)], run) {
+			return i
+		}
+	}
+	return -1
 }
