@@ -57,8 +57,7 @@ type Audit struct {
 	// them: the file is rebuilt without them (new bytes, so a new ETag and
 	// Last-Modified), and each is requested again whenever its file is
 	// audited a minute or more after, and listed again once it is fine. At
-	// most 10,000 URLs are left out; see the README's Self-audit. Off by
-	// default.
+	// most 10,000 URLs are left out; see docs/audit.md. Off by default.
 	LeaveOut bool
 }
 

@@ -78,7 +78,7 @@ func TestAddressHeaderPort(t *testing.T) {
 	}
 }
 
-// TestRealIPSpoof shows what the README says of a middleware that
+// TestRealIPSpoof shows what docs/crawl-log.md says of a middleware that
 // rewrites RemoteAddr, such as chi's middleware.RealIP, in front of the
 // Sitemap: RemoteAddr is then whatever the client wrote in X-Real-IP,
 // True-Client-IP or X-Forwarded-For, so a client anywhere passes for a
@@ -101,7 +101,7 @@ func TestRealIPSpoof(t *testing.T) {
 		w := httptest.NewRecorder()
 		withRealIP.ServeHTTP(w, r)
 		if w.Code != 200 {
-			t.Errorf("behind RealIP, %s: %d, want 200: the spoof the README warns of passes", hdr, w.Code)
+			t.Errorf("behind RealIP, %s: %d, want 200: the spoof docs/crawl-log.md warns of passes", hdr, w.Code)
 		}
 		r.RemoteAddr = "203.0.113.9:40000"
 		w = httptest.NewRecorder()

@@ -151,8 +151,8 @@ type Config struct {
 	// keeps its clock, and 304s, across restarts. Each new clock is written
 	// to disk before it is served. Without a Store, ClockFile or a Source
 	// that reports PageInfo.Changed, a restart gives every file a
-	// Last-Modified after the process started (see the README's content
-	// clock). One file per Sitemap; "" means none.
+	// Last-Modified after the process started (docs/content-clock.md).
+	// One file per Sitemap; "" means none.
 	ClockFile string
 	// Stylesheet makes the sitemap readable in a browser: every index and
 	// sitemap file starts with an <?xml-stylesheet?> instruction naming

@@ -18,7 +18,7 @@ type PageInfo struct {
 	// It dates a page that has no history in this process, and a newer
 	// LastMod than the bytes served says the page changed. The page's
 	// <lastmod> in the index and its Last-Modified are its content clock,
-	// which also moves when URLs leave the page (see the README).
+	// which also moves when URLs leave the page (docs/content-clock.md).
 	LastMod time.Time
 	// Version is an opaque value that changes whenever the page's content
 	// may have changed (for example its row count with its newest update

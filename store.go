@@ -46,8 +46,7 @@ import (
 // built (a few dozen bytes each). Without it they are stored with Set; a
 // Store that expires or evicts values then loses a clock that a copy of
 // a file not built since took with it, and a replica that starts after
-// that knows no clock of that file but the floor (README, The content
-// clock).
+// that knows no clock of that file but the floor (docs/content-clock.md).
 //
 // A Store's methods are called concurrently.
 type Store interface {

@@ -9,9 +9,10 @@ import (
 	"github.com/freshmap/sitemap/check"
 )
 
-// TestReadmeRules: the README's rule table is check.Rules, row for row.
-func TestReadmeRules(t *testing.T) {
-	data, err := os.ReadFile("../README.md")
+// TestDocsRules: the rule table of docs/checking.md is check.Rules, row
+// for row.
+func TestDocsRules(t *testing.T) {
+	data, err := os.ReadFile("../docs/checking.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,6 +22,6 @@ func TestReadmeRules(t *testing.T) {
 		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", r.Name, r.Severity, strings.ReplaceAll(r.Doc, "|", `\|`))
 	}
 	if !strings.Contains(string(data), b.String()) {
-		t.Errorf("the README's rule table is not check.Rules; it should read:\n%s", b.String())
+		t.Errorf("docs/checking.md's rule table is not check.Rules; it should read:\n%s", b.String())
 	}
 }

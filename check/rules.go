@@ -8,7 +8,7 @@ type Rule struct {
 	Doc      string
 }
 
-// Rules are every rule, in the order of the README's table. Names are
+// Rules are every rule, in the order of the table in docs/checking.md. Names are
 // stable identifiers: CI scripts may match on them.
 var Rules = []Rule{
 	{"xml", Error, "the document is well-formed XML (the declaration, if any, first; no DOCTYPE, nesting ≤ 32, one text node ≤ 32 KiB); the rest of the file is not read after this error"},

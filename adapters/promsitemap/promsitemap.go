@@ -13,6 +13,10 @@
 // that SectionStats documents. Labels come from the configuration only,
 // never from a request. To export several Sitemaps into one registry, tell
 // them apart with prometheus.WrapRegistererWith and a constant label.
+//
+// Every metric, its labels and what it counts are tabled in the sitemap
+// module's docs/metrics.md, which a test keeps to what New describes:
+// https://github.com/freshmap/sitemap/blob/main/docs/metrics.md
 package promsitemap
 
 import (

@@ -11,21 +11,20 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// TestReadmeMetrics: the README's Metrics table names every metric the
-// collector describes, and no other.
-func TestReadmeMetrics(t *testing.T) {
-	data, err := os.ReadFile("../../README.md")
+// TestDocsMetrics: the metrics table of docs/metrics.md names every
+// metric the collector describes, and no other.
+func TestDocsMetrics(t *testing.T) {
+	data, err := os.ReadFile("../../docs/metrics.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, sec, _ := strings.Cut(string(data), "\n## Metrics\n")
-	sec, _, _ = strings.Cut(sec, "\n## ")
-	var inREADME []string
+	sec := string(data)
+	var inDocs []string
 	name := regexp.MustCompile("`(sitemap_[a-z_]+)`")
 	for line := range strings.Lines(sec) {
 		if first, _, ok := strings.Cut(strings.TrimPrefix(line, "| "), " | "); ok && strings.HasPrefix(line, "| `sitemap_") {
 			for _, m := range name.FindAllStringSubmatch(first, -1) {
-				inREADME = append(inREADME, m[1])
+				inDocs = append(inDocs, m[1])
 			}
 		}
 	}
@@ -37,9 +36,9 @@ func TestReadmeMetrics(t *testing.T) {
 	for d := range ch {
 		described = append(described, fq.FindStringSubmatch(d.String())[1])
 	}
-	slices.Sort(inREADME)
+	slices.Sort(inDocs)
 	slices.Sort(described)
-	if !slices.Equal(inREADME, described) {
-		t.Errorf("README Metrics table names\n%v\nthe collector describes\n%v", inREADME, described)
+	if !slices.Equal(inDocs, described) {
+		t.Errorf("docs/metrics.md's table names\n%v\nthe collector describes\n%v", inDocs, described)
 	}
 }

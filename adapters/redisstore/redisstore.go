@@ -247,8 +247,8 @@ func (s *Store) SetDurable(ctx context.Context, key string, value []byte) error 
 }
 
 // Time returns Redis's own time (TIME): the replicas of a fleet give their
-// clocks in it when theirs is off it (see sitemap's README, The content
-// clock).
+// clocks in it when theirs is off it (see the sitemap module's
+// docs/content-clock.md).
 func (s *Store) Time(ctx context.Context) (time.Time, error) {
 	ctx, end := s.bound(ctx)
 	t, err := s.client.Time(ctx).Result()

@@ -42,8 +42,8 @@ const installVersion = "sqlsource-changes-2"
 // earlier version, whose recounting triggers are dropped; its pages keep
 // their change times. Config.Table must be a plain table name and
 // Config.Key a plain integer column (see Check). It needs the privileges
-// to create tables and triggers on the table; see the README for each
-// database's grants.
+// to create tables and triggers on the table; docs/sqlsource.md (in the
+// sitemap module) gives each database's grants.
 //
 // On SQLite and PostgreSQL it runs in one transaction. On MariaDB and
 // MySQL, whose DDL commits as it goes, the tables and triggers come first

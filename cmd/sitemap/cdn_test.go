@@ -15,7 +15,7 @@ import (
 	"github.com/freshmap/sitemap/export"
 )
 
-// TestExportToCDN is the README's export-to-a-CDN recipe: the site's
+// TestExportToCDN is docs/export.md's export-to-a-CDN recipe: the site's
 // sitemaps exported with a public base on another host, that host serving
 // the files, and the site's robots.txt naming the CDN's index. The checker
 // accepts the site's URLs in the CDN's files (cross-submission, checked by

@@ -102,10 +102,10 @@ func schemaDir() (string, error) {
 }
 
 // howToPoint says how to run the validation from a clone, which has no
-// ../shared/xsd (README.md, "Tests").
+// ../shared/xsd (docs/development.md).
 const howToPoint = "set SITEMAP_XSD_DIR to a folder holding the official schemas " +
 	"(sitemap.xsd, siteindex.xsd, sitemap-image.xsd, sitemap-video.xsd, sitemap-news.xsd, xhtml1-strict.xsd, xml.xsd: " +
-	"where to get each is in README.md, Tests)"
+	"where to get each is in docs/development.md)"
 
 // official are the schemas a schema folder must hold: the sitemaps.org
 // sitemap and index schemas, Google's image, video and news schemas, and

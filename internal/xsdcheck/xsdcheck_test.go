@@ -92,7 +92,7 @@ func TestSchemaDirFromModule(t *testing.T) {
 func TestMain(m *testing.M) { testenv.Main(m) }
 
 // TestSchemaDirOfficialOnly: a folder of the official schemas alone, as a
-// clone's owner gathers them (README.md, Tests), validates: the wrapper
+// clone's owner gathers them (docs/development.md), validates: the wrapper
 // schema and the catalog are this package's.
 func TestSchemaDirOfficialOnly(t *testing.T) {
 	t.Setenv("SITEMAP_XSD_DIR", "")
