@@ -8,12 +8,6 @@ import (
 	"github.com/freshmap/sitemap/internal/langtag"
 )
 
-// ErrSelfLinkAdded is reported (to Config.OnNotice, and logged at info) for
-// a URL that WAS written, with one more hreflang alternate than its Source
-// gave: none of its Alternates linked to the page itself, as the protocol
-// asks, so the link {URL.Hreflang, URL.Loc} was added.
-var ErrSelfLinkAdded = errors.New("sitemap: hreflang self link added")
-
 // Rules of the hreflang alternates, wrapped in an *InvalidURLError.
 var (
 	errNoSelfLink    = errors.New("no alternate links to the page itself: list it, or set URL.Hreflang to have it added")

@@ -11,12 +11,6 @@ import (
 	"time"
 )
 
-// Protocol limits of one sitemap or index file.
-const (
-	MaxURLs  = 50_000     // <url> entries in one sitemap, <sitemap> entries in one index
-	MaxBytes = 52_428_800 // uncompressed bytes of one file
-)
-
 const (
 	nsSitemap = `http://www.sitemaps.org/schemas/sitemap/0.9`
 	nsImage   = `http://www.google.com/schemas/sitemap-image/1.1`
@@ -343,7 +337,7 @@ var errLeftOut = errors.New("left out by the self-audit")
 // <?xml-stylesheet?> line, or ""), which counts toward maxBytes.
 func (e *encoder) reset(w io.Writer, kind docKind, ext Extensions, base string, maxURLs int, maxBytes int64, stylesheet string) {
 	clear(e.notes) // keep no error of an earlier document alive
-	*e = encoder{w: w, kind: kind, ext: ext.normalize(), base: base, origin: originOf(base), maxURLs: maxURLs, maxBytes: maxBytes,
+	*e = encoder{w: w, kind: kind, ext: ext.Declared(), base: base, origin: originOf(base), maxURLs: maxURLs, maxBytes: maxBytes,
 		newSec: unixYear1, buf: e.buf[:0], notes: e.notes[:0]}
 	if e.maxURLs <= 0 || e.maxURLs > MaxURLs {
 		e.maxURLs = MaxURLs

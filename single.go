@@ -65,7 +65,7 @@ func (b indexBuilder) buildSingle(ctx context.Context, pages [][]PageInfo, now t
 	var union Extensions
 	for i, sec := range st.sections {
 		if len(pages[i]) > 0 {
-			union |= sec.spec.ext.normalize() // normalized in New, or ExtNone (settings.go), which adds nothing
+			union |= sec.spec.ext.Declared() // normalized in New, or ExtNone (settings.go), which adds nothing
 		}
 	}
 	if union == 0 {
