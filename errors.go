@@ -23,24 +23,6 @@ func quote(s string) string {
 	return `"` + s + `"`
 }
 
-// Rules a field may break, wrapped in an *InvalidURLError.
-var (
-	errYear        = errors.New("year outside 0001-9999")
-	errChangeFreq  = errors.New("not one of always, hourly, daily, weekly, monthly, yearly, never")
-	errPriority    = errors.New("outside 0.0-1.0")
-	errRequired    = errors.New("required")
-	errTooMany     = errors.New("too many")
-	errLength      = errors.New("too long")
-	errRange       = errors.New("out of range")
-	errValue       = errors.New("not an allowed value")
-	errUndeclared  = errors.New("extension not declared by the section")
-	errNeedsPlayer = errors.New("needs content_loc or player_loc")
-)
-
-func invalid(u *URL, field string, err error) error {
-	return &InvalidURLError{Loc: u.Loc, Field: field, Err: err}
-}
-
 // The errors of a load (documents.go), which crawlers never see: each
 // becomes a status, and is logged.
 var (
