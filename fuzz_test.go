@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/freshmap/sitemap/internal/langtag"
+	"github.com/freshmap/sitemap/internal/readback"
 	"github.com/freshmap/sitemap/internal/testkit"
 	"github.com/freshmap/sitemap/internal/xmlenc"
 	"github.com/freshmap/sitemap/internal/xsdcheck"
@@ -364,7 +365,7 @@ func checkTextForm(t *testing.T, doc []byte, urls int) {
 		t.Fatal(err)
 	}
 	var text bytes.Buffer
-	if err := xmlToText(&text, gz); err != nil {
+	if err := readback.Text(&text, gz); err != nil {
 		t.Fatalf("text form: %v", err)
 	}
 	lines := strings.Split(strings.TrimSuffix(text.String(), "\n"), "\n")
