@@ -63,14 +63,14 @@ func (e *Encoder) appendURL(b []byte, u *urlset.URL) ([]byte, error) {
 		default:
 			e.drop(Invalid(u, "changefreq", ErrChangeFreq), "changefreq")
 		}
-	} else if e.ChangeFreq != "" { // the section's default, checked by New
+	} else if e.ChangeFreq != "" { // the section's default, checked by sitemap.New
 		b = append(b, "<changefreq>"...)
 		b = append(b, e.ChangeFreq...)
 		b = append(b, "</changefreq>"...)
 	}
 	if p := u.Priority; p != nil || e.Priority != nil {
 		if p == nil {
-			p = e.Priority // the section's default, checked by New
+			p = e.Priority // the section's default, checked by sitemap.New
 		}
 		if *p >= 0 && *p <= 1 { // false for NaN
 			b = append(b, "<priority>"...)
@@ -99,7 +99,7 @@ func (e *Encoder) appendURL(b []byte, u *urlset.URL) ([]byte, error) {
 
 // drop records err, an *InvalidURLError, for an element left out of the
 // URL being written: its Dropped is set to element, and it is reported as
-// a notice if the URL is written (encodePage).
+// a note of the URL if it is written (Notes).
 func (e *Encoder) drop(err error, element string) {
 	if bad := (*urlset.InvalidURLError)(nil); errors.As(err, &bad) {
 		bad.Dropped = element

@@ -10,6 +10,8 @@ import (
 	"github.com/freshmap/sitemap/urlset"
 )
 
+// The namespaces of the protocol and of its extensions, and the fixed
+// bytes of a document: an Encoder writes them, tests compare with them.
 const (
 	NSSitemap = `http://www.sitemaps.org/schemas/sitemap/0.9`
 	NSImage   = `http://www.google.com/schemas/sitemap-image/1.1`
@@ -23,7 +25,9 @@ const (
 	IndexStart = XMLHeader + IndexRoot
 	IndexEnd   = "</sitemapindex>\n"
 
-	FlushAt = 32 << 10 // bytes buffered before a write to the underlying writer
+	// FlushAt is how many bytes an Encoder buffers before a write to the
+	// underlying writer.
+	FlushAt = 32 << 10
 )
 
 var encoderPool = sync.Pool{New: func() any { return &Encoder{buf: make([]byte, 0, 2*FlushAt)} }}

@@ -20,6 +20,8 @@ var (
 	ErrNeedsPlayer = errors.New("needs content_loc or player_loc")
 )
 
+// Invalid returns the *urlset.InvalidURLError of u's field that breaks
+// the rule err.
 func Invalid(u *urlset.URL, field string, err error) error {
 	return &urlset.InvalidURLError{Loc: u.Loc, Field: field, Err: err}
 }
