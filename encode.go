@@ -82,9 +82,10 @@ const maxLastModSkew = 5 * time.Minute
 // ctxCheckEvery is how many URLs pass between checks of ctx.
 const ctxCheckEvery = 256
 
-// encodePage streams page n of src through an xmlenc.Encoder into w. Any error of
-// the source or of w, a cancelled ctx, and a URL past the page size fail
-// the whole page: the caller must then discard what w received.
+// encodePage streams page n of src through an encoder (internal/xmlenc)
+// into w. Any error of the source or of w, a cancelled ctx, and a URL past
+// the page size fail the whole page: the caller must then discard what w
+// received.
 //
 // The page size bounds what the Source yields, valid URLs or not: the
 // first URL past it ends the page there, with one error, unread beyond
