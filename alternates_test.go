@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/freshmap/sitemap/internal/testkit"
+	"github.com/freshmap/sitemap/internal/xmlenc"
 	"github.com/freshmap/sitemap/internal/xsdcheck"
 )
 
@@ -62,34 +63,34 @@ func TestAlternateRules(t *testing.T) {
 			want: link("en-GB", testBase+"p?a=1&amp;b=2") + "</url>", notice: ErrSelfLinkAdded},
 		{name: "Hreflang unused", u: with(a("en", "de"), func(u *URL) { u.Hreflang = "en" }), want: link("de", "https://example.com/de/page") + "</url>"},
 		{name: "no self link", u: with(a("de", "fr"), func(u *URL) { u.Alternates[0].Href = "https://example.com/de/page" }),
-			field: "xhtml:link", err: errNoSelfLink, dropped: "xhtml:link", want: "<url><loc>" + testBase + "page</loc></url>"},
+			field: "xhtml:link", err: xmlenc.ErrNoSelfLink, dropped: "xhtml:link", want: "<url><loc>" + testBase + "page</loc></url>"},
 		{name: "self link only in the path's case", u: with(a("de"), func(u *URL) { u.Alternates[0].Href = "https://example.com/Page" }),
-			field: "xhtml:link", err: errNoSelfLink, dropped: "xhtml:link"},
+			field: "xhtml:link", err: xmlenc.ErrNoSelfLink, dropped: "xhtml:link"},
 		{name: "added self link's language taken", u: with(a("de", "en"), func(u *URL) { u.Alternates[0].Href = "https://example.com/de/page"; u.Hreflang = "EN" }),
-			field: "xhtml:link.hreflang", err: errLanguageTwice, dropped: "xhtml:link", want: "<url><loc>" + testBase + "page</loc></url>"},
+			field: "xhtml:link.hreflang", err: xmlenc.ErrLanguageTwice, dropped: "xhtml:link", want: "<url><loc>" + testBase + "page</loc></url>"},
 		{name: "added self link's language malformed", u: with(a("de"), func(u *URL) { u.Alternates[0].Href = "https://example.com/de/page"; u.Hreflang = "en_US" }),
-			field: "xhtml:link.hreflang", err: errLanguageTag, dropped: "xhtml:link"},
+			field: "xhtml:link.hreflang", err: xmlenc.ErrLanguageTag, dropped: "xhtml:link"},
 
 		// no language twice, x-default at most once
-		{name: "language twice", u: a("en", "de", "en"), field: "xhtml:link.hreflang", err: errLanguageTwice, dropped: "xhtml:link",
+		{name: "language twice", u: a("en", "de", "en"), field: "xhtml:link.hreflang", err: xmlenc.ErrLanguageTwice, dropped: "xhtml:link",
 			want: link("en", testBase+"page") + link("de", "https://example.com/de/page") + "</url>"},
-		{name: "language twice in other case", u: a("de-AT", "en", "de-at"), field: "xhtml:link.hreflang", err: errLanguageTwice, dropped: "xhtml:link"},
-		{name: "x-default twice", u: a("x-default", "en", "X-Default"), field: "xhtml:link.hreflang", err: errXDefaultTwice, dropped: "xhtml:link",
+		{name: "language twice in other case", u: a("de-AT", "en", "de-at"), field: "xhtml:link.hreflang", err: xmlenc.ErrLanguageTwice, dropped: "xhtml:link"},
+		{name: "x-default twice", u: a("x-default", "en", "X-Default"), field: "xhtml:link.hreflang", err: xmlenc.ErrXDefaultTwice, dropped: "xhtml:link",
 			want: link("x-default", testBase+"page") + link("en", "https://example.com/en/page") + "</url>"},
 		// a link dropped leaves the others, and the self link is looked
 		// for among those kept
 		{name: "bad href among good ones", u: with(a("en", "de", "fr"), func(u *URL) { u.Alternates[1].Href = "/de/page" }),
-			field: "xhtml:link.href", err: errNotAbsolute, dropped: "xhtml:link",
+			field: "xhtml:link.href", err: xmlenc.ErrNotAbsolute, dropped: "xhtml:link",
 			want: link("en", testBase+"page") + link("fr", "https://example.com/fr/page") + "</url>"},
 		{name: "the self link malformed, added again", u: with(a("en_GB", "de"), func(u *URL) { u.Hreflang = "en-GB" }),
-			field: "xhtml:link.hreflang", err: errLanguageTag, dropped: "xhtml:link",
+			field: "xhtml:link.hreflang", err: xmlenc.ErrLanguageTag, dropped: "xhtml:link",
 			want: link("de", "https://example.com/de/page") + link("en-GB", testBase+"page") + "</url>"},
 		{name: "a language kept after its malformed twin", u: with(a("en", "de"), func(u *URL) {
 			u.Alternates = append([]Alternate{{Hreflang: "de", Href: "/de/page"}}, u.Alternates...)
-		}), field: "xhtml:link.href", err: errNotAbsolute, dropped: "xhtml:link",
+		}), field: "xhtml:link.href", err: xmlenc.ErrNotAbsolute, dropped: "xhtml:link",
 			want: "</loc>" + link("en", testBase+"page") + link("de", "https://example.com/de/page") + "</url>"},
 		{name: "the only link dropped, no self link added", u: with(a("en_GB"), func(u *URL) { u.Hreflang = "en" }),
-			field: "xhtml:link.hreflang", err: errLanguageTag, dropped: "xhtml:link", want: "<url><loc>" + testBase + "page</loc></url>"},
+			field: "xhtml:link.hreflang", err: xmlenc.ErrLanguageTag, dropped: "xhtml:link", want: "<url><loc>" + testBase + "page</loc></url>"},
 		{name: "a language and its region", u: a("de", "de-DE", "de-AT", "x-default"), want: link("de-AT", "https://example.com/de-AT/page")},
 
 		// well-formed BCP 47 tags (RFC 5646), any case
@@ -162,7 +163,7 @@ func TestHreflangsRemembered(t *testing.T) {
 	r := encodeURLs(t, urls...)
 	var bad *InvalidURLError
 	if len(r.rejected) != 0 || len(r.notices) != 1 || r.notices[0].loc != testBase+"bad" || !errors.Is(r.notices[0].err, ErrElementDropped) ||
-		!errors.Is(r.notices[0].err, errLanguageTag) || !errors.As(r.notices[0].err, &bad) || bad.Field != "xhtml:link.hreflang" {
+		!errors.Is(r.notices[0].err, xmlenc.ErrLanguageTag) || !errors.As(r.notices[0].err, &bad) || bad.Field != "xhtml:link.hreflang" {
 		t.Errorf("rejected %v, notices %v; want the link in e_n of %sbad dropped", r.rejected, r.notices, testBase)
 	}
 	if strings.Contains(string(r.doc), `hreflang="e_n"`) || !strings.Contains(string(r.doc), testBase+"bad</loc>") {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freshmap/sitemap/internal/xmlenc"
 	"github.com/freshmap/sitemap/internal/xsdcheck"
 )
 
@@ -33,9 +34,9 @@ func TestStandardFields(t *testing.T) {
 		// as the build time (encodePage, maxLastModSkew).
 		{name: "lastmod year 9999", u: u(func(u *URL) { u.LastMod = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC) }), want: "<lastmod>" + testNow.Format("2006-01-02T15:04:05Z") + "</lastmod>"},
 		{name: "lastmod year 10000 local is 9999 UTC", u: u(func(u *URL) { u.LastMod = time.Date(10000, 1, 1, 1, 0, 0, 0, plus2) }), want: "<lastmod>" + testNow.Format("2006-01-02T15:04:05Z") + "</lastmod>"},
-		{name: "lastmod year 0", u: u(func(u *URL) { u.LastMod = day(0, 12, 31) }), field: "lastmod", err: errYear, dropped: "lastmod", want: "<url><loc>" + loc + "</loc></url>"},
-		{name: "lastmod year 10000", u: u(func(u *URL) { u.LastMod = day(10000, 1, 1) }), field: "lastmod", err: errYear, dropped: "lastmod", want: "<url><loc>" + loc + "</loc></url>"},
-		{name: "lastmod year -5", u: u(func(u *URL) { u.LastMod = day(-5, 1, 1) }), field: "lastmod", err: errYear, dropped: "lastmod", want: "<url><loc>" + loc + "</loc></url>"},
+		{name: "lastmod year 0", u: u(func(u *URL) { u.LastMod = day(0, 12, 31) }), field: "lastmod", err: xmlenc.ErrYear, dropped: "lastmod", want: "<url><loc>" + loc + "</loc></url>"},
+		{name: "lastmod year 10000", u: u(func(u *URL) { u.LastMod = day(10000, 1, 1) }), field: "lastmod", err: xmlenc.ErrYear, dropped: "lastmod", want: "<url><loc>" + loc + "</loc></url>"},
+		{name: "lastmod year -5", u: u(func(u *URL) { u.LastMod = day(-5, 1, 1) }), field: "lastmod", err: xmlenc.ErrYear, dropped: "lastmod", want: "<url><loc>" + loc + "</loc></url>"},
 		{name: "no lastmod", u: u(func(u *URL) {}), want: "<url><loc>" + loc + "</loc></url>"},
 
 		// changefreq
@@ -46,8 +47,8 @@ func TestStandardFields(t *testing.T) {
 		{name: "changefreq monthly", u: u(func(u *URL) { u.ChangeFreq = Monthly }), want: "<changefreq>monthly</changefreq>"},
 		{name: "changefreq yearly", u: u(func(u *URL) { u.ChangeFreq = Yearly }), want: "<changefreq>yearly</changefreq>"},
 		{name: "changefreq never", u: u(func(u *URL) { u.ChangeFreq = Never }), want: "<changefreq>never</changefreq>"},
-		{name: "changefreq sometimes", u: u(func(u *URL) { u.ChangeFreq = "sometimes" }), field: "changefreq", err: errChangeFreq, dropped: "changefreq", want: "<url><loc>" + loc + "</loc></url>"},
-		{name: "changefreq capitalised", u: u(func(u *URL) { u.ChangeFreq = "Daily" }), field: "changefreq", err: errChangeFreq, dropped: "changefreq", want: "<url><loc>" + loc + "</loc></url>"},
+		{name: "changefreq sometimes", u: u(func(u *URL) { u.ChangeFreq = "sometimes" }), field: "changefreq", err: xmlenc.ErrChangeFreq, dropped: "changefreq", want: "<url><loc>" + loc + "</loc></url>"},
+		{name: "changefreq capitalised", u: u(func(u *URL) { u.ChangeFreq = "Daily" }), field: "changefreq", err: xmlenc.ErrChangeFreq, dropped: "changefreq", want: "<url><loc>" + loc + "</loc></url>"},
 
 		// priority: 0.0 to 1.0, an explicit 0.0 is written
 		{name: "priority 0.0", u: u(func(u *URL) { u.Priority = new(0.0) }), want: "<priority>0.0</priority>"},
@@ -55,10 +56,10 @@ func TestStandardFields(t *testing.T) {
 		{name: "priority 0.8", u: u(func(u *URL) { u.Priority = new(0.8) }), want: "<priority>0.8</priority>"},
 		{name: "priority 0.25", u: u(func(u *URL) { u.Priority = new(0.25) }), want: "<priority>0.25</priority>"},
 		{name: "priority 1", u: u(func(u *URL) { u.Priority = new(1.0) }), want: "<priority>1.0</priority>"},
-		{name: "priority -0.1", u: u(func(u *URL) { u.Priority = new(-0.1) }), field: "priority", err: errPriority, dropped: "priority", want: "<url><loc>" + loc + "</loc></url>"},
-		{name: "priority 1.1", u: u(func(u *URL) { u.Priority = new(1.1) }), field: "priority", err: errPriority, dropped: "priority", want: "<url><loc>" + loc + "</loc></url>"},
-		{name: "priority NaN", u: u(func(u *URL) { u.Priority = new(math.NaN()) }), field: "priority", err: errPriority, dropped: "priority", want: "<url><loc>" + loc + "</loc></url>"},
-		{name: "priority +Inf", u: u(func(u *URL) { u.Priority = new(math.Inf(1)) }), field: "priority", err: errPriority, dropped: "priority", want: "<url><loc>" + loc + "</loc></url>"},
+		{name: "priority -0.1", u: u(func(u *URL) { u.Priority = new(-0.1) }), field: "priority", err: xmlenc.ErrPriority, dropped: "priority", want: "<url><loc>" + loc + "</loc></url>"},
+		{name: "priority 1.1", u: u(func(u *URL) { u.Priority = new(1.1) }), field: "priority", err: xmlenc.ErrPriority, dropped: "priority", want: "<url><loc>" + loc + "</loc></url>"},
+		{name: "priority NaN", u: u(func(u *URL) { u.Priority = new(math.NaN()) }), field: "priority", err: xmlenc.ErrPriority, dropped: "priority", want: "<url><loc>" + loc + "</loc></url>"},
+		{name: "priority +Inf", u: u(func(u *URL) { u.Priority = new(math.Inf(1)) }), field: "priority", err: xmlenc.ErrPriority, dropped: "priority", want: "<url><loc>" + loc + "</loc></url>"},
 		{name: "all standard fields in schema order", u: u(func(u *URL) {
 			u.LastMod, u.ChangeFreq, u.Priority = day(2024, 5, 6), Weekly, new(0.5)
 		}), want: "<url><loc>" + loc + "</loc><lastmod>2024-05-06T00:00:00Z</lastmod><changefreq>weekly</changefreq><priority>0.5</priority></url>"},
@@ -87,13 +88,13 @@ func TestImageRules(t *testing.T) {
 		}), want: "<image:caption>A &lt;b&gt;dog&lt;/b&gt; &amp; a cat</image:caption><image:geo_location>Limerick, Ireland</image:geo_location>" +
 			"<image:title>&quot;Dogs&quot;</image:title><image:license>https://example.com/license?id=1&amp;v=2</image:license></image:image>"},
 		{name: "1000 images", u: imageURL(1000, nil), want: "<image:image>"},
-		{name: "1001 images", u: imageURL(1001, nil), field: "image", err: errTooMany, dropped: "image:image"},
-		{name: "no image loc", u: img(func(i *Image) { i.Loc = "" }), field: "image.loc", err: errNotAbsolute, dropped: "image:image"},
-		{name: "relative image loc", u: img(func(i *Image) { i.Loc = "/img/a.jpg" }), field: "image.loc", err: errNotAbsolute, dropped: "image:image"},
-		{name: "data image loc", u: img(func(i *Image) { i.Loc = "data:image/png;base64,AAAA" }), field: "image.loc", err: errNotAbsolute, dropped: "image:image"},
-		{name: "image loc with a control character", u: img(func(i *Image) { i.Loc = "https://cdn.example.net/a\x00.jpg" }), field: "image.loc", err: errControl, dropped: "image:image"},
-		{name: "image loc with user info", u: img(func(i *Image) { i.Loc = "https://me@cdn.example.net/a.jpg" }), field: "image.loc", err: errBadHost, dropped: "image:image"},
-		{name: "image license not a URL", u: img(func(i *Image) { i.License = "CC-BY" }), field: "image.license", err: errNotAbsolute, dropped: "image:image"},
+		{name: "1001 images", u: imageURL(1001, nil), field: "image", err: xmlenc.ErrTooMany, dropped: "image:image"},
+		{name: "no image loc", u: img(func(i *Image) { i.Loc = "" }), field: "image.loc", err: xmlenc.ErrNotAbsolute, dropped: "image:image"},
+		{name: "relative image loc", u: img(func(i *Image) { i.Loc = "/img/a.jpg" }), field: "image.loc", err: xmlenc.ErrNotAbsolute, dropped: "image:image"},
+		{name: "data image loc", u: img(func(i *Image) { i.Loc = "data:image/png;base64,AAAA" }), field: "image.loc", err: xmlenc.ErrNotAbsolute, dropped: "image:image"},
+		{name: "image loc with a control character", u: img(func(i *Image) { i.Loc = "https://cdn.example.net/a\x00.jpg" }), field: "image.loc", err: xmlenc.ErrControl, dropped: "image:image"},
+		{name: "image loc with user info", u: img(func(i *Image) { i.Loc = "https://me@cdn.example.net/a.jpg" }), field: "image.loc", err: xmlenc.ErrBadHost, dropped: "image:image"},
+		{name: "image license not a URL", u: img(func(i *Image) { i.License = "CC-BY" }), field: "image.license", err: xmlenc.ErrNotAbsolute, dropped: "image:image"},
 		{name: "image loc percent-encoded", u: img(func(i *Image) { i.Loc = "https://cdn.example.net/bild über.jpg" }), want: "<image:loc>https://cdn.example.net/bild%20%C3%BCber.jpg</image:loc>"},
 	})
 }
@@ -122,7 +123,7 @@ func TestUndeclaredExtension(t *testing.T) {
 			if r.err != nil || len(r.rejected) > 0 || r.st.urls != 2 {
 				t.Fatalf("err %v, rejected %v, %d URLs written", r.err, r.rejected, r.st.urls)
 			}
-			checkDropped(t, r, tc.u, tc.field, errUndeclared, tc.element)
+			checkDropped(t, r, tc.u, tc.field, xmlenc.ErrUndeclared, tc.element)
 			if want := "<url><loc>" + tc.u.Loc + "</loc></url>"; !strings.Contains(string(r.doc), want) {
 				t.Errorf("document lacks %s:\n%s", want, r.doc)
 			}
@@ -133,10 +134,10 @@ func TestUndeclaredExtension(t *testing.T) {
 
 func TestNamespaces(t *testing.T) {
 	const (
-		img   = ` xmlns:image="` + nsImage + `"`
-		video = ` xmlns:video="` + nsVideo + `"`
-		news  = ` xmlns:news="` + nsNews + `"`
-		xhtml = ` xmlns:xhtml="` + nsXHTML + `"`
+		img   = ` xmlns:image="` + xmlenc.NSImage + `"`
+		video = ` xmlns:video="` + xmlenc.NSVideo + `"`
+		news  = ` xmlns:news="` + xmlenc.NSNews + `"`
+		xhtml = ` xmlns:xhtml="` + xmlenc.NSXHTML + `"`
 	)
 	for _, tc := range []struct {
 		ext  Extensions
@@ -150,7 +151,7 @@ func TestNamespaces(t *testing.T) {
 		{ExtImage | ExtVideo | ExtNews | ExtAlternates, img + video + news + xhtml},
 	} {
 		r := encodeSpec(t, listSource(URL{Loc: anchorLoc}), pageSpec{base: testBase, ext: tc.ext})
-		want := xmlHeader + `<urlset xmlns="` + nsSitemap + `"` + tc.want + ">\n<url>"
+		want := xmlenc.XMLHeader + `<urlset xmlns="` + xmlenc.NSSitemap + `"` + tc.want + ">\n<url>"
 		if !strings.HasPrefix(string(r.doc), want) {
 			t.Errorf("Extensions %#x: document starts\n%.300s\nwant\n%s", tc.ext, r.doc, want)
 		}
@@ -179,22 +180,22 @@ func TestOneBadElement(t *testing.T) {
 		want, unwanted []string // fragments the page holds, and does not
 	}{
 		{name: "image", u: URL{Loc: page, Images: []Image{{Loc: "https://cdn.example.net/1.jpg"}, {Loc: long}, {Loc: "https://cdn.example.net/3.jpg"}}},
-			field: "image.loc", element: "image:image", err: errTooLong,
+			field: "image.loc", element: "image:image", err: xmlenc.ErrTooLong,
 			want:     []string{"<image:image><image:loc>https://cdn.example.net/1.jpg</image:loc></image:image><image:image><image:loc>https://cdn.example.net/3.jpg</image:loc></image:image></url>"},
 			unwanted: []string{"xxxx"}},
 		{name: "video", u: URL{Loc: page, Videos: []Video{good, badVideo}},
-			field: "video.title", element: "video:video", err: errLength,
+			field: "video.title", element: "video:video", err: xmlenc.ErrLength,
 			want:     []string{"<video:title>" + good.Title + "</video:title>"},
 			unwanted: []string{"ttttt"}},
 		{name: "alternate", u: URL{Loc: page, Alternates: []Alternate{{Hreflang: "en", Href: page}, {Hreflang: "de", Href: long}, {Hreflang: "fr", Href: testBase + "fr/product"}}},
-			field: "xhtml:link.href", element: "xhtml:link", err: errTooLong,
+			field: "xhtml:link.href", element: "xhtml:link", err: xmlenc.ErrTooLong,
 			want:     []string{"</loc>" + link("en", page) + link("fr", testBase+"fr/product") + "</url>"},
 			unwanted: []string{`hreflang="de"`}},
 		{name: "news undeclared", u: URL{Loc: page, Images: []Image{{Loc: "https://cdn.example.net/1.jpg"}}, News: newsURL(nil).News},
-			field: "news", element: "news:news", err: errUndeclared,
+			field: "news", element: "news:news", err: xmlenc.ErrUndeclared,
 			want: []string{"<image:loc>https://cdn.example.net/1.jpg</image:loc></image:image></url>"}, unwanted: []string{"news:"}},
 		{name: "news too old in a news section", ext: ExtNews, u: URL{Loc: page, News: newsURL(func(n *News) { n.PublicationDate = testNow.Add(-72 * time.Hour) }).News},
-			field: "news.publication_date", err: errNewsTooOld, unwanted: []string{"<loc>" + page + "</loc>"}},
+			field: "news.publication_date", err: xmlenc.ErrNewsTooOld, unwanted: []string{"<loc>" + page + "</loc>"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var mu sync.Mutex
@@ -246,6 +247,91 @@ func TestOneBadElement(t *testing.T) {
 			if st.RejectedURLs != 0 || st.DroppedElements != 1 || st.CorrectedURLs != 1 || sec.DroppedElements[tc.field] != 1 || sec.RejectedURLs != nil {
 				t.Errorf("stats %+v, section %+v", st, sec)
 			}
+		})
+	}
+}
+
+func TestLocRules(t *testing.T) {
+	loc := func(s string) URL { return URL{Loc: s} }
+	// The loc is under 2,048 characters once percent-encoded; XML
+	// entities do not count.
+	fill := func(n int, tail string) string { // a loc of n characters ending in tail
+		return testBase + strings.Repeat("a", n-len(testBase)-len(tail)) + tail
+	}
+	runRules(t, []ruleCase{
+		{name: "plain", u: loc(testBase + "a"), want: "<loc>https://example.com/a</loc>"},
+		{name: "the base itself", u: loc(testBase), want: "<loc>https://example.com/</loc>"},
+		{name: "no path", u: loc("https://example.com"), want: "<loc>https://example.com/</loc>"},
+		{name: "upper-case host", u: loc("HTTPS://EXAMPLE.COM/A"), want: "<loc>https://example.com/A</loc>"},
+		{name: "iri", u: loc("https://example.com/ümlat.php&q=name"), want: "<loc>https://example.com/%C3%BCmlat.php&amp;q=name</loc>"},
+		{name: "dots inside a segment", u: loc(testBase + "a..b/.well-known/x."), want: "<loc>https://example.com/a..b/.well-known/x.</loc>"},
+		{name: "dots in the query", u: loc(testBase + "a?p=/../x"), want: "<loc>https://example.com/a?p=/../x</loc>"},
+		{name: "dots in the query and a fragment", u: loc(testBase + "a?p=/../x#/./y#z"), want: "<loc>https://example.com/a?p=/../x#/./y%23z</loc>"},
+		{name: "dots in the fragment", u: loc(testBase + "a#/../x?y"), want: "<loc>https://example.com/a#/../x?y</loc>"},
+		{name: "2047 characters", u: loc(fill(2047, "")), want: fill(2047, "") + "</loc>"},
+		{name: "2047 characters with &", u: loc(fill(2047, "&")), want: strings.TrimSuffix(fill(2047, "&"), "&") + "&amp;</loc>"},
+		{name: "2047 characters percent-encoded", u: loc(fill(2043, "ü")), want: strings.TrimSuffix(fill(2043, "ü"), "ü") + "%C3%BC</loc>"},
+		{name: "2048 characters", u: loc(fill(2048, "")), field: "loc", err: xmlenc.ErrTooLong},
+		{name: "2048 characters percent-encoded", u: loc(fill(2044, "ü")), field: "loc", err: xmlenc.ErrTooLong},
+		{name: "2048 characters from a space", u: loc(fill(2046, " ")), field: "loc", err: xmlenc.ErrTooLong},
+		{name: "a megabyte", u: loc(fill(1<<20, "")), field: "loc", err: xmlenc.ErrTooLong},
+
+		{name: "relative", u: loc("/products/item-1234"), field: "loc", err: xmlenc.ErrNotAbsolute},
+		{name: "empty", u: loc(""), field: "loc", err: xmlenc.ErrNotAbsolute},
+		{name: "ftp", u: loc("ftp://example.com/a"), field: "loc", err: xmlenc.ErrNotAbsolute},
+		{name: "bad host", u: loc("https://exa mple.com/a"), field: "loc", err: xmlenc.ErrBadHost},
+		{name: "bad IDN host", u: loc("https://bü_cher.example/a"), field: "loc", err: xmlenc.ErrBadHost},
+		{name: "user info", u: loc("https://admin@example.com/a"), field: "loc", err: xmlenc.ErrBadHost},
+		{name: "nul", u: loc(testBase + "a\x00"), field: "loc", err: xmlenc.ErrControl},
+		{name: "newline", u: loc(testBase + "a\nb"), field: "loc", err: xmlenc.ErrControl},
+		{name: "invalid UTF-8", u: loc(testBase + "\xc3\x28"), field: "loc", err: xmlenc.ErrControl},
+
+		// outside the base: other scheme, host, port, or a name that only
+		// starts like it
+		{name: "other host", u: loc("https://example.org/a"), field: "loc", err: xmlenc.ErrOutsideBase},
+		{name: "subdomain", u: loc("https://www.example.com/a"), field: "loc", err: xmlenc.ErrOutsideBase},
+		{name: "longer host", u: loc("https://example.com.evil.net/a"), field: "loc", err: xmlenc.ErrOutsideBase},
+		{name: "http", u: loc("http://example.com/a"), field: "loc", err: xmlenc.ErrOutsideBase},
+		{name: "port", u: loc("https://example.com:8443/a"), field: "loc", err: xmlenc.ErrOutsideBase},
+		{name: "dot segment", u: loc(testBase + "a/../b"), field: "loc", err: xmlenc.ErrDotSegment},
+		{name: "dot segment at the end", u: loc(testBase + "a/.."), field: "loc", err: xmlenc.ErrDotSegment},
+		{name: "single dot", u: loc(testBase + "./a"), field: "loc", err: xmlenc.ErrDotSegment},
+		{name: "encoded dot segment", u: loc(testBase + "a/%2E%2e/b"), field: "loc", err: xmlenc.ErrDotSegment},
+		{name: "half-encoded dot segment", u: loc(testBase + "a/.%2E?x"), field: "loc", err: xmlenc.ErrDotSegment},
+	})
+}
+
+func TestLocUnderPathBase(t *testing.T) {
+	for _, tc := range []struct {
+		base, loc string
+		err       error
+	}{
+		{"https://example.com/shop/", "https://example.com/shop/a", nil},
+		{"https://example.com/shop/", "https://EXAMPLE.com/shop/", nil},
+		{"https://example.com/shop/", "https://example.com/shop", xmlenc.ErrOutsideBase},
+		{"https://example.com/shop/", "https://example.com/shopping", xmlenc.ErrOutsideBase},
+		{"https://example.com/shop/", "https://example.com/Shop/a", xmlenc.ErrOutsideBase}, // the path is case-sensitive
+		{"https://example.com/shop/", "https://example.com/a/../shop/x", xmlenc.ErrOutsideBase},
+		{"https://example.com/shop/", "https://example.com/shop/../admin", xmlenc.ErrDotSegment},
+		{"https://example.com/shop/", "https://example.com/shop/%2e%2e/admin", xmlenc.ErrDotSegment},
+		{"https://example.com/d%C3%BC/", "https://example.com/dü/x", nil},
+		{"http://a.b/", "http://a.b/c", nil},               // 12 characters
+		{"http://a.b/", "http://a.b/", xmlenc.ErrTooShort}, // 11: under the schema's minLength
+		{"http://a.b/", "http://a.b", xmlenc.ErrTooShort},
+	} {
+		t.Run(tc.base+" "+tc.loc, func(t *testing.T) {
+			r := encodeSpec(t, listSource(URL{Loc: tc.loc}), pageSpec{base: tc.base})
+			if tc.err == nil {
+				if r.err != nil || len(r.rejected) > 0 {
+					t.Fatalf("err %v, rejected %v", r.err, r.rejected)
+				}
+				xsdcheck.URLSet(t, r.doc)
+				return
+			}
+			if !errors.Is(r.err, errEmptyPage) {
+				t.Errorf("err %v, want errEmptyPage", r.err)
+			}
+			checkRejected(t, r, tc.loc, "loc", tc.err)
 		})
 	}
 }

@@ -1,36 +1,14 @@
 package sitemap
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"sync"
 	"time"
-)
 
-// Protocol limits of one sitemap or index file.
-const (
-	MaxURLs  = 50_000     // <url> entries in one sitemap, <sitemap> entries in one index
-	MaxBytes = 52_428_800 // uncompressed bytes of one file
-)
-
-const (
-	nsSitemap = `http://www.sitemaps.org/schemas/sitemap/0.9`
-	nsImage   = `http://www.google.com/schemas/sitemap-image/1.1`
-	nsVideo   = `http://www.google.com/schemas/sitemap-video/1.1`
-	nsNews    = `http://www.google.com/schemas/sitemap-news/0.9`
-	nsXHTML   = `http://www.w3.org/1999/xhtml`
-
-	xmlHeader  = `<?xml version="1.0" encoding="UTF-8"?>` + "\n"
-	urlsetEnd  = "</urlset>\n"
-	indexRoot  = `<sitemapindex xmlns="` + nsSitemap + `">` + "\n"
-	indexStart = xmlHeader + indexRoot
-	indexEnd   = "</sitemapindex>\n"
-
-	flushAt = 32 << 10 // bytes buffered before a write to the underlying writer
+	"github.com/freshmap/sitemap/internal/xmlenc"
 )
 
 // errEmptyPage means a page had no URL to write: an empty <urlset> is not
@@ -104,22 +82,10 @@ const maxLastModSkew = 5 * time.Minute
 // ctxCheckEvery is how many URLs pass between checks of ctx.
 const ctxCheckEvery = 256
 
-var encoderPool = sync.Pool{New: func() any { return &encoder{buf: make([]byte, 0, 2*flushAt)} }}
-
-// getEncoder returns a pooled encoder; putEncoder gives it back, unless its
-// buffer grew large (a page of huge entries).
-func getEncoder() *encoder { return encoderPool.Get().(*encoder) }
-
-func putEncoder(e *encoder) {
-	if cap(e.buf) <= 4*flushAt {
-		e.w = nil
-		encoderPool.Put(e)
-	}
-}
-
-// encodePage streams page n of src through an encoder into w. Any error of
-// the source or of w, a cancelled ctx, and a URL past the page size fail
-// the whole page: the caller must then discard what w received.
+// encodePage streams page n of src through an encoder (internal/xmlenc)
+// into w. Any error of the source or of w, a cancelled ctx, and a URL past
+// the page size fail the whole page: the caller must then discard what w
+// received.
 //
 // The page size bounds what the Source yields, valid URLs or not: the
 // first URL past it ends the page there, with one error, unread beyond
@@ -128,8 +94,8 @@ func putEncoder(e *encoder) {
 // A URL that does not fit the byte limit is skipped and reported, as the
 // page size bounds those too.
 func encodePage(ctx context.Context, src Source, n int64, w io.Writer, spec *pageSpec) (pageStats, error) {
-	e := getEncoder()
-	defer putEncoder(e)
+	e := xmlenc.Get()
+	defer xmlenc.Put(e)
 	maxRead, maxURLs := spec.maxURLs, spec.maxURLs
 	if maxRead <= 0 || maxRead > MaxURLs {
 		maxRead = MaxURLs
@@ -137,7 +103,7 @@ func encodePage(ctx context.Context, src Source, n int64, w io.Writer, spec *pag
 	if c := spec.cluster; c != nil {
 		maxURLs = maxRead * c.size() // New kept it within MaxURLs
 	}
-	e.reset(w, kindURLSet, spec.ext, spec.base, maxURLs, spec.maxBytes, spec.stylesheet)
+	e.Reset(w, xmlenc.URLSet, spec.ext, spec.base, maxURLs, spec.maxBytes, spec.stylesheet)
 	p := runOf(e, spec, n, maxRead)
 	if s, ok := src.(sliceSource); ok {
 		// A slice's URLs are read where they are: no iterator, and no copy
@@ -162,13 +128,13 @@ func encodePage(ctx context.Context, src Source, n int64, w io.Writer, spec *pag
 	if err := ctx.Err(); err != nil {
 		return st, err
 	}
-	if e.count == 0 && !spec.emptyOK {
+	if e.Count() == 0 && !spec.emptyOK {
 		return st, errEmptyPage
 	}
-	if err := e.close(); err != nil {
+	if err := e.Close(); err != nil {
 		return st, err
 	}
-	st.urls, st.bytes, st.newest = e.count, e.size(), e.newest
+	st.urls, st.bytes, st.newest = e.Count(), e.Size(), e.Newest()
 	return st, nil
 }
 
@@ -177,9 +143,9 @@ func encodePage(ctx context.Context, src Source, n int64, w io.Writer, spec *pag
 // yield maxRead (0: MaxURLs; with a cluster, each is written once per
 // language). encodePage writes one page a document;
 // a one-file sitemap (single.go) writes page 1 of each section into one.
-func runOf(e *encoder, spec *pageSpec, n int64, maxRead int) pageRun {
-	e.now, e.newsAnyAge, e.visit, e.omit = spec.now, spec.newsAnyAge, spec.visit, spec.omit
-	e.changeFreq, e.priority = spec.changeFreq, spec.priority
+func runOf(e *xmlenc.Encoder, spec *pageSpec, n int64, maxRead int) pageRun {
+	e.Now, e.NewsAnyAge, e.Visit, e.Omit = spec.now, spec.newsAnyAge, spec.visit, spec.omit
+	e.ChangeFreq, e.Priority = spec.changeFreq, spec.priority
 	if maxRead <= 0 || maxRead > MaxURLs {
 		maxRead = MaxURLs
 	}
@@ -194,7 +160,7 @@ func runOf(e *encoder, spec *pageSpec, n int64, maxRead int) pageRun {
 
 // pageRun is encodePage's state while it adds a page's URLs.
 type pageRun struct {
-	e         *encoder
+	e         *xmlenc.Encoder
 	spec      *pageSpec
 	n         int64
 	i         int         // URLs read
@@ -219,7 +185,7 @@ func (p *pageRun) add(ctx context.Context, u *URL) error {
 			return err
 		}
 	}
-	if u.LastMod.Unix() >= p.futureSec && u.LastMod.After(p.future) && validYear(u.LastMod) {
+	if u.LastMod.Unix() >= p.futureSec && u.LastMod.After(p.future) && xmlenc.ValidYear(u.LastMod) {
 		if p.st.future++; p.st.future == 1 {
 			p.st.futureLoc = u.Loc
 		}
@@ -261,7 +227,7 @@ func (p *pageRun) reject(loc string, err error) error {
 func (p *pageRun) write(u *URL) error {
 	e, spec := p.e, p.spec
 	st := &p.st
-	if err := e.add(u); err == errLeftOut {
+	if err := e.Add(u); err == xmlenc.ErrLeftOut {
 		st.leftOut++
 	} else if err != nil {
 		var bad *InvalidURLError
@@ -269,14 +235,14 @@ func (p *pageRun) write(u *URL) error {
 			return err // the writer failed
 		}
 		return p.reject(u.Loc, err)
-	} else if len(e.notes) > 0 {
+	} else if len(e.Notes()) > 0 {
 		st.corrected++
-		st.notes += len(e.notes)
+		st.notes += len(e.Notes())
 		if spec.notice != nil {
-			spec.notice(u.Loc, e.notes)
+			spec.notice(u.Loc, e.Notes())
 		}
 		if spec.strict {
-			for _, err := range e.notes {
+			for _, err := range e.Notes() {
 				if errors.Is(err, ErrElementDropped) {
 					return err
 				}
@@ -285,235 +251,3 @@ func (p *pageRun) write(u *URL) error {
 	}
 	return nil
 }
-
-// docKind is the kind of document an encoder writes.
-type docKind uint8
-
-const (
-	kindURLSet docKind = iota // a <urlset>: entries are added with add
-	kindIndex                 // a <sitemapindex>: entries are added with addSitemap
-)
-
-// encoder writes one sitemap document, a <urlset> or a <sitemapindex>, to
-// w, one entry at a time, guarding the protocol limits.
-// Each entry is first built in buf and rolled back if it breaks a rule, so
-// nothing invalid reaches w. The same input always yields the same bytes.
-type encoder struct {
-	w        io.Writer
-	kind     docKind
-	ext      Extensions
-	base     string // every loc must start with it; "" accepts any absolute URL
-	origin   string // originOf(base): other URIs that start with it are written faster
-	maxURLs  int
-	maxBytes int64
-
-	buf     []byte
-	flushed int64 // bytes already written to w
-	count   int   // entries written
-	full    bool  // an entry did not fit: every later one is refused too
-	newest  time.Time
-	newSec  int64    // newest.Unix()
-	err     error    // sticky write error
-	dates   w3cDates // the lastmods' dates
-	tags    hreflangs
-
-	now        time.Time // for the age of news articles; zero checks none
-	newsAnyAge bool
-	// changeFreq and priority are written for a URL that has no value of
-	// its own (pageSpec); "" and nil write none.
-	changeFreq ChangeFreq
-	priority   *float64
-	// notes are what add left out of, or added to, the entry it wrote
-	// (appendURL); empty if nothing.
-	notes []error
-	// visit, if set, is shown every <url> element as it is written (the
-	// bytes are only read during the call), with its URL's lastmod.
-	visit func(entry []byte, lastmod time.Time)
-	// omit, if set, leaves out the <url> elements it names
-	// (pageSpec.omit): add then returns errLeftOut.
-	omit func(elem []byte) bool
-}
-
-// errLeftOut is add's answer for a URL that pageSpec.omit left out:
-// nothing of it is written, and it is no rejection.
-var errLeftOut = errors.New("left out by the self-audit")
-
-// reset prepares e for a new document on w, keeping its buffer. The
-// document starts with the XML declaration, then stylesheet (a
-// <?xml-stylesheet?> line, or ""), which counts toward maxBytes.
-func (e *encoder) reset(w io.Writer, kind docKind, ext Extensions, base string, maxURLs int, maxBytes int64, stylesheet string) {
-	clear(e.notes) // keep no error of an earlier document alive
-	*e = encoder{w: w, kind: kind, ext: ext.normalize(), base: base, origin: originOf(base), maxURLs: maxURLs, maxBytes: maxBytes,
-		newSec: unixYear1, buf: e.buf[:0], notes: e.notes[:0]}
-	if e.maxURLs <= 0 || e.maxURLs > MaxURLs {
-		e.maxURLs = MaxURLs
-	}
-	if e.maxBytes <= 0 || e.maxBytes > MaxBytes {
-		e.maxBytes = MaxBytes
-	}
-	e.buf = append(append(e.buf, xmlHeader...), stylesheet...)
-	switch kind {
-	case kindURLSet:
-		e.buf = append(e.buf, `<urlset xmlns="`+nsSitemap+`"`...)
-		if e.ext&ExtImage != 0 {
-			e.buf = append(e.buf, ` xmlns:image="`+nsImage+`"`...)
-		}
-		if e.ext&ExtVideo != 0 {
-			e.buf = append(e.buf, ` xmlns:video="`+nsVideo+`"`...)
-		}
-		if e.ext&ExtNews != 0 {
-			e.buf = append(e.buf, ` xmlns:news="`+nsNews+`"`...)
-		}
-		if e.ext&ExtAlternates != 0 {
-			e.buf = append(e.buf, ` xmlns:xhtml="`+nsXHTML+`"`...)
-		}
-		e.buf = append(e.buf, ">\n"...)
-	case kindIndex:
-		e.buf = append(e.buf, indexRoot...)
-	}
-}
-
-func (e *encoder) trailer() string {
-	if e.kind == kindIndex {
-		return indexEnd
-	}
-	return urlsetEnd
-}
-
-// add writes u to a <urlset>. It returns an *InvalidURLError if u cannot
-// be written (appendURL), ErrPageFull if the document has no room for it,
-// or the write error of the underlying writer; in the first two cases
-// nothing of u was written. When it returns nil, e.notes holds what the
-// entry written lacks or gained. Once one entry has not fit, every later
-// one gets ErrPageFull, so a page is always a prefix of what its source
-// yields (less the invalid entries).
-func (e *encoder) add(u *URL) error {
-	if len(e.notes) > 0 { // most URLs have none
-		clear(e.notes)
-		e.notes = e.notes[:0]
-	}
-	if e.err != nil {
-		return e.err
-	}
-	if e.full || e.count >= e.maxURLs {
-		return ErrPageFull
-	}
-	mark := len(e.buf)
-	var err error
-	if e.buf, err = e.appendURL(e.buf, u); err != nil {
-		e.buf = e.buf[:mark]
-	} else if e.omit != nil && e.omit(e.buf[mark:]) {
-		e.buf, err = e.buf[:mark], errLeftOut
-	} else {
-		mod, unix := lastmod(u)
-		if e.visit != nil && e.fits() {
-			e.visit(e.buf[mark:], mod)
-		}
-		if len(e.buf) < flushAt && e.fits() { // commit's common case, without its call
-			e.count++
-			e.noteLastmod(mod, unix)
-		} else {
-			err = e.commit(mark, mod, unix) // rolls the entry back if it does not fit
-		}
-	}
-	if err != nil { // nothing of u is written: nothing was left out of it
-		clear(e.notes)
-		e.notes = e.notes[:0]
-	}
-	return err
-}
-
-// writtenLoc returns the location of a <url> element appendURL wrote, as
-// written (XML-escaped).
-func writtenLoc(elem []byte) []byte {
-	elem = elem[len("<url><loc>"):]
-	if i := bytes.Index(elem, []byte("</loc>")); i >= 0 {
-		return elem[:i]
-	}
-	return elem
-}
-
-// addSitemap writes one <sitemap> entry to a <sitemapindex>, with the same
-// results as add.
-func (e *encoder) addSitemap(loc string, lastmod time.Time) error {
-	if e.err != nil {
-		return e.err
-	}
-	if e.full || e.count >= e.maxURLs {
-		return ErrPageFull
-	}
-	mark := len(e.buf)
-	b := append(e.buf, "<sitemap><loc>"...)
-	b, err := e.appendLoc(b, "loc", loc, loc, true)
-	if err != nil {
-		e.buf = b[:mark]
-		return err
-	}
-	b = append(b, "</loc>"...)
-	if !lastmod.IsZero() {
-		if !validYear(lastmod) {
-			e.buf = b[:mark]
-			return &InvalidURLError{Loc: loc, Field: "lastmod", Err: errYear}
-		}
-		b = append(b, "<lastmod>"...)
-		b = appendW3CTime(b, lastmod, false)
-		b = append(b, "</lastmod>"...)
-	}
-	e.buf = append(b, "</sitemap>\n"...)
-	return e.commit(mark, lastmod, lastmod.Unix())
-}
-
-// commit accepts the entry built in buf[mark:], whose lastmod is lastmod
-// (at unix, its Unix seconds), if the file stays within its byte limit,
-// and flushes the buffer when it is large.
-func (e *encoder) commit(mark int, lastmod time.Time, unix int64) error {
-	if !e.fits() {
-		e.buf = e.buf[:mark]
-		e.full = true
-		return ErrPageFull
-	}
-	e.count++
-	e.noteLastmod(lastmod, unix)
-	if len(e.buf) >= flushAt {
-		e.flush()
-	}
-	return e.err
-}
-
-// noteLastmod keeps lastmod (at unix, its Unix seconds) as the newest
-// lastmod written if it is.
-func (e *encoder) noteLastmod(lastmod time.Time, unix int64) {
-	// lastmod.After(e.newest), by the wall clock, in instructions that inline
-	if unix > e.newSec || unix == e.newSec && lastmod.Nanosecond() > e.newest.Nanosecond() {
-		e.newest, e.newSec = lastmod, unix
-	}
-}
-
-// fits reports whether the document, with what buf holds, stays within its
-// byte limit once closed.
-func (e *encoder) fits() bool {
-	return e.flushed+int64(len(e.buf))+int64(len(e.trailer())) <= e.maxBytes
-}
-
-func (e *encoder) flush() {
-	if e.err != nil || len(e.buf) == 0 {
-		return
-	}
-	n, err := e.w.Write(e.buf)
-	e.flushed += int64(n)
-	e.buf = e.buf[:0]
-	e.err = err
-}
-
-// close writes the end of the document and flushes it.
-func (e *encoder) close() error {
-	if e.err != nil {
-		return e.err
-	}
-	e.buf = append(e.buf, e.trailer()...)
-	e.flush()
-	return e.err
-}
-
-// size is the number of bytes of the document so far.
-func (e *encoder) size() int64 { return e.flushed + int64(len(e.buf)) }

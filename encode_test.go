@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/freshmap/sitemap/internal/gzpipe"
+	"github.com/freshmap/sitemap/internal/xmlenc"
 	"github.com/freshmap/sitemap/internal/xsdcheck"
 	"github.com/klauspost/compress/gzip"
 )
@@ -252,7 +253,7 @@ func TestDeterministic(t *testing.T) {
 }
 
 func TestWriteError(t *testing.T) {
-	for _, n := range []int{0, 100, 3 * flushAt} {
+	for _, n := range []int{0, 100, 3 * xmlenc.FlushAt} {
 		var reported int
 		spec := pageSpec{base: testBase, report: func(string, error) { reported++ }}
 		_, err := encodePage(context.Background(), FromSlice(numbered(20_000), 0), 1, &failWriter{n: n}, &spec)
@@ -283,7 +284,7 @@ func TestEncodePageErrors(t *testing.T) {
 		{"no URL", listSource(), pageSpec{}, errEmptyPage, 0},
 		{"no valid URL", listSource(URL{Loc: "/a"}, URL{Loc: "ftp://example.com/b"}), pageSpec{}, errEmptyPage, 2},
 		// Strict mode reports the URL that fails the page, then stops.
-		{"strict: an invalid URL fails the page", listSource(valid[0], URL{Loc: "/bad"}, valid[1]), pageSpec{strict: true}, errNotAbsolute, 1},
+		{"strict: an invalid URL fails the page", listSource(valid[0], URL{Loc: "/bad"}, valid[1]), pageSpec{strict: true}, xmlenc.ErrNotAbsolute, 1},
 		{"strict: a URL past the page size fails", listSource(valid...), pageSpec{strict: true, maxURLs: 2}, errOverPageSize, 0},
 		{"strict: too many bytes fail", listSource(valid...), pageSpec{strict: true, maxBytes: 200}, ErrPageFull, 1},
 	} {

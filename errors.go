@@ -9,50 +9,6 @@ import (
 	"unicode/utf8"
 )
 
-// ErrPageFull is reported for a URL that was not written because writing
-// it would have taken the file past 52,428,800 bytes. The page keeps the
-// URLs before it, and every URL after it is reported with ErrPageFull too.
-// Lower the section's PageSize if this happens: pages heavy with images or
-// hreflang alternates can reach the byte limit before the URL limit. (A
-// URL past the page size is no ErrPageFull: it fails the page, see
-// Source.)
-var ErrPageFull = errors.New("sitemap: page full")
-
-// InvalidURLError reports a URL that breaks a protocol rule. Either the
-// URL was skipped (Dropped is "", reported to Config.OnReject), or it was
-// written without the element at fault (Dropped names it, reported to
-// Config.OnNotice, and errors.Is(err, ErrElementDropped) holds).
-type InvalidURLError struct {
-	Loc   string // the URL's Loc as the source gave it
-	Field string // the offending field, such as "loc", "lastmod" or "video.title"
-	Err   error  // the rule it breaks
-	// Dropped is the element left out of the URL, which was written
-	// without it: "lastmod", "changefreq", "priority", "image:image",
-	// "video:video", "news:news" or "xhtml:link". It is "" when the URL
-	// itself was skipped.
-	Dropped string
-}
-
-// ErrElementDropped matches, with errors.Is, an *InvalidURLError whose URL
-// was written without the element that broke a rule (its Dropped field).
-// Such errors reach Config.OnNotice, not OnReject: the URL is in the file.
-var ErrElementDropped = errors.New("sitemap: element dropped")
-
-func (e *InvalidURLError) Error() string {
-	if e.Dropped != "" {
-		return "sitemap: <" + e.Dropped + "> dropped from URL " + quote(e.Loc) + ": " + e.Field + ": " + e.Err.Error()
-	}
-	return "sitemap: invalid URL " + quote(e.Loc) + ": " + e.Field + ": " + e.Err.Error()
-}
-
-func (e *InvalidURLError) Unwrap() error { return e.Err }
-
-// Is reports whether target is ErrElementDropped and the URL was written
-// without the element.
-func (e *InvalidURLError) Is(target error) bool {
-	return target == ErrElementDropped && e.Dropped != ""
-}
-
 // quote shortens a loc for an error message, cutting it at a rune
 // boundary.
 func quote(s string) string {
@@ -65,24 +21,6 @@ func quote(s string) string {
 		s = s[:cut] + "..."
 	}
 	return `"` + s + `"`
-}
-
-// Rules a field may break, wrapped in an *InvalidURLError.
-var (
-	errYear        = errors.New("year outside 0001-9999")
-	errChangeFreq  = errors.New("not one of always, hourly, daily, weekly, monthly, yearly, never")
-	errPriority    = errors.New("outside 0.0-1.0")
-	errRequired    = errors.New("required")
-	errTooMany     = errors.New("too many")
-	errLength      = errors.New("too long")
-	errRange       = errors.New("out of range")
-	errValue       = errors.New("not an allowed value")
-	errUndeclared  = errors.New("extension not declared by the section")
-	errNeedsPlayer = errors.New("needs content_loc or player_loc")
-)
-
-func invalid(u *URL, field string, err error) error {
-	return &InvalidURLError{Loc: u.Loc, Field: field, Err: err}
 }
 
 // The errors of a load (documents.go), which crawlers never see: each

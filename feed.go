@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cespare/xxhash/v2"
+	"github.com/freshmap/sitemap/internal/xmlenc"
 )
 
 // The Atom 1.0 feeds (RFC 4287): with Config.FeedEntries set, each section
@@ -42,7 +43,7 @@ import (
 const (
 	nsAtom = "http://www.w3.org/2005/Atom"
 	// feedStart opens a feed; what follows it is written by buildFeed.
-	feedStart = xmlHeader + `<feed xmlns="` + nsAtom + `">` + "\n"
+	feedStart = xmlenc.XMLHeader + `<feed xmlns="` + nsAtom + `">` + "\n"
 	feedEnd   = "</feed>\n"
 )
 
@@ -142,7 +143,7 @@ func (b feedBuilder) build(ctx context.Context, j job) (*entry, effects, error) 
 		body = append(body, `</title><link rel="alternate" href="`...)
 		body = append(body, e.loc...) // a URI holds no '"' or '<': text and attribute alike
 		body = append(body, `"/><updated>`...)
-		body = appendW3CTime(body, e.updated, false)
+		body = xmlenc.AppendW3CTime(body, e.updated, false)
 		body = append(body, "</updated></entry>\n"...)
 	}
 	var newest time.Time
@@ -157,7 +158,7 @@ func (b feedBuilder) build(ctx context.Context, j job) (*entry, effects, error) 
 		h := make([]byte, 0, len(feedStart)+512)
 		h = append(h, feedStart...)
 		h = append(h, "<id>"+f.loc+"</id>\n<title>"+f.title+"</title>\n<updated>"...)
-		h = appendW3CTime(h, updated, false)
+		h = xmlenc.AppendW3CTime(h, updated, false)
 		h = append(h, "</updated>\n"+`<link rel="self" type="application/atom+xml" href="`+f.loc+`"/>`+"\n"+
 			"<author><name>"+b.site.feeds.author+"</name></author>\n"...)
 		if _, err := w.Write(h); err != nil {
@@ -233,13 +234,13 @@ func (b feedBuilder) recent(ctx context.Context, sec *section) ([]feedEntry, err
 func newFeedEntry(u *URL, base string) (feedEntry, error) {
 	switch {
 	case u.LastMod.IsZero():
-		return feedEntry{}, invalid(u, "lastmod", errRequired)
-	case !validYear(u.LastMod):
-		return feedEntry{}, invalid(u, "lastmod", errYear)
+		return feedEntry{}, xmlenc.Invalid(u, "lastmod", xmlenc.ErrRequired)
+	case !xmlenc.ValidYear(u.LastMod):
+		return feedEntry{}, xmlenc.Invalid(u, "lastmod", xmlenc.ErrYear)
 	}
-	loc, err := appendPageURI(nil, u.Loc, base, true)
+	loc, err := xmlenc.AppendPageURI(nil, u.Loc, base, true)
 	if err != nil {
-		return feedEntry{}, invalid(u, "loc", err)
+		return feedEntry{}, xmlenc.Invalid(u, "loc", err)
 	}
 	e := feedEntry{updated: second(u.LastMod), loc: loc}
 	if u.News != nil {

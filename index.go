@@ -7,6 +7,8 @@ import (
 	"io"
 	"strconv"
 	"time"
+
+	"github.com/freshmap/sitemap/internal/xmlenc"
 )
 
 // earlier returns the earlier of a and b.
@@ -58,7 +60,7 @@ func (b indexBuilder) build(ctx context.Context, j job) (*entry, effects, error)
 				return nil, effects{}, fmt.Errorf("section %q reported page %d after page %d: pages must increase", sec.name, info.Number, prev)
 			}
 			prev = info.Number
-			if !info.LastMod.IsZero() && !validYear(info.LastMod) {
+			if !info.LastMod.IsZero() && !xmlenc.ValidYear(info.LastMod) {
 				b.rep.log.Warn("sitemap: page lastmod out of range; omitted", "section", sec.name, "page", info.Number, "lastmod", info.LastMod)
 				info.LastMod = time.Time{}
 			}
@@ -129,12 +131,12 @@ func (b indexBuilder) encodeFile(list []indexEntry, file int, now time.Time, agr
 	var newest time.Time
 	st := b.site
 	gz, sum, err := compress(st.gzipLevel, func(w io.Writer) error {
-		e := getEncoder()
-		defer putEncoder(e)
-		e.reset(w, kindIndex, 0, st.base.url, MaxURLs, MaxBytes, st.stylesheet)
+		e := xmlenc.Get()
+		defer xmlenc.Put(e)
+		e.Reset(w, xmlenc.Index, 0, st.base.url, MaxURLs, MaxBytes, st.stylesheet)
 		for _, it := range list {
 			loc := st.base.url + st.sections[it.sec].filePfx + strconv.FormatInt(it.n, 10) + st.listExt
-			err := e.addSitemap(loc, it.at)
+			err := e.AddSitemap(loc, it.at)
 			if errors.Is(err, ErrPageFull) {
 				break
 			}
@@ -144,7 +146,7 @@ func (b indexBuilder) encodeFile(list []indexEntry, file int, now time.Time, agr
 			count++
 			newest = later(newest, it.at)
 		}
-		return e.close()
+		return e.Close()
 	})
 	if err != nil {
 		return nil, 0, err

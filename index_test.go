@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/freshmap/sitemap/internal/testkit"
+	"github.com/freshmap/sitemap/internal/xmlenc"
 	"github.com/freshmap/sitemap/internal/xsdcheck"
 )
 
@@ -79,7 +80,7 @@ func TestIndexFiles(t *testing.T) {
 	clk.Add(floorAhead)
 	w := get(sm, "/sitemap_index.xml")
 	doc := w.Body.Bytes()
-	if !bytes.HasPrefix(doc, []byte(indexStart+"<sitemap><loc>https://example.com/sitemap-big-1.xml.gz</loc><lastmod>2024-01-01T00:00:00Z</lastmod></sitemap>\n"+
+	if !bytes.HasPrefix(doc, []byte(xmlenc.IndexStart+"<sitemap><loc>https://example.com/sitemap-big-1.xml.gz</loc><lastmod>2024-01-01T00:00:00Z</lastmod></sitemap>\n"+
 		"<sitemap><loc>https://example.com/sitemap-big-2.xml.gz</loc></sitemap>\n")) { // no lastmod known: none
 		t.Errorf("index starts %.300q", doc)
 	}
@@ -165,80 +166,6 @@ func TestIndexLastModOutOfRange(t *testing.T) {
 	if !strings.Contains(logs.String(), "lastmod out of range") {
 		t.Error("not logged")
 	}
-}
-
-// TestIndexRules drives the encoder's index entries with what the index
-// builder could pass it.
-func TestIndexRules(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		loc     string
-		lastmod time.Time
-		field   string
-		err     error
-		want    string
-	}{
-		{name: "plain", loc: testBase + "s.xml", want: "<sitemap><loc>https://example.com/s.xml</loc></sitemap>"},
-		{name: "escaped", loc: testBase + "s.xml?a=1&b=ü", want: "<sitemap><loc>https://example.com/s.xml?a=1&amp;b=%C3%BC</loc></sitemap>"},
-		{name: "lastmod in UTC", loc: testBase + "s.xml", lastmod: time.Date(2024, 2, 3, 1, 0, 0, 0, time.FixedZone("", 3600)),
-			want: "<sitemap><loc>https://example.com/s.xml</loc><lastmod>2024-02-03T00:00:00Z</lastmod></sitemap>"},
-		{name: "other host", loc: "https://example.org/s.xml", field: "loc", err: errOutsideBase},
-		{name: "relative", loc: "s.xml", field: "loc", err: errNotAbsolute},
-		{name: "lastmod year 10000", loc: testBase + "s.xml", lastmod: day(10000, 1, 1), field: "lastmod", err: errYear},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var buf bytes.Buffer
-			var e encoder
-			e.reset(&buf, kindIndex, 0, testBase, 0, 0, "")
-			if err := e.addSitemap(anchorLoc, time.Time{}); err != nil {
-				t.Fatal(err)
-			}
-			err := e.addSitemap(tc.loc, tc.lastmod)
-			if cerr := e.close(); cerr != nil {
-				t.Fatal(cerr)
-			}
-			doc := buf.Bytes()
-			if tc.err != nil {
-				var bad *InvalidURLError
-				if !errors.As(err, &bad) || bad.Loc != tc.loc || bad.Field != tc.field || !errors.Is(err, tc.err) || e.count != 1 {
-					t.Errorf("err %v (%d entries), want %s: %v", err, e.count, tc.field, tc.err)
-				}
-			} else if err != nil || !bytes.Contains(doc, []byte(tc.want)) {
-				t.Errorf("err %v; document:\n%s\nwant %s", err, doc, tc.want)
-			}
-			xsdcheck.Index(t, doc)
-		})
-	}
-}
-
-// TestIndexEncoder drives the encoder the way the index builder does.
-func TestIndexEncoder(t *testing.T) {
-	var buf bytes.Buffer
-	var e encoder
-	e.reset(&buf, kindIndex, 0, testBase, 2, 0, "")
-	for i, tc := range []struct {
-		loc     string
-		lastmod time.Time
-		err     error
-	}{
-		{testBase + "sitemap-1.xml.gz", day(2024, 3, 4), nil},
-		{testBase + "../sitemap-2.xml.gz", time.Time{}, errDotSegment},
-		{testBase + "sitemap-2.xml.gz", time.Time{}, nil},
-		{testBase + "sitemap-3.xml.gz", time.Time{}, ErrPageFull},
-	} {
-		if err := e.addSitemap(tc.loc, tc.lastmod); !errors.Is(err, tc.err) {
-			t.Errorf("entry %d: %v, want %v", i, err, tc.err)
-		}
-	}
-	if err := e.close(); err != nil {
-		t.Fatal(err)
-	}
-	want := indexStart + "<sitemap><loc>https://example.com/sitemap-1.xml.gz</loc><lastmod>2024-03-04T00:00:00Z</lastmod></sitemap>\n" +
-		"<sitemap><loc>https://example.com/sitemap-2.xml.gz</loc></sitemap>\n" + indexEnd
-	if buf.String() != want || e.size() != int64(len(want)) || e.count != 2 {
-		t.Errorf("index (%d bytes, %d entries):\n%s\nwant:\n%s", e.size(), e.count, buf.String(), want)
-	}
-	xsdcheck.Index(t, buf.Bytes())
 }
 
 // TestListXML: with Config.ListXML the index lists the .xml files, for

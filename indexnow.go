@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/freshmap/sitemap/internal/indexnow"
+	"github.com/freshmap/sitemap/internal/xmlenc"
 )
 
 // IndexNow configures IndexNow notifications (https://www.indexnow.org):
@@ -164,7 +165,7 @@ func (n *indexNow) push(urls ...string) {
 	locs := make([]string, 0, len(urls))
 	var buf []byte
 	for _, u := range urls {
-		b, err := appendURI(buf[:0], u, n.base, false)
+		b, err := xmlenc.AppendURI(buf[:0], u, n.base, false)
 		if err != nil {
 			n.refused.Add(1)
 			n.log.Warn("sitemap: indexnow: URL refused", "url", u, "err", err)

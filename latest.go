@@ -4,6 +4,8 @@ import (
 	"context"
 	"iter"
 	"time"
+
+	"github.com/freshmap/sitemap/internal/xmlenc"
 )
 
 // Section.Latest: a section served at one fixed URL, sitemap-NAME-1.xml.gz,
@@ -51,7 +53,7 @@ type latest struct {
 // with the two-day cutoff of news articles, where it applies.
 func (l latest) at(now time.Time, spec *pageSpec) latest {
 	if spec.ext&ExtNews != 0 && !spec.newsAnyAge && !now.IsZero() {
-		l.cutoff = now.Add(-maxNewsAge)
+		l.cutoff = now.Add(-xmlenc.MaxNewsAge)
 	}
 	return l
 }

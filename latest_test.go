@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/freshmap/sitemap/internal/testkit"
+	"github.com/freshmap/sitemap/internal/xmlenc"
 	"github.com/freshmap/sitemap/internal/xsdcheck"
 )
 
@@ -82,7 +83,7 @@ func TestLatestEmptyListed(t *testing.T) {
 		t.Errorf("index lists %q, want %q", got, want)
 	}
 	w := get(sm, "/sitemap-news-1.xml")
-	want := xmlHeader + `<urlset xmlns="` + nsSitemap + `" xmlns:news="` + nsNews + `">` + "\n" + urlsetEnd
+	want := xmlenc.XMLHeader + `<urlset xmlns="` + xmlenc.NSSitemap + `" xmlns:news="` + xmlenc.NSNews + `">` + "\n" + xmlenc.URLSetEnd
 	if w.Code != http.StatusOK || w.Body.String() != want {
 		t.Fatalf("empty news file: %d\n%s\nwant 200\n%s", w.Code, w.Body, want)
 	}
@@ -242,7 +243,7 @@ func TestLatestEmptySchema(t *testing.T) {
 	empty := newsSitemap(t, newRecent(), Config{})
 	rec := &errorRecorder{TB: t}
 	xsdcheck.URLSet(rec, get(empty, "/sitemap-news-1.xml").Body.Bytes())
-	if len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "Missing child element(s)") || !strings.Contains(rec.errs[0], "{"+nsSitemap+"}url )") {
+	if len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "Missing child element(s)") || !strings.Contains(rec.errs[0], "{"+xmlenc.NSSitemap+"}url )") {
 		t.Errorf("the empty file's validation: %q, want one error: the missing <url>", rec.errs)
 	}
 	one := newsSitemap(t, newRecent(articles(1, 0)...), Config{})

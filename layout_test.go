@@ -47,10 +47,7 @@ import (
 var frontFiles = []string{"sitemap.go", "handler.go", "middleware.go", "robots.go", "stats.go"}
 
 // leafGroups are the groups of files allowed to call each other in a cycle.
-var leafGroups = [][]string{
-	{"element.go", "video.go", "news.go", "alternates.go"}, // a <url> element and its extension parts
-	{"loc.go", "idn.go"}, // location rules and punycode hosts
-}
+var leafGroups = [][]string{}
 
 // layoutPkg is the root package, parsed and type-checked once for all three tests.
 type layoutPkg struct {

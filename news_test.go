@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/freshmap/sitemap/internal/testkit"
+	"github.com/freshmap/sitemap/internal/xmlenc"
 	"github.com/freshmap/sitemap/internal/xsdcheck"
 )
 
@@ -42,18 +43,18 @@ func TestNewsRules(t *testing.T) {
 			want: "<news:name>A &amp; B&apos;s &lt;News&gt;</news:name>"},
 
 		// required fields
-		{name: "no name", u: n(func(n *News) { n.PublicationName = "" }), field: "news.publication.name", err: errRequired},
-		{name: "blank name", u: n(func(n *News) { n.PublicationName = "  " }), field: "news.publication.name", err: errRequired},
-		{name: "no date", u: n(func(n *News) { n.PublicationDate = time.Time{} }), field: "news.publication_date", err: errRequired},
-		{name: "date year 10000", u: n(func(n *News) { n.PublicationDate = day(10000, 1, 1) }), field: "news.publication_date", err: errYear},
-		{name: "no title", u: n(func(n *News) { n.Title = "" }), field: "news.title", err: errRequired},
+		{name: "no name", u: n(func(n *News) { n.PublicationName = "" }), field: "news.publication.name", err: xmlenc.ErrRequired},
+		{name: "blank name", u: n(func(n *News) { n.PublicationName = "  " }), field: "news.publication.name", err: xmlenc.ErrRequired},
+		{name: "no date", u: n(func(n *News) { n.PublicationDate = time.Time{} }), field: "news.publication_date", err: xmlenc.ErrRequired},
+		{name: "date year 10000", u: n(func(n *News) { n.PublicationDate = day(10000, 1, 1) }), field: "news.publication_date", err: xmlenc.ErrYear},
+		{name: "no title", u: n(func(n *News) { n.Title = "" }), field: "news.title", err: xmlenc.ErrRequired},
 
 		// the last two days before testNow, and at most five minutes after
 		{name: "two days old", u: n(func(n *News) { n.PublicationDate = testNow.Add(-48 * time.Hour) }),
 			want: "<news:publication_date>2024-05-31T12:00:00Z</news:publication_date>"},
 		{name: "two days and a second old", u: n(func(n *News) { n.PublicationDate = testNow.Add(-48*time.Hour - time.Second) }),
-			field: "news.publication_date", err: errNewsTooOld},
-		{name: "a year old", u: n(func(n *News) { n.PublicationDate = day(2023, 6, 1) }), field: "news.publication_date", err: errNewsTooOld},
+			field: "news.publication_date", err: xmlenc.ErrNewsTooOld},
+		{name: "a year old", u: n(func(n *News) { n.PublicationDate = day(2023, 6, 1) }), field: "news.publication_date", err: xmlenc.ErrNewsTooOld},
 		{name: "two days old in another zone", u: n(func(n *News) {
 			n.PublicationDate = testNow.Add(-48 * time.Hour).In(time.FixedZone("+05:30", 5*3600+1800))
 		}), want: "<news:publication_date>2024-05-31T12:00:00Z</news:publication_date>"},
@@ -61,37 +62,37 @@ func TestNewsRules(t *testing.T) {
 		{name: "five minutes ahead", u: n(func(n *News) { n.PublicationDate = testNow.Add(5 * time.Minute) }),
 			want: "<news:publication_date>2024-06-02T12:05:00Z</news:publication_date>"},
 		{name: "five minutes and a second ahead", u: n(func(n *News) { n.PublicationDate = testNow.Add(5*time.Minute + time.Second) }),
-			field: "news.publication_date", err: errNewsFuture},
-		{name: "tomorrow", u: n(func(n *News) { n.PublicationDate = testNow.Add(24 * time.Hour) }), field: "news.publication_date", err: errNewsFuture},
+			field: "news.publication_date", err: xmlenc.ErrNewsFuture},
+		{name: "tomorrow", u: n(func(n *News) { n.PublicationDate = testNow.Add(24 * time.Hour) }), field: "news.publication_date", err: xmlenc.ErrNewsFuture},
 
 		// language: ISO 639, two or three lower-case letters, or zh-cn / zh-tw
 		{name: "language de", u: n(func(n *News) { n.Language = "de" }), want: "<news:language>de</news:language>"},
 		{name: "language haw", u: n(func(n *News) { n.Language = "haw" }), want: "<news:language>haw</news:language>"},
 		{name: "language zh-cn", u: n(func(n *News) { n.Language = "zh-cn" }), want: "<news:language>zh-cn</news:language>"},
 		{name: "language zh-tw", u: n(func(n *News) { n.Language = "zh-tw" }), want: "<news:language>zh-tw</news:language>"},
-		{name: "no language", u: n(func(n *News) { n.Language = "" }), field: "news.publication.language", err: errValue},
-		{name: "language EN", u: n(func(n *News) { n.Language = "EN" }), field: "news.publication.language", err: errValue},
-		{name: "language e", u: n(func(n *News) { n.Language = "e" }), field: "news.publication.language", err: errValue},
-		{name: "language english", u: n(func(n *News) { n.Language = "english" }), field: "news.publication.language", err: errValue},
-		{name: "language de-DE", u: n(func(n *News) { n.Language = "de-DE" }), field: "news.publication.language", err: errValue},
-		{name: "language zh-hk", u: n(func(n *News) { n.Language = "zh-hk" }), field: "news.publication.language", err: errValue},
+		{name: "no language", u: n(func(n *News) { n.Language = "" }), field: "news.publication.language", err: xmlenc.ErrValue},
+		{name: "language EN", u: n(func(n *News) { n.Language = "EN" }), field: "news.publication.language", err: xmlenc.ErrValue},
+		{name: "language e", u: n(func(n *News) { n.Language = "e" }), field: "news.publication.language", err: xmlenc.ErrValue},
+		{name: "language english", u: n(func(n *News) { n.Language = "english" }), field: "news.publication.language", err: xmlenc.ErrValue},
+		{name: "language de-DE", u: n(func(n *News) { n.Language = "de-DE" }), field: "news.publication.language", err: xmlenc.ErrValue},
+		{name: "language zh-hk", u: n(func(n *News) { n.Language = "zh-hk" }), field: "news.publication.language", err: xmlenc.ErrValue},
 
 		// genres
 		{name: "every genre", u: n(func(n *News) {
 			n.Genres = []string{"PressRelease", "Satire", "Blog", "OpEd", "Opinion", "UserGenerated"}
 		}),
 			want: "<news:genres>PressRelease, Satire, Blog, OpEd, Opinion, UserGenerated</news:genres>"},
-		{name: "genre News", u: n(func(n *News) { n.Genres = []string{"Blog", "News"} }), field: "news.genres", err: errValue},
-		{name: "genre lower-case", u: n(func(n *News) { n.Genres = []string{"blog"} }), field: "news.genres", err: errValue},
+		{name: "genre News", u: n(func(n *News) { n.Genres = []string{"Blog", "News"} }), field: "news.genres", err: xmlenc.ErrValue},
+		{name: "genre lower-case", u: n(func(n *News) { n.Genres = []string{"blog"} }), field: "news.genres", err: xmlenc.ErrValue},
 
 		// stock tickers: at most 5, EXCHANGE:SYMBOL
 		{name: "5 tickers", u: n(func(n *News) { n.StockTickers = []string{"NYSE:A", "NYSE:B", "NYSE:C", "NYSE:D", "NYSE:E"} }),
 			want: "<news:stock_tickers>NYSE:A, NYSE:B, NYSE:C, NYSE:D, NYSE:E</news:stock_tickers>"},
-		{name: "6 tickers", u: n(func(n *News) { n.StockTickers = []string{"NYSE:A", "NYSE:B", "NYSE:C", "NYSE:D", "NYSE:E", "NYSE:F"} }), field: "news.stock_tickers", err: errTooMany},
-		{name: "ticker without exchange", u: n(func(n *News) { n.StockTickers = []string{"AMAT"} }), field: "news.stock_tickers", err: errValue},
-		{name: "ticker with underscore", u: n(func(n *News) { n.StockTickers = []string{"NYSE:BRK_B"} }), field: "news.stock_tickers", err: errValue},
-		{name: "ticker with space", u: n(func(n *News) { n.StockTickers = []string{"NYSE: A"} }), field: "news.stock_tickers", err: errValue},
-		{name: "ticker empty", u: n(func(n *News) { n.StockTickers = []string{""} }), field: "news.stock_tickers", err: errValue},
+		{name: "6 tickers", u: n(func(n *News) { n.StockTickers = []string{"NYSE:A", "NYSE:B", "NYSE:C", "NYSE:D", "NYSE:E", "NYSE:F"} }), field: "news.stock_tickers", err: xmlenc.ErrTooMany},
+		{name: "ticker without exchange", u: n(func(n *News) { n.StockTickers = []string{"AMAT"} }), field: "news.stock_tickers", err: xmlenc.ErrValue},
+		{name: "ticker with underscore", u: n(func(n *News) { n.StockTickers = []string{"NYSE:BRK_B"} }), field: "news.stock_tickers", err: xmlenc.ErrValue},
+		{name: "ticker with space", u: n(func(n *News) { n.StockTickers = []string{"NYSE: A"} }), field: "news.stock_tickers", err: xmlenc.ErrValue},
+		{name: "ticker empty", u: n(func(n *News) { n.StockTickers = []string{""} }), field: "news.stock_tickers", err: xmlenc.ErrValue},
 	})
 }
 
@@ -106,9 +107,9 @@ func TestNewsAge(t *testing.T) {
 		spec     pageSpec
 		rejected []error // of old, then future; nil if written
 	}{
-		{"default", pageSpec{now: testNow}, []error{errNewsTooOld, errNewsFuture}},
-		{"any age", pageSpec{now: testNow, newsAnyAge: true}, []error{nil, errNewsFuture}},
-		{"three days later", pageSpec{now: testNow.Add(72 * time.Hour)}, []error{errNewsTooOld, errNewsTooOld}},
+		{"default", pageSpec{now: testNow}, []error{xmlenc.ErrNewsTooOld, xmlenc.ErrNewsFuture}},
+		{"any age", pageSpec{now: testNow, newsAnyAge: true}, []error{nil, xmlenc.ErrNewsFuture}},
+		{"three days later", pageSpec{now: testNow.Add(72 * time.Hour)}, []error{xmlenc.ErrNewsTooOld, xmlenc.ErrNewsTooOld}},
 		{"no clock", pageSpec{}, []error{nil, nil}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -168,7 +169,7 @@ func TestNewsAgeServed(t *testing.T) {
 				}
 			} else {
 				var bad *InvalidURLError
-				if written || len(reports) != 1 || !errors.Is(reports[0], errNewsTooOld) || !errors.As(reports[0], &bad) ||
+				if written || len(reports) != 1 || !errors.Is(reports[0], xmlenc.ErrNewsTooOld) || !errors.As(reports[0], &bad) ||
 					bad.Field != "news.publication_date" || sm.Stats().RejectedURLs != 1 {
 					t.Errorf("old article written %v, reports %v, stats %+v", written, reports, sm.Stats())
 				}

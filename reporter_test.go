@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/freshmap/sitemap/internal/xmlenc"
 )
 
 // logRecords is a slog.Handler that keeps every record.
@@ -124,7 +126,7 @@ func TestFeedRejectionsOneLine(t *testing.T) {
 	rejected := 0
 	sm := newTestSitemap(t, Config{FeedEntries: 100, Logger: slog.New(&logs),
 		OnReject: func(_ string, page int64, _ string, err error) {
-			if page == 0 && errors.Is(err, errRequired) {
+			if page == 0 && errors.Is(err, xmlenc.ErrRequired) {
 				rejected++
 			}
 		}},

@@ -244,7 +244,7 @@ func (st *site) addSection(i int, sec Section, n int) error {
 	case sec.Extensions&^(extAll|ExtNone) != 0 || sec.Extensions&ExtNone != 0 && sec.Extensions != ExtNone:
 		return fmt.Errorf("section %q: Extensions %#x is not a valid set", sec.Name, sec.Extensions)
 	}
-	ext := sec.Extensions.normalize()
+	ext := sec.Extensions.Declared()
 	size := sec.PageSize
 	rl, recent := sec.Source.(RecentLister)
 	if sec.Latest && !recent {

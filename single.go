@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/freshmap/sitemap/internal/xmlenc"
 )
 
 // Config.SingleFile: a small site served as one sitemap file, a <urlset>
@@ -65,7 +67,7 @@ func (b indexBuilder) buildSingle(ctx context.Context, pages [][]PageInfo, now t
 	var union Extensions
 	for i, sec := range st.sections {
 		if len(pages[i]) > 0 {
-			union |= sec.spec.ext.normalize() // normalized in New, or ExtNone (settings.go), which adds nothing
+			union |= sec.spec.ext.Declared() // normalized in New, or ExtNone (settings.go), which adds nothing
 		}
 	}
 	if union == 0 {
@@ -73,9 +75,9 @@ func (b indexBuilder) buildSingle(ctx context.Context, pages [][]PageInfo, now t
 	}
 	var newest time.Time
 	gz, sum, err := compress(st.gzipLevel, func(w io.Writer) error {
-		e := getEncoder()
-		defer putEncoder(e)
-		e.reset(w, kindURLSet, union, st.base.url, MaxURLs, st.singleMax, st.stylesheet)
+		e := xmlenc.Get()
+		defer xmlenc.Put(e)
+		e.Reset(w, xmlenc.URLSet, union, st.base.url, MaxURLs, st.singleMax, st.stylesheet)
 		for i, sec := range st.sections {
 			if len(pages[i]) == 0 {
 				continue
@@ -84,11 +86,11 @@ func (b indexBuilder) buildSingle(ctx context.Context, pages [][]PageInfo, now t
 				return err
 			}
 		}
-		if e.count == 0 {
+		if e.Count() == 0 {
 			return errNotFound // no valid URL: no file (an empty <urlset> would say the site has none)
 		}
-		newest = e.newest
-		return e.close()
+		newest = e.Newest()
+		return e.Close()
 	})
 	if err != nil {
 		return nil, err
@@ -101,7 +103,7 @@ func (b indexBuilder) buildSingle(ctx context.Context, pages [][]PageInfo, now t
 
 // addSection writes page 1 of sec into e, by sec's rules, as encodePage
 // writes a page; the URLs it skips are reported as page 1's.
-func (b indexBuilder) addSection(ctx context.Context, e *encoder, sec *section, now time.Time) error {
+func (b indexBuilder) addSection(ctx context.Context, e *xmlenc.Encoder, sec *section, now time.Time) error {
 	spec := sec.spec
 	urls := b.rep.urls(sec, pageKey(sec.index, 1))
 	defer urls.done()
@@ -114,7 +116,7 @@ func (b indexBuilder) addSection(ctx context.Context, e *encoder, sec *section, 
 		urls.rejected(loc, err)
 	}
 	spec.notice, spec.now, spec.visit = urls.noticed, now, nil
-	e.ext = spec.ext // the section's; the document declares every section's namespaces
+	e.UseExtensions(spec.ext) // the section's; the document declares every section's namespaces
 	p := runOf(e, &spec, 1, sec.pageSize)
 	for u, err := range sec.src.URLs(ctx, 1) {
 		if err != nil {

@@ -1,8 +1,9 @@
 package sitemap
 
 import (
-	"cmp"
 	"io"
+
+	"github.com/freshmap/sitemap/internal/readback"
 )
 
 // The plain-text form of a page (/sitemap-SECTION-N.txt), which the
@@ -16,24 +17,10 @@ import (
 // and gives it to attach, which stores it in e.text.
 func textOf(e *entry, level int, attach func(t *entry)) (*entry, error) {
 	return madeOnce(&e.text, &e.textMu, func() (*entry, error) {
-		gz, sum, err := compress(level, func(w io.Writer) error { return xmlToText(w, e.gz) })
+		gz, sum, err := compress(level, func(w io.Writer) error { return readback.Text(w, e.gz) })
 		if err != nil {
 			return nil, err
 		}
 		return newEntry(gz, sum, level, e.lastMod, e.built), nil
 	}, attach)
-}
-
-// xmlToText writes the location of every <url> of gz, a <urlset> this
-// package wrote, one a line (see eachLoc).
-func xmlToText(w io.Writer, gz []byte) error {
-	var line []byte
-	var werr error
-	err := eachLoc(gz, func(loc []byte) {
-		if werr == nil {
-			line = append(appendUnescapedLoc(line[:0], loc), '\n')
-			_, werr = w.Write(line)
-		}
-	})
-	return cmp.Or(werr, err)
 }

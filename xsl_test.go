@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/freshmap/sitemap/internal/testkit"
+	"github.com/freshmap/sitemap/internal/xmlenc"
 	"github.com/freshmap/sitemap/internal/xsdcheck"
 )
 
@@ -84,13 +85,13 @@ func TestStylesheetInstruction(t *testing.T) {
 	for _, on := range []bool{true, false} {
 		src := FromSlice([]URL{{Loc: inBase + "a"}, {Loc: inBase + "b"}, {Loc: inBase + "c"}}, 2)
 		sm := newTestSitemap(t, Config{BaseURL: inBase, Stylesheet: on}, Section{Name: "p", Source: src})
-		head := xmlHeader
+		head := xmlenc.XMLHeader
 		if on {
 			head += testInstruction
 		}
 		idx := get(sm, "/shop/sitemap_index.xml").Body.Bytes()
 		page := testkit.Gunzip(t, get(sm, "/shop/sitemap-p-2.xml.gz").Body.Bytes())
-		if !bytes.HasPrefix(idx, []byte(head+indexRoot)) {
+		if !bytes.HasPrefix(idx, []byte(head+xmlenc.IndexRoot)) {
 			t.Errorf("stylesheet %v: index starts %.120q", on, idx)
 		}
 		if !bytes.HasPrefix(page, []byte(head+`<urlset `)) {
@@ -114,7 +115,7 @@ func TestStylesheetBytes(t *testing.T) {
 	}
 	pi := newXSLFile("/").instruction
 	r := encodeSpec(t, src, pageSpec{base: testBase, maxBytes: int64(len(whole.doc)), stylesheet: pi})
-	if r.err != nil || r.st.urls != 1 || len(r.doc) > len(whole.doc) || !bytes.HasPrefix(r.doc, []byte(xmlHeader+pi)) {
+	if r.err != nil || r.st.urls != 1 || len(r.doc) > len(whole.doc) || !bytes.HasPrefix(r.doc, []byte(xmlenc.XMLHeader+pi)) {
 		t.Errorf("with the instruction: %v, %d URLs, %d bytes (limit %d)", r.err, r.st.urls, len(r.doc), len(whole.doc))
 	}
 	if len(r.rejected) != 1 || !errors.Is(r.rejected[0].err, ErrPageFull) {

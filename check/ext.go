@@ -5,14 +5,14 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/freshmap/sitemap"
 	"github.com/freshmap/sitemap/internal/langtag"
+	"github.com/freshmap/sitemap/urlset"
 
 	"github.com/freshmap/sitemap/internal/limits"
 )
 
 // images checks the <image:image> elements of u.
-func (f *file) images(u *sitemap.URL, line, col int) {
+func (f *file) images(u *urlset.URL, line, col int) {
 	if len(u.Images) > limits.Images {
 		f.add("image-count", line, col, u.Loc, "%d images; at most %d in one <url>", len(u.Images), limits.Images)
 	}
@@ -27,7 +27,7 @@ func (f *file) images(u *sitemap.URL, line, col int) {
 }
 
 // video checks one <video:video> of u.
-func (f *file) video(u *sitemap.URL, v *sitemap.Video, line, col int) {
+func (f *file) video(u *urlset.URL, v *urlset.Video, line, col int) {
 	for _, req := range []struct{ name, val string }{
 		{"video:thumbnail_loc", v.ThumbnailLoc}, {"video:title", v.Title}, {"video:description", v.Description},
 	} {
@@ -62,7 +62,7 @@ func (f *file) video(u *sitemap.URL, v *sitemap.Video, line, col int) {
 }
 
 // videoValues checks the ranges and enumerations of a video.
-func (f *file) videoValues(u *sitemap.URL, v *sitemap.Video, line, col int) {
+func (f *file) videoValues(u *urlset.URL, v *urlset.Video, line, col int) {
 	bad := func(format string, args ...any) { f.add("video-value", line, col, u.Loc, format, args...) }
 	if v.Duration != 0 && (v.Duration < time.Second || v.Duration > limits.VideoDuration) {
 		bad("video:duration %d s is not from 1 to 28,800", int64(v.Duration/time.Second))
@@ -104,7 +104,7 @@ func isYesNo(s string) bool {
 }
 
 // newsRules checks the <news:news> of u.
-func (f *file) newsRules(u *sitemap.URL, line, col int) {
+func (f *file) newsRules(u *urlset.URL, line, col int) {
 	n := u.News
 	for _, req := range []struct {
 		name    string
@@ -155,7 +155,7 @@ func isWord(s string) bool {
 
 // alternates checks the hreflang links of u and keeps them, as hashes,
 // for the reciprocity rule.
-func (f *file) alternates(u *sitemap.URL, line, col int) {
+func (f *file) alternates(u *urlset.URL, line, col int) {
 	if len(u.Alternates) == 0 {
 		return
 	}

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/freshmap/sitemap"
 	"github.com/freshmap/sitemap/parse"
+	"github.com/freshmap/sitemap/urlset"
 )
 
 // file is the check of one document: its own findings and what the rules
@@ -212,7 +212,7 @@ func position(err error) (int, int) {
 }
 
 // url applies the per-entry rules to one <url>.
-func (f *file) url(u *sitemap.URL, err error) {
+func (f *file) url(u *urlset.URL, err error) {
 	if u.Loc != "" {
 		f.urls++ // an entry with no loc, or an empty one, is no URL
 	}

@@ -3,12 +3,12 @@ package parse
 import (
 	"encoding/xml"
 
-	"github.com/freshmap/sitemap"
+	"github.com/freshmap/sitemap/urlset"
 )
 
 // news reads one <news:news> element whole. Genres, keywords and stock
 // tickers are comma-separated lists.
-func (p *parser) news(n *sitemap.News) error {
+func (p *parser) news(n *urlset.News) error {
 	return p.children(func(se xml.StartElement) error {
 		if se.Name.Space == nsNews {
 			switch se.Name.Local {
@@ -33,7 +33,7 @@ func (p *parser) news(n *sitemap.News) error {
 }
 
 // publication reads <news:publication>: name and language.
-func (p *parser) publication(n *sitemap.News) error {
+func (p *parser) publication(n *urlset.News) error {
 	return p.children(func(se xml.StartElement) error {
 		if se.Name.Space == nsNews {
 			switch se.Name.Local {
@@ -47,7 +47,7 @@ func (p *parser) publication(n *sitemap.News) error {
 	})
 }
 
-// access reads <news:access>, which sitemap.News does not hold: the
+// access reads <news:access>, which urlset.News does not hold: the
 // schema allows Subscription or Registration (and no element for an open
 // article); any other value is invalid.
 func (p *parser) access() error {

@@ -1,5 +1,5 @@
 // Package parse reads sitemaps back: a <urlset>, with its image, video,
-// news and xhtml hreflang extensions, into [sitemap.URL] values, and a
+// news and xhtml hreflang extensions, into [urlset.URL] values, and a
 // <sitemapindex> into [Sitemap] values.
 //
 // [Open] reads a document whose kind is not known ahead up to its root,
@@ -10,7 +10,7 @@
 // The readers stream: one entry is held at a time, and the input, plain XML
 // or gzip (recognised by its first two bytes), is read through limits that
 // bound memory whatever it holds. The uncompressed document may have at most
-// [sitemap.MaxBytes] bytes and [sitemap.MaxURLs] entries, one text node,
+// [urlset.MaxBytes] bytes and [urlset.MaxURLs] entries, one text node,
 // comment or tag at most 32 KiB, and elements nest at most 32 deep. A DOCTYPE
 // (and so any entity declaration) is refused; only the five predefined
 // entities and character references are read.
@@ -64,7 +64,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/freshmap/sitemap"
+	"github.com/freshmap/sitemap/urlset"
 )
 
 // Sitemap is one <sitemap> entry of a sitemap index.
@@ -77,10 +77,10 @@ type Sitemap struct {
 // protocol's limit or a safe default, and a negative value means no limit.
 type Limits struct {
 	// MaxBytes is the most uncompressed bytes read. Zero means
-	// sitemap.MaxBytes (52,428,800).
+	// urlset.MaxBytes (52,428,800).
 	MaxBytes int64
 	// MaxEntries is the most <url> or <sitemap> entries. Zero means
-	// sitemap.MaxURLs (50,000).
+	// urlset.MaxURLs (50,000).
 	MaxEntries int
 	// MaxText is the most bytes of one text node, comment or tag as written,
 	// and of one element's text once decoded. Zero means 32 KiB.
@@ -93,8 +93,8 @@ const (
 )
 
 func (l Limits) withDefaults() Limits {
-	l.MaxBytes = orDefault(l.MaxBytes, sitemap.MaxBytes)
-	l.MaxEntries = orDefault(l.MaxEntries, sitemap.MaxURLs)
+	l.MaxBytes = orDefault(l.MaxBytes, urlset.MaxBytes)
+	l.MaxEntries = orDefault(l.MaxEntries, urlset.MaxURLs)
 	l.MaxText = orDefault(l.MaxText, defaultMaxText)
 	return l
 }
@@ -113,11 +113,11 @@ func orDefault[T int | int64](v, def T) T {
 // URLs returns the entries of the <urlset> that r holds, as plain or gzip
 // XML. The sequence reads r as it goes and can be ranged over once. See the
 // package documentation for its errors and limits.
-func URLs(r io.Reader, lim Limits) iter.Seq2[sitemap.URL, error] {
-	return func(yield func(sitemap.URL, error) bool) {
+func URLs(r io.Reader, lim Limits) iter.Seq2[urlset.URL, error] {
+	return func(yield func(urlset.URL, error) bool) {
 		d, err := Open(r, lim, nil)
 		if err != nil {
-			yield(sitemap.URL{}, err)
+			yield(urlset.URL{}, err)
 			return
 		}
 		d.URLs()(yield)
@@ -187,12 +187,12 @@ func (d *Document) Pos() (line, col int) { return d.p.entryLine, d.p.entryCol }
 // URLs returns the entries of the document as a <urlset>, like the
 // function [URLs]; a root that is not <urlset> in the sitemap namespace
 // is its first and only error (ErrRoot).
-func (d *Document) URLs() iter.Seq2[sitemap.URL, error] {
-	return func(yield func(sitemap.URL, error) bool) {
+func (d *Document) URLs() iter.Seq2[urlset.URL, error] {
+	return func(yield func(urlset.URL, error) bool) {
 		p := d.p
 		if d.text {
 			for {
-				var u sitemap.URL
+				var u urlset.URL
 				ok, err := p.textEntry(&u)
 				if !ok && err == nil || !yield(u, err) || !ok {
 					return
@@ -200,11 +200,11 @@ func (d *Document) URLs() iter.Seq2[sitemap.URL, error] {
 			}
 		}
 		if err := p.wantRoot(d.root, "urlset"); err != nil {
-			yield(sitemap.URL{}, err)
+			yield(urlset.URL{}, err)
 			return
 		}
 		for {
-			var u sitemap.URL
+			var u urlset.URL
 			ok, err := p.nextEntry("url", func() error { return p.url(&u) })
 			if err == nil {
 				err = p.takeInvalid()

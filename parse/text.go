@@ -7,7 +7,7 @@ import (
 	"io"
 	"unicode/utf8"
 
-	"github.com/freshmap/sitemap"
+	"github.com/freshmap/sitemap/urlset"
 )
 
 // A plain-text sitemap is the protocol's other format: UTF-8, one URL a
@@ -20,7 +20,7 @@ import (
 
 // textEntry reads up to the next line that is not blank, into u.Loc. It
 // returns false at the end of the document or on an error that ends it.
-func (p *parser) textEntry(u *sitemap.URL) (bool, error) {
+func (p *parser) textEntry(u *urlset.URL) (bool, error) {
 	for {
 		line := int(p.in.lines) + 1
 		b, err := p.textLine()

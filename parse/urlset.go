@@ -4,11 +4,11 @@ import (
 	"encoding/xml"
 	"strings"
 
-	"github.com/freshmap/sitemap"
+	"github.com/freshmap/sitemap/urlset"
 )
 
 // url reads one <url> element whole, after its start tag.
-func (p *parser) url(u *sitemap.URL) error {
+func (p *parser) url(u *urlset.URL) error {
 	hasLoc := false
 	err := p.children(func(se xml.StartElement) error {
 		switch se.Name.Space {
@@ -26,17 +26,17 @@ func (p *parser) url(u *sitemap.URL) error {
 			}
 		case nsImage:
 			if se.Name.Local == "image" {
-				u.Images = append(u.Images, sitemap.Image{})
+				u.Images = append(u.Images, urlset.Image{})
 				return p.image(&u.Images[len(u.Images)-1])
 			}
 		case nsVideo:
 			if se.Name.Local == "video" {
-				u.Videos = append(u.Videos, sitemap.Video{})
+				u.Videos = append(u.Videos, urlset.Video{})
 				return p.video(&u.Videos[len(u.Videos)-1])
 			}
 		case nsNews:
 			if se.Name.Local == "news" {
-				u.News = new(sitemap.News)
+				u.News = new(urlset.News)
 				return p.news(u.News)
 			}
 		case nsXHTML:
@@ -53,13 +53,13 @@ func (p *parser) url(u *sitemap.URL) error {
 }
 
 // changefreq stores one of the seven words the protocol allows.
-func (p *parser) changefreq(dst *sitemap.ChangeFreq) error {
+func (p *parser) changefreq(dst *urlset.ChangeFreq) error {
 	var s string
 	if err := p.trimmed(&s); err != nil {
 		return err
 	}
-	switch f := sitemap.ChangeFreq(s); f {
-	case sitemap.Always, sitemap.Hourly, sitemap.Daily, sitemap.Weekly, sitemap.Monthly, sitemap.Yearly, sitemap.Never:
+	switch f := urlset.ChangeFreq(s); f {
+	case urlset.Always, urlset.Hourly, urlset.Daily, urlset.Weekly, urlset.Monthly, urlset.Yearly, urlset.Never:
 		*dst = f
 	default:
 		p.invalid("not a changefreq: %q", s)
@@ -68,7 +68,7 @@ func (p *parser) changefreq(dst *sitemap.ChangeFreq) error {
 }
 
 // image reads one <image:image> element whole.
-func (p *parser) image(img *sitemap.Image) error {
+func (p *parser) image(img *urlset.Image) error {
 	hasLoc := false
 	err := p.children(func(se xml.StartElement) error {
 		if se.Name.Space == nsImage {
@@ -97,11 +97,11 @@ func (p *parser) image(img *sitemap.Image) error {
 // alternate reads one <xhtml:link rel="alternate" hreflang="…">. One
 // without an href, or with an empty one, is no alternate: it is skipped,
 // and makes the entry invalid.
-func (p *parser) alternate(se xml.StartElement, u *sitemap.URL) error {
+func (p *parser) alternate(se xml.StartElement, u *urlset.URL) error {
 	href := strings.TrimSpace(attr(se, "href"))
 	if err := p.skip(); err != nil || href != "" {
 		if err == nil {
-			u.Alternates = append(u.Alternates, sitemap.Alternate{Hreflang: attr(se, "hreflang"), Href: href})
+			u.Alternates = append(u.Alternates, urlset.Alternate{Hreflang: attr(se, "hreflang"), Href: href})
 		}
 		return err
 	}

@@ -5,11 +5,11 @@ import (
 	"math"
 	"time"
 
-	"github.com/freshmap/sitemap"
+	"github.com/freshmap/sitemap/urlset"
 )
 
 // video reads one <video:video> element whole.
-func (p *parser) video(v *sitemap.Video) error {
+func (p *parser) video(v *urlset.Video) error {
 	return p.children(func(se xml.StartElement) error {
 		if se.Name.Space != nsVideo {
 			return p.skip()
@@ -56,13 +56,13 @@ func (p *parser) video(v *sitemap.Video) error {
 		case "family_friendly":
 			return p.trimmed(&v.FamilyFriendly)
 		case "restriction":
-			v.Restriction = &sitemap.Restriction{Relationship: attr(se, "relationship")}
+			v.Restriction = &urlset.Restriction{Relationship: attr(se, "relationship")}
 			return p.list(&v.Restriction.Countries, 0)
 		case "gallery_loc":
 			v.GalleryTitle = attr(se, "title")
 			return p.trimmed(&v.GalleryLoc)
 		case "price":
-			v.Prices = append(v.Prices, sitemap.Price{Currency: attr(se, "currency"), Type: attr(se, "type"), Resolution: attr(se, "resolution")})
+			v.Prices = append(v.Prices, urlset.Price{Currency: attr(se, "currency"), Type: attr(se, "type"), Resolution: attr(se, "resolution")})
 			return p.trimmed(&v.Prices[len(v.Prices)-1].Amount)
 		case "requires_subscription":
 			return p.trimmed(&v.RequiresSubscription)
@@ -70,7 +70,7 @@ func (p *parser) video(v *sitemap.Video) error {
 			v.UploaderInfo = attr(se, "info")
 			return p.str(&v.Uploader)
 		case "platform":
-			v.Platform = &sitemap.Platform{Relationship: attr(se, "relationship")}
+			v.Platform = &urlset.Platform{Relationship: attr(se, "relationship")}
 			return p.list(&v.Platform.Platforms, 0)
 		case "live":
 			return p.trimmed(&v.Live)

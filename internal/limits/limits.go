@@ -1,7 +1,7 @@
 // Package limits holds the limits of the sitemap extensions (Google's
 // image, video and news sitemaps), so that the encoder, the checker and
 // the SQL loaders say each one once. The limits of the protocol itself
-// are the root package's MaxURLs and MaxBytes.
+// are urlset.MaxURLs and urlset.MaxBytes.
 package limits
 
 import "time"

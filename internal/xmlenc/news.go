@@ -1,4 +1,4 @@
-package sitemap
+package xmlenc
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/freshmap/sitemap/internal/limits"
+	"github.com/freshmap/sitemap/urlset"
 )
 
 // A news sitemap holds only articles published in the last two days. An
@@ -13,18 +14,18 @@ import (
 // of the database and the server may differ; one dated later is not
 // published yet.
 const (
-	maxNewsAge  = 48 * time.Hour
-	maxNewsSkew = 5 * time.Minute
+	MaxNewsAge  = 48 * time.Hour
+	MaxNewsSkew = 5 * time.Minute
 )
 
 // Rules of the news publication date, wrapped in an *InvalidURLError.
 var (
-	errNewsTooOld = errors.New("older than two days")
-	errNewsFuture = errors.New("more than five minutes in the future")
+	ErrNewsTooOld = errors.New("older than two days")
+	ErrNewsFuture = errors.New("more than five minutes in the future")
 )
 
 // appendNews writes a <news:news> element of an article published within
-// two days before e.now (unless e.newsAnyAge) and at most five minutes
+// two days before e.Now (unless e.NewsAnyAge) and at most five minutes
 // after it. Its order follows the schema:
 // publication (name, language), genres, publication_date, title, keywords,
 // stock_tickers.
@@ -34,38 +35,38 @@ var (
 // articles of the last two days, so an old article must leave the file,
 // not stay in it as a plain URL. In a section that does not declare news,
 // the element is dropped as undeclared and the URL written.
-func (e *encoder) appendNews(b []byte, u *URL, n *News) ([]byte, error) {
+func (e *Encoder) appendNews(b []byte, u *urlset.URL, n *urlset.News) ([]byte, error) {
 	switch {
-	case e.ext&ExtNews == 0:
-		e.drop(invalid(u, "news", errUndeclared), "news:news")
+	case e.ext&urlset.ExtNews == 0:
+		e.drop(Invalid(u, "news", ErrUndeclared), "news:news")
 		return b, nil
 	case strings.TrimSpace(n.PublicationName) == "":
-		return b, invalid(u, "news.publication.name", errRequired)
+		return b, Invalid(u, "news.publication.name", ErrRequired)
 	case !isNewsLanguage(n.Language):
-		return b, invalid(u, "news.publication.language", errValue)
+		return b, Invalid(u, "news.publication.language", ErrValue)
 	case n.PublicationDate.IsZero():
-		return b, invalid(u, "news.publication_date", errRequired)
-	case !validYear(n.PublicationDate):
-		return b, invalid(u, "news.publication_date", errYear)
-	case !e.now.IsZero() && n.PublicationDate.After(e.now.Add(maxNewsSkew)):
-		return b, invalid(u, "news.publication_date", errNewsFuture)
-	case !e.now.IsZero() && !e.newsAnyAge && n.PublicationDate.Before(e.now.Add(-maxNewsAge)):
-		return b, invalid(u, "news.publication_date", errNewsTooOld)
+		return b, Invalid(u, "news.publication_date", ErrRequired)
+	case !ValidYear(n.PublicationDate):
+		return b, Invalid(u, "news.publication_date", ErrYear)
+	case !e.Now.IsZero() && n.PublicationDate.After(e.Now.Add(MaxNewsSkew)):
+		return b, Invalid(u, "news.publication_date", ErrNewsFuture)
+	case !e.Now.IsZero() && !e.NewsAnyAge && n.PublicationDate.Before(e.Now.Add(-MaxNewsAge)):
+		return b, Invalid(u, "news.publication_date", ErrNewsTooOld)
 	case strings.TrimSpace(n.Title) == "":
-		return b, invalid(u, "news.title", errRequired)
+		return b, Invalid(u, "news.title", ErrRequired)
 	case len(n.StockTickers) > limits.StockTickers:
-		return b, invalid(u, "news.stock_tickers", errTooMany)
+		return b, Invalid(u, "news.stock_tickers", ErrTooMany)
 	}
 	for _, g := range n.Genres {
 		switch g {
 		case "PressRelease", "Satire", "Blog", "OpEd", "Opinion", "UserGenerated":
 		default:
-			return b, invalid(u, "news.genres", errValue)
+			return b, Invalid(u, "news.genres", ErrValue)
 		}
 	}
 	for _, t := range n.StockTickers {
 		if !isTicker(t) {
-			return b, invalid(u, "news.stock_tickers", errValue)
+			return b, Invalid(u, "news.stock_tickers", ErrValue)
 		}
 	}
 	b = append(b, "<news:news><news:publication>"...)
@@ -93,7 +94,7 @@ func appendList(b []byte, name string, items []string, escape bool) []byte {
 			b = append(b, ", "...)
 		}
 		if escape {
-			b = appendEscaped(b, it)
+			b = AppendEscaped(b, it)
 		} else {
 			b = append(b, it...)
 		}

@@ -1,10 +1,12 @@
-package sitemap
+package xmlenc
 
 import (
 	"errors"
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/freshmap/sitemap/urlset"
 )
 
 // copyRunByte is copyRun one byte at a time: what copyRun must return.
@@ -54,11 +56,11 @@ func TestUriPairs(t *testing.T) {
 	}
 }
 
-// TestAppendPageURIFast: a location appendPageURI writes as it is
+// TestAppendPageURIFast: a location AppendPageURI writes as it is
 // (plainPrefix is its length) is written by appendURIRules in the same
-// bytes, and appendPageURI, which goes on from plainPrefix otherwise,
+// bytes, and AppendPageURI, which goes on from plainPrefix otherwise,
 // agrees with appendURIRules on every location, whatever the base; so does
-// an entry's <loc> (appendURL, which does what appendPageURI does).
+// an entry's <loc> (appendURL, which does what AppendPageURI does).
 func TestAppendPageURIFast(t *testing.T) {
 	bases := []string{"", "https://example.com/", "https://example.com/shop/", "http://a.b/"}
 	paths := []string{"", "a", "shop/a", "shop/a-b/c_d~e", "shop/a.html", "shop/a.b.c/d.e", "shop/a./b", "shop/a..", "shop/.a",
@@ -77,9 +79,9 @@ func TestAppendPageURIFast(t *testing.T) {
 		for _, base := range bases {
 			for _, xmlText := range []bool{true, false} {
 				want, wantErr := appendURIRules([]byte("p"), s, base, "", 0, xmlText, true)
-				got, err := appendPageURI([]byte("p"), s, base, xmlText)
+				got, err := AppendPageURI([]byte("p"), s, base, xmlText)
 				if string(got) != string(want) || err != wantErr {
-					t.Errorf("appendPageURI(%q, base %q, text %v) = %q, %v; appendURIRules: %q, %v", s, base, xmlText, got, err, want, wantErr)
+					t.Errorf("AppendPageURI(%q, base %q, text %v) = %q, %v; appendURIRules: %q, %v", s, base, xmlText, got, err, want, wantErr)
 				}
 			}
 			want, wantErr := appendURIRules(nil, s, base, "", 0, true, true)
@@ -102,18 +104,19 @@ func TestAppendPageURIFast(t *testing.T) {
 // appendLocEntry is appendURL of a URL with only a location, in a section
 // under base: the entry, or the error of its location.
 func appendLocEntry(loc, base string) (string, error) {
-	var e encoder
-	e.reset(io.Discard, kindURLSet, 0, base, 0, 0, "")
-	b, err := e.appendURL(nil, &URL{Loc: loc})
-	if bad := (*InvalidURLError)(nil); errors.As(err, &bad) {
+	var e Encoder
+	e.Reset(io.Discard, URLSet, 0, base, 0, 0, "")
+	b, err := e.appendURL(nil, &urlset.URL{Loc: loc})
+	if bad := (*urlset.InvalidURLError)(nil); errors.As(err, &bad) {
 		return string(b), bad.Err
 	}
 	return string(b), err
 }
 
-// FuzzAppendPageURI: appendPageURI, with its fast path, writes what
+// FuzzAppendPageURI: AppendPageURI, with its fast path, writes what
 // appendURIRules writes for a page's location, or fails with the same
-// error; and copyRun agrees with the byte-by-byte loop.
+// error; so does appendURIRules given the origin, as a page's location or
+// not; and copyRun agrees with the byte-by-byte loop.
 func FuzzAppendPageURI(f *testing.F) {
 	for _, s := range []string{"https://example.com/a", "https://example.com/shop/a-b", "https://example.com/a.b", "https://example.com/a/./b",
 		"https://example.com/a?b&c", "https://example.com/ü", "http://example.com/a", "https://example.com/aaaaaaaaaaaaaaaa%"} {
@@ -126,9 +129,23 @@ func FuzzAppendPageURI(f *testing.F) {
 		}
 		base := bases[int(which)%len(bases)]
 		want, wantErr := appendURIRules([]byte("p"), s, base, "", 0, true, true)
-		got, err := appendPageURI([]byte("p"), s, base, true)
+		got, err := AppendPageURI([]byte("p"), s, base, true)
 		if string(got) != string(want) || err != wantErr {
-			t.Fatalf("appendPageURI(%q, base %q) = %q, %v; appendURIRules: %q, %v", s, base, got, err, want, wantErr)
+			t.Fatalf("AppendPageURI(%q, base %q) = %q, %v; appendURIRules: %q, %v", s, base, got, err, want, wantErr)
+		}
+		for _, page := range []bool{false, true} {
+			want, wantErr := appendURIRules([]byte("p"), s, base, "", 0, true, page)
+			got, err := appendURIRules([]byte("p"), s, base, originOf(testBase), 0, true, page)
+			if string(got) != string(want) || err != wantErr {
+				t.Fatalf("%q, base %q, page %v: %q, %v from the origin; want %q, %v", s, base, page, got, err, want, wantErr)
+			}
+		}
+		for _, page := range []bool{false, true} {
+			want, wantErr := appendURIRules([]byte("p"), s, base, "", 0, true, page)
+			got, err := appendURIRules([]byte("p"), s, base, originOf(testBase), 0, true, page)
+			if string(got) != string(want) || err != wantErr {
+				t.Fatalf("%q, base %q, page %v: %q, %v from the origin; want %q, %v", s, base, page, got, err, want, wantErr)
+			}
 		}
 		if entry, err := appendLocEntry(s, base); err != wantErr || wantErr == nil && entry != "<url><loc>"+string(want[1:])+"</loc></url>\n" {
 			t.Fatalf("appendURL(%q, base %q) = %q, %v; appendURIRules: %q, %v", s, base, entry, err, want, wantErr)

@@ -1,4 +1,4 @@
-package sitemap
+package xmlenc
 
 // copyRun returns the length of the run of uriCopy bytes that s starts
 // with: the bytes of a location that are written as they are. It looks up

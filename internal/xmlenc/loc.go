@@ -1,4 +1,4 @@
-package sitemap
+package xmlenc
 
 import (
 	"bytes"
@@ -51,16 +51,16 @@ var uriClass = func() (t [256]uint8) {
 
 // Reasons a location is rejected. They are wrapped in an *InvalidURLError.
 var (
-	errNotAbsolute = errors.New("not an absolute http or https URL")
-	errBadHost     = errors.New("host must be a host name (IDNs are converted to punycode) or IP address, with an optional port")
-	errControl     = errors.New("contains a control character or invalid UTF-8")
-	errTooLong     = errors.New("2,048 characters or longer once percent-encoded")
-	errTooShort    = errors.New("shorter than the schema's 12 characters")
-	errOutsideBase = errors.New("not under the sitemap's base URL")
-	errDotSegment  = errors.New("path has a . or .. segment")
+	ErrNotAbsolute = errors.New("not an absolute http or https URL")
+	ErrBadHost     = errors.New("host must be a host name (IDNs are converted to punycode) or IP address, with an optional port")
+	ErrControl     = errors.New("contains a control character or invalid UTF-8")
+	ErrTooLong     = errors.New("2,048 characters or longer once percent-encoded")
+	ErrTooShort    = errors.New("shorter than the schema's 12 characters")
+	ErrOutsideBase = errors.New("not under the sitemap's base URL")
+	ErrDotSegment  = errors.New("path has a . or .. segment")
 )
 
-// appendURI appends s to b as a URI: an absolute http(s) URL whose host, if
+// AppendURI appends s to b as a URI: an absolute http(s) URL whose host, if
 // internationalized, is converted to punycode (IDNA lookup profile), with
 // non-ASCII and other characters a URI may not hold percent-encoded
 // (UTF-8), and a stray '%' encoded as %25 ('[', ']' and a second '#' too).
@@ -68,15 +68,15 @@ var (
 // It returns b unchanged and an error when s cannot be a sitemap location.
 // If base is not "", the result must start with it (scheme and host
 // compared without regard to case). base is in the canonical form that
-// parseBase returns.
+// ParseBase returns.
 //
 // With xmlText, '&' and the apostrophe are written as XML entities (a URI
 // holds no other XML special character once percent-encoded).
-func appendURI(b []byte, s, base string, xmlText bool) ([]byte, error) {
+func AppendURI(b []byte, s, base string, xmlText bool) ([]byte, error) {
 	return appendURIRules(b, s, base, "", 0, xmlText, false)
 }
 
-// appendPageURI is appendURI for the location of a sitemap entry itself
+// AppendPageURI is AppendURI for the location of a sitemap entry itself
 // (not of an image, a video or an alternate): it must also have no dot
 // segment and be at least minLocLen long, as the schema demands.
 //
@@ -85,7 +85,7 @@ func appendURI(b []byte, s, base string, xmlText bool) ([]byte, error) {
 // any other goes on through appendURIRules from where that walk stopped.
 // The bytes and errors are appendURIRules' own (TestAppendPageURIFast,
 // FuzzAppendPageURI).
-func appendPageURI(b []byte, s, base string, xmlText bool) ([]byte, error) {
+func AppendPageURI(b []byte, s, base string, xmlText bool) ([]byte, error) {
 	plain := plainPrefix(s, base)
 	if plain == len(s) {
 		return append(b, s...), nil
@@ -113,7 +113,7 @@ func plainPrefix(s, base string) int {
 	}
 }
 
-// appendURIRules is appendURI, or appendPageURI when page. origin, if not
+// appendURIRules is AppendURI, or AppendPageURI when page. origin, if not
 // "", is the scheme and authority of a base URL in canonical form with the
 // slash that follows (such as "https://example.com/"; see originOf): a
 // URI that starts with it, such as an image or an alternate on the site's
@@ -124,12 +124,12 @@ func appendURIRules(b []byte, s, base, origin string, plain int, xmlText, page b
 	if len(s) >= maxLocLen {
 		rest, ok := cutScheme(s)
 		if !ok {
-			return b, errNotAbsolute
+			return b, ErrNotAbsolute
 		}
 		// Every byte of s is at least one byte of the URI, except in an
 		// internationalized host: its punycode may be shorter.
 		if !hasNonASCII(rest[:authorityLen(rest[:min(len(rest), maxIDNAuthority)])]) {
-			return b, errTooLong
+			return b, ErrTooLong
 		}
 	}
 	n := len(b)
@@ -148,7 +148,7 @@ func appendURIRules(b []byte, s, base, origin string, plain int, xmlText, page b
 	default:
 		rest, ok := cutScheme(s)
 		if !ok {
-			return b, errNotAbsolute
+			return b, ErrNotAbsolute
 		}
 		hostEnd := authorityLen(rest)
 		i = hostEnd + len(s) - len(rest)
@@ -163,7 +163,7 @@ func appendURIRules(b []byte, s, base, origin string, plain int, xmlText, page b
 			}
 			b = append(b, a...)
 		} else {
-			return b, errBadHost
+			return b, ErrBadHost
 		}
 		pathStart = len(b) - n
 		if i == len(s) || s[i] != '/' {
@@ -190,13 +190,13 @@ func appendURIRules(b []byte, s, base, origin string, plain int, xmlText, page b
 		case uriEncode:
 			b = appendPct(b, c)
 		case uriControl:
-			return b[:n], errControl
+			return b[:n], ErrControl
 		default:
 			switch {
 			case c >= utf8.RuneSelf:
 				r, size := utf8.DecodeRuneInString(s[i:])
 				if r == utf8.RuneError && size == 1 || r == 0xFFFE || r == 0xFFFF {
-					return b[:n], errControl
+					return b[:n], ErrControl
 				}
 				for j := range size {
 					b = appendPct(b, s[i+j])
@@ -236,10 +236,10 @@ func appendURIRules(b []byte, s, base, origin string, plain int, xmlText, page b
 	}
 	size := len(b) - n - extra
 	if size >= maxLocLen {
-		return b[:n], errTooLong
+		return b[:n], ErrTooLong
 	}
 	if base != "" && !underBase && !hasBase(b[n:], base) {
-		return b[:n], errOutsideBase
+		return b[:n], ErrOutsideBase
 	}
 	if page {
 		if pathEnd < 0 {
@@ -247,9 +247,9 @@ func appendURIRules(b []byte, s, base, origin string, plain int, xmlText, page b
 		}
 		switch {
 		case dotAfterSlash && hasDotSegment(b[n+pathStart:n+pathEnd]):
-			return b[:n], errDotSegment
+			return b[:n], ErrDotSegment
 		case size < minLocLen:
-			return b[:n], errTooShort
+			return b[:n], ErrTooShort
 		}
 	}
 	return b, nil
@@ -442,10 +442,10 @@ func appendPct(b []byte, c byte) []byte {
 	return append(b, '%', hex[c>>4], hex[c&15])
 }
 
-// parseBase checks a configured base URL and returns it in canonical form:
+// ParseBase checks a configured base URL and returns it in canonical form:
 // lower-case scheme and host, no query or fragment, and a path that ends
 // in '/'. Every loc a sitemap lists must start with it.
-func parseBase(s string) (string, error) {
+func ParseBase(s string) (string, error) {
 	if s == "" {
 		return "", errors.New("BaseURL is required")
 	}
@@ -463,7 +463,7 @@ func parseBase(s string) (string, error) {
 	if !validAuthority(host) {
 		a, ok := idnaAuthority(host)
 		if !ok {
-			return "", fmt.Errorf("BaseURL %q: %w", s, errBadHost)
+			return "", fmt.Errorf("BaseURL %q: %w", s, ErrBadHost)
 		}
 		host = a
 	}
@@ -472,22 +472,8 @@ func parseBase(s string) (string, error) {
 		path += "/"
 	}
 	base := strings.ToLower(u.Scheme+"://"+host) + path
-	if b, err := appendURI(nil, base, "", true); err != nil || string(b) != base || hasDotSegment([]byte(path)) {
+	if b, err := AppendURI(nil, base, "", true); err != nil || string(b) != base || hasDotSegment([]byte(path)) {
 		return "", fmt.Errorf("BaseURL %q is not a valid sitemap location", s)
 	}
 	return base, nil
-}
-
-// baseURL is the canonical base URL, split once.
-type baseURL struct {
-	url    string // "https://example.com/shop/": scheme, host, path, ending in '/'
-	scheme string // "https"
-	host   string // "example.com", with its port if it has one
-	path   string // "/shop/"
-}
-
-func splitBase(canonical string) baseURL {
-	scheme, rest, _ := strings.Cut(canonical, "://")
-	i := strings.IndexByte(rest, '/')
-	return baseURL{url: canonical, scheme: scheme, host: rest[:i], path: rest[i:]}
 }

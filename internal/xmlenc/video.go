@@ -1,4 +1,4 @@
-package sitemap
+package xmlenc
 
 import (
 	"math"
@@ -8,14 +8,15 @@ import (
 	"unicode/utf8"
 
 	"github.com/freshmap/sitemap/internal/limits"
+	"github.com/freshmap/sitemap/urlset"
 )
 
 // appendVideos writes the videos of u, each valid one: an invalid video
 // is dropped whole, for a video without the field at fault (a
 // restriction, a price) would say something false.
-func (e *encoder) appendVideos(b []byte, u *URL) []byte {
-	if e.ext&ExtVideo == 0 {
-		e.drop(invalid(u, "video", errUndeclared), "video:video")
+func (e *Encoder) appendVideos(b []byte, u *urlset.URL) []byte {
+	if e.ext&urlset.ExtVideo == 0 {
+		e.drop(Invalid(u, "video", ErrUndeclared), "video:video")
 		return b
 	}
 	for i := range u.Videos {
@@ -33,38 +34,38 @@ func (e *encoder) appendVideos(b []byte, u *URL) []byte {
 // tags, ranges and values; the order of its children follows the schema.
 // It returns the *InvalidURLError of the first rule broken, and then what
 // it appended is to be rolled back.
-func (e *encoder) appendVideo(b []byte, u *URL, v *Video) ([]byte, error) {
+func (e *Encoder) appendVideo(b []byte, u *urlset.URL, v *urlset.Video) ([]byte, error) {
 	switch {
 	case v.ThumbnailLoc == "":
-		return b, invalid(u, "video.thumbnail_loc", errRequired)
+		return b, Invalid(u, "video.thumbnail_loc", ErrRequired)
 	case strings.TrimSpace(v.Title) == "":
-		return b, invalid(u, "video.title", errRequired)
+		return b, Invalid(u, "video.title", ErrRequired)
 	case runeCount(v.Title) > limits.VideoTitle:
-		return b, invalid(u, "video.title", errLength)
+		return b, Invalid(u, "video.title", ErrLength)
 	case strings.TrimSpace(v.Description) == "":
-		return b, invalid(u, "video.description", errRequired)
+		return b, Invalid(u, "video.description", ErrRequired)
 	case runeCount(v.Description) > limits.VideoDesc:
-		return b, invalid(u, "video.description", errLength)
+		return b, Invalid(u, "video.description", ErrLength)
 	case v.ContentLoc == "" && v.PlayerLoc == "":
-		return b, invalid(u, "video.content_loc", errNeedsPlayer)
+		return b, Invalid(u, "video.content_loc", ErrNeedsPlayer)
 	case v.Duration != 0 && (v.Duration < time.Second || v.Duration > limits.VideoDuration):
-		return b, invalid(u, "video.duration", errRange)
+		return b, Invalid(u, "video.duration", ErrRange)
 	case v.Rating != nil && !(*v.Rating >= 0 && *v.Rating <= 5):
-		return b, invalid(u, "video.rating", errRange)
+		return b, Invalid(u, "video.rating", ErrRange)
 	case v.ViewCount != nil && *v.ViewCount < 0:
-		return b, invalid(u, "video.view_count", errRange)
+		return b, Invalid(u, "video.view_count", ErrRange)
 	case len(v.Tags) > limits.VideoTags:
-		return b, invalid(u, "video.tag", errTooMany)
+		return b, Invalid(u, "video.tag", ErrTooMany)
 	case runeCount(v.Category) > limits.VideoCategory:
-		return b, invalid(u, "video.category", errLength)
+		return b, Invalid(u, "video.category", ErrLength)
 	case v.UploaderInfo != "" && v.Uploader == "":
-		return b, invalid(u, "video.uploader", errRequired)
+		return b, Invalid(u, "video.uploader", ErrRequired)
 	case v.PlayerLoc == "" && (v.AllowEmbed != "" || v.Autoplay != ""):
-		return b, invalid(u, "video.player_loc", errRequired)
-	case !validYear(v.ExpirationDate) && !v.ExpirationDate.IsZero():
-		return b, invalid(u, "video.expiration_date", errYear)
-	case !validYear(v.PublicationDate) && !v.PublicationDate.IsZero():
-		return b, invalid(u, "video.publication_date", errYear)
+		return b, Invalid(u, "video.player_loc", ErrRequired)
+	case !ValidYear(v.ExpirationDate) && !v.ExpirationDate.IsZero():
+		return b, Invalid(u, "video.expiration_date", ErrYear)
+	case !ValidYear(v.PublicationDate) && !v.PublicationDate.IsZero():
+		return b, Invalid(u, "video.publication_date", ErrYear)
 	}
 	allowEmbed, ok1 := yesNo(v.AllowEmbed)
 	family, ok2 := yesNo(v.FamilyFriendly)
@@ -72,13 +73,13 @@ func (e *encoder) appendVideo(b []byte, u *URL, v *Video) ([]byte, error) {
 	live, ok4 := yesNo(v.Live)
 	switch {
 	case !ok1:
-		return b, invalid(u, "video.player_loc.allow_embed", errValue)
+		return b, Invalid(u, "video.player_loc.allow_embed", ErrValue)
 	case !ok2:
-		return b, invalid(u, "video.family_friendly", errValue)
+		return b, Invalid(u, "video.family_friendly", ErrValue)
 	case !ok3:
-		return b, invalid(u, "video.requires_subscription", errValue)
+		return b, Invalid(u, "video.requires_subscription", ErrValue)
 	case !ok4:
-		return b, invalid(u, "video.live", errValue)
+		return b, Invalid(u, "video.live", ErrValue)
 	}
 
 	var err error
@@ -105,7 +106,7 @@ func (e *encoder) appendVideo(b []byte, u *URL, v *Video) ([]byte, error) {
 		}
 		if v.Autoplay != "" {
 			b = append(b, ` autoplay="`...)
-			b = appendAttr(b, v.Autoplay)
+			b = AppendAttr(b, v.Autoplay)
 			b = append(b, '"')
 		}
 		b = append(b, '>')
@@ -145,7 +146,7 @@ func (e *encoder) appendVideo(b []byte, u *URL, v *Video) ([]byte, error) {
 		b = append(b, "<video:gallery_loc"...)
 		if v.GalleryTitle != "" {
 			b = append(b, ` title="`...)
-			b = appendAttr(b, v.GalleryTitle)
+			b = AppendAttr(b, v.GalleryTitle)
 			b = append(b, '"')
 		}
 		b = append(b, '>')
@@ -170,7 +171,7 @@ func (e *encoder) appendVideo(b []byte, u *URL, v *Video) ([]byte, error) {
 			b = append(b, '"')
 		}
 		b = append(b, '>')
-		b = appendEscaped(b, v.Uploader)
+		b = AppendEscaped(b, v.Uploader)
 		b = append(b, "</video:uploader>"...)
 	}
 	if p := v.Platform; p != nil {
@@ -196,10 +197,10 @@ func yesNo(s string) (string, bool) {
 }
 
 // appendRelList writes <name relationship="allow|deny">a b c</name>.
-func appendRelList(b []byte, u *URL, name, rel string, items []string, ok func(string) bool) ([]byte, error) {
+func appendRelList(b []byte, u *urlset.URL, name, rel string, items []string, ok func(string) bool) ([]byte, error) {
 	field := strings.Replace(name, ":", ".", 1)
 	if rel != "allow" && rel != "deny" {
-		return b, invalid(u, field+".relationship", errValue)
+		return b, Invalid(u, field+".relationship", ErrValue)
 	}
 	b = append(b, '<')
 	b = append(b, name...)
@@ -208,7 +209,7 @@ func appendRelList(b []byte, u *URL, name, rel string, items []string, ok func(s
 	b = append(b, `">`...)
 	for i, it := range items {
 		if !ok(it) {
-			return b, invalid(u, field, errValue)
+			return b, Invalid(u, field, ErrValue)
 		}
 		if i > 0 {
 			b = append(b, ' ')
@@ -226,20 +227,20 @@ func isCountry(s string) bool {
 
 func isPlatform(s string) bool { return s == "web" || s == "mobile" || s == "tv" }
 
-func appendPrice(b []byte, u *URL, p *Price) ([]byte, error) {
+func appendPrice(b []byte, u *urlset.URL, p *urlset.Price) ([]byte, error) {
 	switch {
 	case p.Amount != "" && !isDecimal(p.Amount):
-		return b, invalid(u, "video.price", errValue)
+		return b, Invalid(u, "video.price", ErrValue)
 	case p.Amount != "" && p.Currency == "":
-		return b, invalid(u, "video.price.currency", errRequired)
+		return b, Invalid(u, "video.price.currency", ErrRequired)
 	case p.Currency != "" && !(len(p.Currency) == 3 && isUpper(p.Currency)):
-		return b, invalid(u, "video.price.currency", errValue)
+		return b, Invalid(u, "video.price.currency", ErrValue)
 	case p.Amount == "" && p.Type == "":
-		return b, invalid(u, "video.price.type", errRequired)
+		return b, Invalid(u, "video.price.type", ErrRequired)
 	case p.Type != "" && p.Type != "rent" && p.Type != "purchase" && p.Type != "own":
-		return b, invalid(u, "video.price.type", errValue)
+		return b, Invalid(u, "video.price.type", ErrValue)
 	case p.Resolution != "" && p.Resolution != "HD" && p.Resolution != "SD":
-		return b, invalid(u, "video.price.resolution", errValue)
+		return b, Invalid(u, "video.price.resolution", ErrValue)
 	}
 	b = append(b, "<video:price"...)
 	typ := p.Type

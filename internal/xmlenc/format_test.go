@@ -1,4 +1,4 @@
-package sitemap
+package xmlenc
 
 import (
 	"bytes"
@@ -23,8 +23,8 @@ func TestAppendW3CTime(t *testing.T) {
 		{time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC), true, "9999-12-31"},
 		{time.Unix(0, 0), false, "1970-01-01T00:00:00Z"},
 	} {
-		if got := string(appendW3CTime(nil, tc.t, tc.dateOnly)); got != tc.want {
-			t.Errorf("appendW3CTime(%v, %v) = %q, want %q", tc.t, tc.dateOnly, got, tc.want)
+		if got := string(AppendW3CTime(nil, tc.t, tc.dateOnly)); got != tc.want {
+			t.Errorf("AppendW3CTime(%v, %v) = %q, want %q", tc.t, tc.dateOnly, got, tc.want)
 		}
 		if !tc.dateOnly {
 			if back, err := time.Parse(time.RFC3339, tc.want); err != nil || !back.Equal(tc.t.Truncate(time.Second)) {
@@ -32,13 +32,13 @@ func TestAppendW3CTime(t *testing.T) {
 			}
 		}
 	}
-	if n := testing.AllocsPerRun(100, func() { appendW3CTime(make([]byte, 0, 32)[:0], time.Now(), false) }); n > 1 {
-		t.Errorf("appendW3CTime allocates %v times", n)
+	if n := testing.AllocsPerRun(100, func() { AppendW3CTime(make([]byte, 0, 32)[:0], time.Now(), false) }); n > 1 {
+		t.Errorf("AppendW3CTime allocates %v times", n)
 	}
 }
 
 // TestW3CDates: times written one after another by one w3cDates, which
-// remembers the last date, read as appendW3CTime writes each alone, when
+// remembers the last date, read as AppendW3CTime writes each alone, when
 // the day stays, changes, comes back, or is written as a date alone.
 func TestW3CDates(t *testing.T) {
 	day := time.Date(2024, 2, 28, 23, 59, 59, 0, time.UTC)
@@ -48,7 +48,7 @@ func TestW3CDates(t *testing.T) {
 		day.Add(time.Second), day.Add(-10 * 365 * 24 * time.Hour), time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC), time.Unix(0, 0)} {
 		for _, dateOnly := range []bool{false, true} {
 			b = d.append(b[:0], tm.Unix(), dateOnly)
-			if want := appendW3CTime(nil, tm, dateOnly); string(b) != string(want) {
+			if want := AppendW3CTime(nil, tm, dateOnly); string(b) != string(want) {
 				t.Errorf("time %d (%v, date only %v): %q, want %q", i, tm, dateOnly, b, want)
 			}
 		}
@@ -66,8 +66,8 @@ func TestValidYear(t *testing.T) {
 		{day(0, 12, 31), false},
 		{time.Date(0, 12, 31, 23, 0, 0, 0, time.FixedZone("-02:00", -2*60*60)), true}, // 0001-01-01T01:00Z
 	} {
-		if got := validYear(tc.t); got != tc.want {
-			t.Errorf("validYear(%v) = %v, want %v", tc.t, got, tc.want)
+		if got := ValidYear(tc.t); got != tc.want {
+			t.Errorf("ValidYear(%v) = %v, want %v", tc.t, got, tc.want)
 		}
 	}
 }
@@ -115,12 +115,12 @@ func TestCivilDate(t *testing.T) {
 			if tm.Year() < 1 {
 				continue
 			}
-			if got, want := string(appendW3CTime(nil, tm, false)), tm.UTC().Format("2006-01-02T15:04:05Z"); got != want {
-				t.Errorf("appendW3CTime(%v) = %s, want %s", tm, got, want)
+			if got, want := string(AppendW3CTime(nil, tm, false)), tm.UTC().Format("2006-01-02T15:04:05Z"); got != want {
+				t.Errorf("AppendW3CTime(%v) = %s, want %s", tm, got, want)
 			}
 		}
 	}
-	if !validYear(day(1, 1, 1)) || validYear(day(1, 1, 1).Add(-time.Nanosecond)) || !validYear(day(10000, 1, 1).Add(-time.Nanosecond)) || validYear(day(10000, 1, 1)) {
-		t.Error("validYear is wrong at the edges of years 1 and 9999")
+	if !ValidYear(day(1, 1, 1)) || ValidYear(day(1, 1, 1).Add(-time.Nanosecond)) || !ValidYear(day(10000, 1, 1).Add(-time.Nanosecond)) || ValidYear(day(10000, 1, 1)) {
+		t.Error("ValidYear is wrong at the edges of years 1 and 9999")
 	}
 }

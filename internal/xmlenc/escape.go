@@ -1,4 +1,4 @@
-package sitemap
+package xmlenc
 
 import (
 	"unicode/utf8"
@@ -21,19 +21,19 @@ var textSafe, attrSafe = func() (text, attr [utf8.RuneSelf]bool) {
 
 const replacementChar = "\uFFFD"
 
-// appendEscaped appends s to b as XML character data. The five special
+// AppendEscaped appends s to b as XML character data. The five special
 // characters become entities, '\r' becomes &#xD; (a parser would turn it
 // into '\n'), and runes that XML 1.0 forbids and invalid UTF-8 become
 // U+FFFD, so the output is always well-formed whatever s holds, and a
 // parser reads back s with only those runes replaced.
-func appendEscaped(b []byte, s string) []byte {
+func AppendEscaped(b []byte, s string) []byte {
 	return appendEscapedWith(b, s, &textSafe)
 }
 
-// appendAttr is appendEscaped for a value between double quotes: tab and
+// AppendAttr is AppendEscaped for a value between double quotes: tab and
 // newline are written as references as well, since a parser would read
 // them as spaces.
-func appendAttr(b []byte, s string) []byte {
+func AppendAttr(b []byte, s string) []byte {
 	return appendEscapedWith(b, s, &attrSafe)
 }
 

@@ -1,4 +1,4 @@
-package sitemap
+package xmlenc
 
 import (
 	"bytes"
@@ -6,20 +6,15 @@ import (
 	"strings"
 
 	"github.com/freshmap/sitemap/internal/langtag"
+	"github.com/freshmap/sitemap/urlset"
 )
-
-// ErrSelfLinkAdded is reported (to Config.OnNotice, and logged at info) for
-// a URL that WAS written, with one more hreflang alternate than its Source
-// gave: none of its Alternates linked to the page itself, as the protocol
-// asks, so the link {URL.Hreflang, URL.Loc} was added.
-var ErrSelfLinkAdded = errors.New("sitemap: hreflang self link added")
 
 // Rules of the hreflang alternates, wrapped in an *InvalidURLError.
 var (
-	errNoSelfLink    = errors.New("no alternate links to the page itself: list it, or set URL.Hreflang to have it added")
-	errLanguageTwice = errors.New("a language is listed twice")
-	errXDefaultTwice = errors.New("x-default is listed twice")
-	errLanguageTag   = errors.New("not a well-formed BCP 47 language tag")
+	ErrNoSelfLink    = errors.New("no alternate links to the page itself: list it, or set URL.Hreflang to have it added")
+	ErrLanguageTwice = errors.New("a language is listed twice")
+	ErrXDefaultTwice = errors.New("x-default is listed twice")
+	ErrLanguageTag   = errors.New("not a well-formed BCP 47 language tag")
 )
 
 // appendAlternates writes the hreflang <xhtml:link> elements of u, whose
@@ -36,9 +31,9 @@ var (
 //
 // The pages the dropped links named still list this one; the engines
 // ignore a link that is not returned, and the rest of the set stands.
-func (e *encoder) appendAlternates(b []byte, u *URL, loc []byte) []byte {
-	if e.ext&ExtAlternates == 0 {
-		e.drop(invalid(u, "xhtml:link", errUndeclared), "xhtml:link")
+func (e *Encoder) appendAlternates(b []byte, u *urlset.URL, loc []byte) []byte {
+	if e.ext&urlset.ExtAlternates == 0 {
+		e.drop(Invalid(u, "xhtml:link", ErrUndeclared), "xhtml:link")
 		return b
 	}
 	start := len(b)
@@ -69,7 +64,7 @@ func (e *encoder) appendAlternates(b []byte, u *URL, loc []byte) []byte {
 	if self || len(kept) == 0 {
 		return b
 	}
-	err := invalid(u, "xhtml:link", errNoSelfLink)
+	err := Invalid(u, "xhtml:link", ErrNoSelfLink)
 	if u.Hreflang != "" {
 		err = e.tags.check(u, u.Hreflang, kept)
 	}
@@ -81,7 +76,7 @@ func (e *encoder) appendAlternates(b []byte, u *URL, loc []byte) []byte {
 	b = append(b, u.Hreflang...)
 	b = append(b, `" href="`...)
 	b = append(b, loc...)
-	e.notes = append(e.notes, ErrSelfLinkAdded)
+	e.notes = append(e.notes, urlset.ErrSelfLinkAdded)
 	return append(b, `"/>`...)
 }
 
@@ -94,10 +89,10 @@ type hreflangs struct {
 
 // check checks the hreflang h of a link that follows the links of u kept
 // (their indexes in u.Alternates).
-func (t *hreflangs) check(u *URL, h string, kept []int) error {
+func (t *hreflangs) check(u *urlset.URL, h string, kept []int) error {
 	if !t.known(h) {
 		if !langtag.Valid(h) {
-			return invalid(u, "xhtml:link.hreflang", errLanguageTag)
+			return Invalid(u, "xhtml:link.hreflang", ErrLanguageTag)
 		}
 		t.valid[t.next] = h
 		t.next = (t.next + 1) % len(t.valid)
@@ -105,9 +100,9 @@ func (t *hreflangs) check(u *URL, h string, kept []int) error {
 	for _, i := range kept {
 		if p := u.Alternates[i].Hreflang; len(p) == len(h) && strings.EqualFold(p, h) {
 			if strings.EqualFold(h, "x-default") {
-				return invalid(u, "xhtml:link.hreflang", errXDefaultTwice)
+				return Invalid(u, "xhtml:link.hreflang", ErrXDefaultTwice)
 			}
-			return invalid(u, "xhtml:link.hreflang", errLanguageTwice)
+			return Invalid(u, "xhtml:link.hreflang", ErrLanguageTwice)
 		}
 	}
 	return nil

@@ -1,10 +1,11 @@
-package sitemap
+package xmlenc
 
 import (
 	"errors"
 	"time"
 
 	"github.com/freshmap/sitemap/internal/limits"
+	"github.com/freshmap/sitemap/urlset"
 )
 
 // appendURL builds one <url> element, checking every rule as it goes.
@@ -31,14 +32,14 @@ import (
 //     kept links to the page and no self link can be added
 //     (appendAlternates, TestAlternateRules, TestOneBadElement).
 //  6. An undeclared extension: all its elements, reported once.
-func (e *encoder) appendURL(b []byte, u *URL) ([]byte, error) {
+func (e *Encoder) appendURL(b []byte, u *urlset.URL) ([]byte, error) {
 	var err error
 	b = append(b, "<url><loc>"...)
 	locStart := len(b)
-	if plain := plainPrefix(u.Loc, e.base); plain == len(u.Loc) { // appendPageURI, without its call
+	if plain := plainPrefix(u.Loc, e.base); plain == len(u.Loc) { // AppendPageURI, without its call
 		b = append(b, u.Loc...)
 	} else if b, err = appendURIRules(b, u.Loc, e.base, "", plain, true, true); err != nil { // appendLoc's rules
-		return b, &InvalidURLError{Loc: u.Loc, Field: "loc", Err: err}
+		return b, &urlset.InvalidURLError{Loc: u.Loc, Field: "loc", Err: err}
 	}
 	locEnd := len(b) // the loc as written is b[locStart:locEnd], sliced only if an alternate needs it
 	unix := u.LastMod.Unix()
@@ -50,33 +51,33 @@ func (e *encoder) appendURL(b []byte, u *URL) ([]byte, error) {
 	} else {
 		b = append(b, "</loc>"...)
 		if !zero {
-			e.drop(invalid(u, "lastmod", errYear), "lastmod")
+			e.drop(Invalid(u, "lastmod", ErrYear), "lastmod")
 		}
 	}
 	if u.ChangeFreq != "" {
 		switch u.ChangeFreq {
-		case Always, Hourly, Daily, Weekly, Monthly, Yearly, Never:
+		case urlset.Always, urlset.Hourly, urlset.Daily, urlset.Weekly, urlset.Monthly, urlset.Yearly, urlset.Never:
 			b = append(b, "<changefreq>"...)
 			b = append(b, u.ChangeFreq...)
 			b = append(b, "</changefreq>"...)
 		default:
-			e.drop(invalid(u, "changefreq", errChangeFreq), "changefreq")
+			e.drop(Invalid(u, "changefreq", ErrChangeFreq), "changefreq")
 		}
-	} else if e.changeFreq != "" { // the section's default, checked by New
+	} else if e.ChangeFreq != "" { // the section's default, checked by sitemap.New
 		b = append(b, "<changefreq>"...)
-		b = append(b, e.changeFreq...)
+		b = append(b, e.ChangeFreq...)
 		b = append(b, "</changefreq>"...)
 	}
-	if p := u.Priority; p != nil || e.priority != nil {
+	if p := u.Priority; p != nil || e.Priority != nil {
 		if p == nil {
-			p = e.priority // the section's default, checked by New
+			p = e.Priority // the section's default, checked by sitemap.New
 		}
 		if *p >= 0 && *p <= 1 { // false for NaN
 			b = append(b, "<priority>"...)
 			b = appendDecimal(b, *p)
 			b = append(b, "</priority>"...)
 		} else {
-			e.drop(invalid(u, "priority", errPriority), "priority")
+			e.drop(Invalid(u, "priority", ErrPriority), "priority")
 		}
 	}
 	if len(u.Images) > 0 {
@@ -98,9 +99,9 @@ func (e *encoder) appendURL(b []byte, u *URL) ([]byte, error) {
 
 // drop records err, an *InvalidURLError, for an element left out of the
 // URL being written: its Dropped is set to element, and it is reported as
-// a notice if the URL is written (encodePage).
-func (e *encoder) drop(err error, element string) {
-	if bad := (*InvalidURLError)(nil); errors.As(err, &bad) {
+// a note of the URL if it is written (Notes).
+func (e *Encoder) drop(err error, element string) {
+	if bad := (*urlset.InvalidURLError)(nil); errors.As(err, &bad) {
 		bad.Dropped = element
 	}
 	e.notes = append(e.notes, err)
@@ -108,7 +109,7 @@ func (e *encoder) drop(err error, element string) {
 
 // lastmod is the lastmod of u that appendURL writes, and its Unix
 // seconds: zero when it has none or drops it.
-func lastmod(u *URL) (time.Time, int64) {
+func lastmod(u *urlset.URL) (time.Time, int64) {
 	if unix := u.LastMod.Unix(); validUnixYear(unix) {
 		return u.LastMod, unix
 	}
@@ -119,15 +120,15 @@ func lastmod(u *URL) (time.Time, int64) {
 // an entry's own location (under the base URL, no dot segment, at least 12
 // characters) apply only when underBase is set: images, videos and players
 // may live on other hosts.
-func (e *encoder) appendLoc(b []byte, field, loc, s string, underBase bool) ([]byte, error) {
+func (e *Encoder) appendLoc(b []byte, field, loc, s string, underBase bool) ([]byte, error) {
 	var err error
 	if underBase {
-		b, err = appendPageURI(b, s, e.base, true)
+		b, err = AppendPageURI(b, s, e.base, true)
 	} else {
 		b, err = appendURIRules(b, s, "", e.origin, 0, true, false)
 	}
 	if err != nil {
-		return b, &InvalidURLError{Loc: loc, Field: field, Err: err}
+		return b, &urlset.InvalidURLError{Loc: loc, Field: field, Err: err}
 	}
 	return b, nil
 }
@@ -135,15 +136,15 @@ func (e *encoder) appendLoc(b []byte, field, loc, s string, underBase bool) ([]b
 // appendImages writes the images of u: each valid one, up to 1,000. An
 // invalid image is dropped alone; those past the 1,000th written are
 // dropped with one report.
-func (e *encoder) appendImages(b []byte, u *URL) []byte {
-	if e.ext&ExtImage == 0 {
-		e.drop(invalid(u, "image", errUndeclared), "image:image")
+func (e *Encoder) appendImages(b []byte, u *urlset.URL) []byte {
+	if e.ext&urlset.ExtImage == 0 {
+		e.drop(Invalid(u, "image", ErrUndeclared), "image:image")
 		return b
 	}
 	written := 0
 	for i := range u.Images {
 		if written == limits.Images {
-			e.drop(invalid(u, "image", errTooMany), "image:image")
+			e.drop(Invalid(u, "image", ErrTooMany), "image:image")
 			break
 		}
 		mark := len(b)
@@ -160,7 +161,7 @@ func (e *encoder) appendImages(b []byte, u *URL) []byte {
 
 // appendImage writes one <image:image>, or returns the *InvalidURLError
 // of its first bad field.
-func (e *encoder) appendImage(b []byte, u *URL, img *Image) ([]byte, error) {
+func (e *Encoder) appendImage(b []byte, u *urlset.URL, img *urlset.Image) ([]byte, error) {
 	var err error
 	b = append(b, "<image:image><image:loc>"...)
 	if b, err = e.appendLoc(b, "image.loc", u.Loc, img.Loc, false); err != nil {
@@ -188,7 +189,7 @@ func appendElem(b []byte, name, s string) []byte {
 	b = append(b, '<')
 	b = append(b, name...)
 	b = append(b, '>')
-	b = appendEscaped(b, s)
+	b = AppendEscaped(b, s)
 	b = append(b, "</"...)
 	b = append(b, name...)
 	return append(b, '>')
@@ -201,7 +202,7 @@ func appendTimeElem(b []byte, name string, t time.Time) []byte {
 	b = append(b, '<')
 	b = append(b, name...)
 	b = append(b, '>')
-	b = appendW3CTime(b, t, false)
+	b = AppendW3CTime(b, t, false)
 	b = append(b, "</"...)
 	b = append(b, name...)
 	return append(b, '>')

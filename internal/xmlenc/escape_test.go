@@ -1,9 +1,11 @@
-package sitemap
+package xmlenc
 
 import (
 	"encoding/xml"
 	"strings"
 	"testing"
+
+	"github.com/freshmap/sitemap/internal/testkit"
 )
 
 func TestAppendEscaped(t *testing.T) {
@@ -31,39 +33,25 @@ func TestAppendEscaped(t *testing.T) {
 		// what XML allows, kept
 		{"ümlaut 日本 😀 \uE000 \U0010FFFD", "ümlaut 日本 😀 \uE000 \U0010FFFD", "ümlaut 日本 😀 \uE000 \U0010FFFD"},
 	} {
-		if got := string(appendEscaped([]byte("x"), tc.in)); got != "x"+tc.text {
-			t.Errorf("appendEscaped(%q) = %q, want %q", tc.in, got[1:], tc.text)
+		if got := string(AppendEscaped([]byte("x"), tc.in)); got != "x"+tc.text {
+			t.Errorf("AppendEscaped(%q) = %q, want %q", tc.in, got[1:], tc.text)
 		}
-		if got := string(appendAttr([]byte("x"), tc.in)); got != "x"+tc.attr {
-			t.Errorf("appendAttr(%q) = %q, want %q", tc.in, got[1:], tc.attr)
+		if got := string(AppendAttr([]byte("x"), tc.in)); got != "x"+tc.attr {
+			t.Errorf("AppendAttr(%q) = %q, want %q", tc.in, got[1:], tc.attr)
 		}
 		// encoding/xml reads back the input with only forbidden runes replaced
 		var v struct {
 			Text string `xml:",chardata"`
 			Attr string `xml:"a,attr"`
 		}
-		doc := `<e a="` + string(appendAttr(nil, tc.in)) + `">` + string(appendEscaped(nil, tc.in)) + `</e>`
+		doc := `<e a="` + string(AppendAttr(nil, tc.in)) + `">` + string(AppendEscaped(nil, tc.in)) + `</e>`
 		if err := xml.Unmarshal([]byte(doc), &v); err != nil {
 			t.Errorf("%q: %v", doc, err)
 			continue
 		}
-		want := sanitized(tc.in)
+		want := testkit.XMLText(tc.in)
 		if v.Text != want || v.Attr != want {
 			t.Errorf("%q read back as text %q, attribute %q; want %q", tc.in, v.Text, v.Attr, want)
 		}
 	}
-}
-
-// sanitized is s with every rune XML 1.0 forbids, and every byte of
-// invalid UTF-8, replaced by U+FFFD.
-func sanitized(s string) string {
-	var b strings.Builder
-	for _, r := range s { // invalid bytes come as U+FFFD, one each
-		if r == '\t' || r == '\n' || r == '\r' || r >= 0x20 && r <= 0xD7FF || r >= 0xE000 && r <= 0xFFFD || r >= 0x10000 && r <= 0x10FFFF {
-			b.WriteRune(r)
-		} else {
-			b.WriteRune('\uFFFD')
-		}
-	}
-	return b.String()
 }

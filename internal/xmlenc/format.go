@@ -1,4 +1,4 @@
-package sitemap
+package xmlenc
 
 import (
 	"slices"
@@ -6,15 +6,15 @@ import (
 	"time"
 )
 
-// appendW3CTime appends t in W3C Datetime form, in UTC to the second
+// AppendW3CTime appends t in W3C Datetime form, in UTC to the second
 // (2006-01-02T15:04:05Z), or as a date alone (2006-01-02) when dateOnly.
-// It does not allocate. The caller checks the year with validYear first.
-func appendW3CTime(b []byte, t time.Time, dateOnly bool) []byte {
+// It does not allocate. The caller checks the year with ValidYear first.
+func AppendW3CTime(b []byte, t time.Time, dateOnly bool) []byte {
 	var d w3cDates
 	return d.append(b, t.Unix(), dateOnly)
 }
 
-// w3cDates writes times as appendW3CTime does, remembering the date of the
+// w3cDates writes times as AppendW3CTime does, remembering the date of the
 // last one: the lastmods of a page often share their day (a page in
 // lastmod order, a bulk import), and then the date is computed once.
 type w3cDates struct {
@@ -22,7 +22,7 @@ type w3cDates struct {
 	date [len("2006-01-02")]byte
 }
 
-// append is appendW3CTime of the time unix seconds since 1970 (UTC, a
+// append is AppendW3CTime of the time unix seconds since 1970 (UTC, a
 // valid year).
 func (c *w3cDates) append(b []byte, unix int64, dateOnly bool) []byte {
 	// Seconds since 0000-03-01T00:00:00Z: never negative in years 1-9999,
@@ -101,13 +101,13 @@ const (
 	unixYear10000  = 253402300800
 )
 
-// validYear reports whether t can be written as a four-digit W3C year,
+// ValidYear reports whether t can be written as a four-digit W3C year,
 // that is whether t is within the years 0001 to 9999 in UTC.
-func validYear(t time.Time) bool {
+func ValidYear(t time.Time) bool {
 	return validUnixYear(t.Unix())
 }
 
-// validUnixYear is validYear of a time in Unix seconds.
+// validUnixYear is ValidYear of a time in Unix seconds.
 func validUnixYear(unix int64) bool {
 	return unix >= unixYear1 && unix < unixYear10000
 }

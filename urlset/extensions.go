@@ -1,8 +1,9 @@
-package sitemap
+package urlset
 
-// Extensions is a set of sitemap extensions whose namespaces a section's
-// <urlset> declares. A URL carrying data of an undeclared extension is
-// written without it, and reported (ErrElementDropped). The zero value
+// Extensions is a set of sitemap extensions whose namespaces a <urlset>
+// declares (in the sitemap package, a Section's). A URL carrying data of
+// an undeclared extension is written without it, and reported
+// (ErrElementDropped). The zero value
 // declares image, video and xhtml (hreflang): news must be asked for,
 // because a news sitemap has rules of its own (at most 1,000 URLs a file,
 // only articles of the last two days).
@@ -16,15 +17,19 @@ const (
 	ExtAlternates                        // xhtml:link hreflang alternates
 	ExtNone                              // no extension namespace at all
 
-	extAll = ExtImage | ExtVideo | ExtNews | ExtAlternates
+	// ExtAll declares every extension.
+	ExtAll = ExtImage | ExtVideo | ExtNews | ExtAlternates
 )
 
-func (x Extensions) normalize() Extensions {
+// Declared returns the extensions a <urlset> given x declares: the
+// image, video and xhtml extensions for the zero value, none for a set
+// holding ExtNone, and otherwise x without any bit that names no extension.
+func (x Extensions) Declared() Extensions {
 	switch {
 	case x == 0:
 		return ExtImage | ExtVideo | ExtAlternates
 	case x&ExtNone != 0:
 		return 0
 	}
-	return x & extAll
+	return x & ExtAll
 }
