@@ -13,7 +13,7 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 )
 
-// TestRealIPSpoof shows what the documentation says of a middleware that
+// TestRealIPSpoof shows what docs/crawl-log.md says of a middleware that
 // rewrites RemoteAddr, such as chi's middleware.RealIP, in front of the
 // Sitemap: RemoteAddr is then whatever the client wrote in X-Real-IP,
 // True-Client-IP or X-Forwarded-For, so a client anywhere passes for a
@@ -54,7 +54,7 @@ func TestRealIPSpoof(t *testing.T) {
 		w := httptest.NewRecorder()
 		withRealIP.ServeHTTP(w, r)
 		if w.Code != 200 {
-			t.Errorf("behind RealIP, %s: %d, want 200: the spoof the documentation warns of passes", hdr, w.Code)
+			t.Errorf("behind RealIP, %s: %d, want 200: the spoof docs/crawl-log.md warns of passes", hdr, w.Code)
 		}
 		r.RemoteAddr = "203.0.113.9:40000"
 		w = httptest.NewRecorder()
