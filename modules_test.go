@@ -53,6 +53,10 @@ func readModFile(t *testing.T, kind, file string) goModFile {
 //     module of this repository it requires with a replace to its
 //     directory here, so that GOWORK=off builds it from this checkout;
 //   - the root module requires no nested module (they depend on it);
+//   - every module finds every package its code and tests import with
+//     GOWORK=off: in workspace mode a root test importing chi would compile
+//     through adapters/chiroutes' requirements, and fail for everyone who
+//     builds the root module alone;
 //   - an adapter's non-test code imports none of the root module's
 //     internal packages: a released adapter runs beside any later root
 //     version, whose internal packages may have changed. Its tests may
@@ -96,6 +100,15 @@ func TestModules(t *testing.T) {
 		}
 	}
 	for _, dir := range dirs {
+		list := exec.Command("go", "list", "-e", "-test", "-deps", "-f", "{{with .Error}}{{.}}{{end}}", "./...")
+		list.Dir, list.Env = dir, append(os.Environ(), "GOWORK=off")
+		out, err := list.Output()
+		if err != nil {
+			t.Fatalf("%s: go list: %v", dir, err)
+		}
+		if msg := strings.TrimSpace(string(out)); msg != "" {
+			t.Errorf("module %s, on its own (GOWORK=off):\n%s", dir, msg)
+		}
 		if dir == "." {
 			continue
 		}
