@@ -12,8 +12,6 @@ import (
 	"time"
 
 	"github.com/freshmap/sitemap"
-	"github.com/go-chi/chi/v5"
-	"github.com/go-chi/chi/v5/middleware"
 )
 
 // A small site: a slice of URLs is a Source.
@@ -141,33 +139,6 @@ func ExampleSitemap_Handler() {
 	// Disallow: /cart
 	// Sitemap: https://example.com/sitemap_index.xml
 	// home
-}
-
-// With chi, the middleware goes in r.Use, before the routes as chi
-// requires, so chi's own middlewares see the sitemap requests too.
-func ExampleSitemap_Handler_chi() {
-	sm, err := sitemap.New(sitemap.Config{BaseURL: "https://example.com"},
-		sitemap.Section{Source: sitemap.FromSlice([]sitemap.URL{{Loc: "https://example.com/"}}, 0)})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer sm.Close()
-
-	r := chi.NewRouter()
-	r.Use(middleware.Recoverer)
-	r.Use(sm.Handler)
-	r.Get("/", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "home\n") })
-
-	fmt.Print(fetch(r, "/"))
-	fmt.Println(strings.Count(fetch(r, "/sitemap-1.xml"), "<url>"))
-	fmt.Print(fetch(r, "/robots.txt"))
-	// Output:
-	// home
-	// 1
-	// User-agent: *
-	// Allow: /
-	//
-	// Sitemap: https://example.com/sitemap_index.xml
 }
 
 // Stats are counters to export, for example with expvar:

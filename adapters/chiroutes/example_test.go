@@ -67,3 +67,39 @@ func Example() {
 	// <url><loc>https://example.com/docs/getting-started</loc></url>
 	// <url><loc>https://example.com/docs/install</loc></url>
 }
+
+// Without chiroutes, the sitemap's middleware goes in chi's r.Use like any
+// other, before the routes as chi requires, so chi's own middlewares see
+// the sitemap requests too. (The root package's examples do not import chi,
+// so that the root module does not require it.)
+func Example_middleware() {
+	sm, err := sitemap.New(sitemap.Config{BaseURL: "https://example.com"},
+		sitemap.Section{Source: sitemap.FromSlice([]sitemap.URL{{Loc: "https://example.com/"}}, 0)})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer sm.Close()
+
+	r := chi.NewRouter()
+	r.Use(middleware.Recoverer)
+	r.Use(sm.Handler)
+	r.Get("/", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "home") })
+
+	fmt.Print(get(r, "/"))
+	fmt.Println(strings.Count(get(r, "/sitemap-1.xml"), "<url>"))
+	fmt.Print(get(r, "/robots.txt"))
+	// Output:
+	// home
+	// 1
+	// User-agent: *
+	// Allow: /
+	//
+	// Sitemap: https://example.com/sitemap_index.xml
+}
+
+// get GETs path from h and returns the body.
+func get(h http.Handler, path string) string {
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, path, nil))
+	return w.Body.String()
+}

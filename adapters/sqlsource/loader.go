@@ -10,8 +10,6 @@ import (
 	"sync/atomic"
 
 	"github.com/freshmap/sitemap"
-
-	"github.com/freshmap/sitemap/internal/limits"
 )
 
 // A Loader reads the data that a page's URLs keep in other tables, such as
@@ -87,12 +85,18 @@ func Images(query string) Loader {
 	}
 }
 
+// maxImages is the image protocol's limit of <image:image> elements in one
+// <url> (the root package's writer drops the rest). The adapter keeps its
+// own copy rather than import the root module's internal/limits, which a
+// released adapter cannot rely on across root versions.
+const maxImages = 1000
+
 // mergeImages returns the Merge of a page's images: each URL gets its own,
-// at most 1,000.
+// at most maxImages.
 func mergeImages(rows *keyed[sitemap.Image]) Merge {
 	return func(key int64, u *sitemap.URL) {
 		if imgs := rows.get(key); imgs != nil {
-			n := min(len(imgs), limits.Images) // the protocol's limit; Images drops the rest
+			n := min(len(imgs), maxImages)
 			u.Images = imgs[:n:n]
 		}
 	}

@@ -10,9 +10,9 @@
 // measures, on the same table with the writers renaming at full speed,
 // how long a commit takes to reach the bytes a Sitemap serves.
 //
-//	go run ./internal/cmd/writecost -db postgres -dsn postgres://postgres@127.0.0.1:5432/test?sslmode=disable -lag
-//	go run ./internal/cmd/writecost -db mysql -dsn 'root@tcp(127.0.0.1:3306)/test?parseTime=true'
-//	go run ./internal/cmd/writecost -db sqlite -dsn /tmp/writecost.db
+//	go run ./adapters/sqlsource/internal/cmd/writecost -db postgres -dsn postgres://postgres@127.0.0.1:5432/test?sslmode=disable -lag
+//	go run ./adapters/sqlsource/internal/cmd/writecost -db mysql -dsn 'root@tcp(127.0.0.1:3306)/test?parseTime=true'
+//	go run ./adapters/sqlsource/internal/cmd/writecost -db sqlite -dsn /tmp/writecost.db
 package main
 
 import (
