@@ -79,7 +79,7 @@ var refGroups = []refGroup{
 		"handler.go", "hearing.go", "html.go", "htmlindex.go", "htmlnotes.go", "htmlpage.go",
 		"htmlviews.go", "index.go", "invalidate.go", "keyfile.go", "latest.go", "ledger.go",
 		"lifetime.go", "plain.go", "purge.go", "rebuilds.go", "record.go", "reporter.go", "reqheader.go",
-		"respond.go", "robots.go", "robotscapture.go", "robotsmerge.go", "route.go", "sectionstats.go",
+		"respond.go", "robots.go", "route.go", "sectionstats.go",
 		"serve.go", "settings.go", "shared.go", "single.go", "sitemap.go", "stats.go", "text.go",
 		"tier.go", "warmup.go", "xsl.go"}},
 }
