@@ -76,7 +76,7 @@ var refGroups = []refGroup{
 		"audit.go", "auditleftout.go", "auditrequest.go", "build.go", "cache.go", "clock.go",
 		"clockfile.go", "crawlcell.go", "crawlerconns.go", "crawlerdns.go", "crawlers.go", "crawllog.go",
 		"documents.go", "entry.go", "era.go", "failures.go", "feed.go", "fleet.go", "guard.go",
-		"handler.go", "hearing.go", "html.go", "htmlindex.go", "htmlnotes.go", "htmlpage.go",
+		"handler.go", "hearing.go", "html.go", "htmlnotes.go",
 		"htmlviews.go", "index.go", "invalidate.go", "keyfile.go", "latest.go", "ledger.go",
 		"lifetime.go", "plain.go", "purge.go", "rebuilds.go", "record.go", "reporter.go", "reqheader.go",
 		"respond.go", "robots.go", "route.go", "sectionstats.go",
