@@ -115,18 +115,18 @@ func AppendURLRow(b []byte, n int, u *URL) []byte {
 	b = append(b, "<tr><td>"...)
 	b = strconv.AppendInt(b, int64(n), 10)
 	b = append(b, `</td><th scope="row">`...)
-	b = AppendLink(b, u.Loc, u.Loc, "")
+	b = appendLink(b, u.Loc, u.Loc, "")
 	b = append(b, "</th><td>"...)
 	b = AppendTime(b, u.LastMod)
 	b = append(b, "</td><td>"...)
 	b = appendList(b, len(u.Images), func(b []byte, i int) []byte {
 		im := u.Images[i]
-		return AppendLink(b, im.Loc, cmp.Or(im.Title, im.Caption, im.Loc), "")
+		return appendLink(b, im.Loc, cmp.Or(im.Title, im.Caption, im.Loc), "")
 	})
 	b = append(b, "</td><td>"...)
 	b = appendList(b, len(u.Alternates), func(b []byte, i int) []byte {
 		a := u.Alternates[i]
-		return AppendLink(b, a.Href, a.Hreflang, a.Hreflang)
+		return appendLink(b, a.Href, a.Hreflang, a.Hreflang)
 	})
 	b = append(b, "</td><td>"...)
 	if nw := u.News; nw != nil {
@@ -143,7 +143,7 @@ func AppendURLRow(b []byte, n int, u *URL) []byte {
 	b = appendList(b, len(u.Videos), func(b []byte, i int) []byte {
 		v := u.Videos[i]
 		b = append(b, "Video: "...)
-		b = AppendLink(b, cmp.Or(v.Content, v.Player), v.Title, "")
+		b = appendLink(b, cmp.Or(v.Content, v.Player), v.Title, "")
 		if v.Duration != "" {
 			b = append(b, ", "...)
 			b = appendShort(b, v.Duration)
@@ -221,7 +221,7 @@ func AppendFileRow(b []byte, f *FileRow) []byte {
 	b = append(b, "</td><td>"...)
 	b = AppendTime(b, f.LastMod)
 	b = append(b, "</td><td>"...)
-	b = AppendLink(b, f.XML, "XML", "")
+	b = appendLink(b, f.XML, "XML", "")
 	return append(b, "</td></tr>\n"...)
 }
 
@@ -244,10 +244,10 @@ func appendList(b []byte, n int, item func(b []byte, i int) []byte) []byte {
 	return append(b, "</ul>"...)
 }
 
-// AppendLink appends a link to href showing text (shortened), with the
+// appendLink appends a link to href showing text (shortened), with the
 // hreflang lang if any. Only an http or https URL is a link: anything
 // else (a sitemap holds none) is shown as text.
-func AppendLink(b []byte, href, text, lang string) []byte {
+func appendLink(b []byte, href, text, lang string) []byte {
 	if !strings.HasPrefix(href, "https://") && !strings.HasPrefix(href, "http://") {
 		return appendShort(b, text)
 	}
