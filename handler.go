@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/freshmap/sitemap/internal/htmlview"
 )
 
 var (
@@ -88,7 +90,7 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err == nil && rt.rep == asHTML {
 		notes := func() []byte { // what the view says live about the file (htmlnotes.go)
 			if ns := s.notes.of(k); len(ns) > 0 {
-				return appendNotes(nil, ns)
+				return htmlview.AppendNotes(nil, ns)
 			}
 			return nil
 		}

@@ -1,40 +1,24 @@
 package sitemap
 
 import (
-	"bytes"
-	"encoding/binary"
-	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
-	"github.com/freshmap/sitemap/internal/gzsplice"
+	"github.com/freshmap/sitemap/internal/htmlview"
 )
 
 // The HTML view (Config.HTML): the index and every page as HTML for
 // people, at sitemap_index.html and sitemap-NAME-N.html, and their parts
 // (htmlPartName). Like the text form (text.go), a view is made from the
 // document's cached XML on its first request, never from the Source
-// (htmlpage.go, htmlindex.go); it shares the document's content clock
-// (Last-Modified), each part has its own ETag from its own bytes, and it
-// is kept with its entry and counted in the cache's budget. A part holds
-// at most htmlMaxPart bytes, under the 2 MB of an HTML file that
-// Googlebot reads, and the parts link to each other with rel="prev" and
-// rel="next". The pages need no script: a table with column and row
-// headers, a lang and a title.
-
-const (
-	htmlMaxPart  = 2_000_000 // bytes of a part, at most: Googlebot reads 2 MB of an HTML file
-	htmlReserve  = 64 << 10  // bytes of a part's head, foot and notes, at most
-	htmlPartRows = 5000      // rows of a part, at most, so that a browser shows it at once
-	htmlListMax  = 10        // images, alternates or videos shown for a URL
-	htmlTextMax  = 300       // runes of a title or caption shown
-	htmlNotesMax = 16 << 10  // bytes of the notes spliced into a part (htmlNoteList)
-)
-
-// htmlNotesMarker marks, in every part, where the live notes go. A
-// comment cannot come from a sitemap's content, whose '<' is escaped.
-const htmlNotesMarker = "<!--sitemap-notes-->"
+// (internal/htmlview reads it back and makes the parts; htmlviews.go
+// keeps them); it shares the document's content clock (Last-Modified),
+// each part has its own ETag from its own bytes, and it is kept with its
+// entry and counted in the cache's budget. A part holds at most
+// htmlview.MaxPart bytes, under the 2 MB of an HTML file that Googlebot
+// reads, and the parts link to each other with rel="prev" and rel="next".
 
 var (
 	hdrHTMLCT = []string{"text/html; charset=utf-8"}
@@ -84,16 +68,13 @@ func (v *htmlView) part(n int) *htmlPart {
 
 // htmlPart is one part of a view: its copy without notes, an entry served
 // as the document's other forms are, and what a copy with notes is made
-// of, without compressing the part again: its bytes before the notes,
-// and the rest compressed once (internal/gzsplice). The copy with the
-// last notes asked for is kept, so that a part is made once per change of
-// its document or of its notes (TestHTMLNotesKept).
+// of (htmlview.Part). The copy with the last notes asked for is kept, so
+// that a part is made once per change of its document or of its notes
+// (TestHTMLNotesKept).
 type htmlPart struct {
-	bare    *entry
-	head    []byte         // the part's bytes before its notes
-	tail    *gzsplice.Tail // the rest
-	tailSum uint64         // the xxhash of the rest
-	noted   atomic.Pointer[notedPart]
+	bare  *entry
+	view  *htmlview.Part
+	noted atomic.Pointer[notedPart]
 }
 
 // notedPart is a part's copy with notes: an entry with no Last-Modified
@@ -104,210 +85,123 @@ type notedPart struct {
 }
 
 // withNotes returns the part's copy with notes (their HTML, from
-// appendNotes), made if the copy kept has other notes; keep stores a new
-// copy in place of the one kept, if it may.
+// htmlview.AppendNotes), made if the copy kept has other notes; keep
+// stores a new copy in place of the one kept, if it may.
 func (p *htmlPart) withNotes(notes []byte, level int, built time.Time, keep func(c *notedPart)) *entry {
 	sum := xxhash.Sum64(notes)
 	old := p.noted.Load()
 	if old != nil && old.notes == sum {
 		return old.e
 	}
-	head := append(append(make([]byte, 0, len(p.head)+len(notes)), p.head...), notes...)
-	gz := p.tail.Append(make([]byte, 0, p.tail.Len(len(head))), head)
-	var id [16]byte // the part with notes: its head's hash and its rest's
-	binary.LittleEndian.PutUint64(id[:8], xxhash.Sum64(head))
-	binary.LittleEndian.PutUint64(id[8:], p.tailSum)
-	c := &notedPart{notes: sum, e: newEntry(gz, xxhash.Sum64(id[:]), level, time.Time{}, built)}
+	gz, id := p.view.WithNotes(notes)
+	c := &notedPart{notes: sum, e: newEntry(gz, id, level, time.Time{}, built)}
 	keep(c)
 	return c.e
 }
 
-// appendNotes appends the HTML of notes, as a part shows them under its
-// heading: a list, each escaped, at most htmlNotesMax bytes of them.
-func appendNotes(b []byte, notes []string) []byte {
-	start := len(b)
-	b = append(b, "<ul class=\"notes\">\n"...)
-	for _, n := range notes {
-		li := len(b)
-		b = appendEscaped(append(b, "<li>"...), n)
-		b = append(b, "</li>\n"...)
-		if len(b)-start > htmlNotesMax {
-			b = b[:li] // escaped, it would pass the bound
-			break
-		}
+// newHTMLView is the view of doc made of parts, each kept as an entry
+// with doc's content clock.
+func newHTMLView(parts []*htmlview.Part, level int, doc *entry) *htmlView {
+	v := &htmlView{parts: make([]*htmlPart, len(parts))}
+	for i, p := range parts {
+		v.parts[i] = &htmlPart{bare: newEntry(p.Gz, p.Sum, level, doc.lastMod, doc.built), view: p}
 	}
-	return append(b, "</ul>\n"...)
+	return v
 }
 
-// htmlShell is what every part of a view shows around its rows.
-type htmlShell struct {
-	stem  string   // the view's first part's name less ".html" (htmlStem)
-	title string   // what the view shows: "Sitemap file sitemap-products-3.xml.gz"
-	intro []byte   // HTML: the paragraph under the heading
-	noun  string   // what a row is, in the table's caption: "URLs", "Files"
-	cols  []string // the column headers
-}
-
-// htmlParts cuts a view's rows into parts: a part ends before the row
-// that would take it past htmlMaxPart (less htmlReserve for its head,
-// foot and notes) or htmlPartRows. Only the rows of the part being made
-// are held, uncompressed; the parts before it are compressed.
-type htmlParts struct {
-	sh             *htmlShell
-	level          int
-	lastMod, built time.Time // the document's
-	rows           []byte    // the rows of the part being made
-	n              int       // how many
-	first          int       // the number of its first row, from 1
-	parts          []*htmlPart
-}
-
-func newHTMLParts(sh *htmlShell, level int, doc *entry) *htmlParts {
-	return &htmlParts{sh: sh, level: level, lastMod: doc.lastMod, built: doc.built, first: 1}
-}
-
-// add appends a row, first ending the part if the row does not fit. A
-// row too large for any part (none is, with the limits rows are made
-// under) is shown as such, so that no part passes htmlMaxPart.
-func (p *htmlParts) add(row []byte) error {
-	if len(row) > htmlMaxPart-htmlReserve {
-		row = []byte(`<tr><td colspan="` + strconv.Itoa(len(p.sh.cols)) + `">(too large to show)</td></tr>` + "\n")
-	}
-	if p.n > 0 && (p.n == htmlPartRows || len(p.rows)+len(row) > htmlMaxPart-htmlReserve) {
-		if err := p.flush(true); err != nil {
-			return err
-		}
-	}
-	p.rows = append(p.rows, row...)
-	p.n++
-	return nil
-}
-
-// done ends the last part and returns the view; a view with no rows has
-// one part, with an empty table.
-func (p *htmlParts) done() (*htmlView, error) {
-	if p.n > 0 || len(p.parts) == 0 {
-		if err := p.flush(false); err != nil {
+// indexHTML makes the HTML view of e, the cached index. count gives the
+// URL count of a page, or 0 if it is not known here; a page built later
+// makes the view again (documents.htmlStale), so that its count shows.
+func (st *site) indexHTML(e *entry, count func(docKey) int) (*htmlView, error) {
+	intro := []byte(`The files that <a href="` + st.indexName + `">` + st.indexName + `</a> lists, as search engines read them`)
+	intro = appendLastMod(intro, e)
+	intro = append(intro, `. A URL count shows once this server has built the file.`...)
+	parts := htmlview.NewBuilder(&htmlview.Shell{Stem: st.htmlStem(indexKey), Title: "Sitemap index", Intro: intro, Noun: "Files", Cols: htmlview.IndexCols},
+		st.gzipLevel)
+	prefix := strings.TrimSuffix(st.indexLoc, st.indexName)
+	var row []byte
+	n := 1
+	for f := 1; f <= e.files(); f++ {
+		err := htmlview.EachSitemap(e.file(f).gz, func(sm *htmlview.Sitemap) error {
+			row = htmlview.AppendFileRow(row[:0], st.fileRow(n, sm, prefix, count))
+			n++
+			return parts.Add(row)
+		})
+		if err != nil {
 			return nil, err
 		}
 	}
-	return &htmlView{parts: p.parts}, nil
-}
-
-// flush compresses the part being made, which more parts follow if more:
-// its head up to where the notes go as it is, the rest once.
-func (p *htmlParts) flush(more bool) error {
-	num := len(p.parts) + 1
-	b := p.sh.appendHead(nil, num, more, p.first, p.first+p.n-1)
-	head, rest, _ := bytes.Cut(b, []byte(htmlNotesMarker))
-	tw, err := gzsplice.NewTailWriter(p.level)
+	ps, err := parts.Done()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	ts := xxhash.New() // the rest's hash
-	for _, piece := range [][]byte{rest, p.rows, p.sh.appendFoot(nil, num, more)} {
-		tw.Write(piece)
-		ts.Write(piece)
-	}
-	tail, err := tw.Close()
-	if err != nil {
-		return err
-	}
-	d := xxhash.New() // the part's: of its bytes, as newEntry's ETags name them
-	d.Write(head)
-	d.Write(rest)
-	d.Write(p.rows)
-	d.Write(p.sh.appendFoot(nil, num, more))
-	hp := &htmlPart{head: head, tail: tail, tailSum: ts.Sum64()}
-	hp.bare = newEntry(tail.Append(make([]byte, 0, tail.Len(len(head))), head), d.Sum64(), p.level, p.lastMod, p.built)
-	p.parts = append(p.parts, hp)
-	p.first += p.n
-	p.rows, p.n = p.rows[:0], 0
-	return nil
+	return newHTMLView(ps, st.gzipLevel, e), nil
 }
 
-// htmlStyle is the view's only styling: readable without it.
-const htmlStyle = `<style>
-body{font:15px/1.45 system-ui,sans-serif;margin:1.5em;color:#1b1b1b}
-table{border-collapse:collapse;width:100%}caption{text-align:left;font-weight:600;padding:.4em 0}
-th,td{border-bottom:1px solid #ddd;padding:.35em .5em;text-align:left;vertical-align:top}
-thead th{background:#f2f4f7}tbody th{font-weight:normal;word-break:break-all}
-ul{margin:0;padding-left:1.1em}nav{margin:1em 0}a{color:#0645ad}.notes{background:#fff8e1;padding:.5em 1.5em}
-</style>
-`
-
-// appendHead appends the start of part num, up to its first row: first
-// and last are the numbers of its rows.
-func (sh *htmlShell) appendHead(b []byte, num int, more bool, first, last int) []byte {
-	b = append(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"+
-		"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>"...)
-	b = appendEscaped(b, sh.title)
-	if num > 1 {
-		b = append(b, ", part "...)
-		b = strconv.AppendInt(b, int64(num), 10)
+// fileRow is what the index's view shows of sm, file number n of the
+// index; a file's locations all start with prefix, the base URL.
+func (st *site) fileRow(n int, sm *htmlview.Sitemap, prefix string, count func(docKey) int) *htmlview.FileRow {
+	f := &htmlview.FileRow{N: n, Name: strings.TrimPrefix(sm.Loc, prefix), LastMod: sm.LastMod,
+		// The .xml, which a browser opens; the .xml.gz the index lists would
+		// download (TestHTMLIndexLinksXML).
+		XML: strings.TrimSuffix(sm.Loc, ".gz")}
+	if rt, ok := st.route(st.base.path + f.Name); ok && rt.key.kind == docPage {
+		f.View = htmlPartName(st.htmlStem(rt.key), 1)
+		f.Section = st.sections[rt.key.sec].name
+		f.URLs = count(rt.key)
 	}
-	b = append(b, "</title>\n"...)
-	b = sh.appendLinks(b, "<link", ">\n", num, more)
-	b = append(b, htmlStyle...)
-	b = append(b, "</head>\n<body>\n<header>\n<h1>"...)
-	b = appendEscaped(b, sh.title)
-	b = append(b, "</h1>\n<p>"...)
-	b = append(b, sh.intro...)
-	b = append(b, "</p>\n"+htmlNotesMarker+"\n</header>\n<main>\n<table>\n<caption>"...)
-	b = appendEscaped(b, sh.noun)
-	if last >= first {
-		b = append(b, ' ')
-		b = strconv.AppendInt(b, int64(first), 10)
-		b = append(b, " to "...)
-		b = strconv.AppendInt(b, int64(last), 10)
-	} else {
-		b = append(b, ": none"...)
-	}
-	b = append(b, "</caption>\n<thead><tr>"...)
-	for _, c := range sh.cols {
-		b = append(b, `<th scope="col">`...)
-		b = appendEscaped(b, c)
-		b = append(b, "</th>"...)
-	}
-	return append(b, "</tr></thead>\n<tbody>\n"...)
+	return f
 }
 
-// appendFoot appends the end of part num, after its last row.
-func (sh *htmlShell) appendFoot(b []byte, num int, more bool) []byte {
-	b = append(b, "</tbody>\n</table>\n</main>\n"...)
-	if num > 1 || more {
-		b = append(b, "<nav aria-label=\"Parts\">\n"...)
-		b = sh.appendLinks(b, "<a", "</a>\n", num, more)
-		b = append(b, "<p>Part "...)
-		b = strconv.AppendInt(b, int64(num), 10)
-		b = append(b, "</p>\n</nav>\n"...)
+// pageHTML makes the HTML view of e, the cached copy of page k, which the
+// index lists with the lastmod listed (zero if none): the view gives the
+// file the index's date, not its Last-Modified, which after a restart
+// may be later (clock.go, rule 3; TestHTMLDatesAgree).
+func (st *site) pageHTML(k docKey, e *entry, listed time.Time) (*htmlView, error) {
+	file := st.fileName(k)
+	intro := []byte(`The URLs that <a href="`)
+	intro = appendAttr(intro, file)
+	intro = append(intro, `">`...)
+	intro = appendEscaped(intro, file)
+	intro = append(intro, `</a> lists, as search engines read them`...)
+	if !listed.IsZero() {
+		intro = htmlview.AppendTime(append(intro, ", listed in the index with lastmod "...), listed.UTC().Format(time.RFC3339))
 	}
-	return append(b, "</body>\n</html>\n"...)
-}
-
-// appendLinks appends the links to the parts before and after part num,
-// as elements that start with open and end with end: <link> in the head,
-// <a> in the foot (which then names them).
-func (sh *htmlShell) appendLinks(b []byte, open, end string, num int, more bool) []byte {
-	link := func(b []byte, rel string, to int, text string) []byte {
-		b = append(b, open...)
-		b = append(b, ` rel="`+rel+`" href="`...)
-		b = appendAttr(b, htmlPartName(sh.stem, to))
-		b = append(b, `">`...)
-		if open == "<a" {
-			b = append(b, text...)
-		} else {
-			b = b[:len(b)-1]
+	if k.kind == docPage { // not a one-file sitemap (single.go), which is the index
+		intro = append(intro, `. <a href="`...)
+		intro = appendAttr(intro, htmlPartName(st.htmlStem(indexKey), 1))
+		intro = append(intro, `">All sitemap files</a>`...)
+	}
+	intro = append(intro, '.')
+	parts := htmlview.NewBuilder(&htmlview.Shell{Stem: st.htmlStem(k), Title: "Sitemap file " + file, Intro: intro, Noun: "URLs", Cols: htmlview.URLCols},
+		st.gzipLevel)
+	var row []byte
+	n := 0
+	err := eachURL(e.gz, func(elem []byte) error {
+		var u htmlview.URL
+		if err := htmlview.ReadURL(elem, &u); err != nil {
+			return err
 		}
-		return append(b, end...)
+		n++
+		row = htmlview.AppendURLRow(row[:0], n, &u)
+		return parts.Add(row)
+	})
+	if err != nil {
+		return nil, err
 	}
-	if num > 1 {
-		b = link(b, "prev", num-1, "Previous part")
+	ps, err := parts.Done()
+	if err != nil {
+		return nil, err
 	}
-	if more {
-		b = link(b, "next", num+1, "Next part")
+	return newHTMLView(ps, st.gzipLevel, e), nil
+}
+
+// appendLastMod appends ", last modified DATE" if e has a Last-Modified.
+func appendLastMod(b []byte, e *entry) []byte {
+	if e.lastMod.IsZero() {
+		return b
 	}
-	return b
+	return htmlview.AppendTime(append(b, ", last modified "...), e.lastMod.UTC().Format("2006-01-02T15:04:05Z"))
 }
 
 // htmlNoter gives what the HTML view shows, live, about document k under

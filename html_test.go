@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freshmap/sitemap/internal/htmlview"
 	"github.com/freshmap/sitemap/internal/testkit"
 )
 
@@ -237,7 +238,7 @@ func TestHTMLParts(t *testing.T) {
 	for path := "/sitemap-1.html"; path != ""; parts++ {
 		w := get(sm, path)
 		body := w.Body.String()
-		if w.Code != 200 || len(body) > htmlMaxPart {
+		if w.Code != 200 || len(body) > htmlview.MaxPart {
 			t.Fatalf("%s: %d, %d bytes", path, w.Code, len(body))
 		}
 		first := regexp.MustCompile(`<tr><td>(\d+)</td>`).FindStringSubmatch(body)
@@ -268,20 +269,6 @@ func TestHTMLParts(t *testing.T) {
 
 func htmlPartPath(n int) string { return "/" + htmlPartName("sitemap-1", n) }
 
-// TestHTMLRowBound: a row too large for a part (none is, with the limits
-// rows are made under) is replaced, so no part passes htmlMaxPart.
-func TestHTMLRowBound(t *testing.T) {
-	e := newEntry(nil, 0, 1, time.Time{}, time.Time{})
-	p := newHTMLParts(&htmlShell{stem: "s", cols: pageCols}, 1, e)
-	if err := p.add(make([]byte, htmlMaxPart)); err != nil {
-		t.Fatal(err)
-	}
-	v, err := p.done()
-	if err != nil || len(v.parts) != 1 || v.parts[0].bare.size > htmlMaxPart || v.parts[0].bare.size > 4096 {
-		t.Fatalf("%v, %d parts", err, len(v.parts))
-	}
-}
-
 // notesFunc is an htmlNoter of a function.
 type notesFunc func(k docKey) []string
 
@@ -299,17 +286,17 @@ func TestHTMLNotes(t *testing.T) {
 	note := "Googlebot fetched this file 2 h ago: 304 <b>"
 	sm.notes = htmlNoteList{notesFunc(func(k docKey) []string {
 		if k == pageKey(0, 1) {
-			return []string{note, strings.Repeat("<", htmlNotesMax/3)}
+			return []string{note, strings.Repeat("<", htmlview.NotesMax/3)}
 		}
 		return nil
 	})}
 	w := get(sm, "/sitemap-products-1.html")
 	body := w.Body.String()
 	if !strings.Contains(body, "<li>Googlebot fetched this file 2 h ago: 304 &lt;b&gt;</li>") || strings.Contains(body, "&lt;&lt;") ||
-		strings.Contains(body, htmlNotesMarker) {
+		strings.Contains(body, htmlview.NotesMarker) {
 		t.Errorf("notes:\n%s", body)
 	}
-	if len(body) > len(plain.Body.String())+htmlNotesMax+64 {
+	if len(body) > len(plain.Body.String())+htmlview.NotesMax+64 {
 		t.Errorf("%d bytes of notes", len(body)-len(plain.Body.String()))
 	}
 	h := w.Header()
@@ -369,7 +356,7 @@ func TestHTMLRepeated(t *testing.T) {
 }
 
 // TestHTMLReadBack reads every <url> of the golden files with eachURL:
-// as many as encoding/xml finds, and those plainURL reads by hand read as
+// as many as encoding/xml finds, and htmlview.ReadURL (by hand where it can) reads them as
 // encoding/xml reads them. A caption that holds a line break and what
 // looks like a <url> stays in its element.
 func TestHTMLReadBack(t *testing.T) {
@@ -397,25 +384,26 @@ func TestHTMLReadBack(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		n, plain := 0, 0
+		n := 0
 		err = eachURL(gz, func(elem []byte) error {
 			n++
-			var want, got xmlURL
+			var want, got htmlview.URL
 			if err := xml.Unmarshal(elem, &want); err != nil {
 				return err
 			}
-			if plainURL(elem, &got) {
-				plain++
-				if got.Loc != want.Loc || got.LastMod != want.LastMod {
-					t.Errorf("%s: plainURL read %q %q, encoding/xml %q %q", name, got.Loc, got.LastMod, want.Loc, want.LastMod)
-				}
+			if err := htmlview.ReadURL(elem, &got); err != nil {
+				return err
+			}
+			if got.Loc != want.Loc || got.LastMod != want.LastMod || len(got.Images) != len(want.Images) ||
+				len(got.Alternates) != len(want.Alternates) || len(got.Videos) != len(want.Videos) || (got.News == nil) != (want.News == nil) {
+				t.Errorf("%s: ReadURL read %+v, encoding/xml %+v", name, got, want)
 			}
 			return nil
 		})
 		if want := decodeAll(t, doc); err != nil || n != want {
 			t.Errorf("%s: %d elements, want %d: %v", name, n, want, err)
 		}
-		t.Logf("%s: %d <url>, %d read by hand", name, n, plain)
+		t.Logf("%s: %d <url>", name, n)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freshmap/sitemap/internal/htmlview"
 	"github.com/freshmap/sitemap/internal/testkit"
 )
 
@@ -163,7 +164,7 @@ func TestHTMLDatesAgree(t *testing.T) {
 // again for a new count at most once a second.
 func TestHTMLIndexCountsLarge(t *testing.T) {
 	clk := testkit.NewClock(time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC))
-	n := int64(htmlPartRows + 1)
+	n := int64(htmlview.PartRows + 1)
 	src := FromRange(func(context.Context) (int64, error) { return n, nil }, func(ctx context.Context, lo, hi int64) iter.Seq2[URL, error] {
 		return func(yield func(URL, error) bool) {
 			for i := lo; i < hi; i++ {

@@ -1,27 +1,13 @@
 package sitemap
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
-	"io"
-	"mime"
 	"net/http"
-	"strconv"
-	"strings"
-	"sync/atomic"
+	"sync"
 	"time"
+
+	"github.com/freshmap/sitemap/internal/robotstxt"
 )
-
-// maxRobotsBytes bounds the robots.txt we merge into. Google reads only the
-// first 500 KiB of a robots.txt, so a line appended after that would never
-// be read. A larger response (before or after gzip decoding) is therefore
-// passed through unmodified rather than truncated: cutting an
-// application's rules short would change their meaning.
-const maxRobotsBytes = 500 << 10
-
-// minimalRobots opens the robots.txt served when the application has none.
-const minimalRobots = "User-agent: *\nAllow: /\n\n"
 
 // robots serves /robots.txt with the sitemap's Sitemap: lines merged in.
 //
@@ -39,7 +25,7 @@ const minimalRobots = "User-agent: *\nAllow: /\n\n"
 //     lines>"), since a strong tag must identify the exact bytes; an ETag
 //     that cannot be parsed is dropped, as are body digest headers. A body
 //     larger than 500 KiB, or in an encoding other than gzip, passes through
-//     unmodified (see maxRobotsBytes). A 200 whose Content-Type is text/html
+//     unmodified (see robotstxt.MaxBytes). A 200 whose Content-Type is text/html
 //     is not a robots.txt (typically a single-page application's catch-all
 //     route) and is treated as a 404.
 //   - 404 and 410: the application has no robots.txt, so the minimal one
@@ -72,84 +58,29 @@ const minimalRobots = "User-agent: *\nAllow: /\n\n"
 // Informational (1xx) responses of the application are dropped. All of
 // this costs only requests for /robots.txt, which the caller dispatches.
 type robots struct {
-	lines       []robotsLine
-	policy      *robotsPolicy // Config.Robots; nil for none
-	minimal     []byte        // the robots.txt served when the application has none
-	minimalETag string        // strong, quoted
-	// minimal's ETag and Content-Length as header values
-	minimalETagHdr, minimalLen []string
-	tagSuffix                  string // appended to the application's opaque ETag when we change the body
-
-	last       atomic.Pointer[robotsMerge]      // the last merge made, for the next request
-	validators atomic.Pointer[robotsValidators] // the last validators read, for the next request
+	m *robotstxt.Merger
 }
 
-// robotsMerge is a merge made: the application's body, and ours.
-type robotsMerge struct {
-	app, merged []byte
-	appended    bool
-	tooLarge    bool     // our lines would take it over maxRobotsBytes: merged is app, passed through
-	length      []string // len(merged), as a Content-Length value
+// robotsCapture is the application's response held while it is merged
+// (robotstxt.Capture), and the merged body's reader, pooled together: a
+// robots.txt request then allocates neither, nor the capture's header map
+// and body buffer.
+type robotsCapture struct {
+	robotstxt.Capture
+	reader bodyReader // the merged body being served
 }
 
-// robotsValidators are the application's ETag and Last-Modified as sent,
-// and what a merged response sends for them: the derived ETag (nil if none
-// can be derived), the modification time and its Last-Modified value (nil
-// if the application's cannot be parsed).
-type robotsValidators struct {
-	etag, lastMod string
-	derived       []string
-	modtime       time.Time
-	lastModHdr    []string
-}
-
-// robotsLine is one line we add, split for comparison with the lines of
-// an application's file.
-type robotsLine struct {
-	text         string // as written: "Sitemap: https://…"
-	field, value string // field name (compared ignoring case) and value (compared exactly)
-}
+var robotsCaptures = sync.Pool{New: func() any { return new(robotsCapture) }}
 
 // newRobots precomputes everything; lines are full robots.txt lines such as
-// "Sitemap: https://example.com/sitemap_index.xml" (one or more). Each is
-// trimmed, a value holding line breaks counts as several lines, blank lines
-// and repeats are dropped, and a Sitemap field name is written "Sitemap".
+// "Sitemap: https://example.com/sitemap_index.xml" (one or more), as
+// robotstxt.New takes them.
 func newRobots(lines []string) *robots { return newPolicyRobots(lines, nil) }
 
 // newPolicyRobots is newRobots with the policy p's groups (nil for none),
-// merged as into an application's file (robotsmerge.go).
-func newPolicyRobots(lines []string, p *robotsPolicy) *robots {
-	rb := &robots{policy: p}
-	for _, in := range lines {
-		for _, l := range strings.FieldsFunc(in, func(r rune) bool { return r == '\n' || r == '\r' }) {
-			field, value := robotsField(l)
-			if field == "" && value == "" {
-				continue // blank, or only a comment
-			}
-			text := strings.TrimSpace(l)
-			if strings.EqualFold(field, "sitemap") {
-				field, text = "Sitemap", "Sitemap: "+value
-			}
-			if !rb.has(field, value) {
-				rb.lines = append(rb.lines, robotsLine{text: text, field: field, value: value})
-			}
-		}
-	}
-	rb.minimal, _, _ = rb.merge([]byte(minimalRobots))
-	rb.minimalETag = `"` + strconv.FormatUint(fnvHash(rb.minimal), 16) + `"`
-	rb.minimalETagHdr, rb.minimalLen = []string{rb.minimalETag}, []string{strconv.Itoa(len(rb.minimal))}
-	rb.tagSuffix = "-sitemap" + strconv.FormatUint(fnvHash(rb.minimal[len(minimalRobots):]), 16)
-	return rb
-}
-
-// has reports whether rb already adds a line with that field and value.
-func (rb *robots) has(field, value string) bool {
-	for _, l := range rb.lines {
-		if strings.EqualFold(l.field, field) && l.value == value {
-			return true
-		}
-	}
-	return false
+// merged as into an application's file (internal/robotstxt).
+func newPolicyRobots(lines []string, p *robotstxt.Policy) *robots {
+	return &robots{m: robotstxt.New(lines, p)}
 }
 
 // serve answers a GET/HEAD (other methods: pass to next if non-nil, else
@@ -170,107 +101,59 @@ func (rb *robots) serve(w http.ResponseWriter, r *http.Request, next http.Handle
 		rb.serveMinimal(w, r)
 		return
 	}
-	c := newRobotsCapture(w, r.Method == http.MethodHead)
-	next.ServeHTTP(c, appRobotsRequest(r))
+	c := robotsCaptures.Get().(*robotsCapture)
+	c.Reset(w, r.Method == http.MethodHead)
+	next.ServeHTTP(c, robotstxt.AppRequest(r))
+	header, _ := c.Held()
 	switch {
-	case c.mode == captureDirect: // already sent
-	case c.mode == captureDiscard:
+	case c.Mode() == robotstxt.Direct: // already sent
+	case c.Mode() == robotstxt.Discard:
 		rb.serveMinimal(w, r)
-	case isHTML(first(c.header["Content-Type"])): // as Get: the key is canonical
+	case robotstxt.IsHTML(first(header["Content-Type"])): // as Get: the key is canonical
 		rb.serveMinimal(w, r)
 	default:
 		rb.serveMerged(w, r, c)
 	}
-	c.release()
-}
-
-// appRobotsRequest is the request passed to the application: always a GET,
-// asking for an uncompressed, complete and unconditional response: the
-// client's preconditions, Range and If-Range are removed, and an
-// Accept-Encoding becomes identity. A request without one keeps none,
-// which a compression middleware reads as identity (a gzip body sent
-// anyway is decoded), so that a GET with none of these is passed on as it
-// is, and the application sees what it would have seen without us.
-func appRobotsRequest(r *http.Request) *http.Request {
-	if r.Method == http.MethodGet && plainRobotsRequest(r.Header) {
-		return r
-	}
-	r2 := r.WithContext(r.Context()) // a shallow copy, with a header of its own
-	r2.Method = http.MethodGet
-	h := r.Header.Clone()
-	if h == nil {
-		h = make(http.Header, 1)
-	}
-	for _, k := range robotsClientOnly {
-		delete(h, k) // the server's header keys are canonical, as these
-	}
-	if _, ok := h["Accept-Encoding"]; ok {
-		h["Accept-Encoding"] = hdrIdentity
-	}
-	r2.Header = h
-	return r2
-}
-
-var hdrIdentity = []string{"identity"}
-
-// robotsClientOnly are the header fields removed from the request passed
-// on: they name our response, not the application's.
-var robotsClientOnly = [...]string{"If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since", "If-Range", "Range"}
-
-// plainRobotsRequest reports whether a request's header is already what
-// appRobotsRequest would make of it, but for an Accept-Encoding that is
-// absent rather than identity.
-func plainRobotsRequest(h http.Header) bool {
-	for _, k := range robotsClientOnly {
-		if _, ok := h[k]; ok {
-			return false
-		}
-	}
-	ae, ok := h["Accept-Encoding"]
-	return !ok || len(ae) == 1 && ae[0] == "identity"
-}
-
-func isHTML(contentType string) bool {
-	if strings.HasPrefix(contentType, "text/plain") { // the usual robots.txt, parsed for nothing
-		return false
-	}
-	t, _, err := mime.ParseMediaType(contentType)
-	return err == nil && t == "text/html"
+	c.Clear()
+	c.reader = bodyReader{}
+	robotsCaptures.Put(c)
 }
 
 // serveMinimal serves our own robots.txt.
 func (rb *robots) serveMinimal(w http.ResponseWriter, r *http.Request) {
+	body, etag, length := rb.m.Minimal()
 	h := w.Header()
 	h["Content-Type"] = hdrTextCT
-	h["Etag"] = rb.minimalETagHdr
-	serveCached(w, r, conditional(r.Header), time.Time{}, nil, &bodyReader{b: rb.minimal}, int64(len(rb.minimal)), rb.minimalLen)
+	h["Etag"] = etag
+	serveCached(w, r, conditional(r.Header), time.Time{}, nil, &bodyReader{b: body}, int64(len(body)), length)
 }
 
 // serveMerged serves the application's 200 response held in c with our
 // lines merged in, or passes it through if it cannot be read.
 func (rb *robots) serveMerged(w http.ResponseWriter, r *http.Request, c *robotsCapture) {
-	body, gunzipped, ok := decodeRobots(c.header.Get("Content-Encoding"), c.body)
+	header, held := c.Held()
+	body, gunzipped, ok := robotstxt.Decode(header.Get("Content-Encoding"), held)
 	if !ok {
-		c.passThrough()
+		c.PassThrough()
 		return
 	}
-	m := rb.mergeOnce(body)
-	if m.tooLarge {
-		c.passThrough()
+	m := rb.m.MergeOnce(body)
+	if m.TooLarge {
+		c.PassThrough()
 		return
 	}
 	h := w.Header()
-	for k, v := range c.header {
+	for k, v := range header {
 		h[k] = v
 	}
 	// Header keys as constants, canonical: delete(h, k) is h.Del(k), and
 	// h[k] is h.Get(k) (first).
 	delete(h, "Content-Length") // serveCached sets it
 	delete(h, "Content-Encoding")
-	v := rb.validatorsOf(first(h["Etag"]), first(h["Last-Modified"]))
-	if m.appended || gunzipped { // other bytes than those the application's validators name
-		if v.derived != nil {
-			h["Etag"] = v.derived
+	v := rb.m.ValidatorsOf(first(h["Etag"]), first(h["Last-Modified"]))
+	if m.Appended || gunzipped { // other bytes than those the application's validators name
+		if v.Derived != nil {
+			h["Etag"] = v.Derived
 		} else {
 			delete(h, "Etag")
 		}
@@ -281,76 +164,8 @@ func (rb *robots) serveMerged(w http.ResponseWriter, r *http.Request, c *robotsC
 	if first(h["Content-Type"]) == "" {
 		h["Content-Type"] = hdrTextCT // never sniffed
 	}
-	c.reader = bodyReader{b: m.merged}
-	serveCached(w, r, conditional(r.Header), v.modtime, v.lastModHdr, &c.reader, int64(len(m.merged)), m.length)
-}
-
-// validatorsOf returns what a merged response sends for the application's
-// ETag and Last-Modified, made once as long as they stay the same.
-func (rb *robots) validatorsOf(etag, lastMod string) *robotsValidators {
-	if v := rb.validators.Load(); v != nil && v.etag == etag && v.lastMod == lastMod {
-		return v
-	}
-	v := &robotsValidators{etag: etag, lastMod: lastMod}
-	if tag := rb.derivedETag(etag); tag != "" {
-		v.derived = []string{tag}
-	}
-	if lastMod != "" { // ParseTime fails three times on none
-		if t, err := http.ParseTime(lastMod); err == nil {
-			v.modtime = t
-			v.lastModHdr = lastModHeader(t)
-		}
-	}
-	rb.validators.Store(v)
-	return v
-}
-
-// decodeRobots returns the identity body of a response in content coding
-// enc ("" and "identity" are the body itself) and whether it was gunzipped.
-// ok is false for a coding we do not read, a broken gzip stream, or a
-// decoded body over maxRobotsBytes.
-func decodeRobots(enc string, body []byte) (out []byte, gunzipped, ok bool) {
-	switch enc = strings.TrimSpace(enc); {
-	case enc == "", strings.EqualFold(enc, "identity"):
-		return body, false, true
-	case strings.EqualFold(enc, "gzip"), strings.EqualFold(enc, "x-gzip"):
-		zr, err := gzip.NewReader(bytes.NewReader(body))
-		if err != nil {
-			return nil, false, false
-		}
-		out, err = io.ReadAll(io.LimitReader(zr, maxRobotsBytes+1))
-		if err != nil || len(out) > maxRobotsBytes {
-			return nil, false, false
-		}
-		return out, true, true
-	}
-	return nil, false, false
-}
-
-// derivedETag turns the application's entity tag into a weak one that
-// names the merged body, or returns "" if tag is empty or malformed.
-func (rb *robots) derivedETag(tag string) string {
-	tag = strings.TrimPrefix(tag, "W/")
-	if len(tag) < 2 || tag[0] != '"' || tag[len(tag)-1] != '"' || strings.IndexByte(tag[1:len(tag)-1], '"') >= 0 {
-		return ""
-	}
-	return `W/"` + tag[1:len(tag)-1] + rb.tagSuffix + `"`
-}
-
-// mergeOnce is merge, made once for the application's robots.txt as long
-// as it stays the same: a request compares it with the last one merged,
-// and reuses that merge if equal. It keeps one merge of at most
-// maxRobotsBytes (and what it appended), no more, and none of body, which
-// a capture reuses.
-func (rb *robots) mergeOnce(body []byte) *robotsMerge {
-	if m := rb.last.Load(); m != nil && bytes.Equal(m.app, body) {
-		return m
-	}
-	app := bytes.Clone(body)
-	merged, appended, ok := rb.merge(app)
-	m := &robotsMerge{app: app, merged: merged, appended: appended, tooLarge: !ok, length: []string{strconv.Itoa(len(merged))}}
-	rb.last.Store(m)
-	return m
+	c.reader = bodyReader{b: m.Body}
+	serveCached(w, r, conditional(r.Header), v.Modtime, v.LastModHdr, &c.reader, int64(len(m.Body)), m.Length)
 }
 
 // robotsSet is the robots.txt merger for an index of n files.

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freshmap/sitemap/internal/robotstxt"
 	"github.com/klauspost/compress/gzhttp"
 )
 
@@ -98,15 +99,15 @@ func TestRobotsGzip(t *testing.T) {
 	t.Run("decodes past the limit", func(t *testing.T) {
 		var z bytes.Buffer
 		zw := gzip.NewWriter(&z)
-		zw.Write(bytes.Repeat([]byte("# padding\n"), maxRobotsBytes/10+1))
+		zw.Write(bytes.Repeat([]byte("# padding\n"), robotstxt.MaxBytes/10+1))
 		zw.Close()
-		if z.Len() > maxRobotsBytes {
+		if z.Len() > robotstxt.MaxBytes {
 			t.Fatalf("test body compresses to %d bytes", z.Len())
 		}
 		app := &robotsApp{header: map[string]string{"Content-Encoding": "gzip"}, body: z.String()}
 		rec := serveRobots(t, []string{testRobotsLine}, app, robotsReq("GET"))
 		if !bytes.Equal(rec.Body.Bytes(), z.Bytes()) || rec.Header().Get("Content-Encoding") != "gzip" {
-			t.Errorf("a gzip body decoding past %d bytes was not passed through", maxRobotsBytes)
+			t.Errorf("a gzip body decoding past %d bytes was not passed through", robotstxt.MaxBytes)
 		}
 	})
 }
@@ -116,8 +117,8 @@ func TestRobotsGzip(t *testing.T) {
 // as one past it already does; one that fits with our line is merged.
 func TestRobotsTooLarge(t *testing.T) {
 	line := "Disallow: /" + strings.Repeat("x", 88) + "\n" // 100 bytes
-	fits := maxRobotsBytes - len(testRobotsLine) - 1       // with our line and its newline: the limit
-	for _, size := range []int{fits, fits + 1, maxRobotsBytes, maxRobotsBytes + 1} {
+	fits := robotstxt.MaxBytes - len(testRobotsLine) - 1   // with our line and its newline: the limit
+	for _, size := range []int{fits, fits + 1, robotstxt.MaxBytes, robotstxt.MaxBytes + 1} {
 		t.Run(strconv.Itoa(size), func(t *testing.T) {
 			body := strings.Repeat(line, size/100) // ends with a newline
 			if extra := size % 100; extra > 0 {
@@ -136,7 +137,7 @@ func TestRobotsTooLarge(t *testing.T) {
 			rec := serveRobots(t, []string{testRobotsLine}, app, robotsReq("GET"))
 			got := rec.Body.String()
 			if size <= fits {
-				if want := body + testRobotsLine + "\n"; got != want || len(got) != maxRobotsBytes {
+				if want := body + testRobotsLine + "\n"; got != want || len(got) != robotstxt.MaxBytes {
 					t.Errorf("at the limit: got %d bytes, want %d merged", len(got), len(want))
 				}
 				checkLength(t, rec.Header(), len(got))
@@ -148,7 +149,7 @@ func TestRobotsTooLarge(t *testing.T) {
 			if rec.Header().Get("X-App") != "1" {
 				t.Errorf("past the limit after merging: headers %v, want the app's", rec.Header())
 			}
-			if size > maxRobotsBytes && !rec.Flushed {
+			if size > robotstxt.MaxBytes && !rec.Flushed {
 				t.Errorf("past the limit: headers %v, flushed %v; want the app's headers, flushed", rec.Header(), rec.Flushed)
 			}
 		})

@@ -2,7 +2,8 @@ package sitemap
 
 import (
 	"fmt"
-	"strings"
+
+	"github.com/freshmap/sitemap/internal/robotstxt"
 )
 
 // RobotsPolicy is what robots.txt asks of AI crawlers, by purpose
@@ -54,24 +55,10 @@ const (
 	RobotsDisallow
 )
 
-// robotsPolicy is a RobotsPolicy checked, as the merge writes it.
-type robotsPolicy struct {
-	groups []policyGroup
-	signal string // the Content-Signal line, "" for none
-}
-
-// policyGroup is a purpose's group: its agents and its one rule line.
-type policyGroup struct {
-	comment string
-	agents  []string
-	rule    string
-}
-
-// newRobotsPolicy checks p; nil if it adds nothing.
-func newRobotsPolicy(p RobotsPolicy) (*robotsPolicy, error) {
-	out := &robotsPolicy{}
-	var allow, disallow policyGroup // one group for each rule, so that each line is written once
-	var allowed, disallowed []string
+// newRobotsPolicy checks p and names each purpose's agents, for the
+// merge (internal/robotstxt); nil if it adds nothing.
+func newRobotsPolicy(p RobotsPolicy) (*robotstxt.Policy, error) {
+	var purposes []robotstxt.Purpose
 	for _, r := range []struct {
 		what string
 		p    purpose
@@ -79,51 +66,15 @@ func newRobotsPolicy(p RobotsPolicy) (*robotsPolicy, error) {
 	}{{"Training", purposeTraining, p.Training}, {"Search", purposeSearch, p.Search}, {"UserTriggered", purposeUserTriggered, p.UserTriggered}} {
 		switch r.rule {
 		case RobotsUnset:
-		case RobotsAllow:
-			allow.agents = append(allow.agents, aiAgents(r.p)...)
-			allowed = append(allowed, purposeNames[r.p])
-		case RobotsDisallow:
-			disallow.agents = append(disallow.agents, aiAgents(r.p)...)
-			disallowed = append(disallowed, purposeNames[r.p])
+		case RobotsAllow, RobotsDisallow:
+			purposes = append(purposes, robotstxt.Purpose{Name: purposeNames[r.p], Agents: aiAgents(r.p), Allow: r.rule == RobotsAllow})
 		default:
 			return nil, fmt.Errorf("%s %d is not a RobotsRule", "Robots."+r.what, r.rule)
 		}
 	}
-	if disallow.agents != nil {
-		disallow.rule = "Disallow: /"
-		disallow.comment = "# AI " + strings.Join(disallowed, " and ") + " crawlers are asked to fetch nothing (a request, not enforced)"
-		out.groups = append(out.groups, disallow)
-	}
-	if allow.agents != nil {
-		allow.rule = "Allow: /"
-		allow.comment = "# AI " + strings.Join(allowed, " and ") + " crawlers may fetch everything (a request, not enforced)"
-		out.groups = append(out.groups, allow)
-	}
-	if p.ContentSignal != "" {
-		if err := checkContentSignal(p.ContentSignal); err != nil {
-			return nil, err
-		}
-		out.signal = "Content-Signal: " + p.ContentSignal
-	}
-	if len(out.groups) == 0 && out.signal == "" {
-		return nil, nil
+	out, err := robotstxt.NewPolicy(purposes, p.ContentSignal)
+	if err != nil {
+		return nil, fmt.Errorf("Robots.ContentSignal %q: %w", p.ContentSignal, err)
 	}
 	return out, nil
-}
-
-// checkContentSignal checks a Content-Signal value: name=yes or name=no,
-// comma-separated, each name of lower-case letters and '-', once.
-func checkContentSignal(v string) error {
-	seen := map[string]bool{}
-	for s := range strings.SplitSeq(v, ",") {
-		name, val, ok := strings.Cut(strings.TrimSpace(s), "=")
-		if !ok || name == "" || strings.Trim(name, "abcdefghijklmnopqrstuvwxyz-") != "" || val != "yes" && val != "no" {
-			return fmt.Errorf("Robots.ContentSignal %q: %q is not name=yes or name=no", v, strings.TrimSpace(s))
-		}
-		if seen[name] {
-			return fmt.Errorf("Robots.ContentSignal %q: %s twice", v, name)
-		}
-		seen[name] = true
-	}
-	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/freshmap/sitemap/internal/htmlview"
 )
 
 // Document identity, in one place: a request path names a route (a
@@ -258,12 +260,7 @@ func (st *site) htmlStem(k docKey) string {
 
 // htmlPartName is the file name of part n (from 1) of the HTML view
 // whose stem is stem.
-func htmlPartName(stem string, n int) string {
-	if n == 1 {
-		return stem + ".html"
-	}
-	return stem + ".part" + strconv.Itoa(n) + ".html"
-}
+func htmlPartName(stem string, n int) string { return htmlview.PartName(stem, n) }
 
 // feedRoute routes to the feed of sec, if sec has one.
 func feedRoute(sec *section) (route, bool) {

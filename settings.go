@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cespare/xxhash/v2"
+	"github.com/freshmap/sitemap/internal/robotstxt"
 	"github.com/klauspost/compress/gzip"
 )
 
@@ -41,7 +42,7 @@ type site struct {
 	singleMax  int64      // the bytes of that file at most: MaxBytes (a test lowers it)
 	layout     string     // names the sections, in order, in the index's store key
 
-	robots *robotsPolicy // Config.Robots; nil when it adds nothing
+	robots *robotstxt.Policy // Config.Robots; nil when it adds nothing
 
 	maxBuilds    int
 	maxWaiting   int64 // 0 for no bound

@@ -1,24 +1,19 @@
 package sitemap
 
 import (
-	_ "embed"
 	"net/http"
 	"strconv"
+
+	"github.com/freshmap/sitemap/internal/htmlview"
 )
 
 // The stylesheet that shows a sitemap in a browser (Config.Stylesheet):
-// every file names BASE/sitemap.xsl in an <?xml-stylesheet?> instruction,
-// and a browser that opens the file fetches it and shows a table. The
-// instruction is a path without scheme or host, so the stylesheet always
-// comes from the site itself: browsers apply XSLT only from the document's
-// own origin. Crawlers read the XML and ignore the instruction; the
-// schemas allow it before the root element.
+// every file names BASE/sitemap.xsl in an <?xml-stylesheet?> instruction
+// (internal/htmlview holds the stylesheet and writes the instruction),
+// and it is served here, from the site itself.
 
 // xslName is the stylesheet's file name, after the base path.
-const xslName = "sitemap.xsl"
-
-//go:embed sitemap.xsl
-var xslBody string
+const xslName = htmlview.StylesheetName
 
 var hdrXSLCT = []string{"text/xsl; charset=utf-8"}
 
@@ -31,16 +26,15 @@ type xslFile struct {
 
 func newXSLFile(prefix string) *xslFile {
 	path := prefix + xslName
-	pi := `<?xml-stylesheet type="text/xsl" href="` + string(appendAttr(nil, path)) + `"?>` + "\n"
 	return &xslFile{
 		path:        path,
-		instruction: pi,
-		etag:        []string{`"xsl-` + strconv.FormatUint(fnvHash([]byte(xslBody)), 36) + `"`},
+		instruction: htmlview.StylesheetInstruction(path),
+		etag:        []string{`"xsl-` + strconv.FormatUint(fnvHash([]byte(htmlview.Stylesheet)), 36) + `"`},
 	}
 }
 
 // serve answers with the stylesheet and the sitemap's Cache-Control
 // (serveFixed).
 func (x *xslFile) serve(w http.ResponseWriter, r *http.Request, cacheControl []string) {
-	serveFixed(w, r, xslBody, hdrXSLCT, x.etag, cacheControl)
+	serveFixed(w, r, htmlview.Stylesheet, hdrXSLCT, x.etag, cacheControl)
 }

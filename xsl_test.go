@@ -2,13 +2,12 @@ package sitemap
 
 import (
 	"bytes"
-	"encoding/xml"
 	"errors"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
 
+	"github.com/freshmap/sitemap/internal/htmlview"
 	"github.com/freshmap/sitemap/internal/testkit"
 	"github.com/freshmap/sitemap/internal/xmlenc"
 	"github.com/freshmap/sitemap/internal/xsdcheck"
@@ -31,7 +30,7 @@ func TestStylesheetServed(t *testing.T) {
 		w := get(srv, path)
 		h := w.Header()
 		etag := h.Get("Etag")
-		if w.Code != 200 || w.Body.String() != xslBody || h.Get("Content-Type") != "text/xsl; charset=utf-8" ||
+		if w.Code != 200 || w.Body.String() != htmlview.Stylesheet || h.Get("Content-Type") != "text/xsl; charset=utf-8" ||
 			!strings.HasPrefix(etag, `"`) || !strings.HasSuffix(etag, `"`) || h.Get("Cache-Control") != "public, max-age=60" {
 			t.Errorf("%s: GET %d %v", name, w.Code, h)
 		}
@@ -55,27 +54,6 @@ func TestStylesheetServed(t *testing.T) {
 	}
 	if w := get(off.Handler(app), path); w.Code != 404 || len(seen) != 1 {
 		t.Errorf("without Stylesheet, the middleware: %d, application saw %q", w.Code, seen)
-	}
-}
-
-// The stylesheet is well-formed XML, an XSLT 1.0 stylesheet.
-func TestStylesheetWellFormed(t *testing.T) {
-	d := xml.NewDecoder(strings.NewReader(xslBody))
-	var root *xml.StartElement
-	for {
-		tok, err := d.Token()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if se, ok := tok.(xml.StartElement); ok && root == nil {
-			root = &se
-		}
-	}
-	if root == nil || root.Name != (xml.Name{Space: "http://www.w3.org/1999/XSL/Transform", Local: "stylesheet"}) {
-		t.Fatalf("root is %v, want xsl:stylesheet", root)
 	}
 }
 
@@ -120,18 +98,5 @@ func TestStylesheetBytes(t *testing.T) {
 	}
 	if len(r.rejected) != 1 || !errors.Is(r.rejected[0].err, ErrPageFull) {
 		t.Errorf("rejected %v, want b with ErrPageFull", r.rejected)
-	}
-}
-
-// The href is the base path, escaped as an attribute value.
-func TestStylesheetHref(t *testing.T) {
-	for prefix, want := range map[string]string{
-		"/":          `href="/sitemap.xsl"`,
-		"/shop/":     `href="/shop/sitemap.xsl"`,
-		"/a&b/%22x/": `href="/a&amp;b/%22x/sitemap.xsl"`,
-	} {
-		if got := newXSLFile(prefix).instruction; !strings.Contains(got, want) || !strings.HasSuffix(got, "?>\n") {
-			t.Errorf("%s: %q, want %s", prefix, got, want)
-		}
 	}
 }

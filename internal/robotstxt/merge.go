@@ -1,4 +1,4 @@
-package sitemap
+package robotstxt
 
 import "strings"
 
@@ -11,11 +11,11 @@ import "strings"
 // "Site-map:" are Sitemap lines. A group is a run of user-agent lines and
 // the rules after it; a user-agent line after a rule starts the next.
 
-// robotsKey is what Google's parser makes of a line's key.
-type robotsKey uint8
+// lineKey is what Google's parser makes of a line's key.
+type lineKey uint8
 
 const (
-	keyOther robotsKey = iota
+	keyOther lineKey = iota
 	keyUserAgent
 	keyAllow
 	keyDisallow
@@ -25,7 +25,7 @@ const (
 
 // keyOf classifies a key, as Google's parser does (by its start,
 // ignoring case, typos included); Content-Signal is no key of Google's.
-func keyOf(field string) robotsKey {
+func keyOf(field string) lineKey {
 	f := strings.ToLower(field)
 	has := func(prefixes ...string) bool {
 		for _, p := range prefixes {
@@ -50,12 +50,12 @@ func keyOf(field string) robotsKey {
 	return keyOther
 }
 
-// robotsField splits a robots.txt line into its key and value, with any
+// splitLine splits a robots.txt line into its key and value, with any
 // comment and the surrounding whitespace removed. A line without a colon
 // is a key and a value if it is two words apart (Google accepts a
 // forgotten colon); any other has no key: its value is the whole trimmed
 // line.
-func robotsField(line string) (field, value string) {
+func splitLine(line string) (field, value string) {
 	if i := strings.IndexByte(line, '#'); i >= 0 {
 		line = line[:i]
 	}
@@ -83,22 +83,22 @@ func agentOf(value string) string {
 	return value
 }
 
-// robotsScan is what the merge reads of the application's robots.txt.
-type robotsScan struct {
+// scanned is what the merge reads of the application's robots.txt.
+type scanned struct {
 	agents   map[string]bool // the product tokens its user-agent lines name, lower-case
 	signal   bool            // it has a Content-Signal line
 	eol      string          // its first line ending; "" if it has none
 	insertAt int             // where a group may go: the end, or the start of a last run of user-agent lines with no rule after it
-	found    []bool          // which of our lines it holds, by rb.lines
+	found    []bool          // which of our lines it holds, by m.lines
 }
 
 // names reports whether the file names the agent (as Google matches a
 // crawler to a group: by its product token, ignoring case).
-func (sc *robotsScan) names(agent string) bool { return sc.agents[strings.ToLower(agent)] }
+func (sc *scanned) names(agent string) bool { return sc.agents[strings.ToLower(agent)] }
 
 // scan reads body, line by line.
-func (rb *robots) scan(body []byte) *robotsScan {
-	sc := &robotsScan{agents: map[string]bool{}, found: make([]bool, len(rb.lines)), insertAt: -1}
+func (m *Merger) scan(body []byte) *scanned {
+	sc := &scanned{agents: map[string]bool{}, found: make([]bool, len(m.lines)), insertAt: -1}
 	s := string(body)
 	rest := strings.TrimPrefix(s, "\ufeff") // a UTF-8 byte order mark
 	for len(rest) > 0 {
@@ -116,7 +116,7 @@ func (rb *robots) scan(body []byte) *robotsScan {
 			}
 			line, rest = rest[:i], rest[i+n:]
 		}
-		field, value := robotsField(line)
+		field, value := splitLine(line)
 		key := keyOf(field)
 		switch key {
 		case keyUserAgent:
@@ -131,7 +131,7 @@ func (rb *robots) scan(body []byte) *robotsScan {
 		case keyContentSignal:
 			sc.signal = true
 		}
-		for j, l := range rb.lines {
+		for j, l := range m.lines {
 			if !sc.found[j] && l.value == value && (strings.EqualFold(l.field, field) || l.field == "Sitemap" && key == keySitemap) {
 				sc.found[j] = true
 			}
@@ -143,20 +143,20 @@ func (rb *robots) scan(body []byte) *robotsScan {
 	return sc
 }
 
-// merge returns body with our lines merged in, and whether it added any:
+// Merge returns body with our lines merged in, and whether it added any:
 // the policy's groups (appendPolicy) at sc.insertAt, and each of
-// rb.lines the body does not hold at the end. If that would pass
-// maxRobotsBytes, the policy is left out; if the body with our lines
+// m.lines the body does not hold at the end. If that would pass
+// MaxBytes, the policy is left out; if the body with our lines
 // alone passes it, ok is false (the caller passes the body through
 // untouched: a robots.txt read only up to the limit would lose what is
 // past it). An unchanged body is returned as is.
-func (rb *robots) merge(body []byte) (out []byte, appended, ok bool) {
-	sc := rb.scan(body)
-	if out, appended = rb.mergeScanned(body, sc, rb.policy); len(out) <= maxRobotsBytes {
+func (m *Merger) Merge(body []byte) (out []byte, appended, ok bool) {
+	sc := m.scan(body)
+	if out, appended = m.mergeScanned(body, sc, m.policy); len(out) <= MaxBytes {
 		return out, appended, true
 	}
-	if rb.policy != nil {
-		if out, appended = rb.mergeScanned(body, sc, nil); len(out) <= maxRobotsBytes {
+	if m.policy != nil {
+		if out, appended = m.mergeScanned(body, sc, nil); len(out) <= MaxBytes {
 			return out, appended, true
 		}
 	}
@@ -164,7 +164,7 @@ func (rb *robots) merge(body []byte) (out []byte, appended, ok bool) {
 }
 
 // mergeScanned is merge with the policy p (nil for none).
-func (rb *robots) mergeScanned(body []byte, sc *robotsScan, p *robotsPolicy) ([]byte, bool) {
+func (m *Merger) mergeScanned(body []byte, sc *scanned, p *Policy) ([]byte, bool) {
 	eol := sc.eol
 	if eol == "" {
 		eol = "\n"
@@ -173,14 +173,14 @@ func (rb *robots) mergeScanned(body []byte, sc *robotsScan, p *robotsPolicy) ([]
 	if p != nil {
 		block = sc.appendPolicy(nil, p, eol)
 	}
-	out := make([]byte, 0, len(body)+len(block)+len(eol)+len(rb.lines)*(64+len(eol)))
+	out := make([]byte, 0, len(body)+len(block)+len(eol)+len(m.lines)*(64+len(eol)))
 	out = append(out, body[:sc.insertAt]...)
 	if n := len(out); n > 0 && out[n-1] != '\n' && out[n-1] != '\r' && len(block) > 0 {
 		out = append(out, eol...) // the body's last line, unended
 	}
 	out = append(append(out, block...), body[sc.insertAt:]...)
 	added := len(out) != len(body)
-	for j, l := range rb.lines {
+	for j, l := range m.lines {
 		if sc.found[j] {
 			continue
 		}
@@ -203,8 +203,8 @@ func (rb *robots) mergeScanned(body []byte, sc *robotsScan, p *robotsPolicy) ([]
 // not written. A rule line ends each purpose's group, so a line of the
 // file that follows starts a group of its own; the "*" group has none,
 // which is why the caller puts it only where no group follows
-// (robotsScan.insertAt).
-func (sc *robotsScan) appendPolicy(out []byte, p *robotsPolicy, eol string) []byte {
+// (scanned.insertAt).
+func (sc *scanned) appendPolicy(out []byte, p *Policy, eol string) []byte {
 	for _, g := range p.groups {
 		first := true
 		for _, a := range g.agents {
