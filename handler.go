@@ -64,7 +64,7 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	q := readReqHeader(r.Header, s.crawls != nil) // the request's header, read once
 	var who crawlerSlot                           // who asks, known this early only for VerifiedOnly (crawlLog.who)
 	if s.crawls != nil && s.crawls.verified {
-		who = s.crawls.ids.slotOf(r, q.ua, now.Unix())
+		who = s.crawls.log.Who(r, q.ua, now.Unix())
 		if s.crawls.forbids(who) {
 			serveError(w, "403 forbidden", http.StatusForbidden)
 			s.crawls.record(file, who, now.Unix(), q.validators, http.StatusForbidden, 0, false)

@@ -81,10 +81,10 @@ func newRobotsPolicy(p RobotsPolicy) (*robotsPolicy, error) {
 		case RobotsUnset:
 		case RobotsAllow:
 			allow.agents = append(allow.agents, aiAgents(r.p)...)
-			allowed = append(allowed, purposeNames[r.p])
+			allowed = append(allowed, r.p.String())
 		case RobotsDisallow:
 			disallow.agents = append(disallow.agents, aiAgents(r.p)...)
-			disallowed = append(disallowed, purposeNames[r.p])
+			disallowed = append(disallowed, r.p.String())
 		default:
 			return nil, fmt.Errorf("%s %d is not a RobotsRule", "Robots."+r.what, r.rule)
 		}

@@ -473,7 +473,7 @@ func (s *Sitemap) Close() error {
 	s.docs.close(left())
 	<-tier
 	if s.crawls != nil {
-		s.crawls.ids.dns.close()
+		s.crawls.log.Close()
 	}
 	s.docs.clocks.file.close()
 	if a := s.rep.audit; a != nil {

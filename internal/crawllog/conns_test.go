@@ -1,16 +1,10 @@
-package sitemap
+package crawllog
 
 import (
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"unsafe"
-)
-
-// The columns of the named families, verified (V) and not (U).
-const (
-	googleV, googleU = crawlerSlot(2 * crawlerGoogle), crawlerSlot(2*crawlerGoogle + 1)
-	bingV, bingU     = crawlerSlot(2 * crawlerBing), crawlerSlot(2*crawlerBing + 1)
 )
 
 // TestConnMemo: a connection (one RemoteAddr string, as net/http gives
@@ -21,12 +15,12 @@ const (
 // address text is not the first one's, and a string that shares the
 // first one's bytes but is shorter (another address) is not either.
 func TestConnMemo(t *testing.T) {
-	ids, err := newCrawlerIDs(&Crawlers{Ranges: googleRanges})
+	ids, err := newCrawlerIDs(&Options{Ranges: googleRanges()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := httptest.NewRequest("GET", "/", nil)
-	slot := func(ua, addr string, sec int64) crawlerSlot {
+	slot := func(ua, addr string, sec int64) Slot {
 		r.Header["User-Agent"] = []string{strings.Clone(ua)} // each request's own string, as a server reads it
 		r.RemoteAddr = addr
 		return ids.slotOf(r, first(r.Header["User-Agent"]), sec)
@@ -39,7 +33,7 @@ func TestConnMemo(t *testing.T) {
 	steps := []struct {
 		ua, addr string
 		sec      int64
-		want     crawlerSlot
+		want     Slot
 	}{
 		{googlebotUA, google, 1, googleV},
 		{googlebotUA, google, 1, googleV}, // remembered
@@ -92,7 +86,7 @@ func TestConnMemo(t *testing.T) {
 // request's header, not its connection: a proxy's one connection carries
 // a verified Googlebot's request and then a spoofed one's.
 func TestConnMemoProxyHeader(t *testing.T) {
-	ids, err := newCrawlerIDs(&Crawlers{Ranges: googleRanges, AddressHeader: "X-Forwarded-For"})
+	ids, err := newCrawlerIDs(&Options{Ranges: googleRanges(), AddressHeader: "X-Forwarded-For"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +96,7 @@ func TestConnMemoProxyHeader(t *testing.T) {
 	for sec := range int64(4) {
 		for _, c := range []struct {
 			from string
-			want crawlerSlot
+			want Slot
 		}{{"66.249.66.1", googleV}, {"192.0.2.1", googleU}} {
 			r.Header.Set("X-Forwarded-For", c.from)
 			if got := ids.slotOf(r, first(r.Header["User-Agent"]), sec); got != c.want {
@@ -118,7 +112,7 @@ func TestConnMemoProxyHeader(t *testing.T) {
 // the second, a miss allocates nothing; in the next second, a connection
 // is stored again.
 func TestConnMemoFreshAddrs(t *testing.T) {
-	ids, err := newCrawlerIDs(&Crawlers{Ranges: googleRanges})
+	ids, err := newCrawlerIDs(&Options{Ranges: googleRanges()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package sitemap
+package crawllog
 
 import (
 	"strings"
@@ -25,7 +25,7 @@ import (
 // A hit costs a multiplication, a few loads and the User-Agent's
 // comparison, with no hash of either string. A miss (a new connection,
 // a middleware that sets RemoteAddr afresh for each request, a request
-// whose connection's slot another took) takes the memos of crawlers.go,
+// whose connection's slot another took) takes the memos of who.go,
 // and writes nothing unless it stores: a slot is replaced at most once a
 // second, so a stream of addresses that never repeat allocates at most
 // connMemoSize entries a second, and a miss costs no locked instruction.
@@ -49,7 +49,7 @@ type connMemo struct {
 type connEntry struct {
 	addr string // the request's RemoteAddr itself, not a copy: its pointer is the key
 	ua   string // a copy of the User-Agent (as slotOf reads it: at most maxUALen bytes)
-	c    crawlerSlot
+	c    Slot
 	sec  int64  // the Unix second it was stored in
 	gen  uint64 // connMemo.gen when it was
 }
@@ -62,7 +62,7 @@ func (m *connMemo) slot(p *byte) *atomic.Pointer[connEntry] {
 
 // get returns the column remembered for the connection whose RemoteAddr
 // is addr, if its last User-Agent was ua.
-func (m *connMemo) get(addr, ua string) (crawlerSlot, bool) {
+func (m *connMemo) get(addr, ua string) (Slot, bool) {
 	p := unsafe.StringData(addr)
 	if e := m.slot(p).Load(); e != nil && unsafe.StringData(e.addr) == p && len(e.addr) == len(addr) && e.ua == ua && e.gen == m.gen.Load() {
 		return e.c, true
@@ -77,7 +77,7 @@ func (m *connMemo) forget() { m.gen.Add(1) }
 // miss remembers that the request from addr with the User-Agent ua, made
 // at the Unix second sec, is of column c, unless its slot was stored in
 // this second already.
-func (m *connMemo) miss(addr, ua string, c crawlerSlot, sec int64) {
+func (m *connMemo) miss(addr, ua string, c Slot, sec int64) {
 	if addr == "" || len(addr) > maxAddrLen {
 		return
 	}
