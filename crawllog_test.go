@@ -1,6 +1,7 @@
 package sitemap
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"math/rand/v2"
@@ -178,6 +179,48 @@ func TestCrawlLogSpoofed(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestCrawlLogOffByDefault: the zero Crawlers turns the crawl log off
+// (issue 29: with the default Config a cached hit runs only what serving
+// needs), as does a negative Files whatever else is set; any field set
+// turns it on, Files alone by User-Agent.
+func TestCrawlLogOffByDefault(t *testing.T) {
+	for name, c := range map[string]struct {
+		crawlers Crawlers
+		on       bool
+	}{
+		"zero":             {Crawlers{}, false},
+		"files":            {Crawlers{Files: 5}, true},
+		"ranges":           {Crawlers{Ranges: googleRanges}, true},
+		"resolver":         {Crawlers{Resolver: noResolver{}}, true},
+		"address header":   {Crawlers{AddressHeader: "X-Forwarded-For"}, true},
+		"verified only":    {Crawlers{VerifiedOnly: true, Ranges: googleRanges}, true},
+		"negative files":   {Crawlers{Files: -1, Ranges: googleRanges, VerifiedOnly: true}, false},
+		"negative, header": {Crawlers{Files: -1, AddressHeader: "X-Forwarded-For"}, false},
+	} {
+		sm := newTestSitemap(t, Config{Crawlers: c.crawlers}, Section{Name: "p", Source: FromSlice(numbered(10), 3)})
+		if w := fetch(sm, "/sitemap-p-1.xml.gz", googlebotUA, "66.249.66.1:443"); w.Code != http.StatusOK {
+			t.Fatalf("%s: %d", name, w.Code)
+		}
+		if on := sm.crawls != nil; on != c.on || (len(sm.CrawlLog()) == 1) != c.on {
+			t.Errorf("%s: crawl log on %v (%d files logged), want %v", name, on, len(sm.CrawlLog()), c.on)
+		}
+		if st := sm.Stats(); !c.on && st.CrawlerFetches+st.CrawlerUnverified != 0 {
+			t.Errorf("%s: off, yet Stats counts crawlers: %+v", name, st)
+		}
+	}
+}
+
+// noResolver answers every lookup with an error.
+type noResolver struct{}
+
+func (noResolver) LookupAddr(context.Context, string) ([]string, error) {
+	return nil, errors.New("no DNS here")
+}
+
+func (noResolver) LookupNetIP(context.Context, string, string) ([]netip.Addr, error) {
+	return nil, errors.New("no DNS here")
 }
 
 // TestCrawlLogNotFound: a path that names no file makes no row, whoever

@@ -124,7 +124,7 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.crawls != nil && rt.rep != asHTML { // the view is for people; the log is of the files crawlers fetch
 		// Only a conditional or ranged request can have validators.
 		sec := now.Unix()
-		s.crawls.record(file, s.crawls.who(r, q.ua, who, sec), sec, handed && q.validators, status, n, true)
+		s.crawls.log.Record(s.crawls.fileOf(file), s.crawls.who(r, q.ua, who, sec), sec, handed && q.validators, status, n, true) // no wrapper's call on a hit
 	}
 }
 

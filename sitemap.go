@@ -169,8 +169,8 @@ type Config struct {
 	Audit *Audit
 	// Crawlers configures the crawl log (Sitemap.CrawlLog): the last
 	// fetch of each file by each crawler family, verified by address
-	// when given the families' published ranges. The zero value logs by
-	// User-Agent, up to 1,000 files; see Crawlers.
+	// when given the families' published ranges. The zero value turns
+	// it off; any field set turns it on; see Crawlers.
 	Crawlers Crawlers
 	// Robots asks AI crawlers, by purpose, in the robots.txt the Handler
 	// serves: rules for training, search and user-triggered fetchers, and

@@ -139,3 +139,37 @@ func TestConnMemoFreshAddrs(t *testing.T) {
 		t.Errorf("a connection not remembered in a new second")
 	}
 }
+
+// TestConnMemoSameUA: a new connection whose slot holds another
+// connection with the same User-Agent takes only the family from it,
+// never its verdict: RemoteAddr strings that never repeat, from Google's
+// address and from another, each get their own address's column,
+// whatever connection their slot held; a browser's get "other".
+func TestConnMemoSameUA(t *testing.T) {
+	ids, err := newCrawlerIDs(&Options{Ranges: googleRanges()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	google, spoofer := copies("66.249.66.1:443", 4*connMemoSize), copies("192.0.2.1:443", 4*connMemoSize)
+	r := httptest.NewRequest("GET", "/", nil)
+	shared := 0 // requests whose slot held another connection with their User-Agent
+	for sec := range int64(3) {
+		for i := range google {
+			for _, c := range []struct {
+				ua, addr string
+				want     Slot
+			}{{googlebotUA, google[i], googleV}, {googlebotUA, spoofer[i], googleU}, {chromeUA, spoofer[i], slotOther}} {
+				if _, e, gen := ids.conns.at(c.addr); e != nil && e.ua == c.ua && !e.holds(c.addr, gen) {
+					shared++
+				}
+				r.RemoteAddr = c.addr
+				if got := ids.slotOf(r, strings.Clone(c.ua), sec); got != c.want {
+					t.Fatalf("second %d: %.30q from %s: %d, want %d", sec, c.ua, c.addr, got, c.want)
+				}
+			}
+		}
+	}
+	if shared < connMemoSize {
+		t.Errorf("%d requests met another connection with their User-Agent: the case is not tested", shared)
+	}
+}

@@ -201,7 +201,11 @@ func (l *Log) Record(k File, c Slot, sec int64, cond bool, status int, n int64, 
 			return
 		}
 	}
-	row.cell(c).store(sec, cond, status, n)
+	cell := row.cells[c].Load() // row.cell's common case, without its call
+	if cell == nil {
+		cell = row.cell(c)
+	}
+	cell.store(sec, cond, status, n)
 }
 
 // rowOf returns the row of the file k that recent does not hold, made if

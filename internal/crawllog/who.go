@@ -190,41 +190,59 @@ func newCrawlerIDs(o *Options) (*crawlerIDs, error) {
 }
 
 // slotOf returns the column of the request r, whose User-Agent is ua
-// (its first), made at the Unix second sec:
-// remembered by its connection (conns.go) when the address is
-// RemoteAddr, or else from the memos (slotFor). An address is read only
-// for a family with ranges, and a claim without ranges is never verified.
+// (its first), made at the Unix second sec. With the address in
+// RemoteAddr, r's connection's slot (conns.go) answers first: a request
+// of the connection remembered there with the same User-Agent takes its
+// column; a request of another connection with the same User-Agent
+// takes the family from it (a pure function of the User-Agent), so that
+// a new connection (no keep-alive) costs no User-Agent memo, and a claim
+// of no family no more. Otherwise the family comes from the memo of
+// User-Agents. An address is read only for a family with ranges, and a
+// claim without ranges is never verified.
 func (ids *crawlerIDs) slotOf(r *http.Request, ua string, sec int64) Slot {
 	if len(ua) > maxUALen {
 		ua = ua[:maxUALen] // as crawlerOf: a longer one is remembered by this part
 	}
-	if ids.header == "" {
-		if c, ok := ids.conns.get(r.RemoteAddr, ua); ok {
-			return c
-		}
+	if ids.header != "" {
+		return ids.column(ids.family(ua), r)
 	}
-	return ids.slotFor(ua, r, sec)
+	addr := r.RemoteAddr
+	sl, e, gen := ids.conns.at(addr)
+	var f crawler
+	if e != nil && e.ua == ua {
+		if e.holds(addr, gen) {
+			return e.c // remembered for this connection
+		}
+		if f = e.c.family(); f == crawlerOther {
+			return slotOther // nothing to verify; the slot is left to a claim
+		}
+	} else {
+		f = ids.family(ua)
+	}
+	c := ids.column(f, r)
+	ids.conns.miss(sl, e, gen, addr, ua, c, sec)
+	return c
 }
 
-// slotFor returns the column of the request r whose User-Agent is ua,
-// from the memos of User-Agents and of addresses, and remembers it by
-// r's connection (conns) as of sec.
-func (ids *crawlerIDs) slotFor(ua string, r *http.Request, sec int64) Slot {
-	f := crawlerOther
-	if ua != "" {
-		f = ids.uas.Get(ua, crawlerOf)
+// family returns the family the User-Agent ua claims, from the memo of
+// User-Agents.
+func (ids *crawlerIDs) family(ua string) crawler {
+	if ua == "" {
+		return crawlerOther
 	}
-	c := slotOther
-	if f != crawlerOther {
-		c = Slot(2*f + 1)
-		if ids.verified(f, r) {
-			c = Slot(2 * f)
-		}
+	return ids.uas.Get(ua, crawlerOf)
+}
+
+// column returns the column of a request from r's address claiming the
+// family f.
+func (ids *crawlerIDs) column(f crawler, r *http.Request) Slot {
+	if f == crawlerOther {
+		return slotOther
 	}
-	if ids.header == "" {
-		ids.conns.miss(r.RemoteAddr, ua, c, sec)
+	if ids.verified(f, r) {
+		return Slot(2 * f)
 	}
-	return c
+	return Slot(2*f + 1)
 }
 
 // verified reports whether r's address is in the ranges of the family f,
