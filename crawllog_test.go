@@ -223,6 +223,42 @@ func (noResolver) LookupNetIP(context.Context, string, string) ([]netip.Addr, er
 	return nil, errors.New("no DNS here")
 }
 
+// confirmingResolver confirms every address as crawl.googlebot.com, which
+// resolves back to it.
+type confirmingResolver struct{}
+
+func (confirmingResolver) LookupAddr(context.Context, string) ([]string, error) {
+	return []string{"crawl.googlebot.com."}, nil
+}
+
+func (confirmingResolver) LookupNetIP(context.Context, string, string) ([]netip.Addr, error) {
+	return []netip.Addr{netip.MustParseAddr("192.0.2.50")}, nil
+}
+
+// TestCrawlDNSConfig: Crawlers.Resolver reaches the crawl log (its rules
+// are internal/crawllog's TestCrawlDNS): a Googlebot claim from an
+// address outside every range is verified once its lookup has answered,
+// and Close ends the lookups' goroutine.
+func TestCrawlDNSConfig(t *testing.T) {
+	before := runtime.NumGoroutine()
+	sm, err := New(Config{BaseURL: "https://example.com", Crawlers: Crawlers{Resolver: confirmingResolver{}}}, Section{Name: "p", Source: FromSlice(numbered(10), 3)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := "192.0.2.50:443" // one string: one keep-alive connection
+	waitFor(t, func() bool {
+		fetch(sm, "/sitemap-p-1.xml.gz", googlebotUA, addr)
+		for _, f := range crawlsOf(t, sm, "sitemap-p-1.xml.gz") {
+			if f.Crawler == "Googlebot" && f.Verified {
+				return true
+			}
+		}
+		return false
+	})
+	sm.Close()
+	waitGoroutines(t, before)
+}
+
 // TestCrawlLogNotFound: a path that names no file makes no row, whoever
 // asks, and the number of rows is bounded by Crawlers.Files.
 func TestCrawlLogNotFound(t *testing.T) {
