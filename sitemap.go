@@ -339,7 +339,9 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 		}
 	}
 	if cfg.Audit != nil {
-		rep.audit = newAuditor(st, cfg.Audit, log, now, func(k docKey) { d.invalidate([]docKey{k}, nil) })
+		if rep.audit, err = newAuditor(st, cfg.Audit, log, now, func(k docKey) { d.invalidate([]docKey{k}, nil) }); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrConfig, err) // cannot happen: newSite checked the base URL
+		}
 	}
 	if cfg.OnPurge != nil {
 		rep.purger = newPurger(cfg.OnPurge, log)

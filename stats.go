@@ -96,12 +96,9 @@ func (s *Sitemap) Stats() Stats {
 		st.IndexNowDropped, st.IndexNowRefused = in.Dropped.Load(), in.refused.Load()
 	}
 	if a := s.rep.audit; a != nil {
-		st.AuditChecked, st.AuditSkipped, st.AuditFindings = a.checked.Load(), a.skipped.Load(), a.findings.Load()
-		st.AuditLastmodBehind, st.AuditLastmodAhead = a.behind.Load(), a.ahead.Load()
-		if a.left != nil {
-			n, _ := a.left.count(docKey{})
-			st.AuditLeftOut = int64(n)
-		}
+		c := a.Counts()
+		st.AuditChecked, st.AuditSkipped, st.AuditFindings = c.Checked, c.Skipped, c.Findings
+		st.AuditLastmodBehind, st.AuditLastmodAhead, st.AuditLeftOut = c.Behind, c.Ahead, c.LeftOut
 	}
 	t := s.docs.tier.stats()
 	st.StoreHits, st.StoreWaits, st.StoreErrors, st.StoreDown = t.hits, t.waits, t.errs, t.down
