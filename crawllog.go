@@ -25,8 +25,8 @@ import (
 // The zero value turns the crawl log off, so that a cached hit runs only
 // what serving needs; setting any field turns it on (Files alone logs by
 // User-Agent, with every claim unverified). On, it costs a cached hit
-// about 3% of its time on a keep-alive connection and 5–7% on a new
-// connection each time (BENCHMARKS.md).
+// about 2.5–3.5% of its time on a keep-alive connection and 4.5–6% on a
+// new connection each time (BENCHMARKS.md).
 type Crawlers struct {
 	// Ranges returns the published address ranges of crawler families,
 	// keyed by family, as CrawlFetch.Crawler names them: "Googlebot",
