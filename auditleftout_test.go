@@ -207,67 +207,21 @@ func TestAuditLeaveOutOff(t *testing.T) {
 	}
 }
 
-// TestLeftOutBounded: at most leftOutMax URLs are left out, the refusal
-// logged once; a lookup allocates nothing; a URL let back in frees its
-// place.
-func TestLeftOutBounded(t *testing.T) {
-	var logs testkit.SyncBuffer
-	var rebuilt atomic.Int64
-	l := newLeftOut(func(docKey) { rebuilt.Add(1) }, slog.New(slog.NewTextHandler(&logs, nil)))
-	noindex := []pagecheck.Finding{{Kind: pagecheck.Noindex, Detail: "x"}}
-	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
-	for i := range leftOutMax + 100 {
-		l.add(fmt.Sprintf("https://example.com/%d", i), pageKey(0, 1), noindex, now)
-	}
-	if n, f := l.count(pageKey(0, 1)); n != leftOutMax || f != leftOutMax {
-		t.Errorf("%d left out (%d of the file), want %d", n, f, leftOutMax)
-	}
-	if n := strings.Count(logs.String(), "leaves out no more"); n != 1 {
-		t.Errorf("%d lines about the limit, want 1", n)
-	}
-	if l.add("https://example.com/other", pageKey(0, 2), []pagecheck.Finding{{Kind: pagecheck.Status, Detail: "404"}}, now) {
-		t.Error("a 404 was left out")
-	}
-	l.publish()
-	loc := []byte("https://example.com/7")
-	elem := []byte("<url><loc>https://example.com/7</loc><lastmod>2025-01-01</lastmod></url>")
-	if n := testing.AllocsPerRun(100, func() { l.omits(elem) }); n != 0 || !l.omits(elem) || l.has([]byte("https://example.com/x")) {
-		t.Errorf("omits: %v allocations", n)
-	}
-	if l.keep("https://example.com/7", nil) {
-		t.Error("a URL found fine is still to be left out")
-	}
-	if !l.has(loc) {
-		t.Error("builds see a change before it is published")
-	}
-	if l.publish(); l.has(loc) {
-		t.Error("a URL found fine is still left out")
-	}
-	if !l.add("https://example.com/new", pageKey(0, 1), noindex, now) {
-		t.Error("a freed place was not taken")
-	}
-	if got := len(l.of(pageKey(0, 1), now.Add(leftOutHold-time.Second))); got != 0 {
-		t.Errorf("%d URLs to ask again within leftOutHold, want none", got)
-	}
-	if got := len(l.of(pageKey(0, 1), now.Add(leftOutHold))); got != leftOutRecheck {
-		t.Errorf("%d URLs to ask again, want %d", got, leftOutRecheck)
-	}
-}
-
 // BenchmarkEncodeLeftOut is BenchmarkEncode with Audit.LeaveOut's lookup
-// on every URL, with no URL left out and with 100 (none of them on the
-// page): the cost of the option on a build, beside BenchmarkEncode.
+// on every URL, no URL left out: the cost of the option on a build,
+// beside BenchmarkEncode (internal/audit's BenchmarkOmits has the lookup
+// with 100 left out).
 func BenchmarkEncodeLeftOut(b *testing.B) {
-	for _, left := range []int{0, 100} {
+	for _, left := range []int{0} {
 		for _, n := range benchSizes {
 			b.Run("left="+strconv.Itoa(left)+"/urls="+strconv.Itoa(n), func(b *testing.B) {
 				src, spec, doc := benchDoc(b, n)
-				l := newLeftOut(func(docKey) {}, slog.New(slog.DiscardHandler))
-				for i := range left {
-					l.add(fmt.Sprintf("https://elsewhere.example/%d", i), pageKey(0, 1), []pagecheck.Finding{{Kind: pagecheck.Noindex}}, time.Time{})
+				a, err := newAuditor(&site{base: splitBase("https://example.com/")}, &Audit{LeaveOut: true}, slog.New(slog.DiscardHandler), time.Now, func(docKey) {})
+				if err != nil {
+					b.Fatal(err)
 				}
-				l.publish()
-				spec.omit = l.omits
+				defer a.close(time.Now().Add(time.Second))
+				spec.omit = a.Omits
 				var buf bytes.Buffer
 				buf.Grow(len(doc))
 				b.ReportAllocs()

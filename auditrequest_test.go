@@ -1,7 +1,6 @@
 package sitemap
 
 import (
-	"errors"
 	"log/slog"
 	"net/http"
 	"runtime"
@@ -11,58 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freshmap/sitemap/internal/audit"
 	"github.com/freshmap/sitemap/internal/pagecheck"
 	"github.com/freshmap/sitemap/internal/testkit"
 )
-
-// TestAuditRecorder: the headers are those sent with the status; the body
-// keeps its first HeadBytes, the write that passes them fails, and so does
-// every write after, or after close.
-func TestAuditRecorder(t *testing.T) {
-	w := newAuditRecorder()
-	w.Header().Set("X-Robots-Tag", "noindex")
-	w.WriteHeader(http.StatusEarlyHints) // informational: not the answer
-	w.WriteHeader(http.StatusNotFound)
-	w.Header().Set("X-Late", "1") // after the status: never sent
-	chunk := make([]byte, 64<<10)
-	for range pagecheck.HeadBytes / len(chunk) {
-		if n, err := w.Write(chunk); n != len(chunk) || err != nil {
-			t.Fatalf("Write within the limit: %d, %v", n, err)
-		}
-	}
-	select {
-	case <-w.full:
-		t.Fatal("full at the limit, before a write passed it")
-	default:
-	}
-	if n, err := w.Write([]byte("x")); n != 0 || !errors.Is(err, errAuditFull) {
-		t.Errorf("Write past the limit: %d, %v; want 0, errAuditFull", n, err)
-	}
-	<-w.full
-	if n, err := w.Write([]byte("x")); n != 0 || !errors.Is(err, errAuditClosed) {
-		t.Errorf("Write after the limit: %d, %v; want 0, errAuditClosed", n, err)
-	}
-	ans, err := w.answer(time.Second)
-	if err != nil || ans.status != http.StatusNotFound || len(ans.body) != pagecheck.HeadBytes || ans.sent.Get("X-Late") != "" || ans.sent.Get("X-Robots-Tag") != "noindex" {
-		t.Errorf("answer: %v; status %d, %d bytes kept, sent headers %v", err, ans.status, len(ans.body), ans.sent)
-	}
-
-	part := newAuditRecorder()
-	if n, err := part.Write(make([]byte, 100<<10)); n != 100<<10 || err != nil {
-		t.Fatalf("Write: %d, %v", n, err)
-	}
-	if n, err := part.Write(make([]byte, 200<<10)); n != pagecheck.HeadBytes-100<<10 || !errors.Is(err, errAuditFull) {
-		t.Errorf("a write across the limit: %d, %v; want the room left and errAuditFull", n, err)
-	}
-	closed := newAuditRecorder()
-	closed.close()
-	if n, err := closed.Write([]byte("x")); n != 0 || !errors.Is(err, errAuditClosed) {
-		t.Errorf("Write after close: %d, %v", n, err)
-	}
-	if _, err := closed.answer(time.Second); err == nil || !strings.Contains(err.Error(), "no answer within 1s") {
-		t.Errorf("no write and no return: %v, want no answer", err)
-	}
-}
 
 // auditTestSitemap is a Sitemap auditing the one URL /page with app,
 // logging to logs.
@@ -218,7 +169,7 @@ func TestAuditWritesUntilFailure(t *testing.T) {
 }
 
 // TestAuditStuckPages: pages whose handlers hang past Audit.Timeout are
-// each an error finding, and at most auditStuck of them are left
+// each an error finding, and at most audit.Stuck of them are left
 // running: the audit requests nothing more until one ends.
 func TestAuditStuckPages(t *testing.T) {
 	before := runtime.NumGoroutine()
@@ -249,18 +200,18 @@ func TestAuditStuckPages(t *testing.T) {
 	get(sm.Handler(app), "/sitemap-1.xml.gz")
 	waitFor(t, func() bool { return len(sm.Audit().Files) == 1 })
 	r := sm.Audit()
-	if r.Checked != auditStuck || r.Skipped != int64(len(paths)-auditStuck) || r.Findings[pagecheck.Error] != auditStuck {
+	if r.Checked != audit.Stuck || r.Skipped != int64(len(paths)-audit.Stuck) || r.Findings[pagecheck.Error] != audit.Stuck {
 		t.Errorf("checked %d, skipped %d, errors %d; want %d, %d, %d", r.Checked, r.Skipped, r.Findings[pagecheck.Error],
-			auditStuck, len(paths)-auditStuck, auditStuck)
+			audit.Stuck, len(paths)-audit.Stuck, audit.Stuck)
 	}
-	if m := most.Load(); m > auditStuck {
-		t.Errorf("%d handlers hung at once, want at most %d", m, auditStuck)
+	if m := most.Load(); m > audit.Stuck {
+		t.Errorf("%d handlers hung at once, want at most %d", m, audit.Stuck)
 	}
 	if ex := r.Files[0].Examples; len(ex) == 0 || !strings.Contains(ex[0].Detail, "no answer within 20ms") {
 		t.Errorf("examples %+v", ex)
 	}
 	once.Do(func() { close(release) })
-	waitFor(t, func() bool { return sm.rep.audit.running.Load() == 0 })
+	waitFor(t, func() bool { return sm.rep.audit.Running() == 0 })
 	sm.Close()
 	waitGoroutines(t, before)
 }

@@ -6,15 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/freshmap/sitemap/internal/audit"
 	"github.com/freshmap/sitemap/internal/pagecheck"
 )
-
-// auditURL is one URL of a built page, as the audit reads it back.
-type auditURL struct {
-	raw     string         // the location as written: XML-escaped
-	loc     string         // the location
-	lastmod pagecheck.Span // its lastmod; zero if none
-}
 
 // auditHeads returns the start of every <url> element of a built page
 // (gzipped), its loc and lastmod as written, one string each: the whole
@@ -38,16 +32,17 @@ func auditHeads(gz []byte) ([]string, error) {
 	return heads, err
 }
 
-// auditURLOf reads an element's start, as auditHeads keeps it: a date
-// alone is its day, in UTC, as the encoder writes it.
-func auditURLOf(head string) auditURL {
+// auditURLOf reads an element's start, as auditHeads keeps it (or one of
+// a location alone): a date alone is its day, in UTC, as the encoder
+// writes it.
+func auditURLOf(head string) audit.URL {
 	raw, rest, _ := strings.Cut(strings.TrimPrefix(head, "<url><loc>"), "</loc>")
-	u := auditURL{raw: raw, loc: string(appendUnescapedLoc(nil, []byte(raw)))}
+	u := audit.URL{Raw: raw, Loc: string(appendUnescapedLoc(nil, []byte(raw)))}
 	if v, ok := strings.CutPrefix(rest, "<lastmod>"); ok {
 		if t, err := time.Parse(time.RFC3339, v); err == nil {
-			u.lastmod = pagecheck.Instant(t)
+			u.Lastmod = pagecheck.Instant(t)
 		} else if t, err := time.Parse(time.DateOnly, v); err == nil {
-			u.lastmod = pagecheck.Day(t)
+			u.Lastmod = pagecheck.Day(t)
 		}
 	}
 	return u

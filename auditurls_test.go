@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freshmap/sitemap/internal/audit"
 	"github.com/freshmap/sitemap/internal/pagecheck"
 )
 
@@ -25,14 +26,18 @@ func TestAuditURLOf(t *testing.T) {
 	if err != nil || len(heads) != 3 {
 		t.Fatalf("auditHeads: %q, %v", heads, err)
 	}
-	want := []auditURL{
-		{"https://example.com/a?x=1&amp;y=&apos;2&apos;", "https://example.com/a?x=1&y='2'", pagecheck.Day(day)},
-		{"https://example.com/b", "https://example.com/b", pagecheck.Instant(day.Add(90 * time.Minute))},
-		{"https://example.com/c", "https://example.com/c", pagecheck.Span{}},
+	want := []audit.URL{
+		{Raw: "https://example.com/a?x=1&amp;y=&apos;2&apos;", Loc: "https://example.com/a?x=1&y='2'", Lastmod: pagecheck.Day(day)},
+		{Raw: "https://example.com/b", Loc: "https://example.com/b", Lastmod: pagecheck.Instant(day.Add(90 * time.Minute))},
+		{Raw: "https://example.com/c", Loc: "https://example.com/c"},
 	}
 	for i, h := range heads {
 		if got := auditURLOf(h); got != want[i] {
 			t.Errorf("auditURLOf(%q) = %+v, want %+v", h, got, want[i])
 		}
+	}
+	// A location alone, as the audit asks for a URL it left out.
+	if got := auditURLOf("<url><loc>" + want[0].Raw + "</loc>"); got != (audit.URL{Raw: want[0].Raw, Loc: want[0].Loc}) {
+		t.Errorf("a location alone: %+v", got)
 	}
 }

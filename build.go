@@ -92,8 +92,8 @@ func (b pageBuilder) build(ctx context.Context, j job) (*entry, effects, error) 
 		spec.visit = tr.visit
 	}
 	spec.now = now
-	if a := b.rep.audit; a != nil && a.left != nil {
-		spec.omit = a.left.omits // Audit.LeaveOut
+	if a := b.rep.audit; a != nil && a.LeavesOut() {
+		spec.omit = a.Omits // Audit.LeaveOut
 	}
 	src := sec.src
 	spec.emptyOK = true // unless Pages no longer lists it (below)

@@ -1,37 +1,32 @@
 package sitemap
 
 import (
-	"cmp"
+	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"net/netip"
-	"slices"
-	"sync"
-	"sync/atomic"
+	"os"
 	"time"
+
+	"github.com/freshmap/sitemap/internal/crawllog"
 )
 
-// The crawl log: for each sitemap file, the last fetch by each crawler
-// family (crawlers.go), and the fetches of each section by family and
-// status. Its memory is bounded whatever the traffic:
-//   - a row per file, made on the file's first fetch that was served
-//     (so a file that exists: a 404 makes none), at most Crawlers.Files
-//     rows, after which new files are not logged (crawlLog.full);
-//   - a fixed number of columns per row (numSlots: each named family
-//     verified and as an unverified claim, and every other client), a
-//     column's cell made on its first fetch of the file;
-//   - fixed counters per section by column and status class.
-//
-// Recording a fetch of a file that has its row allocates nothing, reads
-// no clock (the serving path's reading is given) and takes no lock: the
-// row is found in a small direct-mapped table of the rows last used
-// (recent), or else in the row map; the fetch is counted in its cell (an
-// atomic add; the cell is made on the column's first fetch of the file), and its cell's last fetch is stored only when it changes,
-// to the second (crawlCell.store).
+// The crawl log's public face. The log itself (who asks, the crawler
+// families, their ranges and reverse DNS, the bounded table of fetches)
+// is package internal/crawllog, which knows nothing of this package:
+// this file translates Config.Crawlers into its Options, a file's key
+// into its File (a group per section row of SectionStats, the file's
+// number in it), and its answers into CrawlFetch and CrawlCount.
 
 // Crawlers configures the crawl log (Sitemap.CrawlLog): who fetched each
 // sitemap file, as recognised by User-Agent and verified by address.
-// The zero value logs by User-Agent alone, with every claim unverified.
+// The zero value turns the crawl log off, so that a cached hit runs only
+// what serving needs; setting any field turns it on (Files alone logs by
+// User-Agent, with every claim unverified). On, it costs a cached hit
+// about 2.5–3.5% of its time on a keep-alive connection and 4.5–6% on a
+// new connection each time (BENCHMARKS.md).
 type Crawlers struct {
 	// Ranges returns the published address ranges of crawler families,
 	// keyed by family, as CrawlFetch.Crawler names them: "Googlebot",
@@ -64,12 +59,12 @@ type Crawlers struct {
 	// ranges gets 403s until its lookup has answered. Off by default.
 	VerifiedOnly bool
 	// Files is the most files the crawl log keeps; the fetches of a file
-	// past it are not logged. Zero means 1,000 (each 352 bytes, and 96 for each column that fetched it);
-	// negative turns the crawl log off.
+	// past it are not logged. A positive Files turns the log on by
+	// itself. Zero means 1,000 when another field turns it on (each file
+	// 352 bytes, and 96 for each column that fetched it); negative turns
+	// the crawl log off whatever the other fields say.
 	Files int
 }
-
-const defaultCrawlLogFiles = 1000
 
 var errVerifiedNoRanges = errors.New("Crawlers.VerifiedOnly needs Crawlers.Ranges or Crawlers.Resolver")
 
@@ -121,84 +116,126 @@ type FileCrawls struct {
 	Crawls  []CrawlFetch // one per column that fetched it, the latest first
 }
 
-// crawlRow is a file's row: a cell per column that fetched the file.
-type crawlRow struct {
-	key   docKey // the file's key: indexFileKey for index files
-	cells [numSlots]atomic.Pointer[crawlCell]
+// CrawlerResolver is what verification by reverse DNS
+// (Crawlers.Resolver) asks of DNS; *net.Resolver (net.DefaultResolver)
+// is one.
+type CrawlerResolver interface {
+	LookupAddr(ctx context.Context, addr string) (names []string, err error)
+	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
 }
 
-// cell returns the cell of column c, made if it has none: at most
-// numSlots are made per row, whoever asks.
-func (row *crawlRow) cell(c crawlerSlot) *crawlCell {
-	if cell := row.cells[c].Load(); cell != nil {
-		return cell
+// ReadCrawlerRanges reads a crawler's published address ranges, for
+// Crawlers.Ranges: either the JSON that Google, Bing, OpenAI and
+// Perplexity publish (googlebot.json, Google's user-triggered fetchers'
+// file, bingbot.json, gptbot.json, searchbot.json, chatgpt-user.json,
+// perplexitybot.json, perplexity-user.json: {"prefixes": [{"ipv4Prefix":
+// "…"}, {"ipv6Prefix": "…"}]}), or a plain list of prefixes or
+// addresses, one a line, with '#' comments. It reads at most 16 MiB.
+// Download the files yourself: the library never fetches them.
+func ReadCrawlerRanges(r io.Reader) ([]netip.Prefix, error) {
+	p, err := crawllog.ReadRanges(r)
+	if err != nil {
+		return nil, fmt.Errorf("sitemap: %w", err)
 	}
-	row.cells[c].CompareAndSwap(nil, new(crawlCell))
-	return row.cells[c].Load()
+	return p, nil
 }
 
-// crawlCounts are a section's fetches by column and status class that
-// no row holds (a 403 or 503 of a file not logged yet).
-type crawlCounts [numSlots][numStatus]atomic.Int64
-
-// crawlLog owns the crawl log of a Sitemap.
-type crawlLog struct {
-	ids      *crawlerIDs
-	verified bool // Crawlers.VerifiedOnly
-	max      int
-
-	rows   atomic.Pointer[map[docKey]*crawlRow] // replaced whole, under mu
-	recent [recentRows]atomic.Pointer[crawlRow] // rows by recentSlot; any may be nil or another file's
-	mu     sync.Mutex
-	full   atomic.Int64 // fetches of files past max, not logged
-
-	counts    []crawlCounts // by section stats row (sectionRow)
-	sections  int
-	forbidden atomic.Int64 // 403s of VerifiedOnly
-}
-
-// recentRows is the size of crawlLog.recent: 8 KiB of pointers, about as
-// many as the default number of files.
-const (
-	recentBits = 10
-	recentRows = 1 << recentBits
-)
-
-// recentSlot is k's slot in crawlLog.recent: the top bits of a
-// multiplicative (Fibonacci) hash of its fields.
-func recentSlot(k docKey) uint64 {
-	return (uint64(k.page)<<16 ^ uint64(k.sec)<<4 ^ uint64(k.kind)) * 0x9e3779b97f4a7c15 >> (64 - recentBits)
-}
-
-// newCrawlLog makes the crawl log of st; nil when Crawlers.Files is
-// negative.
-func newCrawlLog(c *Crawlers, st *site) (*crawlLog, error) {
-	if c.Files < 0 {
-		return nil, nil
+// CrawlerRangeFiles returns a Crawlers.Ranges that reads the vendors'
+// files, downloaded beforehand, with ReadCrawlerRanges: for each family
+// (as Fetch.Crawler names it), the paths of its files, such as
+// {"GPTBot": {"/etc/crawlers/gptbot.json"}, "ChatGPT-User":
+// {"/etc/crawlers/chatgpt-user.json"}}. A family's files are read as one
+// list. A file that cannot be read is New's error, naming it.
+func CrawlerRangeFiles(files map[string][]string) func() (map[string][]netip.Prefix, error) {
+	return func() (map[string][]netip.Prefix, error) {
+		out := make(map[string][]netip.Prefix, len(files))
+		for family, paths := range files {
+			for _, path := range paths {
+				p, err := readRangeFile(path)
+				if err != nil {
+					return nil, err
+				}
+				out[family] = append(out[family], p...)
+			}
+		}
+		return out, nil
 	}
-	ids, err := newCrawlerIDs(c)
+}
+
+func readRangeFile(path string) ([]netip.Prefix, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
+	}
+	defer f.Close()
+	p, err := ReadCrawlerRanges(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return p, nil
+}
+
+// crawlerSlot is a column of the crawl log: a crawler family as claimed,
+// verified or not, or every other client.
+type crawlerSlot = crawllog.Slot
+
+// crawlLog is the crawl log of a Sitemap.
+type crawlLog struct {
+	log      *crawllog.Log
+	verified bool // Crawlers.VerifiedOnly: who asks is known before serving
+	sections int
+}
+
+// newCrawlLog makes the crawl log of st; nil when it is off: Crawlers is
+// zero, or its Files negative.
+func newCrawlLog(c *Crawlers, st *site) (*crawlLog, error) {
+	zero := c.Files == 0 && c.Ranges == nil && c.Resolver == nil && c.AddressHeader == "" && !c.VerifiedOnly // every field of Crawlers
+	if c.Files < 0 || zero {
+		return nil, nil
 	}
 	if c.VerifiedOnly && c.Ranges == nil && c.Resolver == nil {
 		return nil, errVerifiedNoRanges
 	}
-	l := &crawlLog{ids: ids, verified: c.VerifiedOnly, max: cmp.Or(c.Files, defaultCrawlLogFiles),
-		counts: make([]crawlCounts, 2*len(st.sections)+1), sections: len(st.sections)}
-	l.rows.Store(&map[docKey]*crawlRow{})
-	return l, nil
+	o := crawllog.Options{AddressHeader: c.AddressHeader, VerifiedOnly: c.VerifiedOnly, Files: c.Files, Groups: 2*len(st.sections) + 1}
+	if c.Resolver != nil {
+		o.Resolver = c.Resolver
+	}
+	if c.Ranges != nil {
+		ranges, err := c.Ranges()
+		if err != nil {
+			return nil, fmt.Errorf("Crawlers.Ranges: %w", err)
+		}
+		o.Ranges = ranges
+	}
+	l, err := crawllog.New(o)
+	if err != nil {
+		return nil, fmt.Errorf("Crawlers.Ranges: %w", err)
+	}
+	return &crawlLog{log: l, verified: c.VerifiedOnly, sections: len(st.sections)}, nil
 }
 
-// sectionRow is the index in counts of the file k's section: the pages
-// of each section, then the feeds, then the index.
-func (l *crawlLog) sectionRow(k docKey) int {
+// fileOf is the crawl log's file of the key k (indexFileKey for an index
+// file): its group is k's section row in SectionStats (the pages of each
+// section, then the feeds, then the index), its number k's page.
+func (l *crawlLog) fileOf(k docKey) crawllog.File {
 	switch k.kind {
 	case docPage:
-		return k.sec
+		return crawllog.File{Group: k.sec, N: k.page}
 	case docFeed:
-		return l.sections + k.sec
+		return crawllog.File{Group: l.sections + k.sec, N: k.page}
 	}
-	return 2 * l.sections
+	return crawllog.File{Group: 2 * l.sections, N: k.page}
+}
+
+// keyOf is fileOf's inverse.
+func (l *crawlLog) keyOf(f crawllog.File) docKey {
+	switch {
+	case f.Group < l.sections:
+		return pageKey(f.Group, f.N)
+	case f.Group < 2*l.sections:
+		return docKey{kind: docFeed, sec: f.Group - l.sections, page: f.N}
+	}
+	return docKey{kind: docIndex, page: f.N}
 }
 
 // who returns the column of r, whose User-Agent is ua, made at the Unix
@@ -209,238 +246,72 @@ func (l *crawlLog) who(r *http.Request, ua string, c crawlerSlot, sec int64) cra
 	if l.verified {
 		return c
 	}
-	return l.ids.slotOf(r, ua, sec)
+	return l.log.Who(r, ua, sec)
 }
 
 // forbids reports whether the request of column c gets a 403, and counts
 // it.
-func (l *crawlLog) forbids(c crawlerSlot) bool {
-	if l == nil || !l.verified || c.verified() {
-		return false
-	}
-	l.forbidden.Add(1)
-	return true
-}
+func (l *crawlLog) forbids(c crawlerSlot) bool { return l.log.Forbids(c) }
 
 // record logs a response to column c for file k, answered at the Unix
 // second sec; cond tells that the request had validators
 // (reqHeader.validators). served tells that the file exists (it was found and
 // answered): only then is a row made.
 func (l *crawlLog) record(k docKey, c crawlerSlot, sec int64, cond bool, status int, n int64, served bool) {
-	if l == nil {
-		return
-	}
-	row := l.recent[recentSlot(k)].Load()
-	if row == nil || row.key != k {
-		if row = l.rowOf(k, c, status, served); row == nil {
-			return
-		}
-	}
-	row.cell(c).store(sec, cond, status, n)
-}
-
-// rowOf returns the row of the file k that recent does not hold, made if
-// served, and puts it in recent. Without a row, it counts the fetch (of
-// column c, with status) in the section's counts, and returns nil.
-func (l *crawlLog) rowOf(k docKey, c crawlerSlot, status int, served bool) *crawlRow {
-	row := (*l.rows.Load())[k]
-	if row == nil && served {
-		if row = l.add(k); row == nil {
-			l.full.Add(1)
-		}
-	}
-	if row == nil {
-		l.counts[l.sectionRow(k)][c][statusClass(status)].Add(1)
-		return nil
-	}
-	l.recent[recentSlot(k)].Store(row)
-	return row
-}
-
-// add returns k's row, made if the log has room; nil if it has none.
-func (l *crawlLog) add(k docKey) *crawlRow {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	old := *l.rows.Load()
-	if row := old[k]; row != nil {
-		return row
-	}
-	if len(old) >= l.max {
-		return nil
-	}
-	rows := make(map[docKey]*crawlRow, len(old)+1)
-	for key, row := range old {
-		rows[key] = row
-	}
-	row := &crawlRow{key: k}
-	rows[k] = row
-	l.rows.Store(&rows)
-	return row
-}
-
-// snapshot returns the columns of row that fetched the file, the latest
-// first.
-func (l *crawlLog) snapshot(row *crawlRow) []CrawlFetch {
-	var out []CrawlFetch
-	for i := range row.cells {
-		cell := row.cells[i].Load()
-		if cell == nil {
-			continue
-		}
-		f, ok := cell.fetch()
-		if !ok {
-			continue
-		}
-		c := crawlerSlot(i)
-		f.Crawler, f.Purpose, f.Verified, f.Spoofed = crawlerNames[c.family()], purposeNames[c.purpose()], c.verified(), l.spoofed(c)
-		out = append(out, f)
-	}
-	slices.SortStableFunc(out, func(a, b CrawlFetch) int { return b.Time.Compare(a.Time) })
-	return out
+	l.log.Record(l.fileOf(k), c, sec, cond, status, n, served)
 }
 
 // file returns the crawl log of the file k (indexFileKey for an index
-// file), the latest fetch first; nil if none was logged. This is the
-// lookup the HTML view shows ("Googlebot fetched this file 2 h ago: 304").
+// file), the latest fetch first; nil if none was logged: what the HTML
+// view says of it (htmlnotes.go).
 func (l *crawlLog) file(k docKey) []CrawlFetch {
-	if l == nil {
-		return nil
-	}
-	if row := (*l.rows.Load())[k]; row != nil {
-		return l.snapshot(row)
-	}
-	return nil
+	return crawlFetches(l.log.Fetches(l.fileOf(k)))
 }
 
-// files returns every row, in the order of SectionStats: the pages of
-// each section by number, the feeds, the index files.
-func (l *crawlLog) files() []*crawlRow {
-	var rows []*crawlRow
-	for _, row := range *l.rows.Load() {
-		rows = append(rows, row)
+// files returns the crawl log of every file, as Sitemap.CrawlLog gives
+// it: the pages of each section by number, the feeds, the index files.
+func (l *crawlLog) files(st *site, rep *reporter) []FileCrawls {
+	all := l.log.Files()
+	out := make([]FileCrawls, len(all))
+	for i, f := range all {
+		k := l.keyOf(f.File)
+		out[i] = FileCrawls{File: st.fileName(k), Section: rep.of(k).name, Crawls: crawlFetches(f.Fetches)}
 	}
-	slices.SortFunc(rows, func(a, b *crawlRow) int {
-		return cmp.Or(cmp.Compare(l.sectionRow(a.key), l.sectionRow(b.key)), cmp.Compare(a.key.page, b.key.page))
-	})
-	return rows
+	return out
 }
 
-// section returns the fetches of section row i (sectionRow) by column:
-// the latest fetch of any of its files, and the section's count of
-// fetches; and the counts by status class.
+// section returns the crawl log of section row i (SectionStats.Crawls
+// and CrawlCounts).
 func (l *crawlLog) section(i int) ([]CrawlFetch, []CrawlCount) {
-	var last [numSlots]CrawlFetch
-	var seen [numSlots]bool
-	for _, row := range *l.rows.Load() {
-		if l.sectionRow(row.key) != i {
-			continue
-		}
-		for _, f := range l.snapshot(row) {
-			if c := slotFor(f); !seen[c] || f.Time.After(last[c].Time) {
-				last[c], seen[c] = f, true
-			}
-		}
-	}
-	all := l.counted(i)
-	var out []CrawlFetch
+	fs, cs := l.log.Group(i)
 	var counts []CrawlCount
-	for c := range numSlots {
-		var total int64
-		for st, n := range all[c] {
-			if n == 0 {
-				continue
-			}
-			total += n
-			code := 0 // any other status
-			if st < len(statusClasses) {
-				code = statusClasses[st]
-			}
-			cs := crawlerSlot(c)
-			counts = append(counts, CrawlCount{Crawler: crawlerNames[cs.family()], Purpose: purposeNames[cs.purpose()],
-				Verified: cs.verified(), Spoofed: l.spoofed(cs), Status: code, Fetches: n})
-		}
-		if total > 0 && seen[c] {
-			last[c].Fetches = total
-			out = append(out, last[c])
-		}
+	for _, c := range cs {
+		counts = append(counts, CrawlCount(c))
 	}
-	slices.SortStableFunc(out, func(a, b CrawlFetch) int { return b.Time.Compare(a.Time) })
-	return out, counts
+	return crawlFetches(fs), counts
 }
 
-// counted returns the fetches of section row i by column and status
-// class: those its files' rows hold and those no row does. Each count
-// read only grows.
-func (l *crawlLog) counted(i int) [numSlots][numStatus]int64 {
-	var all [numSlots][numStatus]int64
-	for c := range all {
-		for st := range all[c] {
-			all[c][st] = l.counts[i][c][st].Load()
-		}
+// crawlFetches are fs as CrawlFetch; nil for none.
+func crawlFetches(fs []crawllog.Fetch) []CrawlFetch {
+	var out []CrawlFetch
+	for _, f := range fs {
+		out = append(out, CrawlFetch(f))
 	}
-	for _, row := range *l.rows.Load() {
-		if l.sectionRow(row.key) != i {
-			continue
-		}
-		for c := range row.cells {
-			if cell := row.cells[c].Load(); cell != nil {
-				for st := range all[c] {
-					all[c][st] += cell.counts[st].Load()
-				}
-			}
-		}
-	}
-	return all
+	return out
 }
 
-// crawlTotals are the fetches logged over every section: by verified
-// crawlers, by unverified claims and the spoofed among them, and the
-// claims that are not spoofed by purpose.
-type crawlTotals struct {
-	verified, unverified, spoofed int64
-	byPurpose                     [numPurposes]int64
-}
+// privateCacheControl returns cc (a Cache-Control value; "" for none) as
+// VerifiedOnly answers carry it: with no directive for shared caches.
+func privateCacheControl(cc string) string { return crawllog.PrivateCacheControl(cc) }
 
-// totals returns the fetches logged over every section.
-func (l *crawlLog) totals() crawlTotals {
-	var t crawlTotals
-	for i := range l.counts {
-		all := l.counted(i)
-		for c := range slotOther {
-			var n int64
-			for _, k := range all[c] {
-				n += k
-			}
-			switch {
-			case c.verified():
-				t.verified += n
-			case l.spoofed(c):
-				t.unverified += n
-				t.spoofed += n
-				continue
-			default:
-				t.unverified += n
-			}
-			t.byPurpose[c.purpose()] += n
-		}
-	}
-	return t
-}
+// The robots.txt policy's purposes are the crawler families' (internal/crawllog).
+type purpose = crawllog.Purpose
 
-// spoofed reports whether a fetch of column c is a spoofed claim: not
-// verified, though the family's ranges were given.
-func (l *crawlLog) spoofed(c crawlerSlot) bool {
-	return c < slotOther && !c.verified() && l.ids.verifiable(c.family())
-}
+const (
+	purposeSearch        = crawllog.Search
+	purposeTraining      = crawllog.Training
+	purposeUserTriggered = crawllog.UserTriggered
+)
 
-// slotFor is the column of a fetch.
-func slotFor(f CrawlFetch) crawlerSlot {
-	fam := crawler(slices.Index(crawlerNames[:], f.Crawler))
-	if fam == crawlerOther {
-		return slotOther
-	}
-	if f.Verified {
-		return crawlerSlot(2 * fam)
-	}
-	return crawlerSlot(2*fam + 1)
-}
+// aiAgents returns the robots.txt tokens of the AI crawlers of purpose p.
+func aiAgents(p purpose) []string { return crawllog.AIAgents(p) }

@@ -1,26 +1,42 @@
 package sitemap
 
 import (
+	"context"
 	"errors"
+	"io/fs"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"strconv"
-	"sync"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/freshmap/sitemap/internal/crawllog"
 	"github.com/freshmap/sitemap/internal/testkit"
 )
 
 const (
-	googlebotUA = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
-	bingbotUA   = "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)"
+	googlebotUA = testkit.GooglebotUA
+	bingbotUA   = testkit.BingbotUA
+	chromeUA    = testkit.ChromeUA
+	spoofAddr   = testkit.SpoofAddr
 )
+
+// aiClients are a User-Agent of each AI family and addresses in and out
+// of testdata/crawlers' ranges (testkit.AIClients).
+var aiClients = testkit.AIClients
+
+// testRangeFiles are testdata/crawlers' files, by family.
+func testRangeFiles() map[string][]string {
+	return testkit.CrawlerFiles(filepath.Join("testdata", "crawlers"))
+}
 
 // googleRanges gives Googlebot one published prefix (and 127.0.0.1, for
 // the tests over a real server).
@@ -160,6 +176,84 @@ func TestCrawlLogSpoofed(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestCrawlLogOffByDefault: the zero Crawlers turns the crawl log off
+// (issue 29: with the default Config a cached hit runs only what serving
+// needs), as does a negative Files whatever else is set; any field set
+// turns it on, Files alone by User-Agent.
+func TestCrawlLogOffByDefault(t *testing.T) {
+	for name, c := range map[string]struct {
+		crawlers Crawlers
+		on       bool
+	}{
+		"zero":             {Crawlers{}, false},
+		"files":            {Crawlers{Files: 5}, true},
+		"ranges":           {Crawlers{Ranges: googleRanges}, true},
+		"resolver":         {Crawlers{Resolver: noResolver{}}, true},
+		"address header":   {Crawlers{AddressHeader: "X-Forwarded-For"}, true},
+		"verified only":    {Crawlers{VerifiedOnly: true, Ranges: googleRanges}, true},
+		"negative files":   {Crawlers{Files: -1, Ranges: googleRanges, VerifiedOnly: true}, false},
+		"negative, header": {Crawlers{Files: -1, AddressHeader: "X-Forwarded-For"}, false},
+	} {
+		sm := newTestSitemap(t, Config{Crawlers: c.crawlers}, Section{Name: "p", Source: FromSlice(numbered(10), 3)})
+		if w := fetch(sm, "/sitemap-p-1.xml.gz", googlebotUA, "66.249.66.1:443"); w.Code != http.StatusOK {
+			t.Fatalf("%s: %d", name, w.Code)
+		}
+		if on := sm.crawls != nil; on != c.on || (len(sm.CrawlLog()) == 1) != c.on {
+			t.Errorf("%s: crawl log on %v (%d files logged), want %v", name, on, len(sm.CrawlLog()), c.on)
+		}
+		if st := sm.Stats(); !c.on && st.CrawlerFetches+st.CrawlerUnverified != 0 {
+			t.Errorf("%s: off, yet Stats counts crawlers: %+v", name, st)
+		}
+	}
+}
+
+// noResolver answers every lookup with an error.
+type noResolver struct{}
+
+func (noResolver) LookupAddr(context.Context, string) ([]string, error) {
+	return nil, errors.New("no DNS here")
+}
+
+func (noResolver) LookupNetIP(context.Context, string, string) ([]netip.Addr, error) {
+	return nil, errors.New("no DNS here")
+}
+
+// confirmingResolver confirms every address as crawl.googlebot.com, which
+// resolves back to it.
+type confirmingResolver struct{}
+
+func (confirmingResolver) LookupAddr(context.Context, string) ([]string, error) {
+	return []string{"crawl.googlebot.com."}, nil
+}
+
+func (confirmingResolver) LookupNetIP(context.Context, string, string) ([]netip.Addr, error) {
+	return []netip.Addr{netip.MustParseAddr("192.0.2.50")}, nil
+}
+
+// TestCrawlDNSConfig: Crawlers.Resolver reaches the crawl log (its rules
+// are internal/crawllog's TestCrawlDNS): a Googlebot claim from an
+// address outside every range is verified once its lookup has answered,
+// and Close ends the lookups' goroutine.
+func TestCrawlDNSConfig(t *testing.T) {
+	before := runtime.NumGoroutine()
+	sm, err := New(Config{BaseURL: "https://example.com", Crawlers: Crawlers{Resolver: confirmingResolver{}}}, Section{Name: "p", Source: FromSlice(numbered(10), 3)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := "192.0.2.50:443" // one string: one keep-alive connection
+	waitFor(t, func() bool {
+		fetch(sm, "/sitemap-p-1.xml.gz", googlebotUA, addr)
+		for _, f := range crawlsOf(t, sm, "sitemap-p-1.xml.gz") {
+			if f.Crawler == "Googlebot" && f.Verified {
+				return true
+			}
+		}
+		return false
+	})
+	sm.Close()
+	waitGoroutines(t, before)
 }
 
 // TestCrawlLogNotFound: a path that names no file makes no row, whoever
@@ -307,11 +401,11 @@ func TestCrawlLogAllocs(t *testing.T) {
 	off := allocs(Crawlers{Files: -1}, googlebotUA)
 	uas := []string{googlebotUA, bingbotUA, "Mozilla/5.0"}
 	for _, c := range aiClients { // each AI family too (issue 30), verified or not
-		uas = append(uas, c.ua)
+		uas = append(uas, c.UA)
 	}
 	aiRanges := func() (map[string][]netip.Prefix, error) { // the address in every family's ranges
 		m := map[string][]netip.Prefix{}
-		for _, name := range crawlerNames[:crawlerOther] {
+		for _, name := range crawllog.Names() {
 			m[name] = []netip.Prefix{netip.MustParsePrefix("66.249.64.0/19")}
 		}
 		return m, nil
@@ -322,42 +416,6 @@ func TestCrawlLogAllocs(t *testing.T) {
 				t.Errorf("%.40q: %v allocations with the crawl log, %v without", ua, on, off)
 			}
 		}
-	}
-}
-
-// TestCrawlLogRecentRows: files whose rows share a slot of the table of
-// rows last used (3,000 files in its 1,024 slots) are each logged in
-// their own row, from several goroutines (run with -race).
-func TestCrawlLogRecentRows(t *testing.T) {
-	const files = 3000
-	l := &crawlLog{ids: &crawlerIDs{}, max: files, counts: make([]crawlCounts, 3), sections: 1}
-	l.rows.Store(&map[docKey]*crawlRow{})
-	at := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
-	var wg sync.WaitGroup
-	for g := range 4 {
-		wg.Go(func() {
-			for i := range 2 * files {
-				p := int64((i*7+g*13)%files + 1)
-				l.record(pageKey(0, p), crawlerSlot(g), at.Add(time.Duration(p)*time.Second).Unix(), false, 200, p, true)
-			}
-		})
-	}
-	wg.Wait()
-	seen := map[uint64]bool{}
-	for p := int64(1); p <= files; p++ {
-		seen[recentSlot(pageKey(0, p))] = true
-		got := l.file(pageKey(0, p))
-		if len(got) != 4 {
-			t.Fatalf("page %d: %d columns, want 4: %+v", p, len(got), got)
-		}
-		for _, f := range got {
-			if f.Bytes != p || f.Fetches != 2 || !f.Time.Equal(at.Add(time.Duration(p)*time.Second)) {
-				t.Fatalf("page %d: %+v", p, f)
-			}
-		}
-	}
-	if len(seen) > recentRows || len(seen) < recentRows/2 {
-		t.Errorf("%d files in %d slots of %d", files, len(seen), recentRows)
 	}
 }
 
@@ -391,103 +449,207 @@ func TestCrawlLogConditional(t *testing.T) {
 	}
 }
 
-// TestCrawlCellStore: a cell keeps its last fetch to the second: one
-// that changes nothing within the second stores nothing but its count,
-// one that changes anything is stored, and one answered earlier than
-// the stored one and stored late does not replace it. Times before 1970
-// and the zero time survive the packing.
-func TestCrawlCellStore(t *testing.T) {
-	var cell crawlCell
-	if _, ok := cell.fetch(); ok {
-		t.Fatal("a new cell has a fetch")
+// TestCrawlFamilies: each family's example User-Agent from an address in
+// its vendor's published ranges (testdata/crawlers, read with
+// CrawlerRangeFiles), and the same User-Agent from an address outside
+// them, over a whole Sitemap: verified, spoofed and unverifiable claims
+// are logged apart, with the family's purpose, in CrawlLog, SectionStats
+// and Stats; user-triggered fetches are counted apart from the crawlers'.
+func TestCrawlFamilies(t *testing.T) {
+	sm := crawlSitemap(t, Config{Crawlers: Crawlers{Ranges: CrawlerRangeFiles(testRangeFiles())}})
+	want := map[string]CrawlFetch{} // by Crawler and check
+	key := func(f CrawlFetch) string {
+		return f.Crawler + "/" + map[bool]string{true: "verified"}[f.Verified] + map[bool]string{true: "spoofed"}[f.Spoofed]
 	}
-	for i, c := range []struct {
-		step   string
-		sec    int64
-		cond   bool
-		status int
-		bytes  int64
-		want   CrawlFetch // but Fetches, which is i+1
-	}{
-		{"first", 100, false, 200, 5000, CrawlFetch{Time: time.Unix(100, 0), Status: 200, Bytes: 5000}},
-		{"the same in the second", 100, false, 200, 5000, CrawlFetch{Time: time.Unix(100, 0), Status: 200, Bytes: 5000}},
-		{"other bytes", 100, false, 200, 4000, CrawlFetch{Time: time.Unix(100, 0), Status: 200, Bytes: 4000}},
-		{"a 304", 100, true, 304, 0, CrawlFetch{Time: time.Unix(100, 0), Status: 304, Conditional: true}},
-		{"an earlier one, stored late", 99, false, 200, 7, CrawlFetch{Time: time.Unix(100, 0), Status: 304, Conditional: true}},
-		{"the next second", 101, true, 304, 0, CrawlFetch{Time: time.Unix(101, 0), Status: 304, Conditional: true}},
-	} {
-		cell.store(c.sec, c.cond, c.status, c.bytes)
-		c.want.Fetches = int64(i + 1)
-		if f, ok := cell.fetch(); !ok || f != c.want {
-			t.Errorf("%s: %+v, want %+v", c.step, f, c.want)
+	var verified, spoofed, unverifiable int64
+	var byPurpose = map[string]int64{}
+	for _, c := range aiClients {
+		if c.Addr != "" {
+			if w := fetch(sm, "/sitemap-p-1.xml.gz", c.UA, c.Addr); w.Code != 200 {
+				t.Fatalf("%s: %d", c.Family, w.Code)
+			}
+			want[c.Family+"/verified"] = CrawlFetch{Crawler: c.Family, Purpose: c.Purpose, Verified: true, Fetches: 1}
+			verified++
+			byPurpose[c.Purpose]++
+		}
+		for range 2 {
+			fetch(sm, "/sitemap-p-1.xml.gz", c.UA, spoofAddr)
+		}
+		if c.Addr != "" { // the vendor publishes ranges: from elsewhere, a spoof
+			want[c.Family+"/spoofed"] = CrawlFetch{Crawler: c.Family, Purpose: c.Purpose, Spoofed: true, Fetches: 2}
+			spoofed += 2
+		} else { // none to check against
+			want[c.Family+"/"] = CrawlFetch{Crawler: c.Family, Purpose: c.Purpose, Fetches: 2}
+			unverifiable += 2
+			byPurpose[c.Purpose] += 2
 		}
 	}
-	for _, sec := range []int64{-1, time.Time{}.Unix(), 0, 1 << 40} {
-		var c crawlCell
-		c.store(sec, true, 503, 1)
-		if f, _ := c.fetch(); f.Time.Unix() != sec || f.Status != 503 || !f.Conditional {
-			t.Errorf("second %d: %+v", sec, f)
+	fetch(sm, "/sitemap-p-1.xml.gz", chromeUA, "192.0.2.1:443") // a browser at GPTBot's address: other
+	want["other/"] = CrawlFetch{Crawler: "other", Fetches: 1}
+
+	got := crawlsOf(t, sm, "sitemap-p-1.xml.gz")
+	if len(got) != len(want) {
+		t.Errorf("%d columns, want %d", len(got), len(want))
+	}
+	for _, f := range got {
+		w, ok := want[key(f)]
+		if !ok {
+			t.Errorf("a column not wanted: %+v", f)
+			continue
+		}
+		if f.Crawler != w.Crawler || f.Purpose != w.Purpose || f.Verified != w.Verified || f.Spoofed != w.Spoofed || f.Fetches != w.Fetches || f.Status != 200 {
+			t.Errorf("%s: %+v, want %+v", key(f), f, w)
+		}
+	}
+	st := sm.Stats()
+	if st.CrawlerFetches != verified || st.CrawlerSpoofed != spoofed || st.CrawlerUnverified != spoofed+unverifiable {
+		t.Errorf("Stats: %d verified, %d spoofed, %d unverified; want %d, %d, %d",
+			st.CrawlerFetches, st.CrawlerSpoofed, st.CrawlerUnverified, verified, spoofed, spoofed+unverifiable)
+	}
+	if st.CrawlerSearch != byPurpose["search"] || st.CrawlerTraining != byPurpose["training"] || st.CrawlerUserTriggered != byPurpose["user-triggered"] {
+		t.Errorf("Stats by purpose: search %d, training %d, user-triggered %d; want %v",
+			st.CrawlerSearch, st.CrawlerTraining, st.CrawlerUserTriggered, byPurpose)
+	}
+	// Counted apart: ChatGPT-User, Perplexity-User and Google-Agent
+	// verified, Claude-User and Meta-ExternalFetcher unverifiable (twice
+	// each); the spoofs of any of them not at all.
+	if st.CrawlerUserTriggered != 3+2*2 {
+		t.Errorf("user-triggered %d, want 7", st.CrawlerUserTriggered)
+	}
+	for _, ss := range sm.SectionStats() {
+		if ss.Section != "p" {
+			continue
+		}
+		n := map[string]int64{}
+		for _, c := range ss.CrawlCounts {
+			n[key(CrawlFetch{Crawler: c.Crawler, Verified: c.Verified, Spoofed: c.Spoofed})] += c.Fetches
+			if c.Crawler != "other" && c.Purpose == "" {
+				t.Errorf("a count without its purpose: %+v", c)
+			}
+		}
+		for k, w := range want {
+			if n[k] != w.Fetches {
+				t.Errorf("SectionStats: %s: %d fetches, want %d", k, n[k], w.Fetches)
+			}
 		}
 	}
 }
 
-// TestCrawlLogConcurrentCell: goroutines logging fetches of one file by
-// one column while others read the log (run with -race): a reader sees
-// each last fetch whole (its bytes are its status's and second's), and
-// counts that never go down; at the end, every fetch is counted, in the
-// file's and the section's counts alike.
-func TestCrawlLogConcurrentCell(t *testing.T) {
-	l := &crawlLog{ids: &crawlerIDs{}, max: 10, counts: make([]crawlCounts, 3), sections: 1}
-	l.rows.Store(&map[docKey]*crawlRow{})
-	k, c := pageKey(0, 1), crawlerSlot(2*crawlerGoogle)
+func TestCrawlerRangeFiles(t *testing.T) {
+	got, err := CrawlerRangeFiles(testRangeFiles())()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(got["ChatGPT-User"]); n != 2 {
+		t.Errorf("ChatGPT-User: %d prefixes, want 2", n)
+	}
+	two := map[string][]string{"GPTBot": {filepath.Join("testdata", "crawlers", "gptbot.json"), filepath.Join("testdata", "crawlers", "searchbot.json")}}
+	if got, err := CrawlerRangeFiles(two)(); err != nil || len(got["GPTBot"]) != 3 {
+		t.Errorf("two files of a family: %v, %v", got, err)
+	}
+	missing := filepath.Join("testdata", "crawlers", "none.json")
+	if _, err := CrawlerRangeFiles(map[string][]string{"GPTBot": {missing}})(); !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), missing) {
+		t.Errorf("a missing file: %v", err)
+	}
+	bad := filepath.Join("testdata", "crawlers", "README.md")
+	if _, err := CrawlerRangeFiles(map[string][]string{"GPTBot": {bad}})(); err == nil || !strings.Contains(err.Error(), bad) {
+		t.Errorf("a file that is no list of ranges: %v", err)
+	}
+}
+
+// TestCrawlNotesPurpose: the HTML view's crawl notes say each family's
+// purpose and whether its claim was verified, spoofed or unverifiable.
+func TestCrawlNotesPurpose(t *testing.T) {
 	at := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
-	const writers, each = 4, 20_000
-	var wg sync.WaitGroup
-	var done atomic.Bool
-	for g := range writers {
-		wg.Go(func() {
-			for i := range each {
-				sec := int64(i / 100)
-				status := []int{200, 304}[(i+g)%2]
-				l.record(k, c, at.Add(time.Duration(sec)*time.Second).Unix(), status == 304, status, sec*1000+int64(status), true)
+	sm := crawlSitemap(t, Config{Now: func() time.Time { return at }, Crawlers: Crawlers{Ranges: CrawlerRangeFiles(testRangeFiles())}})
+	for _, c := range []struct{ ua, addr string }{
+		{aiClients[0].UA, aiClients[0].Addr}, // GPTBot, verified
+		{aiClients[9].UA, spoofAddr},         // ChatGPT-User, spoofed
+		{aiClients[1].UA, spoofAddr},         // ClaudeBot: Anthropic publishes no ranges
+		{googlebotUA, aiClients[14].Addr},    // Googlebot, verified
+		{chromeUA, spoofAddr},                // a person: not noted
+	} {
+		fetch(sm, "/sitemap-p-1.xml.gz", c.ua, c.addr)
+	}
+	notes := crawlNotes{log: sm.crawls, now: sm.docs.now}.htmlNotes(pageKey(0, 1))
+	slices.Sort(notes)
+	want := []string{
+		"ChatGPT-User (user-triggered; spoofed: not from its vendor's addresses) fetched this file 0 s ago: 200",
+		"ClaudeBot (training; claimed, not verified by address) fetched this file 0 s ago: 200",
+		"GPTBot (training) fetched this file 0 s ago: 200",
+		"Googlebot fetched this file 0 s ago: 200",
+	}
+	if !slices.Equal(notes, want) {
+		t.Errorf("notes:\n%s\nwant:\n%s", strings.Join(notes, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestReadCrawlerRanges(t *testing.T) {
+	json := `{"creationTime": "2026-11-20T00:00:00.000000", "prefixes": [
+		{"ipv6Prefix": "2001:4860:4801:10::/64"}, {"ipv4Prefix": "66.249.64.0/27"}]}`
+	got, err := ReadCrawlerRanges(strings.NewReader(json))
+	if err != nil || len(got) != 2 || got[1] != netip.MustParsePrefix("66.249.64.0/27") {
+		t.Errorf("JSON: %v, %v", got, err)
+	}
+	got, err = ReadCrawlerRanges(strings.NewReader("# Applebot\n17.0.0.0/8\n\n  17.58.1.2 # one address\n2620:149::/32\n"))
+	if err != nil || len(got) != 3 || got[1] != netip.MustParsePrefix("17.58.1.2/32") {
+		t.Errorf("lines: %v, %v", got, err)
+	}
+	for _, bad := range []string{"", "  \n", "17.0.0.0/33\n", "not an address\n", `{"prefixes": [{"ipv4Prefix": "x"}]}`, `{"prefixes": `} {
+		if got, err := ReadCrawlerRanges(strings.NewReader(bad)); err == nil {
+			t.Errorf("%q: %v, want an error", bad, got)
+		} else if !strings.HasPrefix(err.Error(), "sitemap: crawler ranges: ") {
+			t.Errorf("%q: error %q", bad, err)
+		}
+	}
+}
+
+// TestVerifiedOnlyPrivate: what VerifiedOnly gives a verified crawler
+// carries no public cacheability, whatever Config.CacheControl is, in
+// every representation; a shared cache in front keeps none of it
+// (issue 30, point 8).
+func TestVerifiedOnlyPrivate(t *testing.T) {
+	for cc, want := range map[string]string{
+		"":                    "private, max-age=900, stale-while-revalidate=3600",
+		"-":                   "private",
+		"public, s-maxage=60": "private",
+	} {
+		sm := crawlSitemap(t, Config{CacheControl: cc, Crawlers: Crawlers{VerifiedOnly: true, Ranges: googleRanges}})
+		for _, path := range []string{"/sitemap_index.xml", "/sitemap-p-1.xml.gz", "/sitemap-p-1.xml", "/sitemap-p-1.txt"} {
+			w := fetch(sm, path, googlebotUA, "66.249.66.1:443")
+			if w.Code != 200 {
+				t.Fatalf("%s: %d", path, w.Code)
 			}
-		})
-	}
-	var readers sync.WaitGroup
-	for range 2 {
-		readers.Go(func() {
-			var fetches, counted int64
-			for !done.Load() {
-				got := l.file(k)
-				if len(got) == 0 {
-					continue
-				}
-				f := got[0]
-				if sec := f.Time.Sub(at) / time.Second; f.Bytes != int64(sec)*1000+int64(f.Status) || f.Conditional != (f.Status == 304) {
-					t.Errorf("a torn fetch: %+v", f)
-					return
-				}
-				_, counts := l.section(0)
-				var n int64
-				for _, cc := range counts {
-					n += cc.Fetches
-				}
-				if f.Fetches < fetches || n < counted {
-					t.Errorf("counts went down: file %d → %d, section %d → %d", fetches, f.Fetches, counted, n)
-					return
-				}
-				fetches, counted = f.Fetches, n
+			got := w.Header().Get("Cache-Control")
+			if got != want || strings.Contains(strings.ToLower(got), "public") {
+				t.Errorf("CacheControl %q: %s: Cache-Control %q, want %q", cc, path, got, want)
 			}
-		})
+			if w := fetch(sm, path, googlebotUA, "192.0.2.1:443"); w.Code != 403 || w.Header().Get("Cache-Control") != "" {
+				t.Errorf("CacheControl %q: %s, spoofed: %d, Cache-Control %q", cc, path, w.Code, w.Header().Get("Cache-Control"))
+			}
+		}
 	}
-	wg.Wait()
-	done.Store(true)
-	readers.Wait()
-	got := l.file(k)
-	if len(got) != 1 || got[0].Fetches != writers*each || !got[0].Time.Equal(at.Add((each-1)/100*time.Second)) {
-		t.Errorf("after: %+v", got)
+	// Without VerifiedOnly, every client gets the same bytes: public.
+	sm := crawlSitemap(t, Config{})
+	if got := fetch(sm, "/sitemap-p-1.xml.gz", googlebotUA, "66.249.66.1:443").Header().Get("Cache-Control"); got != defaultCacheControl {
+		t.Errorf("without VerifiedOnly: %q", got)
 	}
-	if tt := l.totals(); tt.verified != writers*each || tt.unverified != 0 || tt.byPurpose[purposeSearch] != writers*each {
-		t.Errorf("totals %+v; want %d verified, 0 unverified, all of them search", tt, writers*each)
+}
+
+// TestAddressHeaderPort: behind a proxy that writes the client's port
+// into its header, a real Googlebot verifies and is served under
+// VerifiedOnly (it got a 403 before issue 30).
+func TestAddressHeaderPort(t *testing.T) {
+	sm := crawlSitemap(t, Config{Crawlers: Crawlers{VerifiedOnly: true, Ranges: googleRanges, AddressHeader: "X-Forwarded-For"}})
+	for xff, want := range map[string]int{
+		"66.249.66.1:443":               200,
+		"198.51.100.7, 66.249.66.1:443": 200,
+		"66.249.66.1":                   200,
+		"66.249.66.1:443, 198.51.100.7": 403, // the proxy added the last
+		"":                              403,
+	} {
+		if w := fetch(sm, "/sitemap-p-1.xml.gz", googlebotUA, "10.0.0.1:5000", "X-Forwarded-For", xff); w.Code != want {
+			t.Errorf("X-Forwarded-For %q: %d, want %d", xff, w.Code, want)
+		}
 	}
 }

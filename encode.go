@@ -47,7 +47,7 @@ type pageSpec struct {
 	emptyOK bool
 	// omit, if set, is shown every <url> element about to be written, as
 	// written (only read during the call; writtenLoc finds its location):
-	// true leaves the URL out (Audit.LeaveOut, auditleftout.go).
+	// true leaves the URL out (Audit.LeaveOut, internal/audit).
 	omit func(elem []byte) bool
 	// changeFreq and priority are the section's defaults (Section.ChangeFreq
 	// and Section.Priority), written for a URL that has none of its own.

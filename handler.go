@@ -66,7 +66,7 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	q := readReqHeader(r.Header, s.crawls != nil) // the request's header, read once
 	var who crawlerSlot                           // who asks, known this early only for VerifiedOnly (crawlLog.who)
 	if s.crawls != nil && s.crawls.verified {
-		who = s.crawls.ids.slotOf(r, q.ua, now.Unix())
+		who = s.crawls.log.Who(r, q.ua, now.Unix())
 		if s.crawls.forbids(who) {
 			serveError(w, "403 forbidden", http.StatusForbidden)
 			s.crawls.record(file, who, now.Unix(), q.validators, http.StatusForbidden, 0, false)
@@ -126,7 +126,7 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.crawls != nil && rt.rep != asHTML { // the view is for people; the log is of the files crawlers fetch
 		// Only a conditional or ranged request can have validators.
 		sec := now.Unix()
-		s.crawls.record(file, s.crawls.who(r, q.ua, who, sec), sec, handed && q.validators, status, n, true)
+		s.crawls.log.Record(s.crawls.fileOf(file), s.crawls.who(r, q.ua, who, sec), sec, handed && q.validators, status, n, true) // no wrapper's call on a hit
 	}
 }
 

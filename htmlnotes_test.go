@@ -14,7 +14,7 @@ import (
 // fetched it last and what it got, and what the last self-audit found.
 func TestHTMLNotesCrawlAndAudit(t *testing.T) {
 	clk := testkit.NewClock(time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC))
-	sm := newTestSitemap(t, Config{HTML: true, Now: clk.Now, Audit: &Audit{Share: 1}},
+	sm := newTestSitemap(t, Config{HTML: true, Now: clk.Now, Audit: &Audit{Share: 1}, Crawlers: Crawlers{Files: 10}},
 		Section{Source: FromSlice([]URL{{Loc: "https://example.com/"}, {Loc: "https://example.com/gone"}}, 0)})
 	app := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/gone" {

@@ -67,7 +67,7 @@ func newRobotsPolicy(p RobotsPolicy) (*robotstxt.Policy, error) {
 		switch r.rule {
 		case RobotsUnset:
 		case RobotsAllow, RobotsDisallow:
-			purposes = append(purposes, robotstxt.Purpose{Name: purposeNames[r.p], Agents: aiAgents(r.p), Allow: r.rule == RobotsAllow})
+			purposes = append(purposes, robotstxt.Purpose{Name: r.p.String(), Agents: aiAgents(r.p), Allow: r.rule == RobotsAllow})
 		default:
 			return nil, fmt.Errorf("%s %d is not a RobotsRule", "Robots."+r.what, r.rule)
 		}

@@ -88,14 +88,14 @@ func TestRobotsPolicyAgents(t *testing.T) {
 	for pur, want := range map[purpose]bool{purposeTraining: false, purposeSearch: true, purposeUserTriggered: true} {
 		agents := aiAgents(pur)
 		if len(agents) == 0 {
-			t.Fatalf("no agents for %s", purposeNames[pur])
+			t.Fatalf("no agents for %s", pur.String())
 		}
 		for _, a := range agents {
 			if !strings.Contains(string(body), "User-agent: "+a+"\n") {
-				t.Errorf("%s (%s) is not named:\n%s", a, purposeNames[pur], body)
+				t.Errorf("%s (%s) is not named:\n%s", a, pur.String(), body)
 			}
 			if got := allowedTo(string(body), a, "/page"); got != want {
-				t.Errorf("%s (%s): allowed %v, want %v\n%s", a, purposeNames[pur], got, want, body)
+				t.Errorf("%s (%s): allowed %v, want %v\n%s", a, pur.String(), got, want, body)
 			}
 		}
 	}

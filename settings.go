@@ -171,7 +171,7 @@ func newSite(cfg *Config, sections []Section) (*site, error) {
 	if st.robots, err = newRobotsPolicy(cfg.Robots); err != nil {
 		return nil, err
 	}
-	if cfg.Crawlers.VerifiedOnly { // what only verified crawlers get, no shared cache may keep (crawlprivate.go)
+	if cfg.Crawlers.VerifiedOnly { // what only verified crawlers get, no shared cache may keep (internal/crawllog)
 		st.headers.cacheControl = []string{privateCacheControl(first(st.headers.cacheControl))}
 	}
 	st.headers.retryAfter = []string{strconv.Itoa(int((st.retryAfter + time.Second - 1) / time.Second))}

@@ -169,8 +169,8 @@ type Config struct {
 	Audit *Audit
 	// Crawlers configures the crawl log (Sitemap.CrawlLog): the last
 	// fetch of each file by each crawler family, verified by address
-	// when given the families' published ranges. The zero value logs by
-	// User-Agent, up to 1,000 files; see Crawlers.
+	// when given the families' published ranges. The zero value turns
+	// it off; any field set turns it on; see Crawlers.
 	Crawlers Crawlers
 	// Robots asks AI crawlers, by purpose, in the robots.txt the Handler
 	// serves: rules for training, search and user-triggered fetchers, and
@@ -339,7 +339,9 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 		}
 	}
 	if cfg.Audit != nil {
-		rep.audit = newAuditor(st, cfg.Audit, log, now, func(k docKey) { d.invalidate([]docKey{k}, nil) })
+		if rep.audit, err = newAuditor(st, cfg.Audit, log, now, func(k docKey) { d.invalidate([]docKey{k}, nil) }); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrConfig, err) // cannot happen: newSite checked the base URL
+		}
 	}
 	if cfg.OnPurge != nil {
 		rep.purger = newPurger(cfg.OnPurge, log)
@@ -473,7 +475,7 @@ func (s *Sitemap) Close() error {
 	s.docs.close(left())
 	<-tier
 	if s.crawls != nil {
-		s.crawls.ids.dns.close()
+		s.crawls.log.Close()
 	}
 	s.docs.clocks.file.close()
 	if a := s.rep.audit; a != nil {

@@ -96,20 +96,17 @@ func (s *Sitemap) Stats() Stats {
 		st.IndexNowDropped, st.IndexNowRefused = in.Dropped.Load(), in.refused.Load()
 	}
 	if a := s.rep.audit; a != nil {
-		st.AuditChecked, st.AuditSkipped, st.AuditFindings = a.checked.Load(), a.skipped.Load(), a.findings.Load()
-		st.AuditLastmodBehind, st.AuditLastmodAhead = a.behind.Load(), a.ahead.Load()
-		if a.left != nil {
-			n, _ := a.left.count(docKey{})
-			st.AuditLeftOut = int64(n)
-		}
+		c := a.Counts()
+		st.AuditChecked, st.AuditSkipped, st.AuditFindings = c.Checked, c.Skipped, c.Findings
+		st.AuditLastmodBehind, st.AuditLastmodAhead, st.AuditLeftOut = c.Behind, c.Ahead, c.LeftOut
 	}
 	t := s.docs.tier.stats()
 	st.StoreHits, st.StoreWaits, st.StoreErrors, st.StoreDown = t.hits, t.waits, t.errs, t.down
 	if l := s.crawls; l != nil {
-		t := l.totals()
-		st.CrawlerFetches, st.CrawlerUnverified, st.CrawlerSpoofed = t.verified, t.unverified, t.spoofed
-		st.CrawlerSearch, st.CrawlerTraining, st.CrawlerUserTriggered = t.byPurpose[purposeSearch], t.byPurpose[purposeTraining], t.byPurpose[purposeUserTriggered]
-		st.CrawlerForbidden, st.CrawlLogFull = l.forbidden.Load(), l.full.Load()
+		t := l.log.Totals()
+		st.CrawlerFetches, st.CrawlerUnverified, st.CrawlerSpoofed = t.Verified, t.Unverified, t.Spoofed
+		st.CrawlerSearch, st.CrawlerTraining, st.CrawlerUserTriggered = t.ByPurpose[purposeSearch], t.ByPurpose[purposeTraining], t.ByPurpose[purposeUserTriggered]
+		st.CrawlerForbidden, st.CrawlLogFull = t.Forbidden, t.Full
 	}
 	return st
 }
@@ -136,7 +133,7 @@ func (s *Sitemap) SectionStats() []SectionStats {
 	return append(out, s.withCrawls(st.index.snapshot(), 2*n), st.other.snapshot())
 }
 
-// withCrawls adds the crawl log of section row i (crawlLog.sectionRow).
+// withCrawls adds the crawl log of section row i (crawlLog.fileOf).
 func (s *Sitemap) withCrawls(st SectionStats, i int) SectionStats {
 	if s.crawls != nil {
 		st.Crawls, st.CrawlCounts = s.crawls.section(i)
@@ -153,12 +150,7 @@ func (s *Sitemap) CrawlLog() []FileCrawls {
 	if s.crawls == nil {
 		return nil
 	}
-	rows := s.crawls.files()
-	out := make([]FileCrawls, len(rows))
-	for i, row := range rows {
-		out[i] = FileCrawls{File: s.site.fileName(row.key), Section: s.rep.of(row.key).name, Crawls: s.crawls.snapshot(row)}
-	}
-	return out
+	return s.crawls.files(s.site, s.rep)
 }
 
 // Audit returns what the self-audit (Config.Audit) found: the totals

@@ -1,4 +1,4 @@
-package sitemap
+package crawllog
 
 import (
 	"fmt"
@@ -14,12 +14,12 @@ import (
 // the request's address is in that family's published ranges. Nothing
 // here allocates per request (but a User-Agent remembered, once), and
 // nothing is fetched over the network: the ranges are the owner's
-// (Crawlers.Ranges).
+// (Options.Ranges).
 //
 // On a cached hit this is most of what the crawl log costs, so the common
 // cases are short: a request on a keep-alive connection whose User-Agent
 // is the connection's last one takes the column remembered for the
-// connection (crawlerconns.go); otherwise a User-Agent sent over and over
+// connection (conns.go); otherwise a User-Agent sent over and over
 // (every crawler's, the common browsers') is looked up in a fixed-size
 // memo of User-Agents (internal/strmemo) rather than matched again; an
 // address is read only for a claim that can be verified, and its verdict
@@ -112,7 +112,7 @@ func init() {
 }
 
 // hasPrefixFold reports whether s starts with the lower-case ASCII token
-// t, in any case (lower is loc.go's).
+// t, in any case.
 func hasPrefixFold(s, t string) bool {
 	for j := range len(t) {
 		if lower(s[j]) != t[j] {
@@ -122,19 +122,19 @@ func hasPrefixFold(s, t string) bool {
 	return true
 }
 
-// crawlerSlot is a column of the crawl log: a family as claimed, and,
+// Slot is a column of the crawl log: a family as claimed, and,
 // for the named families, verified apart. slotOf gives 2f for family f
 // verified, 2f+1 for a claim not verified, and slotOther for the rest.
-type crawlerSlot uint8
+type Slot uint8
 
 const (
-	slotOther = crawlerSlot(2 * crawlerOther)
+	slotOther = Slot(2 * crawlerOther)
 	numSlots  = int(slotOther) + 1
 )
 
-func (c crawlerSlot) family() crawler { return crawler(c / 2) }
-func (c crawlerSlot) verified() bool  { return c < slotOther && c%2 == 0 }
-func (c crawlerSlot) purpose() purpose {
+func (c Slot) family() crawler { return crawler(c / 2) }
+func (c Slot) verified() bool  { return c < slotOther && c%2 == 0 }
+func (c Slot) purpose() Purpose {
 	if c >= slotOther {
 		return purposeNone
 	}
@@ -149,7 +149,7 @@ type crawlerIDs struct {
 	uas    *strmemo.Memo[crawler]   // the families of the User-Agents sent over and over
 	addrs  *strmemo.Memo[familySet] // the families whose ranges hold the address texts sent over and over (inRanges)
 	conns  connMemo                 // the columns of keep-alive connections, by RemoteAddr (not used with header)
-	dns    *dnsVerifier             // reverse DNS (Crawlers.Resolver); nil when off
+	dns    *dnsVerifier             // reverse DNS (Options.Resolver); nil when off
 }
 
 // familySet is a set of crawler families, a bit each.
@@ -173,23 +173,16 @@ const (
 
 // newCrawlerIDs reads the ranges the owner gives, once. A family name
 // that is not one of crawlerNames is an error.
-func newCrawlerIDs(c *Crawlers) (*crawlerIDs, error) {
-	ids := &crawlerIDs{header: http.CanonicalHeaderKey(c.AddressHeader), uas: strmemo.New[crawler](uaMemoSize, maxUALen),
+func newCrawlerIDs(o *Options) (*crawlerIDs, error) {
+	ids := &crawlerIDs{header: http.CanonicalHeaderKey(o.AddressHeader), uas: strmemo.New[crawler](uaMemoSize, maxUALen),
 		addrs: strmemo.New[familySet](addrMemoSize, maxAddrLen)}
-	if c.Resolver != nil {
-		ids.dns = newDNSVerifier(c.Resolver, ids.conns.forget)
+	if o.Resolver != nil {
+		ids.dns = newDNSVerifier(o.Resolver, ids.conns.forget)
 	}
-	if c.Ranges == nil {
-		return ids, nil
-	}
-	byName, err := c.Ranges()
-	if err != nil {
-		return nil, fmt.Errorf("Crawlers.Ranges: %w", err)
-	}
-	for name, prefixes := range byName {
+	for name, prefixes := range o.Ranges {
 		f := slices.Index(crawlerNames[:crawlerOther], name)
 		if f < 0 {
-			return nil, fmt.Errorf("Crawlers.Ranges: unknown crawler %q (want one of %s)", name, strings.Join(crawlerNames[:crawlerOther], ", "))
+			return nil, fmt.Errorf("unknown crawler %q (want one of %s)", name, strings.Join(crawlerNames[:crawlerOther], ", "))
 		}
 		ids.ranges[f] = newRangeSet(prefixes)
 	}
@@ -197,46 +190,64 @@ func newCrawlerIDs(c *Crawlers) (*crawlerIDs, error) {
 }
 
 // slotOf returns the column of the request r, whose User-Agent is ua
-// (its first, as readReqHeader reads it), made at the Unix second sec:
-// remembered by its connection (crawlerconns.go) when the address is
-// RemoteAddr, or else from the memos (slotFor). An address is read only
-// for a family with ranges, and a claim without ranges is never verified.
-func (ids *crawlerIDs) slotOf(r *http.Request, ua string, sec int64) crawlerSlot {
+// (its first), made at the Unix second sec. With the address in
+// RemoteAddr, r's connection's slot (conns.go) answers first: a request
+// of the connection remembered there with the same User-Agent takes its
+// column; a request of another connection with the same User-Agent
+// takes the family from it (a pure function of the User-Agent), so that
+// a new connection (no keep-alive) costs no User-Agent memo, and a claim
+// of no family no more. Otherwise the family comes from the memo of
+// User-Agents. An address is read only for a family with ranges, and a
+// claim without ranges is never verified.
+func (ids *crawlerIDs) slotOf(r *http.Request, ua string, sec int64) Slot {
 	if len(ua) > maxUALen {
 		ua = ua[:maxUALen] // as crawlerOf: a longer one is remembered by this part
 	}
-	if ids.header == "" {
-		if c, ok := ids.conns.get(r.RemoteAddr, ua); ok {
-			return c
-		}
+	if ids.header != "" {
+		return ids.column(ids.family(ua), r)
 	}
-	return ids.slotFor(ua, r, sec)
+	addr := r.RemoteAddr
+	sl, e, gen := ids.conns.at(addr)
+	var f crawler
+	if e != nil && e.ua == ua {
+		if e.holds(addr, gen) {
+			return e.c // remembered for this connection
+		}
+		if f = e.c.family(); f == crawlerOther {
+			return slotOther // nothing to verify; the slot is left to a claim
+		}
+	} else {
+		f = ids.family(ua)
+	}
+	c := ids.column(f, r)
+	ids.conns.miss(sl, e, gen, addr, ua, c, sec)
+	return c
 }
 
-// slotFor returns the column of the request r whose User-Agent is ua,
-// from the memos of User-Agents and of addresses, and remembers it by
-// r's connection (conns) as of sec.
-func (ids *crawlerIDs) slotFor(ua string, r *http.Request, sec int64) crawlerSlot {
-	f := crawlerOther
-	if ua != "" {
-		f = ids.uas.Get(ua, crawlerOf)
+// family returns the family the User-Agent ua claims, from the memo of
+// User-Agents.
+func (ids *crawlerIDs) family(ua string) crawler {
+	if ua == "" {
+		return crawlerOther
 	}
-	c := slotOther
-	if f != crawlerOther {
-		c = crawlerSlot(2*f + 1)
-		if ids.verified(f, r) {
-			c = crawlerSlot(2 * f)
-		}
+	return ids.uas.Get(ua, crawlerOf)
+}
+
+// column returns the column of a request from r's address claiming the
+// family f.
+func (ids *crawlerIDs) column(f crawler, r *http.Request) Slot {
+	if f == crawlerOther {
+		return slotOther
 	}
-	if ids.header == "" {
-		ids.conns.miss(r.RemoteAddr, ua, c, sec)
+	if ids.verified(f, r) {
+		return Slot(2 * f)
 	}
-	return c
+	return Slot(2*f + 1)
 }
 
 // verified reports whether r's address is in the ranges of the family f,
 // or else confirmed in its vendor's domains by reverse DNS
-// (crawlerdns.go). The ranges' answer is remembered by the address's
+// (dns.go). The ranges' answer is remembered by the address's
 // text, for every family at once (inRanges); the ranges never change
 // after New, so it never goes stale.
 func (ids *crawlerIDs) verified(f crawler, r *http.Request) bool {
@@ -384,4 +395,12 @@ func plainPort(p string) bool {
 		n = n*10 + int(p[i]-'0')
 	}
 	return n <= 65535
+}
+
+// lower is the ASCII lower case of c.
+func lower(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }

@@ -1,8 +1,7 @@
-package sitemap
+package crawllog
 
 import (
 	"net/netip"
-	"strings"
 	"testing"
 )
 
@@ -54,26 +53,6 @@ func TestRangeSet(t *testing.T) {
 	for _, addr := range []string{"::", "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "1.2.3.4", "255.255.255.255"} {
 		if !all.contains(netip.MustParseAddr(addr)) {
 			t.Errorf("the whole space does not contain %s", addr)
-		}
-	}
-}
-
-func TestReadCrawlerRanges(t *testing.T) {
-	json := `{"creationTime": "2026-11-20T00:00:00.000000", "prefixes": [
-		{"ipv6Prefix": "2001:4860:4801:10::/64"}, {"ipv4Prefix": "66.249.64.0/27"}]}`
-	got, err := ReadCrawlerRanges(strings.NewReader(json))
-	if err != nil || len(got) != 2 || got[1] != netip.MustParsePrefix("66.249.64.0/27") {
-		t.Errorf("JSON: %v, %v", got, err)
-	}
-	got, err = ReadCrawlerRanges(strings.NewReader("# Applebot\n17.0.0.0/8\n\n  17.58.1.2 # one address\n2620:149::/32\n"))
-	if err != nil || len(got) != 3 || got[1] != netip.MustParsePrefix("17.58.1.2/32") {
-		t.Errorf("lines: %v, %v", got, err)
-	}
-	for _, bad := range []string{"", "  \n", "17.0.0.0/33\n", "not an address\n", `{"prefixes": [{"ipv4Prefix": "x"}]}`, `{"prefixes": `} {
-		if got, err := ReadCrawlerRanges(strings.NewReader(bad)); err == nil {
-			t.Errorf("%q: %v, want an error", bad, got)
-		} else if !strings.HasPrefix(err.Error(), "sitemap: crawler ranges: ") {
-			t.Errorf("%q: error %q", bad, err)
 		}
 	}
 }

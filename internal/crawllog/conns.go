@@ -1,4 +1,4 @@
-package sitemap
+package crawllog
 
 import (
 	"strings"
@@ -25,7 +25,7 @@ import (
 // A hit costs a multiplication, a few loads and the User-Agent's
 // comparison, with no hash of either string. A miss (a new connection,
 // a middleware that sets RemoteAddr afresh for each request, a request
-// whose connection's slot another took) takes the memos of crawlers.go,
+// whose connection's slot another took) takes the memos of who.go,
 // and writes nothing unless it stores: a slot is replaced at most once a
 // second, so a stream of addresses that never repeat allocates at most
 // connMemoSize entries a second, and a miss costs no locked instruction.
@@ -49,7 +49,7 @@ type connMemo struct {
 type connEntry struct {
 	addr string // the request's RemoteAddr itself, not a copy: its pointer is the key
 	ua   string // a copy of the User-Agent (as slotOf reads it: at most maxUALen bytes)
-	c    crawlerSlot
+	c    Slot
 	sec  int64  // the Unix second it was stored in
 	gen  uint64 // connMemo.gen when it was
 }
@@ -60,11 +60,26 @@ func (m *connMemo) slot(p *byte) *atomic.Pointer[connEntry] {
 	return &m.slots[uint64(uintptr(unsafe.Pointer(p)))*0x9e3779b97f4a7c15>>(64-connMemoBits)]
 }
 
+// at returns the slot of the connection whose RemoteAddr is addr, the
+// entry in it (nil if none; maybe another connection's) and the current
+// generation.
+func (m *connMemo) at(addr string) (*atomic.Pointer[connEntry], *connEntry, uint64) {
+	sl := m.slot(unsafe.StringData(addr))
+	return sl, sl.Load(), m.gen.Load()
+}
+
+// holds reports whether e is the entry of the connection whose
+// RemoteAddr is addr (the same string, not only the same bytes), stored
+// in the generation gen.
+func (e *connEntry) holds(addr string, gen uint64) bool {
+	return unsafe.StringData(e.addr) == unsafe.StringData(addr) && len(e.addr) == len(addr) && e.gen == gen
+}
+
 // get returns the column remembered for the connection whose RemoteAddr
 // is addr, if its last User-Agent was ua.
-func (m *connMemo) get(addr, ua string) (crawlerSlot, bool) {
-	p := unsafe.StringData(addr)
-	if e := m.slot(p).Load(); e != nil && unsafe.StringData(e.addr) == p && len(e.addr) == len(addr) && e.ua == ua && e.gen == m.gen.Load() {
+func (m *connMemo) get(addr, ua string) (Slot, bool) {
+	_, e, gen := m.at(addr)
+	if e != nil && e.ua == ua && e.holds(addr, gen) {
 		return e.c, true
 	}
 	return 0, false
@@ -74,16 +89,15 @@ func (m *connMemo) get(addr, ua string) (crawlerSlot, bool) {
 // confirmed an address), which the entries cannot tell.
 func (m *connMemo) forget() { m.gen.Add(1) }
 
-// miss remembers that the request from addr with the User-Agent ua, made
-// at the Unix second sec, is of column c, unless its slot was stored in
-// this second already.
-func (m *connMemo) miss(addr, ua string, c crawlerSlot, sec int64) {
+// miss remembers in sl, whose entry was e in the generation gen (at),
+// that the request from addr with the User-Agent ua, made at the Unix
+// second sec, is of column c, unless sl was stored in this second
+// already.
+func (m *connMemo) miss(sl *atomic.Pointer[connEntry], e *connEntry, gen uint64, addr, ua string, c Slot, sec int64) {
 	if addr == "" || len(addr) > maxAddrLen {
 		return
 	}
-	sl := m.slot(unsafe.StringData(addr))
-	gen := m.gen.Load()
-	if e := sl.Load(); e != nil && e.sec >= sec && e.gen == gen {
+	if e != nil && e.sec >= sec && e.gen == gen {
 		return
 	}
 	sl.Store(&connEntry{addr: addr, ua: strings.Clone(ua), c: c, sec: sec, gen: gen}) // the User-Agent copied: it may be the caller's buffer

@@ -1,4 +1,4 @@
-package sitemap
+package crawllog
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// Verification by reverse DNS (Crawlers.Resolver), for the families whose
+// Verification by reverse DNS (Options.Resolver), for the families whose
 // vendors document it: the address's name (PTR) must end in one of the
 // vendor's domains, and that name must resolve back to the address
 // (forward-confirmed). The lookups are made off the serving path, by one
@@ -23,9 +23,9 @@ import (
 // asked for again by its next request), at most dnsAnswers answers kept
 // (past that they are forgotten all at once).
 
-// CrawlerResolver is what verification by reverse DNS asks of DNS;
+// Resolver is what verification by reverse DNS asks of DNS;
 // *net.Resolver (net.DefaultResolver) is one.
-type CrawlerResolver interface {
+type Resolver interface {
 	LookupAddr(ctx context.Context, addr string) (names []string, err error)
 	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
 }
@@ -53,7 +53,7 @@ const (
 
 // dnsVerifier owns the reverse DNS lookups and their answers.
 type dnsVerifier struct {
-	r       CrawlerResolver
+	r       Resolver
 	now     func() time.Time
 	changed func() // called when an address is found verified: the columns remembered by connection are stale
 
@@ -77,7 +77,7 @@ type dnsAnswer struct {
 	retry    time.Time // zero for an answer that stays
 }
 
-func newDNSVerifier(r CrawlerResolver, changed func()) *dnsVerifier {
+func newDNSVerifier(r Resolver, changed func()) *dnsVerifier {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &dnsVerifier{r: r, now: time.Now, changed: changed, answers: map[netip.Addr]dnsAnswer{},
 		queue: make(chan netip.Addr, dnsQueue), ctx: ctx, cancel: cancel, done: make(chan struct{})}
@@ -127,10 +127,10 @@ func (d *dnsVerifier) run() {
 			ans := d.lookup(a)
 			d.mu.Lock()
 			d.answers[a] = ans
-			d.mu.Unlock()
 			if ans.fams != 0 {
-				d.changed()
+				d.changed() // before the answer can be read: none sees it with the old columns still remembered
 			}
+			d.mu.Unlock()
 		}
 	}
 }

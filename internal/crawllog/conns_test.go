@@ -1,16 +1,10 @@
-package sitemap
+package crawllog
 
 import (
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"unsafe"
-)
-
-// The columns of the named families, verified (V) and not (U).
-const (
-	googleV, googleU = crawlerSlot(2 * crawlerGoogle), crawlerSlot(2*crawlerGoogle + 1)
-	bingV, bingU     = crawlerSlot(2 * crawlerBing), crawlerSlot(2*crawlerBing + 1)
 )
 
 // TestConnMemo: a connection (one RemoteAddr string, as net/http gives
@@ -21,12 +15,12 @@ const (
 // address text is not the first one's, and a string that shares the
 // first one's bytes but is shorter (another address) is not either.
 func TestConnMemo(t *testing.T) {
-	ids, err := newCrawlerIDs(&Crawlers{Ranges: googleRanges})
+	ids, err := newCrawlerIDs(&Options{Ranges: googleRanges()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := httptest.NewRequest("GET", "/", nil)
-	slot := func(ua, addr string, sec int64) crawlerSlot {
+	slot := func(ua, addr string, sec int64) Slot {
 		r.Header["User-Agent"] = []string{strings.Clone(ua)} // each request's own string, as a server reads it
 		r.RemoteAddr = addr
 		return ids.slotOf(r, first(r.Header["User-Agent"]), sec)
@@ -36,10 +30,13 @@ func TestConnMemo(t *testing.T) {
 		return ok
 	}
 	google, spoofer := strings.Clone("66.249.66.1:443"), strings.Clone("192.0.2.1:443")
+	for ids.conns.slot(unsafe.StringData(spoofer)) == ids.conns.slot(unsafe.StringData(google)) {
+		spoofer = strings.Clone(spoofer) // two connections in one slot of the direct-mapped table evict each other
+	}
 	steps := []struct {
 		ua, addr string
 		sec      int64
-		want     crawlerSlot
+		want     Slot
 	}{
 		{googlebotUA, google, 1, googleV},
 		{googlebotUA, google, 1, googleV}, // remembered
@@ -92,7 +89,7 @@ func TestConnMemo(t *testing.T) {
 // request's header, not its connection: a proxy's one connection carries
 // a verified Googlebot's request and then a spoofed one's.
 func TestConnMemoProxyHeader(t *testing.T) {
-	ids, err := newCrawlerIDs(&Crawlers{Ranges: googleRanges, AddressHeader: "X-Forwarded-For"})
+	ids, err := newCrawlerIDs(&Options{Ranges: googleRanges(), AddressHeader: "X-Forwarded-For"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +99,7 @@ func TestConnMemoProxyHeader(t *testing.T) {
 	for sec := range int64(4) {
 		for _, c := range []struct {
 			from string
-			want crawlerSlot
+			want Slot
 		}{{"66.249.66.1", googleV}, {"192.0.2.1", googleU}} {
 			r.Header.Set("X-Forwarded-For", c.from)
 			if got := ids.slotOf(r, first(r.Header["User-Agent"]), sec); got != c.want {
@@ -118,7 +115,7 @@ func TestConnMemoProxyHeader(t *testing.T) {
 // the second, a miss allocates nothing; in the next second, a connection
 // is stored again.
 func TestConnMemoFreshAddrs(t *testing.T) {
-	ids, err := newCrawlerIDs(&Crawlers{Ranges: googleRanges})
+	ids, err := newCrawlerIDs(&Options{Ranges: googleRanges()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,5 +140,39 @@ func TestConnMemoFreshAddrs(t *testing.T) {
 	ids.slotOf(r, first(r.Header["User-Agent"]), 2)
 	if _, ok := ids.conns.get(r.RemoteAddr, googlebotUA); !ok {
 		t.Errorf("a connection not remembered in a new second")
+	}
+}
+
+// TestConnMemoSameUA: a new connection whose slot holds another
+// connection with the same User-Agent takes only the family from it,
+// never its verdict: RemoteAddr strings that never repeat, from Google's
+// address and from another, each get their own address's column,
+// whatever connection their slot held; a browser's get "other".
+func TestConnMemoSameUA(t *testing.T) {
+	ids, err := newCrawlerIDs(&Options{Ranges: googleRanges()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	google, spoofer := copies("66.249.66.1:443", 4*connMemoSize), copies("192.0.2.1:443", 4*connMemoSize)
+	r := httptest.NewRequest("GET", "/", nil)
+	shared := 0 // requests whose slot held another connection with their User-Agent
+	for sec := range int64(3) {
+		for i := range google {
+			for _, c := range []struct {
+				ua, addr string
+				want     Slot
+			}{{googlebotUA, google[i], googleV}, {googlebotUA, spoofer[i], googleU}, {chromeUA, spoofer[i], slotOther}} {
+				if _, e, gen := ids.conns.at(c.addr); e != nil && e.ua == c.ua && !e.holds(c.addr, gen) {
+					shared++
+				}
+				r.RemoteAddr = c.addr
+				if got := ids.slotOf(r, strings.Clone(c.ua), sec); got != c.want {
+					t.Fatalf("second %d: %.30q from %s: %d, want %d", sec, c.ua, c.addr, got, c.want)
+				}
+			}
+		}
+	}
+	if shared < connMemoSize {
+		t.Errorf("%d requests met another connection with their User-Agent: the case is not tested", shared)
 	}
 }

@@ -1,4 +1,4 @@
-package sitemap
+package crawllog
 
 import (
 	"net/http"
@@ -61,7 +61,7 @@ func (cell *crawlCell) storeLast(sec int64, w uint64, n int64) {
 
 // fetch returns the cell's last fetch and its count of fetches, with ok
 // false if it has none.
-func (cell *crawlCell) fetch() (f CrawlFetch, ok bool) {
+func (cell *crawlCell) fetch() (f Fetch, ok bool) {
 	cell.mu.Lock()
 	w, n := cell.last.Load(), cell.bytes.Load()
 	cell.mu.Unlock()
@@ -69,7 +69,7 @@ func (cell *crawlCell) fetch() (f CrawlFetch, ok bool) {
 		return f, false
 	}
 	sec, cond, status := unpackFetch(w)
-	f = CrawlFetch{Time: time.Unix(sec, 0), Status: status, Bytes: n, Conditional: cond}
+	f = Fetch{Time: time.Unix(sec, 0), Status: status, Bytes: n, Conditional: cond}
 	for i := range cell.counts {
 		f.Fetches += cell.counts[i].Load()
 	}

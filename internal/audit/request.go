@@ -1,4 +1,4 @@
-package sitemap
+package audit
 
 import (
 	"context"
@@ -13,11 +13,11 @@ import (
 	"github.com/freshmap/sitemap/internal/pagecheck"
 )
 
-// auditStuck is how many audit requests whose handler went on past its
+// Stuck is how many audit requests whose handler went on past its
 // deadline (it ignores its context, and writes on whatever a write
 // returns) may be left running; while that many are, the audit requests
-// nothing (AuditReport.Skipped).
-const auditStuck = 4
+// nothing (Report.Skipped).
+const Stuck = 4
 
 // Errors the audit's recorder gives a handler's Write.
 var (
@@ -27,7 +27,7 @@ var (
 
 // get sends a GET for u through app, in process, as a crawler's request
 // would arrive (Host, RequestURI, TLS for https, a remote address on
-// loopback), marked with AuditHeader, under the audit's context and
+// loopback), marked with Options.Header, under the audit's context and
 // Timeout. It keeps the status, the headers and the first
 // pagecheck.HeadBytes of the body.
 //
@@ -42,10 +42,10 @@ var (
 //  3. At the deadline (Timeout, or Close), every later write fails and
 //     the handler, if it still runs, is left to end on its own: its
 //     answer so far is read, or it is an error if it wrote none
-//     (TestAuditHungPage). At most auditStuck are left running.
+//     (TestAuditHungPage). At most Stuck are left running.
 //
 // A panic of the application is an error, whenever it comes.
-func (a *auditor) get(app http.Handler, u *url.URL) (*auditAnswer, error) {
+func (a *Auditor[K]) get(app http.Handler, u *url.URL) (*auditAnswer, error) {
 	ctx, cancel := context.WithTimeout(a.ctx, a.timeout)
 	defer cancel()
 	reqCtx, hangUp := context.WithCancel(ctx)
@@ -60,8 +60,8 @@ func (a *auditor) get(app http.Handler, u *url.URL) (*auditAnswer, error) {
 		r.TLS = &tls.ConnectionState{HandshakeComplete: true, ServerName: u.Hostname(), Version: tls.VersionTLS13}
 	}
 	h := r.Header
-	h.Set(AuditHeader, "1")
-	h.Set("User-Agent", auditUserAgent)
+	h.Set(a.o.Header, "1")
+	h.Set("User-Agent", a.o.UserAgent)
 	h.Set("Accept", "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8")
 	rec := newAuditRecorder()
 	done := make(chan struct{})

@@ -1,4 +1,4 @@
-package sitemap
+package crawllog
 
 import (
 	"bufio"
@@ -8,13 +8,12 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
-	"os"
 	"slices"
 	"strings"
 )
 
 // The crawlers' published address ranges: read from the owner's files
-// (ReadCrawlerRanges) and kept as sorted, disjoint ranges searched per
+// (ReadRanges) and kept as sorted, disjoint ranges searched per
 // request (rangeSet).
 
 // addrRange is a closed range of addresses, as 128-bit numbers (IPv4 as
@@ -153,22 +152,22 @@ func (rs *rangeSet) containsV4(a uint32) bool {
 	return i < len(rs.v4) && rs.v4[i].lo <= a
 }
 
-// maxRangesBytes bounds what ReadCrawlerRanges reads.
+// maxRangesBytes bounds what ReadRanges reads.
 const maxRangesBytes = 16 << 20
 
-// ReadCrawlerRanges reads a crawler's published address ranges, for
-// Crawlers.Ranges: either the JSON that Google, Bing, OpenAI and
+// ReadRanges reads a crawler's published address ranges, for
+// Options.Ranges: either the JSON that Google, Bing, OpenAI and
 // Perplexity publish (googlebot.json, Google's user-triggered fetchers'
 // file, bingbot.json, gptbot.json, searchbot.json, chatgpt-user.json,
 // perplexitybot.json, perplexity-user.json: {"prefixes": [{"ipv4Prefix":
 // "…"}, {"ipv6Prefix": "…"}]}), or a plain list of prefixes or
 // addresses, one a line, with '#' comments. It reads at most 16 MiB. Download the files
 // yourself: the library never fetches them.
-func ReadCrawlerRanges(r io.Reader) ([]netip.Prefix, error) {
+func ReadRanges(r io.Reader) ([]netip.Prefix, error) {
 	br := bufio.NewReader(io.LimitReader(r, maxRangesBytes))
 	first, err := firstNonSpace(br)
 	if err != nil {
-		return nil, fmt.Errorf("sitemap: crawler ranges: %w", err)
+		return nil, fmt.Errorf("crawler ranges: %w", err)
 	}
 	if first == '{' {
 		var doc struct {
@@ -178,14 +177,14 @@ func ReadCrawlerRanges(r io.Reader) ([]netip.Prefix, error) {
 			} `json:"prefixes"`
 		}
 		if err := json.NewDecoder(br).Decode(&doc); err != nil {
-			return nil, fmt.Errorf("sitemap: crawler ranges: %w", err)
+			return nil, fmt.Errorf("crawler ranges: %w", err)
 		}
 		out := make([]netip.Prefix, 0, len(doc.Prefixes))
 		for _, p := range doc.Prefixes {
 			s := p.V4 + p.V6
 			pf, err := netip.ParsePrefix(s)
 			if err != nil {
-				return nil, fmt.Errorf("sitemap: crawler ranges: %w", err)
+				return nil, fmt.Errorf("crawler ranges: %w", err)
 			}
 			out = append(out, pf)
 		}
@@ -202,51 +201,16 @@ func ReadCrawlerRanges(r io.Reader) ([]netip.Prefix, error) {
 		if err != nil {
 			a, aerr := netip.ParseAddr(line)
 			if aerr != nil {
-				return nil, fmt.Errorf("sitemap: crawler ranges: %w", err)
+				return nil, fmt.Errorf("crawler ranges: %w", err)
 			}
 			pf = netip.PrefixFrom(a, a.BitLen())
 		}
 		out = append(out, pf)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("sitemap: crawler ranges: %w", err)
+		return nil, fmt.Errorf("crawler ranges: %w", err)
 	}
 	return out, nil
-}
-
-// CrawlerRangeFiles returns a Crawlers.Ranges that reads the vendors'
-// files, downloaded beforehand, with ReadCrawlerRanges: for each family
-// (as CrawlFetch.Crawler names it), the paths of its files, such as
-// {"GPTBot": {"/etc/crawlers/gptbot.json"}, "ChatGPT-User":
-// {"/etc/crawlers/chatgpt-user.json"}}. A family's files are read as one
-// list. A file that cannot be read is New's error, naming it.
-func CrawlerRangeFiles(files map[string][]string) func() (map[string][]netip.Prefix, error) {
-	return func() (map[string][]netip.Prefix, error) {
-		out := make(map[string][]netip.Prefix, len(files))
-		for family, paths := range files {
-			for _, path := range paths {
-				p, err := readRangeFile(path)
-				if err != nil {
-					return nil, err
-				}
-				out[family] = append(out[family], p...)
-			}
-		}
-		return out, nil
-	}
-}
-
-func readRangeFile(path string) ([]netip.Prefix, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	p, err := ReadCrawlerRanges(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return p, nil
 }
 
 // firstNonSpace peeks at the first byte that is not white space. An empty

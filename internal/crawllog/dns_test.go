@@ -1,19 +1,20 @@
-package sitemap
+package crawllog
 
 import (
 	"context"
 	"errors"
-	"net/http"
-	"net/http/httptest"
 	"net/netip"
 	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/freshmap/sitemap/internal/testkit"
 )
 
-var _ CrawlerResolver = (*fakeResolver)(nil)
+var _ Resolver = (*fakeResolver)(nil)
 
 // fakeResolver answers from its tables: names by address, addresses by
 // name; it counts the reverse lookups, and holds each until gate is
@@ -80,8 +81,9 @@ func dnsTestResolver() *fakeResolver {
 // not verified before the answer are counted verified after it.
 func TestCrawlDNS(t *testing.T) {
 	res := dnsTestResolver()
-	sm := crawlSitemap(t, Config{Crawlers: Crawlers{Resolver: res, Ranges: func() (map[string][]netip.Prefix, error) { return nil, nil }}})
-	amazonUA := aiClients[5].ua
+	l := newLog(t, Options{Resolver: res})
+	file := File{N: 1}
+	amazonUA := testkit.AIClients[5].UA
 	for _, c := range []struct {
 		ua, addr string
 		verified bool
@@ -96,17 +98,17 @@ func TestCrawlDNS(t *testing.T) {
 		{bingbotUA, "198.51.100.200:443", false},
 	} {
 		addr := c.addr // one string: one keep-alive connection
-		fetch(sm, "/sitemap-p-1.xml.gz", c.ua, addr)
+		fetched(l, file, c.ua, addr, 1)
 		waitFor(t, func() bool { // answered
 			a := addrOf(addr).Unmap()
-			sm.crawls.ids.dns.mu.Lock()
-			defer sm.crawls.ids.dns.mu.Unlock()
-			return sm.crawls.ids.dns.answers[a].answered
+			l.ids.dns.mu.Lock()
+			defer l.ids.dns.mu.Unlock()
+			return l.ids.dns.answers[a].answered
 		})
 		for range 3 {
-			fetch(sm, "/sitemap-p-1.xml.gz", c.ua, addr)
+			fetched(l, file, c.ua, addr, 1)
 		}
-		s := sm.crawls.ids.slotOf(requestFrom(c.ua, addr), c.ua, 1)
+		s := l.Who(requestFrom(c.ua, addr), c.ua, 1)
 		if s.verified() != c.verified {
 			t.Errorf("%.30q from %s: verified %v, want %v", c.ua, addr, s.verified(), c.verified)
 		}
@@ -115,7 +117,7 @@ func TestCrawlDNS(t *testing.T) {
 		t.Errorf("%d reverse lookups, want one an address (8)", n)
 	}
 	n := map[string]int64{}
-	for _, f := range crawlsOf(t, sm, "sitemap-p-1.xml.gz") {
+	for _, f := range l.Fetches(file) {
 		n[f.Crawler+"/"+strconv.FormatBool(f.Verified)+"/"+strconv.FormatBool(f.Spoofed)] = f.Fetches
 	}
 	want := map[string]int64{
@@ -130,19 +132,11 @@ func TestCrawlDNS(t *testing.T) {
 	}
 	// Without a Resolver, nothing verifies these, and no family but
 	// those with ranges is spoofed.
-	plain := crawlSitemap(t, Config{Crawlers: Crawlers{Ranges: func() (map[string][]netip.Prefix, error) { return nil, nil }}})
-	fetch(plain, "/sitemap-p-1.xml.gz", googlebotUA, "192.0.2.50:443")
-	if f := crawlsOf(t, plain, "sitemap-p-1.xml.gz")[0]; f.Verified || f.Spoofed {
+	plain := newLog(t, Options{})
+	fetched(plain, file, googlebotUA, "192.0.2.50:443", 1)
+	if f := plain.Fetches(file)[0]; f.Verified || f.Spoofed {
 		t.Errorf("without a Resolver: %+v, want unverifiable", f)
 	}
-}
-
-// requestFrom is a request from addr with the User-Agent ua.
-func requestFrom(ua, addr string) *http.Request {
-	r := httptest.NewRequest(http.MethodGet, "/sitemap-p-1.xml.gz", nil)
-	r.Header.Set("User-Agent", ua)
-	r.RemoteAddr = addr
-	return r
 }
 
 // TestCrawlDNSBounded: 100,000 claims from addresses that never repeat,
@@ -153,7 +147,7 @@ func TestCrawlDNSBounded(t *testing.T) {
 	before := runtime.NumGoroutine()
 	res := dnsTestResolver()
 	res.gate = make(chan struct{})
-	sm, err := New(Config{BaseURL: "https://example.com", Crawlers: Crawlers{Resolver: res}}, Section{Name: "p", Source: FromSlice(numbered(10), 3)})
+	l, err := New(Options{Resolver: res, Groups: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +156,7 @@ func TestCrawlDNSBounded(t *testing.T) {
 		wg.Go(func() {
 			for i := range 25_000 {
 				a := netip.AddrFrom4([4]byte{10, byte(g), byte(i >> 8), byte(i)})
-				sm.crawls.ids.slotOf(requestFrom(googlebotUA, a.String()+":1"), googlebotUA, int64(i))
+				l.Who(requestFrom(googlebotUA, a.String()+":1"), googlebotUA, int64(i))
 			}
 		})
 	}
@@ -170,20 +164,29 @@ func TestCrawlDNSBounded(t *testing.T) {
 	if n := res.reverse.Load(); n > 1 {
 		t.Errorf("%d lookups while the resolver hangs, want at most 1", n)
 	}
-	d := sm.crawls.ids.dns
+	d := l.ids.dns
 	d.mu.Lock()
 	kept := len(d.answers)
 	d.mu.Unlock()
 	if kept > dnsQueue+1 || kept > dnsAnswers {
 		t.Errorf("%d answers kept, want at most %d (queued and looked up)", kept, dnsQueue+1)
 	}
+	// The writers' goroutines have called Done, and may not have exited
+	// yet: wait for them, then only the lookup goroutine is left.
+	for deadline := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > before+1 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
 	if g := runtime.NumGoroutine(); g > before+1 {
 		t.Errorf("%d goroutines, %d before: want one more", g, before)
 	}
 	close(res.gate)
-	sm.Close()
-	waitGoroutines(t, before)
-	if sm.crawls.ids.slotOf(requestFrom(googlebotUA, "192.0.2.50:1"), googlebotUA, 1).verified() {
+	l.Close()
+	for deadline := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > before; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines left after Close, %d before", runtime.NumGoroutine(), before)
+		}
+	}
+	if l.Who(requestFrom(googlebotUA, "192.0.2.50:1"), googlebotUA, 1).verified() {
 		t.Error("verified after Close")
 	}
 }

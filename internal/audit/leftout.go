@@ -1,4 +1,4 @@
-package sitemap
+package audit
 
 import (
 	"log/slog"
@@ -9,7 +9,7 @@ import (
 	"github.com/freshmap/sitemap/internal/pagecheck"
 )
 
-// Limits of Audit.LeaveOut: the URLs left out at most, those of one file
+// Limits of Options.LeaveOut: the URLs left out at most, those of one file
 // requested again at each audit of it, and how long a URL stays out
 // before it is requested again. The hold keeps a page that flips between
 // noindex and not from having its file rebuilt at every audit: each flip
@@ -21,53 +21,54 @@ const (
 )
 
 // leftOut is the set of URLs the self-audit leaves out of the sitemap
-// files (Audit.LeaveOut): those it found noindex or canonicalised to
-// another URL. A build asks it about every URL it writes (omits, through
-// pageSpec.omit), so its reads take no lock, from a copy the worker
+// files (Options.LeaveOut): those it found noindex or canonicalised to
+// another URL. A build asks it about every URL it writes (Auditor.Omits),
+// so its reads take no lock, from a copy the worker
 // publishes after each audit that changed it.
 //
-// What leaving out does to a file follows the content clock (clock.go):
+// What leaving out does to a file follows the root package's content clock:
 // the file is rebuilt (invalidate), its bytes change, so it gets a new
 // ETag and a later Last-Modified, the index lists its new lastmod, and a
 // client holding the old bytes gets them again, never a 304.
-type leftOut struct {
-	invalidate func(docKey) // rebuilds a file
+type leftOut[K comparable] struct {
+	invalidate func(K)             // rebuilds a file
+	writtenLoc func([]byte) []byte // the location of a <url> element as written (Options.WrittenLoc)
 	log        *slog.Logger
 
 	mu    sync.Mutex
-	m     map[string]leftURL // by the location as written (XML-escaped)
-	per   map[docKey]int     // how many of m each file was found in
-	full  bool               // leftOutMax was reached (logged once)
-	dirty bool               // m changed since it was last published
+	m     map[string]leftURL[K] // by the location as written (XML-escaped)
+	per   map[K]int             // how many of m each file was found in
+	full  bool                  // leftOutMax was reached (logged once)
+	dirty bool                  // m changed since it was last published
 
 	view atomic.Pointer[map[string]struct{}] // m's locations, copied on each change, for builds
 }
 
-// leftURL is a URL left out: the file it was found in, why, and when.
-type leftURL struct {
-	file docKey
+// leftURL[K] is a URL left out: the file it was found in, why, and when.
+type leftURL[K comparable] struct {
+	file K
 	why  pagecheck.Finding
 	at   time.Time
 }
 
-func newLeftOut(invalidate func(docKey), log *slog.Logger) *leftOut {
-	return &leftOut{invalidate: invalidate, log: log, m: make(map[string]leftURL), per: make(map[docKey]int)}
+func newLeftOut[K comparable](invalidate func(K), writtenLoc func([]byte) []byte, log *slog.Logger) *leftOut[K] {
+	return &leftOut[K]{invalidate: invalidate, writtenLoc: writtenLoc, log: log, m: make(map[string]leftURL[K]), per: make(map[K]int)}
 }
 
 // omits tells whether the <url> element elem, as the encoder wrote it,
-// is of a URL left out (pageSpec.omit). It is safe for concurrent use,
+// is of a URL left out (Auditor.Omits). It is safe for concurrent use,
 // allocates nothing, and costs a pointer load while none is.
-func (l *leftOut) omits(elem []byte) bool {
+func (l *leftOut[K]) omits(elem []byte) bool {
 	m := l.view.Load()
 	if m == nil || len(*m) == 0 {
 		return false
 	}
-	_, ok := (*m)[string(writtenLoc(elem))]
+	_, ok := (*m)[string(l.writtenLoc(elem))]
 	return ok
 }
 
 // has tells whether the URL at loc, as written (XML-escaped), is left out.
-func (l *leftOut) has(loc []byte) bool {
+func (l *leftOut[K]) has(loc []byte) bool {
 	return l.omits(append(append([]byte("<url><loc>"), loc...), "</loc>"...))
 }
 
@@ -85,7 +86,7 @@ func leaves(found []pagecheck.Finding) (pagecheck.Finding, bool) {
 // add leaves out the URL raw (as written) of file k if found says to; it
 // reports whether it was not left out already. Past leftOutMax URLs none
 // is added, which is logged once.
-func (l *leftOut) add(raw string, k docKey, found []pagecheck.Finding, now time.Time) bool {
+func (l *leftOut[K]) add(raw string, k K, found []pagecheck.Finding, now time.Time) bool {
 	why, ok := leaves(found)
 	if !ok {
 		return false
@@ -102,7 +103,7 @@ func (l *leftOut) add(raw string, k docKey, found []pagecheck.Finding, now time.
 		}
 		return false
 	}
-	l.m[raw] = leftURL{file: k, why: why, at: now}
+	l.m[raw] = leftURL[K]{file: k, why: why, at: now}
 	l.per[k]++
 	l.dirty = true
 	return true
@@ -110,7 +111,7 @@ func (l *leftOut) add(raw string, k docKey, found []pagecheck.Finding, now time.
 
 // keep tells whether the URL raw, requested again, is still to be left
 // out by what was found; if not, it is let back in.
-func (l *leftOut) keep(raw string, found []pagecheck.Finding) bool {
+func (l *leftOut[K]) keep(raw string, found []pagecheck.Finding) bool {
 	why, ok := leaves(found)
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -134,7 +135,7 @@ func (l *leftOut) keep(raw string, found []pagecheck.Finding) bool {
 
 // of returns the URLs (as written) left out of file k for leftOutHold or
 // longer at now, at most leftOutRecheck of them.
-func (l *leftOut) of(k docKey, now time.Time) []string {
+func (l *leftOut[K]) of(k K, now time.Time) []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var out []string
@@ -149,7 +150,7 @@ func (l *leftOut) of(k docKey, now time.Time) []string {
 }
 
 // count returns how many URLs are left out, and how many of file k.
-func (l *leftOut) count(k docKey) (all, file int) {
+func (l *leftOut[K]) count(k K) (all, file int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return len(l.m), l.per[k]
@@ -158,7 +159,7 @@ func (l *leftOut) count(k docKey) (all, file int) {
 // publish makes the builds see m as it is now, if it changed: the worker
 // calls it once an audit, before it has the file rebuilt, so that a copy
 // of m is made once a file, not once a URL.
-func (l *leftOut) publish() {
+func (l *leftOut[K]) publish() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if !l.dirty {

@@ -1,4 +1,4 @@
-package sitemap
+package crawllog
 
 import (
 	"encoding/binary"
@@ -123,7 +123,7 @@ func FuzzIPv4Of(f *testing.F) {
 // requests share three connections (RemoteAddr strings) and change
 // User-Agent on them, from second to second.
 func TestSlotOfMemo(t *testing.T) {
-	ids, err := newCrawlerIDs(&Crawlers{Ranges: googleRanges})
+	ids, err := newCrawlerIDs(&Options{Ranges: googleRanges()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,15 +132,15 @@ func TestSlotOfMemo(t *testing.T) {
 		uas = append(uas, "Mozilla/5.0 (compatible; bot "+strconv.Itoa(i)+")", "Mozilla/5.0 Googlebot/"+strconv.Itoa(i))
 	}
 	addrs := []string{"66.249.66.1:443", "203.0.113.9:443", "[2001:db8::1]:1"}
-	want := func(ua, addr string) crawlerSlot {
+	want := func(ua, addr string) Slot {
 		f := crawlerOf(ua)
 		switch {
 		case f == crawlerOther:
 			return slotOther
 		case ids.ranges[f].contains(addrOf(addr)):
-			return crawlerSlot(2 * f)
+			return Slot(2 * f)
 		}
-		return crawlerSlot(2*f + 1)
+		return Slot(2*f + 1)
 	}
 	var wg sync.WaitGroup
 	for g := range 4 {
@@ -172,16 +172,16 @@ func TestSlotOfMemo(t *testing.T) {
 // spoofed and not, keep their verdicts; and an address read from a proxy's
 // header is remembered apart from RemoteAddr's text.
 func TestAddrMemo(t *testing.T) {
-	ranges := func() (map[string][]netip.Prefix, error) {
+	ranges := func() map[string][]netip.Prefix {
 		return map[string][]netip.Prefix{
 			"Googlebot": {netip.MustParsePrefix("66.249.64.0/19"), netip.MustParsePrefix("2001:4860:4801::/48")},
-			"Bingbot":   {netip.MustParsePrefix("157.55.39.0/24")}}, nil
+			"Bingbot":   {netip.MustParsePrefix("157.55.39.0/24")}}
 	}
-	ids, err := newCrawlerIDs(&Crawlers{Ranges: ranges})
+	ids, err := newCrawlerIDs(&Options{Ranges: ranges()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	slot := func(ids *crawlerIDs, ua, addr string, hdr ...string) crawlerSlot {
+	slot := func(ids *crawlerIDs, ua, addr string, hdr ...string) Slot {
 		r := httptest.NewRequest("GET", "/", nil)
 		r.Header.Set("User-Agent", ua)
 		r.RemoteAddr = addr
@@ -193,7 +193,7 @@ func TestAddrMemo(t *testing.T) {
 	for range 3 { // remembered from the second time on
 		for _, c := range []struct {
 			ua, addr string
-			want     crawlerSlot
+			want     Slot
 		}{
 			{bingbotUA, "157.55.39.1:443", bingV},
 			{googlebotUA, "157.55.39.1:443", googleU}, // Bing's address, Google's name
@@ -227,7 +227,7 @@ func TestAddrMemo(t *testing.T) {
 			}
 		}
 	}
-	proxied, err := newCrawlerIDs(&Crawlers{Ranges: ranges, AddressHeader: "X-Forwarded-For"})
+	proxied, err := newCrawlerIDs(&Options{Ranges: ranges(), AddressHeader: "X-Forwarded-For"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,11 +251,11 @@ func TestAddrMemo(t *testing.T) {
 			}
 		}
 	}
-	forwarded, err := newCrawlerIDs(&Crawlers{Ranges: ranges, AddressHeader: "forwarded"})
+	forwarded, err := newCrawlerIDs(&Options{Ranges: ranges(), AddressHeader: "forwarded"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for v, want := range map[string]crawlerSlot{
+	for v, want := range map[string]Slot{
 		`for=192.0.2.43, for="[2001:4860:4801::1]:4711";proto=https`: googleV,
 		`for=66.249.66.1:443;by=203.0.113.60`:                        googleV,
 		`For="66.249.66.1"`:                                          googleV,

@@ -1,18 +1,17 @@
-package sitemap
+package crawllog
 
 import "strings"
 
-// What Crawlers.VerifiedOnly answers carry. A file given only to verified
-// crawlers must not be kept by a shared cache (a CDN in front, as the CDN
-// purge section recommends): it would serve the copy a verified crawler
+// What VerifiedOnly answers carry. A file given only to verified
+// crawlers must not be kept by a shared cache (a CDN in front): it would serve the copy a verified crawler
 // got to anyone who asks next. A Vary could not name what decides (the
 // address, checked against ranges), so the response is private.
 
-// privateCacheControl returns cc (a Cache-Control value; "" for none)
+// PrivateCacheControl returns cc (a Cache-Control value; "" for none)
 // made private: its directives for shared caches only ("public",
 // "s-maxage") removed, and "private" added unless it or "no-store" is
 // there. A directive's quoted value may hold commas.
-func privateCacheControl(cc string) string {
+func PrivateCacheControl(cc string) string {
 	var kept []string
 	private := false
 	for _, d := range splitDirectives(cc) {
