@@ -55,6 +55,7 @@ const (
 type dnsVerifier struct {
 	r       Resolver
 	now     func() time.Time
+	timeout time.Duration // of one lookup: dnsTimeout
 	changed func() // called when an address is found verified: the columns remembered by connection are stale
 
 	mu      sync.Mutex
@@ -79,7 +80,7 @@ type dnsAnswer struct {
 
 func newDNSVerifier(r Resolver, changed func()) *dnsVerifier {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &dnsVerifier{r: r, now: time.Now, changed: changed, answers: map[netip.Addr]dnsAnswer{},
+	return &dnsVerifier{r: r, now: time.Now, timeout: dnsTimeout, changed: changed, answers: map[netip.Addr]dnsAnswer{},
 		queue: make(chan netip.Addr, dnsQueue), ctx: ctx, cancel: cancel, done: make(chan struct{})}
 }
 
@@ -138,7 +139,7 @@ func (d *dnsVerifier) run() {
 // lookup confirms a's names: the families whose domains a name of a ends
 // in, that name resolving back to a.
 func (d *dnsVerifier) lookup(a netip.Addr) dnsAnswer {
-	ctx, cancel := context.WithTimeout(d.ctx, dnsTimeout)
+	ctx, cancel := context.WithTimeout(d.ctx, d.timeout)
 	defer cancel()
 	names, err := d.r.LookupAddr(ctx, a.String())
 	if err != nil && len(names) == 0 {
