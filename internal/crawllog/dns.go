@@ -56,7 +56,7 @@ type dnsVerifier struct {
 	r       Resolver
 	now     func() time.Time
 	timeout time.Duration // of one lookup: dnsTimeout
-	changed func() // called when an address is found verified: the columns remembered by connection are stale
+	changed func()        // called when an address is found verified: the columns remembered by connection are stale
 
 	mu      sync.Mutex
 	answers map[netip.Addr]dnsAnswer
