@@ -156,7 +156,8 @@
 // [Sitemap.Stats] and [Sitemap.SectionStats] count hits, misses, builds
 // and their durations, rejected URLs and responses, for metrics (the
 // adapters/promsitemap collector, or expvar through
-// adapters/expvarsitemap). [Sitemap.CrawlLog] tells, for each file, the
+// adapters/expvarsitemap). With any field of [Config.Crawlers] set (the
+// log is off by default), [Sitemap.CrawlLog] tells, for each file, the
 // last fetch by each crawler family (Googlebot, Bingbot, …, and the AI
 // crawlers and agents: GPTBot, ChatGPT-User, …), each with its purpose
 // (search, training or user-triggered), recognised by User-Agent and
