@@ -57,6 +57,9 @@ func (s *Source) InstallSummary(ctx context.Context) error {
 	if err := s.checkKey(ctx); err != nil {
 		return err
 	}
+	if _, err := s.captureOf(ctx); err != nil {
+		return err
+	}
 	if s.dialect == MySQL {
 		if err := s.install(ctx, s.db); err != nil {
 			return fmt.Errorf("sqlsource: install summary: %w", err)
@@ -108,6 +111,10 @@ func (s *Source) install(ctx context.Context, db execer) error {
 		return err
 	}
 	want := s.changeTriggers()
+	logical := s.logical()
+	if logical {
+		want = nil // the writes pay nothing: Watch reads the replication slot
+	}
 	old, missing := false, false
 	for _, n := range names {
 		old = old || strings.HasPrefix(n, strings.ToLower(pages)+"_")
@@ -127,6 +134,9 @@ func (s *Source) install(ctx context.Context, db execer) error {
 		if replace {
 			drops = s.dropTriggers(true)[3:] // the earlier version's only
 		}
+		if logical {
+			drops = append(drops, "DROP FUNCTION IF EXISTS "+changesName(s.sum.table)+"()")
+		}
 		for _, q := range drops {
 			if _, err := db.ExecContext(ctx, q); err != nil {
 				return err
@@ -143,6 +153,12 @@ func (s *Source) install(ctx context.Context, db execer) error {
 		}
 	}
 	var fill []string
+	if logical && (!haveTrig.Valid || haveTrig.Int64 != trig) {
+		// From the change table to logical decoding: what it still holds
+		// is counted again below (the layout differs), and nothing reads
+		// it any more.
+		fill = append(fill, "DELETE FROM "+changesName(s.sum.table))
+	}
 	switch {
 	case haveLayout.Valid && haveLayout.Int64 == layout:
 	case !haveLayout.Valid && old:
@@ -200,6 +216,12 @@ func (s *Source) fingerprints() (layout, trig int64) {
 	}
 	layout = h(installVersion, strconv.FormatInt(s.size, 10), strconv.FormatInt(s.start, 10), s.sum.filter)
 	parts := []string{installVersion, s.sum.lastMod, strconv.FormatBool(s.sum.rowTimes())}
+	if s.logical() {
+		// Installed for logical decoding: no trigger; a change of capture
+		// counts every page again (what one missed, the other did not see).
+		layout = h(installVersion, strconv.FormatInt(s.size, 10), strconv.FormatInt(s.start, 10), s.sum.filter, "logical")
+		return layout, h(append(parts, "logical")...)
+	}
 	for _, tr := range s.changeTriggers() {
 		parts = append(parts, tr.ddl)
 	}
@@ -277,6 +299,17 @@ func (s *Source) RemoveSummary(ctx context.Context) error {
 	}
 	for _, q := range stmts {
 		if _, err := s.db.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("sqlsource: remove summary: %w", err)
+		}
+	}
+	if s.capture.want != CaptureChangeTable && s.dialect == Postgres {
+		// The slot and the publication, if logical decoding made them: a
+		// slot left behind would keep the server's WAL for ever.
+		cfg, err := s.logicalNames()
+		if err != nil {
+			return err
+		}
+		if err := dropLogical(ctx, s.db, cfg); err != nil {
 			return fmt.Errorf("sqlsource: remove summary: %w", err)
 		}
 	}

@@ -78,6 +78,7 @@ type pgLogical struct {
 	acked     feedPos   // the highest position given to ack
 	unacked   []pending // what next returned and ack has not yet covered, in order
 	told      *told     // a resync returned by next and not yet acknowledged
+	seen      feedPos   // how far the server has decoded, all of it queued (stream.flush)
 	holding   bool      // this feed streams from the slot now
 	failure   error     // why it does not, if it tried and failed
 }
@@ -201,6 +202,23 @@ func (f *pgLogical) ack(ctx context.Context, pos feedPos) error {
 	}
 	f.unacked = f.unacked[i:]
 	return nil
+}
+
+// caughtUp reports whether every change committed up to target is
+// delivered and acknowledged: the stream has heard the server decode past
+// target, and nothing is queued or waits for an ack.
+func (f *pgLogical) caughtUp(target feedPos) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.holding && f.seen >= target && len(f.queue) == 0 && !f.resync && f.told == nil && f.acked >= f.delivered
+}
+
+// busy reports whether another consumer holds the slot, so that this
+// feed waits for its turn.
+func (f *pgLogical) busy() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return errors.Is(f.failure, errSlotBusy)
 }
 
 // close stops reading, after telling the server the last acknowledged
