@@ -138,7 +138,6 @@ func (s *Source) logicalNames() (logicalConfig, error) {
 	return s.logicalConfig(s.capture.slot, s.capture.publication).normalize()
 }
 
-
 // logical reports whether the Source has chosen logical decoding (after
 // captureOf).
 func (s *Source) logical() bool {

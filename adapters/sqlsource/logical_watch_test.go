@@ -140,21 +140,34 @@ func (lc *logicalCatalogue) stale(t *testing.T, h http.Handler) string {
 }
 
 // waitServed waits until h serves every committed slug, and fails t if
-// that takes more than 2 s (10 s under the race detector) from since.
+// that takes more than 2 s (10 s under the race detector) from since,
+// when the fault healed.
 func (lc *logicalCatalogue) waitServed(t *testing.T, h http.Handler, since time.Time) {
 	t.Helper()
 	within := 2 * time.Second
 	if testkit.Race {
 		within *= 5
 	}
+	lc.waitServedIn(t, h, since, within, "after the fault healed")
+}
+
+// waitStarted waits until a new Watcher's first resync (its slot is new:
+// every page counted again) is served by h, for at most 10 s.
+func (lc *logicalCatalogue) waitStarted(t *testing.T, h http.Handler) {
+	t.Helper()
+	lc.waitServedIn(t, h, time.Now(), 10*time.Second, "after the watcher started")
+}
+
+func (lc *logicalCatalogue) waitServedIn(t *testing.T, h http.Handler, since time.Time, within time.Duration, what string) {
+	t.Helper()
 	var last string
 	for {
 		if last = lc.stale(t, h); last == "" {
-			t.Logf("every committed change served %v after the fault healed", time.Since(since).Round(time.Millisecond))
+			t.Logf("every committed change served %v %s", time.Since(since).Round(time.Millisecond), what)
 			return
 		}
 		if time.Since(since) > within {
-			t.Fatalf("not every committed change is served %v after the fault healed: %s", within, last)
+			t.Fatalf("not every committed change is served %v %s: %s", within, what, last)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -307,7 +320,7 @@ type handlerVar struct {
 	h  http.Handler
 }
 
-func (v *handlerVar) get() http.Handler { v.mu.Lock(); defer v.mu.Unlock(); return v.h }
+func (v *handlerVar) get() http.Handler  { v.mu.Lock(); defer v.mu.Unlock(); return v.h }
 func (v *handlerVar) set(h http.Handler) { v.mu.Lock(); defer v.mu.Unlock(); v.h = h }
 
 // writer renames a row of each page every few milliseconds until stop is
@@ -344,7 +357,7 @@ func TestWatchLogicalCut(t *testing.T) {
 	proxy, db := sqlsource.ProxiedDB(t, lc.d.dsn)
 	logs := &testkit.SyncBuffer{}
 	sm, _ := serveLogical(t, lc.source(t, db, logs), freshTTL)
-	lc.waitServed(t, sm, time.Now().Add(5*time.Second)) // the first resync (a new slot) applied
+	lc.waitStarted(t, sm) // the first resync (a new slot) applied
 	c := crawlChecked(t, lc.pages(), func() http.Handler { return sm })
 	stopWriter := lc.writer(t)
 	time.Sleep(time.Second)
@@ -359,4 +372,100 @@ func TestWatchLogicalCut(t *testing.T) {
 	if !strings.Contains(logs.String(), "trying again") {
 		t.Errorf("the cut was not logged:\n%s", logs)
 	}
+}
+
+// TestWatchLogicalKilled: the process that reads the slot killed in the
+// middle of a stream of renames (its connections gone without a word, its
+// last acknowledgements unsent), and a new process started in its place:
+// it reads the slot from what the first acknowledged, and serves every
+// committed rename within 2 s of its start; the crawlers, who keep their
+// copies across the restart, are told no lie.
+func TestWatchLogicalKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("takes 5 s")
+	}
+	lc := newLogicalCatalogue(t, 3000)
+	proxy, db := sqlsource.ProxiedDB(t, lc.d.dsn)
+	sm1, stop1 := serveLogical(t, lc.source(t, db, nil), freshTTL)
+	lc.waitStarted(t, sm1)
+	var h handlerVar
+	h.set(sm1)
+	c := crawlChecked(t, lc.pages(), h.get)
+	stopWriter := lc.writer(t)
+	time.Sleep(1500 * time.Millisecond)
+	proxy.Cut() // killed: what it read and did not acknowledge is still the slot's
+	stop1()
+	sm2, _ := serveLogical(t, lc.source(t, lc.d.db, nil), freshTTL)
+	started := time.Now()
+	h.set(sm2)
+	time.Sleep(time.Second)
+	t.Logf("%d renames committed", stopWriter())
+	lc.waitServed(t, sm2, started)
+	c.report(t)
+}
+
+// TestWatchLogicalTakeover: two replicas watch, one reads the slot and the
+// other waits; the reader is stopped (its connections cut) while a writer
+// renames rows, and the other takes the slot over and serves every
+// committed rename within 2 s. Without a Store each replica hears only its
+// own watcher, so the replicas' TTL is a second: the waiting one serves
+// what the reader applied when its copies expire.
+func TestWatchLogicalTakeover(t *testing.T) {
+	if testing.Short() {
+		t.Skip("takes 5 s")
+	}
+	lc := newLogicalCatalogue(t, 3000)
+	proxy, db := sqlsource.ProxiedDB(t, lc.d.dsn)
+	srcA := lc.source(t, db, nil)
+	smA, stopA := serveLogical(t, srcA, time.Second)
+	lc.waitStarted(t, smA)
+	srcB := lc.source(t, lc.d.db, nil)
+	smB, _ := serveLogical(t, srcB, time.Second)
+	poll(t, "the second replica waits for the slot", func() bool {
+		st, err := srcB.WatchStats(context.Background())
+		return err == nil && st.Capture == sqlsource.CaptureLogical && st.Watching && !st.Reading && st.SlotActive && st.Failure != nil
+	})
+	c := crawlChecked(t, lc.pages(), func() http.Handler { return smB })
+	stopWriter := lc.writer(t)
+	time.Sleep(time.Second)
+	proxy.Cut()
+	stopA()
+	stopped := time.Now()
+	time.Sleep(500 * time.Millisecond)
+	t.Logf("%d renames committed", stopWriter())
+	lc.waitServed(t, smB, stopped)
+	st, err := srcB.WatchStats(context.Background())
+	if err != nil || !st.Reading || st.Failure != nil || st.Applied == 0 {
+		t.Errorf("the second replica's WatchStats = %+v, %v; want it reading, having applied the renames", st, err)
+	}
+	c.report(t)
+}
+
+// TestWatchLogicalBurst: 10,000 rows renamed in about a second by 8
+// writers, 25 rows a transaction; every rename is served within 2 s of
+// the last commit, and the crawlers are told no lie.
+func TestWatchLogicalBurst(t *testing.T) {
+	const rows, writers, perTxn = 10_000, 8, 25
+	lc := newLogicalCatalogue(t, rows)
+	sm, _ := serveLogical(t, lc.source(t, lc.d.db, nil), freshTTL)
+	lc.waitStarted(t, sm)
+	c := crawlChecked(t, lc.pages(), func() http.Handler { return sm })
+	time.Sleep(200 * time.Millisecond)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for lo := int64(1 + w*perTxn); lo <= rows; lo += writers * perTxn {
+				if err := lc.rename(context.Background(), lo, min(lo+perTxn-1, rows), 1); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	done := time.Now()
+	t.Logf("%d renames committed in %v", rows, done.Sub(start).Round(time.Millisecond))
+	lc.waitServed(t, sm, done)
+	c.report(t)
 }
