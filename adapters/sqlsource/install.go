@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Installation is a migration: InstallSummary brings the database to the
@@ -309,7 +310,13 @@ func (s *Source) RemoveSummary(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if err := dropLogical(ctx, s.db, cfg); err != nil {
+		// A Watcher just closed may leave the server's end of its
+		// connection reading the slot a moment longer.
+		err = dropLogical(ctx, s.db, cfg)
+		for wait := 0; pgCode(err) == "55006" && wait < 30 && sleep(ctx, 100*time.Millisecond); wait++ {
+			err = dropLogical(ctx, s.db, cfg)
+		}
+		if err != nil {
 			return fmt.Errorf("sqlsource: remove summary: %w", err)
 		}
 	}

@@ -469,3 +469,42 @@ func TestWatchLogicalBurst(t *testing.T) {
 	lc.waitServed(t, sm, done)
 	c.report(t)
 }
+
+// TestWatchLogicalCatchUp: the changes committed while no Watcher ran are
+// only in the replication slot, so a new Watcher's Source lists its pages
+// only once it has applied them: Pages called at once after Watch waits
+// for them, and never lists a page emptied meanwhile or a Version its
+// rows no longer have.
+func TestWatchLogicalCatchUp(t *testing.T) {
+	lc := newLogicalCatalogue(t, 3000)
+	src := lc.source(t, lc.d.db, nil)
+	rec := &recorder{}
+	w := watch(t, src, rec)
+	poll(t, "the first resync applied", func() bool {
+		st, err := src.WatchStats(context.Background())
+		return err == nil && st.Resyncs == 1 && st.Reading
+	})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	before, err := readPages(ctx, src)
+	if err != nil || len(before) != 4 {
+		t.Fatalf("Pages = %d pages, %v; want 4", len(before), err)
+	}
+	lc.d.exec(t, "DELETE FROM "+lc.c.products+" WHERE id BETWEEN 1000 AND 1999")
+	if err := lc.rename(ctx, 5, 5, 1); err != nil {
+		t.Fatal(err)
+	}
+	watch(t, src, rec)
+	after, err := readPages(ctx, src) // at once
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after) != 3 || after[0].Number != 1 || after[1].Number != 3 {
+		t.Fatalf("Pages at once after Watch = %+v; want pages 1, 3 and 4 (page 2 emptied while no Watcher ran)", after)
+	}
+	if after[0].Version == before[0].Version || !after[0].Changed.After(before[0].Changed) {
+		t.Errorf("page 1 at once after Watch: %+v, as before the rename (%+v)", after[0], before[0])
+	}
+}
