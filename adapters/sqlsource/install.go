@@ -46,6 +46,9 @@ const installVersion = "sqlsource-changes-2"
 // to create tables and triggers on the table; see the README for each
 // database's grants.
 //
+// With logical decoding (Config.Capture), it makes no trigger and drops
+// those of the change table, if any: Watch reads the replication slot.
+//
 // On SQLite and PostgreSQL it runs in one transaction. On MariaDB and
 // MySQL, whose DDL commits as it goes, the tables and triggers come first
 // and the fills after, so no write is missed; a failure leaves what was

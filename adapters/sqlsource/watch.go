@@ -100,6 +100,12 @@ type Watcher struct {
 // change times twice; nothing is lost). Without any, the change table
 // grows and Pages counts every page it names from its rows.
 //
+// With Config.Capture CaptureLogical (or CaptureAuto choosing it), Watch
+// reads the changes from the table's replication slot instead, and
+// acknowledges them to the server once applied; see the package doc,
+// "Choosing the change capture". Until it has applied the changes
+// committed before it started, the Source's Pages waits for it.
+//
 // When a read or an apply fails, Watch tries again after 100 ms, doubling
 // up to 10 s, and logs once (Config.Logger). A failed Invalidate (an
 // unknown section) stops the watcher; Close returns that error.
