@@ -50,6 +50,10 @@ type slotLag struct {
 	Failure error
 }
 
+// errNoSlot says the slot is not there: no Watch made it yet, or it was
+// dropped.
+var errNoSlot = errors.New("it does not exist")
+
 // lag reads the slot's state from the server.
 func (f *pgLogical) lag(ctx context.Context) (slotLag, error) {
 	l, err := readSlot(ctx, f.db, f.cfg.Slot)
@@ -86,7 +90,7 @@ func readSlot(ctx context.Context, db *sql.DB, slot string) (slotLag, error) {
 		COALESCE(wal_status, '')
 		FROM pg_replication_slots WHERE slot_name = $1`, slot).Scan(&l.Active, &l.Bytes, &l.Retained, &l.WALStatus)
 	if errors.Is(err, sql.ErrNoRows) {
-		return l, fmt.Errorf("sqlsource: logical decoding: replication slot %s does not exist", slot)
+		return l, fmt.Errorf("sqlsource: logical decoding: replication slot %s: %w", slot, errNoSlot)
 	}
 	if err != nil {
 		return l, fmt.Errorf("sqlsource: logical decoding: read the slot's lag: %w", err)

@@ -2,6 +2,7 @@ package sqlsource
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -45,7 +46,8 @@ type WatchStats struct {
 	// makes the slot anew and counts every page again).
 	WALStatus string
 	// Failure is why this process's Watcher does not read the slot, if
-	// it does not: another replica holds it, or the last connection error.
+	// it does not: another replica holds it, the last connection error,
+	// or that there is no slot yet (the first Watch makes it).
 	Failure error
 }
 
@@ -88,6 +90,10 @@ func (s *Source) WatchStats(ctx context.Context) (WatchStats, error) {
 		if cfg, err = s.logicalNames(); err == nil {
 			l, err = readSlot(ctx, s.db, cfg.Slot)
 		}
+	}
+	if errors.Is(err, errNoSlot) {
+		st.Failure = fmt.Errorf("%w (the first Watch makes it)", err)
+		return st, nil
 	}
 	if err != nil {
 		return st, err
