@@ -508,3 +508,41 @@ func TestWatchLogicalCatchUp(t *testing.T) {
 		t.Errorf("page 1 at once after Watch: %+v, as before the rename (%+v)", after[0], before[0])
 	}
 }
+
+// TestWatchLogicalTruncate: a TRUNCATE names no row, so the Watcher counts
+// every page again, skipping the gaps of the keys however large (a key a
+// trillion past the others), and tells them all; the pages emptied leave
+// the index, those written after stay.
+func TestWatchLogicalTruncate(t *testing.T) {
+	const far = 1_000_000_000_000
+	lc := newLogicalCatalogue(t, 3000)
+	lc.c.insert(t, products(far)...)
+	src := lc.source(t, lc.d.db, nil)
+	rec := &recorder{}
+	watch(t, src, rec)
+	farPage := src.PageOf(far)
+	ctx := context.Background()
+	pageNumbers := func() []int64 {
+		infos, err := readPages(ctx, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ns []int64
+		for _, p := range infos {
+			ns = append(ns, p.Number)
+		}
+		return ns
+	}
+	poll(t, "the first resync applied", func() bool {
+		return slices.Equal(pageNumbers(), []int64{1, 2, 3, 4, farPage})
+	})
+	lc.d.exec(t, "TRUNCATE "+lc.c.products)
+	lc.c.insert(t, products(2500, far+1)...)
+	poll(t, "the TRUNCATE applied", func() bool {
+		st, err := src.WatchStats(ctx)
+		return err == nil && st.Resyncs == 2 && slices.Equal(pageNumbers(), []int64{3, farPage})
+	})
+	if !rec.told(1) || !rec.told(farPage) {
+		t.Errorf("the pages emptied were not told: %+v", rec.record())
+	}
+}

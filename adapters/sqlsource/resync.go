@@ -2,7 +2,8 @@ package sqlsource
 
 import (
 	"context"
-	"strconv"
+	"database/sql"
+	"math"
 )
 
 // The recount: what Watch does when logical decoding cannot name the rows
@@ -29,17 +30,33 @@ const recountBatch = 20
 // PostgreSQL's, as logical decoding is.
 func (s *Source) recount(ctx context.Context) ([]int64, error) {
 	pages, key, t := summaryName(s.sum.table), s.sum.key, s.sum.table
-	var last int64 // the last page to count: that of the highest key, or of the summary
-	err := s.db.QueryRowContext(ctx, "SELECT GREATEST(COALESCE((SELECT MAX(page) FROM "+pages+"), 0), "+
-		"COALESCE((SELECT "+s.pageIndex("MAX("+key+")")+" + 1 FROM "+t+" WHERE "+key+" >= "+strconv.FormatInt(s.start, 10)+"), 0))").Scan(&last)
-	if err != nil {
-		return nil, err
-	}
 	idx := s.pageIndex(key)
-	for lo := int64(1); lo <= last; lo += recountBatch {
-		hi := min(lo+recountBatch-1, last)
-		kLo, _, _ := s.bounds(lo)
-		_, kHi, _ := s.bounds(hi)
+	// The next page from a page on that has a row or a summary row: keys
+	// may have gaps of any size, which the recount skips.
+	nextQuery := "SELECT LEAST((SELECT " + idx + " + 1 FROM " + t + " WHERE " + key + " >= $1::bigint ORDER BY " + key + " LIMIT 1), " +
+		"(SELECT MIN(page) FROM " + pages + " WHERE page >= $2::bigint))"
+	for lo := int64(1); ; {
+		kLo, _, ok := s.bounds(lo)
+		if !ok {
+			break
+		}
+		var next sql.NullInt64
+		if err := s.db.QueryRowContext(ctx, nextQuery, kLo, lo).Scan(&next); err != nil {
+			return nil, err
+		}
+		if !next.Valid {
+			break
+		}
+		lo = max(lo, next.Int64)
+		hi := lo + recountBatch - 1
+		kLo, _, ok = s.bounds(lo)
+		if !ok {
+			break
+		}
+		_, kHi, ok := s.bounds(hi)
+		if !ok {
+			hi, kHi = lo, math.MaxInt64 // the last page there can be
+		}
 		q := "WITH counted AS (SELECT " + idx + " + 1 AS page, COUNT(*) AS n FROM " + t +
 			" WHERE " + key + " >= $1::bigint AND " + key + " <= $2::bigint AND (" + s.sum.filter + ") GROUP BY 1) " +
 			"INSERT INTO " + pages + " (page, listed, changes, changed_at) " +
@@ -50,6 +67,10 @@ func (s *Source) recount(ctx context.Context) ([]int64, error) {
 		if _, err := s.db.ExecContext(ctx, q, kLo, kHi, lo, hi); err != nil {
 			return nil, err
 		}
+		if hi == math.MaxInt64 || kHi == math.MaxInt64 {
+			break
+		}
+		lo = hi + 1
 	}
 	if s.sum.rowTimes() {
 		rows := rowsName(t)
