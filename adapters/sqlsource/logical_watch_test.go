@@ -546,3 +546,51 @@ func TestWatchLogicalTruncate(t *testing.T) {
 		t.Errorf("the pages emptied were not told: %+v", rec.record())
 	}
 }
+
+// TestWatchLogicalLongTransaction: PostgreSQL makes a replication slot
+// only once every transaction open when it starts has ended, so a first
+// Watch beside a long transaction (a bulk load) cannot make it within its
+// 10 s: Watch still starts, says so, and makes the slot in the
+// background; the Source's Pages waits meanwhile, and serves once the
+// transaction ended and the slot's first changes are applied.
+func TestWatchLogicalLongTransaction(t *testing.T) {
+	if testing.Short() {
+		t.Skip("takes 12 s")
+	}
+	lc := newLogicalCatalogue(t, 3000)
+	ctx := context.Background()
+	tx, err := lc.d.db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, "UPDATE "+lc.c.images+" SET title = title"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, "SELECT txid_current()"); err != nil { // an xid, as a writer has
+		t.Fatal(err)
+	}
+	logs := &testkit.SyncBuffer{}
+	src := lc.source(t, lc.d.db, logs)
+	rec := &recorder{}
+	watch(t, src, rec)
+	if !strings.Contains(logs.String(), "not made yet") {
+		t.Errorf("Watch beside a long transaction did not say the slot waits:\n%s", logs)
+	}
+	pctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	_, err = readPages(pctx, src)
+	cancel()
+	if err == nil {
+		t.Error("Pages read the summary before the slot was made and its changes applied")
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, "the slot made and its resync applied", func() bool {
+		st, err := src.WatchStats(ctx)
+		return err == nil && st.Resyncs == 1
+	})
+	if infos, err := readPages(ctx, src); err != nil || len(infos) != 4 {
+		t.Errorf("Pages = %d pages, %v; want 4", len(infos), err)
+	}
+}
