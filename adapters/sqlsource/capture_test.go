@@ -82,5 +82,8 @@ func TestCaptureAuto(t *testing.T) {
 		if got := n > 0; got != (want == sqlsource.CaptureChangeTable) {
 			t.Errorf("%d rows in the change table after an insert with %v", n, want)
 		}
+		if st, err = src.WatchStats(context.Background()); err != nil || st.Pending != int64(n) || (n > 0) != (st.Lag > 0) {
+			t.Errorf("WatchStats = %+v, %v; want %d changes pending, and a lag with them", st, err, n)
+		}
 	})
 }
