@@ -314,16 +314,7 @@ func (c *checker) report(t *testing.T) {
 	}
 }
 
-// handlerVar is a handler a test can replace, as a restarted process.
-type handlerVar struct {
-	mu sync.Mutex
-	h  http.Handler
-}
-
-func (v *handlerVar) get() http.Handler  { v.mu.Lock(); defer v.mu.Unlock(); return v.h }
-func (v *handlerVar) set(h http.Handler) { v.mu.Lock(); defer v.mu.Unlock(); v.h = h }
-
-// writer renames a row of each page every few milliseconds until stop is
+// writer renames one row every 5 ms, stepping over the keys, until stop is
 // called, which returns how many renames were committed. A rename that
 // fails (none should: the writer's connection is never cut) fails t.
 func (lc *logicalCatalogue) writer(t *testing.T) (stop func() int) {
