@@ -87,3 +87,45 @@ func TestCaptureAuto(t *testing.T) {
 		}
 	})
 }
+
+// TestCaptureSwitch: InstallSummary brings an installation from the
+// change table to logical decoding and back: the triggers dropped (a
+// write then adds no change-table row) or made again, what the change
+// table held counted into the pages and the table emptied.
+func TestCaptureSwitch(t *testing.T) {
+	sqlsource.LogicalDSN(t)
+	d := openDB(t, "postgres")
+	c := d.createCatalogue(t, products(ids(1, 20)...))
+	cfg := c.config(10)
+	cfg.Summary = true
+	table := newSource(t, d.db, cfg)
+	installSummary(t, table)
+	cfg.Capture = sqlsource.CaptureLogical
+	logical := newSource(t, d.db, cfg)
+	changes := func() (n int) {
+		if err := d.db.QueryRow("SELECT COUNT(*) FROM " + c.products + "_sitemap_changes").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	ctx := context.Background()
+	c.insert(t, products(25)...)
+	if n := changes(); n != 1 {
+		t.Fatalf("%d changes recorded by the change table's triggers, want 1", n)
+	}
+	if err := logical.InstallSummary(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c.insert(t, products(26)...)
+	if n := changes(); n != 0 {
+		t.Errorf("%d changes in the change table after installing for logical decoding and a write, want 0", n)
+	}
+	if infos, err := readPages(ctx, logical); err != nil || len(infos) != 3 || infos[2].Number != 3 {
+		t.Errorf("Pages after the switch = %+v, %v; want pages 1 to 3 (row 25, recorded by the change table, counted)", infos, err)
+	}
+	installSummary(t, table)
+	c.insert(t, products(27)...)
+	if n := changes(); n != 1 {
+		t.Errorf("%d changes recorded after installing for the change table again, want 1", n)
+	}
+}
