@@ -89,6 +89,64 @@
 // row's last significant change, so such an UPDATE moves no lastmod
 // either.
 //
+// # Choosing the change capture
+//
+// [Config].Capture says how Watch learns of the rows written. Both ways
+// deliver every committed change at least once, and forget it only once
+// Watch has applied it, so a crash, a cut connection or a deploy loses
+// none.
+//
+// [CaptureChangeTable], the default, works on every database: triggers
+// add one small row per row written to <table>_sitemap_changes, which
+// Watch reads and prunes. A write pays that INSERT, in its own
+// transaction. Grants: to install, CREATE on the schema and the right to
+// make triggers on the table (PostgreSQL: its owner; MySQL/MariaDB:
+// TRIGGER, and SUPER or log_bin_trust_function_creators with binary
+// logging); to serve and watch, SELECT on the table, and SELECT, INSERT,
+// UPDATE and DELETE on the tables the summary made.
+//
+// [CaptureLogical] is PostgreSQL's logical decoding: Watch reads the
+// table's changes from a replication slot through the pgoutput plugin
+// (as Debezium does), and a write pays nothing for it, no trigger and no
+// row. It needs wal_level = logical on the server (ALTER SYSTEM SET
+// wal_level = logical, then a restart), the pgx driver
+// (github.com/jackc/pgx/v5/stdlib), and a role with the REPLICATION
+// attribute (on Amazon RDS and Aurora, the rds_replication role). The
+// first Watch makes a publication of the table and a slot, named by
+// [Config].Slot and [Config].Publication (by default "sqlsource_" and the
+// table's name), which needs CREATE on the database and ownership of the
+// table (with Significant columns, it also makes the table's REPLICA
+// IDENTITY FULL, so that an UPDATE carries the old row to compare). An
+// administrator can make both beforehand; then the role needs only
+// REPLICATION and SELECT. The replicas of a fleet share the slot: one
+// reads it at a time, and the others try every half second, so one takes
+// over soon after the reader stops. A new slot, a TRUNCATE, or a transaction of more than 100,000
+// rows cannot say which rows changed: Watch then counts every page again,
+// in one pass over the key index, twenty pages a statement, before it
+// goes on. A new process's Pages waits until its Watcher has applied the
+// changes committed before it started, so its first clocks know of them.
+// RemoveSummary drops the slot and the publication.
+//
+// What a slot costs while no one reads it: the server keeps every WAL
+// segment from the position the slot last confirmed, for every table of
+// the server, until a reader confirms past it. With every replica
+// stopped for a day, that is a day of the whole server's WAL on its disk.
+// Set max_slot_wal_keep_size to bound it: past that size the server
+// removes the WAL anyway and the slot is lost, and the next Watch makes
+// it anew and counts every page again. [Source.WatchStats] reports the
+// lag (LagBytes, RetainedBytes, the age of the oldest change not applied
+// and the slot's WALStatus), and adapters/promsitemap's NewChangeLag
+// exports it; drop a slot no longer wanted with RemoveSummary, or
+//
+//	SELECT pg_drop_replication_slot('sqlsource_products');
+//	DROP PUBLICATION sqlsource_products;
+//
+// [CaptureAuto] takes logical decoding where the server and the role
+// allow it, and the change table elsewhere, and logs its choice (and
+// WatchStats reports it). Run InstallSummary at every start: it brings
+// the installation to the capture chosen (the triggers made or dropped;
+// a change of capture counts every page again).
+//
 // # Recent URLs
 //
 // With [Config].LastMod set, [Source.Recent] lists the most recently

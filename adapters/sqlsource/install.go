@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Installation is a migration: InstallSummary brings the database to the
@@ -45,6 +46,9 @@ const installVersion = "sqlsource-changes-2"
 // to create tables and triggers on the table; docs/sqlsource.md (in the
 // sitemap module) gives each database's grants.
 //
+// With logical decoding (Config.Capture), it makes no trigger and drops
+// those of the change table, if any: Watch reads the replication slot.
+//
 // On SQLite and PostgreSQL it runs in one transaction. On MariaDB and
 // MySQL, whose DDL commits as it goes, the tables and triggers come first
 // and the fills after, so no write is missed; a failure leaves what was
@@ -55,6 +59,9 @@ func (s *Source) InstallSummary(ctx context.Context) error {
 		return err
 	}
 	if err := s.checkKey(ctx); err != nil {
+		return err
+	}
+	if _, err := s.captureOf(ctx); err != nil {
 		return err
 	}
 	if s.dialect == MySQL {
@@ -108,6 +115,10 @@ func (s *Source) install(ctx context.Context, db execer) error {
 		return err
 	}
 	want := s.changeTriggers()
+	logical := s.logical()
+	if logical {
+		want = nil // the writes pay nothing: Watch reads the replication slot
+	}
 	old, missing := false, false
 	for _, n := range names {
 		old = old || strings.HasPrefix(n, strings.ToLower(pages)+"_")
@@ -127,6 +138,9 @@ func (s *Source) install(ctx context.Context, db execer) error {
 		if replace {
 			drops = s.dropTriggers(true)[3:] // the earlier version's only
 		}
+		if logical {
+			drops = append(drops, "DROP FUNCTION IF EXISTS "+changesName(s.sum.table)+"()")
+		}
 		for _, q := range drops {
 			if _, err := db.ExecContext(ctx, q); err != nil {
 				return err
@@ -143,6 +157,12 @@ func (s *Source) install(ctx context.Context, db execer) error {
 		}
 	}
 	var fill []string
+	if logical && (!haveTrig.Valid || haveTrig.Int64 != trig) {
+		// From the change table to logical decoding: what it still holds
+		// is counted again below (the layout differs), and nothing reads
+		// it any more.
+		fill = append(fill, "DELETE FROM "+changesName(s.sum.table))
+	}
 	switch {
 	case haveLayout.Valid && haveLayout.Int64 == layout:
 	case !haveLayout.Valid && old:
@@ -200,6 +220,12 @@ func (s *Source) fingerprints() (layout, trig int64) {
 	}
 	layout = h(installVersion, strconv.FormatInt(s.size, 10), strconv.FormatInt(s.start, 10), s.sum.filter)
 	parts := []string{installVersion, s.sum.lastMod, strconv.FormatBool(s.sum.rowTimes())}
+	if s.logical() {
+		// Installed for logical decoding: no trigger; a change of capture
+		// counts every page again (what one missed, the other did not see).
+		layout = h(installVersion, strconv.FormatInt(s.size, 10), strconv.FormatInt(s.start, 10), s.sum.filter, "logical")
+		return layout, h(append(parts, "logical")...)
+	}
 	for _, tr := range s.changeTriggers() {
 		parts = append(parts, tr.ddl)
 	}
@@ -277,6 +303,23 @@ func (s *Source) RemoveSummary(ctx context.Context) error {
 	}
 	for _, q := range stmts {
 		if _, err := s.db.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("sqlsource: remove summary: %w", err)
+		}
+	}
+	if s.capture.want != CaptureChangeTable && s.dialect == Postgres {
+		// The slot and the publication, if logical decoding made them: a
+		// slot left behind would keep the server's WAL for ever.
+		cfg, err := s.logicalNames()
+		if err != nil {
+			return err
+		}
+		// A Watcher just closed may leave the server's end of its
+		// connection reading the slot a moment longer.
+		err = dropLogical(ctx, s.db, cfg)
+		for wait := 0; pgCode(err) == "55006" && wait < 30 && sleep(ctx, 100*time.Millisecond); wait++ {
+			err = dropLogical(ctx, s.db, cfg)
+		}
+		if err != nil {
 			return fmt.Errorf("sqlsource: remove summary: %w", err)
 		}
 	}

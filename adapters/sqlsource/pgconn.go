@@ -15,8 +15,6 @@ import (
 
 // isPgx reports whether db's driver is pgx's database/sql driver, whose
 // connection configuration a connection of our own can reuse.
-//
-//lint:ignore U1000 for the logical decoding feed, wired in beside the change table
 func isPgx(db *sql.DB) bool {
 	t := reflect.TypeOf(db.Driver())
 	for t != nil && t.Kind() == reflect.Pointer {
@@ -26,8 +24,6 @@ func isPgx(db *sql.DB) bool {
 }
 
 // pgxConfig returns the configuration of db's pgx connections.
-//
-//lint:ignore U1000 for the logical decoding feed, wired in beside the change table
 func pgxConfig(ctx context.Context, db *sql.DB) (*pgx.ConnConfig, error) {
 	c, err := db.Conn(ctx)
 	if err != nil {

@@ -41,6 +41,11 @@ const (
 	retryMost = 500 * time.Millisecond
 )
 
+// slotWait bounds a setup in the background, which may make the slot:
+// PostgreSQL makes one only once the transactions open when it starts
+// have ended.
+const slotWait = time.Minute
+
 // statusIdle is how often the feed tells the server its position when
 // the position does not move; it then also asks for a reply if the server
 // has said nothing for as long. A connection on which the server says
@@ -78,6 +83,7 @@ type pgLogical struct {
 	acked     feedPos   // the highest position given to ack
 	unacked   []pending // what next returned and ack has not yet covered, in order
 	told      *told     // a resync returned by next and not yet acknowledged
+	seen      feedPos   // how far the server has decoded, all of it queued (stream.flush)
 	holding   bool      // this feed streams from the slot now
 	failure   error     // why it does not, if it tried and failed
 }
@@ -112,13 +118,18 @@ func newPGLogical(ctx context.Context, db *sql.DB, cfg logicalConfig) (*pgLogica
 	pctx, cancel := context.WithTimeout(ctx, callTimeout)
 	s, err := prepare(pctx, db, cfg)
 	cancel()
-	if err != nil {
+	waiting := errors.Is(err, errSlotWait) // the rest is checked: the slot is made in the background
+	if err != nil && !waiting {
 		return nil, err
 	}
 	ctx, cancel = context.WithCancel(context.WithoutCancel(ctx))
 	f := &pgLogical{db: db, cfg: cfg, cancel: cancel, done: make(chan struct{}),
 		ready: make(chan struct{}, 1), room: make(chan struct{}, 1)}
-	go f.run(ctx, s)
+	if waiting {
+		f.failure = err
+		cfg.Logger.Warn("sqlsource: logical decoding: the replication slot is not made yet; trying again", "slot", cfg.Slot, "err", err)
+	}
+	go f.run(ctx, s, waiting)
 	return f, nil
 }
 
@@ -203,6 +214,23 @@ func (f *pgLogical) ack(ctx context.Context, pos feedPos) error {
 	return nil
 }
 
+// caughtUp reports whether every change committed up to target is
+// delivered and acknowledged: the stream has heard the server decode past
+// target, and nothing is queued or waits for an ack.
+func (f *pgLogical) caughtUp(target feedPos) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.holding && f.seen >= target && len(f.queue) == 0 && !f.resync && f.told == nil && f.acked >= f.delivered
+}
+
+// busy reports whether another consumer holds the slot, so that this
+// feed waits for its turn.
+func (f *pgLogical) busy() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return errors.Is(f.failure, errSlotBusy)
+}
+
 // close stops reading, after telling the server the last acknowledged
 // position, and releases the slot for another replica. What was delivered
 // and not acknowledged will be delivered again from the slot.
@@ -214,17 +242,18 @@ func (f *pgLogical) close() error {
 
 // run reads the slot, connecting again with backoff whenever the
 // connection fails or another consumer holds the slot, until ctx is done.
-func (f *pgLogical) run(ctx context.Context, s slotSetup) {
+func (f *pgLogical) run(ctx context.Context, s slotSetup, unprepared bool) {
 	defer close(f.done)
 	backoff := minBackoff
-	first, busy := true, false
+	first, busy := !unprepared, false
 	owed := s.created // a resync, until a session streams
 	for {
 		// Setup again after a failure, since the table, the publication or
 		// the slot may be what failed; not while another replica holds the
 		// slot, which tries only to read it.
 		if !first && !busy {
-			pctx, cancel := context.WithTimeout(ctx, callTimeout)
+			// A minute: making the slot waits for the transactions open.
+			pctx, cancel := context.WithTimeout(ctx, slotWait)
 			var err error
 			s, err = prepare(pctx, f.db, f.cfg)
 			cancel()

@@ -50,19 +50,15 @@ type slotLag struct {
 	Failure error
 }
 
+// errNoSlot says the slot is not there: no Watch made it yet, or it was
+// dropped.
+var errNoSlot = errors.New("it does not exist")
+
 // lag reads the slot's state from the server.
 func (f *pgLogical) lag(ctx context.Context) (slotLag, error) {
-	var l slotLag
-	err := f.db.QueryRowContext(ctx, `SELECT active,
-		COALESCE((pg_current_wal_lsn() - confirmed_flush_lsn)::bigint, 0),
-		COALESCE((pg_current_wal_lsn() - restart_lsn)::bigint, 0),
-		COALESCE(wal_status, '')
-		FROM pg_replication_slots WHERE slot_name = $1`, f.cfg.Slot).Scan(&l.Active, &l.Bytes, &l.Retained, &l.WALStatus)
-	if errors.Is(err, sql.ErrNoRows) {
-		return l, fmt.Errorf("sqlsource: logical decoding: replication slot %s does not exist", f.cfg.Slot)
-	}
+	l, err := readSlot(ctx, f.db, f.cfg.Slot)
 	if err != nil {
-		return l, fmt.Errorf("sqlsource: logical decoding: read the slot's lag: %w", err)
+		return l, err
 	}
 	now := time.Now()
 	f.mu.Lock()
@@ -80,6 +76,24 @@ func (f *pgLogical) lag(ctx context.Context) (slotLag, error) {
 	}
 	if !oldest.IsZero() {
 		l.Time = max(now.Sub(oldest), 0)
+	}
+	return l, nil
+}
+
+// readSlot reads the server's side of a slot's lag: whether a consumer
+// reads it, its bytes behind, retained and its WAL status.
+func readSlot(ctx context.Context, db *sql.DB, slot string) (slotLag, error) {
+	var l slotLag
+	err := db.QueryRowContext(ctx, `SELECT active,
+		COALESCE((pg_current_wal_lsn() - confirmed_flush_lsn)::bigint, 0),
+		COALESCE((pg_current_wal_lsn() - restart_lsn)::bigint, 0),
+		COALESCE(wal_status, '')
+		FROM pg_replication_slots WHERE slot_name = $1`, slot).Scan(&l.Active, &l.Bytes, &l.Retained, &l.WALStatus)
+	if errors.Is(err, sql.ErrNoRows) {
+		return l, fmt.Errorf("sqlsource: logical decoding: replication slot %s: %w", slot, errNoSlot)
+	}
+	if err != nil {
+		return l, fmt.Errorf("sqlsource: logical decoding: read the slot's lag: %w", err)
 	}
 	return l, nil
 }

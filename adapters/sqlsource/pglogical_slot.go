@@ -56,6 +56,12 @@ var slotName = regexp.MustCompile(`^[a-z0-9_]{1,63}$`)
 // logical. Use the change table instead.
 var errNoLogical = errors.New("sqlsource: logical decoding needs wal_level = logical")
 
+// errSlotWait says making the slot timed out: PostgreSQL makes it once
+// every transaction open when it starts has ended, which a long one (a
+// bulk load, a report) can make take minutes. The feed goes on trying in
+// the background.
+var errSlotWait = errors.New("it waits for the transactions open when it starts to end")
+
 // errSlotBusy says another consumer, usually another replica, reads the
 // slot: PostgreSQL lets one consumer at a time read a slot.
 var errSlotBusy = errors.New("sqlsource: another replica holds the replication slot; retrying")
@@ -265,7 +271,7 @@ func ensureSlot(ctx context.Context, db *sql.DB, c logicalConfig) (bool, feedPos
 		case pgCode(err) == "42501":
 			return false, 0, fmt.Errorf("sqlsource: logical decoding: create replication slot %s: the role needs REPLICATION (on RDS, rds_replication): %w", c.Slot, err)
 		case err != nil && ctx.Err() != nil:
-			return false, 0, fmt.Errorf("sqlsource: logical decoding: create replication slot %s: it waits for the transactions open when it starts to end, and one did not: %w", c.Slot, err)
+			return false, 0, fmt.Errorf("sqlsource: logical decoding: create replication slot %s: %w, and one did not: %w", c.Slot, errSlotWait, err)
 		case err != nil:
 			return false, 0, fmt.Errorf("sqlsource: logical decoding: create replication slot %s: %w", c.Slot, err)
 		}

@@ -170,12 +170,14 @@ func (st *stream) copyData(data []byte) error {
 // flush moves the pending transactions to the feed's queue while it has
 // room. It reports whether all of them went.
 func (st *stream) flush() bool {
-	if len(st.pending) == 0 {
-		return true
-	}
 	f := st.f
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	defer func() {
+		if len(st.pending) == 0 && !st.dec.inTxn {
+			f.seen = max(f.seen, st.walEnd)
+		}
+	}()
 	for len(st.pending) > 0 {
 		txn := st.pending[0]
 		if len(f.queue) > 0 && len(f.queue)+len(txn.changes) > queueMax {

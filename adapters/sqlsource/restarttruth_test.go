@@ -2,6 +2,7 @@ package sqlsource_test
 
 import (
 	"bytes"
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -35,71 +36,113 @@ import (
 func TestRestartTruth(t *testing.T) {
 	for name, significant := range map[string][]string{"every write": nil, "significant": {"slug", "published", "noindex"}} {
 		t.Run(name, func(t *testing.T) {
-			forEachDB(t, func(t *testing.T, d *testDB) {
-				f := newFreshSiteWith(t, d, nil, func(cfg *sqlsource.Config) {
-					cfg.Summary, cfg.Significant, cfg.WatchInterval = true, significant, 50*time.Millisecond
-				}, func(cfg *sitemap.Config) { cfg.Now, cfg.ClockFile = nil, "" })
-				var cfg sitemap.Config // real time, no Store, no clock file
-				f.serve(t, cfg)
-				before := f.fetchAll(t)
-
-				f.exec(t, "DELETE FROM products WHERE id = 9")
-				f.exec(t, "UPDATE products SET published = ? WHERE id = 19", false)
-				f.c.insert(t, products(36)...)
-				nextSecond() // a process started in a later second (clock.go, rule 3: the index's floor)
-				f.serve(t, cfg)
-				after := f.fetchAll(t)
-				for path, b := range before {
-					a := after[path]
-					if a.lastMod.Before(b.lastMod) {
-						t.Errorf("restart 1: %s: Last-Modified %v, earlier than %v before", path, a.lastMod, b.lastMod)
-					}
-					r := f.ifModifiedSince(t, path, b)
-					switch {
-					case path == pagePath(3):
-						if r.status != http.StatusNotModified || !a.lastMod.Equal(b.lastMod) {
-							t.Errorf("restart 1: %s, unchanged: If-Modified-Since %v = %d, Last-Modified %v; want 304 and the same",
-								path, b.lastMod, r.status, a.lastMod)
-						}
-					case r.status != http.StatusOK:
-						t.Errorf("restart 1: %s, changed while no process ran: If-Modified-Since its old date %v = %d, want 200",
-							path, b.lastMod, r.status)
-					}
-				}
-
-				// A change served in a later second than its commit, by a
-				// process whose index, read again after its TTL, shows it.
-				f.serveTTL(t, cfg, time.Second)
-				served1 := f.fetchPages(t)
-				f.exec(t, "UPDATE products SET slug = 'renamed-25' WHERE id = 25")
-				nextSecond()
-				poll(t, "page 3's new bytes", func() bool {
-					f.get(t, indexPath)
-					return !bytes.Equal(f.get(t, pagePath(3)).body, served1[pagePath(3)].body)
-				})
-				// The pages: the index, which keeps no time of its own in
-				// the database, starts at the process's floor (2 s after
-				// its start) and may be served without Last-Modified after
-				// a change in its first seconds (clock.go, rules 1 and 3).
-				served := f.fetchPages(t)
-				f.serveTTL(t, cfg, time.Second) // at once
-				again := f.fetchPages(t)
-				for path, s := range served {
-					a := again[path]
-					if a.lastMod.Before(s.lastMod) {
-						t.Errorf("restart 2: %s: Last-Modified %v, earlier than %v before", path, a.lastMod, s.lastMod)
-					}
-					if !bytes.Equal(a.body, s.body) {
-						t.Errorf("restart 2: %s: other bytes after a restart with no change", path)
-						continue
-					}
-					if r := f.ifModifiedSince(t, path, s); r.status != http.StatusNotModified || !a.lastMod.Equal(s.lastMod) {
-						t.Errorf("restart 2: %s, the same bytes: If-Modified-Since %v = %d, Last-Modified %v; want 304 and the same",
-							path, s.lastMod, r.status, a.lastMod)
-					}
-				}
-			})
+			forEachDB(t, func(t *testing.T, d *testDB) { restartTruth(t, d, significant, false) })
 		})
+	}
+}
+
+// TestRestartTruthLogical is TestRestartTruth on PostgreSQL's logical
+// decoding, where nothing but the replication slot records a write
+// while no process serves: each process runs a Watcher, whose first
+// changes (those committed while none ran) are applied before its
+// Sitemap's first index is read.
+func TestRestartTruthLogical(t *testing.T) {
+	for name, significant := range map[string][]string{"every write": nil, "significant": {"slug", "published", "noindex"}} {
+		t.Run(name, func(t *testing.T) {
+			sqlsource.LogicalDSN(t)
+			restartTruth(t, openDB(t, "postgres"), significant, true)
+		})
+	}
+}
+
+// restartTruth is TestRestartTruth on d; with logical, on logical
+// decoding, a Watcher running beside each process's Sitemap.
+func restartTruth(t *testing.T, d *testDB, significant []string, logical bool) {
+	f := newFreshSiteWith(t, d, nil, func(cfg *sqlsource.Config) {
+		cfg.Summary, cfg.Significant, cfg.WatchInterval = true, significant, 50*time.Millisecond
+		if logical {
+			cfg.Capture = sqlsource.CaptureLogical
+		}
+	}, func(cfg *sitemap.Config) { cfg.Now, cfg.ClockFile = nil, "" })
+	var w *sqlsource.Watcher
+	stop := func() { // the process stops
+		if w != nil {
+			if err := w.Close(); err != nil {
+				t.Errorf("Watcher.Close: %v", err)
+			}
+			w = nil
+		}
+	}
+	t.Cleanup(stop)
+	serve := func(cfg sitemap.Config, ttl time.Duration) { // a process starts
+		stop()
+		f.serveTTL(t, cfg, ttl)
+		if logical {
+			var err error
+			if w, err = f.src.Watch(context.Background(), f.sm, "products"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var cfg sitemap.Config // real time, no Store, no clock file
+	serve(cfg, freshTTL)
+	before := f.fetchAll(t)
+
+	stop()
+	f.exec(t, "DELETE FROM products WHERE id = 9")
+	f.exec(t, "UPDATE products SET published = ? WHERE id = 19", false)
+	f.c.insert(t, products(36)...)
+	nextSecond() // a process started in a later second (clock.go, rule 3: the index's floor)
+	serve(cfg, freshTTL)
+	after := f.fetchAll(t)
+	for path, b := range before {
+		a := after[path]
+		if a.lastMod.Before(b.lastMod) {
+			t.Errorf("restart 1: %s: Last-Modified %v, earlier than %v before", path, a.lastMod, b.lastMod)
+		}
+		r := f.ifModifiedSince(t, path, b)
+		switch {
+		case path == pagePath(3):
+			if r.status != http.StatusNotModified || !a.lastMod.Equal(b.lastMod) {
+				t.Errorf("restart 1: %s, unchanged: If-Modified-Since %v = %d, Last-Modified %v; want 304 and the same",
+					path, b.lastMod, r.status, a.lastMod)
+			}
+		case r.status != http.StatusOK:
+			t.Errorf("restart 1: %s, changed while no process ran: If-Modified-Since its old date %v = %d, want 200",
+				path, b.lastMod, r.status)
+		}
+	}
+
+	// A change served in a later second than its commit, by a
+	// process whose index, read again after its TTL, shows it.
+	serve(cfg, time.Second)
+	served1 := f.fetchPages(t)
+	f.exec(t, "UPDATE products SET slug = 'renamed-25' WHERE id = 25")
+	nextSecond()
+	poll(t, "page 3's new bytes", func() bool {
+		f.get(t, indexPath)
+		return !bytes.Equal(f.get(t, pagePath(3)).body, served1[pagePath(3)].body)
+	})
+	// The pages: the index, which keeps no time of its own in
+	// the database, starts at the process's floor (2 s after
+	// its start) and may be served without Last-Modified after
+	// a change in its first seconds (clock.go, rules 1 and 3).
+	served := f.fetchPages(t)
+	serve(cfg, time.Second) // at once
+	again := f.fetchPages(t)
+	for path, s := range served {
+		a := again[path]
+		if a.lastMod.Before(s.lastMod) {
+			t.Errorf("restart 2: %s: Last-Modified %v, earlier than %v before", path, a.lastMod, s.lastMod)
+		}
+		if !bytes.Equal(a.body, s.body) {
+			t.Errorf("restart 2: %s: other bytes after a restart with no change", path)
+			continue
+		}
+		if r := f.ifModifiedSince(t, path, s); r.status != http.StatusNotModified || !a.lastMod.Equal(s.lastMod) {
+			t.Errorf("restart 2: %s, the same bytes: If-Modified-Since %v = %d, Last-Modified %v; want 304 and the same",
+				path, s.lastMod, r.status, a.lastMod)
+		}
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/freshmap/sitemap"
@@ -129,6 +130,24 @@ type Config struct {
 	// still orders and dates by the LastMod column.
 	Significant []string
 
+	// Capture is how Watch learns of the rows written: CaptureChangeTable
+	// (the default: triggers add a row to a change table per row written,
+	// on every database), CaptureLogical (PostgreSQL's logical decoding: a
+	// replication slot, and the writes pay nothing) or CaptureAuto
+	// (logical decoding where the server and the role allow it, else the
+	// change table; the choice is logged and in WatchStats). See the
+	// package doc, "Choosing the change capture", for the grants each
+	// needs. A replication slot keeps the server's WAL from the position
+	// it confirmed, however long no replica reads it: set the server's
+	// max_slot_wal_keep_size to bound it, and watch WatchStats' LagBytes.
+	Capture Capture
+	// Slot and Publication are, with logical decoding, the names of the
+	// replication slot and the publication (1 to 63 of a-z, 0-9 and _),
+	// the same on every replica of a fleet, which share the slot: one
+	// reads it at a time. Empty means "sqlsource_" and the table's name,
+	// such as sqlsource_products, for both.
+	Slot, Publication string
+
 	// WatchInterval is, for Source.Watch, how often it reads the change
 	// table and the shortest time between two of its Invalidate calls
 	// (the changes in between are told together). Zero means one second;
@@ -161,8 +180,10 @@ type Source struct {
 	annotate   func(r *Row, u *sitemap.URL) error
 	loaders    []Loader
 	base       baseURL
-	sum        summary       // the page summary (summary.go)
-	watchEvery time.Duration // Config.WatchInterval (watch.go)
+	sum        summary                 // the page summary (summary.go)
+	capture    *capture                // the change capture (capture.go)
+	watching   atomic.Pointer[Watcher] // the Watcher running, if any (watch.go)
+	watchEvery time.Duration           // Config.WatchInterval (watch.go)
 	log        *slog.Logger
 
 	pageQuery     string // the rows of one key range, in key order
@@ -321,6 +342,9 @@ func New(db *sql.DB, cfg Config) (*Source, error) {
 	}
 	if s.sum.on {
 		s.sum.pendingQuery = s.pendingSQL()
+	}
+	if s.capture, err = newCapture(cfg, s.dialect, s.sum); err != nil {
+		return nil, err
 	}
 	return s, nil
 }

@@ -40,6 +40,10 @@ type summaryRow struct {
 func (s *Source) summaryPages(ctx context.Context) iter.Seq2[sitemap.PageInfo, error] {
 	return func(yield func(sitemap.PageInfo, error) bool) {
 		fail := func(err error) { yield(sitemap.PageInfo{}, fmt.Errorf("sqlsource: pages: summary: %w", err)) }
+		if err := s.waitCaughtUp(ctx); err != nil {
+			fail(err)
+			return
+		}
 		rows, err := s.summaryRows(ctx)
 		if err != nil {
 			fail(err)

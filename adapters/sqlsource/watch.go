@@ -10,7 +10,10 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/jackc/pglogrepl"
 )
 
 // Watch: the consumer of the change feed. It reads the committed changes
@@ -51,8 +54,20 @@ type Watcher struct {
 	errMu sync.Mutex
 	err   error // what stopped the watcher: a failed Invalidate
 
+	// With logical decoding: the feed, and the gate that Pages waits on
+	// until the watcher has applied every change committed before it
+	// started (caught is closed then, or when the slot is another
+	// replica's), so that a new process never reads a summary that does
+	// not know of a change its rows already show.
+	logical *pgLogical
+	target  feedPos       // the server's WAL flush position when Watch started
+	caught  chan struct{} // closed once caught up; nil with the change table
+
+	counters watchCounters
+
 	// Owned by the watcher's goroutine.
 	pending map[int64]bool // pages changed and not yet told
+	open    bool           // caught is closed
 	last    time.Time      // when Invalidate was last called
 	failing bool           // the last read or apply failed (logged once)
 }
@@ -85,6 +100,12 @@ type Watcher struct {
 // change times twice; nothing is lost). Without any, the change table
 // grows and Pages counts every page it names from its rows.
 //
+// With Config.Capture CaptureLogical (or CaptureAuto choosing it), Watch
+// reads the changes from the table's replication slot instead, and
+// acknowledges them to the server once applied; see the package doc,
+// "Choosing the change capture". Until it has applied the changes
+// committed before it started, the Source's Pages waits for it.
+//
 // When a read or an apply fails, Watch tries again after 100 ms, doubling
 // up to 10 s, and logs once (Config.Logger). A failed Invalidate (an
 // unknown section) stops the watcher; Close returns that error.
@@ -97,20 +118,59 @@ func (s *Source) Watch(ctx context.Context, inv Invalidator, section string) (*W
 	case strings.TrimSpace(section) == "":
 		return nil, errors.New("sqlsource: Watch needs the section's name")
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	w := &Watcher{src: s, feed: s.newChangeTable(), inv: inv, section: section, every: s.watchEvery, log: s.log,
-		cancel: cancel, done: make(chan struct{}), pending: map[int64]bool{}}
+	capture, err := s.captureOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	w := &Watcher{src: s, inv: inv, section: section, every: s.watchEvery, log: s.log,
+		done: make(chan struct{}), pending: map[int64]bool{}}
+	if capture == CaptureLogical {
+		if err := w.startLogical(ctx); err != nil {
+			return nil, err
+		}
+	} else {
+		w.feed = s.newChangeTable()
+	}
+	ctx, w.cancel = context.WithCancel(ctx)
+	s.watching.Store(w)
 	go w.run(ctx)
 	return w, nil
+}
+
+// startLogical opens the logical decoding feed, and the gate Pages waits
+// on until the changes committed before now are applied.
+func (w *Watcher) startLogical(ctx context.Context) error {
+	s := w.src
+	cctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	var at string
+	if err := s.db.QueryRowContext(cctx, "SELECT pg_current_wal_flush_lsn()::text").Scan(&at); err != nil {
+		return fmt.Errorf("sqlsource: watch: %w", err)
+	}
+	target, err := pglogrepl.ParseLSN(at)
+	if err != nil {
+		return fmt.Errorf("sqlsource: watch: %w", err)
+	}
+	f, err := s.newLogicalFeed(ctx, s.capture.slot, s.capture.publication)
+	if err != nil {
+		return err
+	}
+	w.feed, w.logical, w.target, w.caught = f, f, feedPos(target), make(chan struct{})
+	return nil
 }
 
 // run is the watcher's loop: read, apply, tell, forget.
 func (w *Watcher) run(ctx context.Context) {
 	defer close(w.done)
 	defer w.feed.close()
+	defer w.openGate()
+	defer w.src.watching.CompareAndSwap(w, nil)
 	backoff := minBackoff
 	for {
 		err := w.step(ctx)
+		if err == nil && w.logical != nil && !w.open && (w.logical.caughtUp(w.target) || w.logical.busy()) {
+			w.openGate()
+		}
 		if ctx.Err() != nil || w.stopped() {
 			return
 		}
@@ -131,14 +191,26 @@ func (w *Watcher) run(ctx context.Context) {
 // acknowledges the changes.
 func (w *Watcher) step(ctx context.Context) error {
 	changes, pos, err := w.feed.next(ctx)
-	if err != nil {
+	resync := errors.Is(err, errResync)
+	if err != nil && !resync {
 		return err
 	}
-	if len(changes) > 0 {
+	if len(changes) > 0 || resync {
 		pages, err := w.src.apply(ctx, changes)
 		if err != nil {
 			return fmt.Errorf("apply %d changes: %w", len(changes), err)
 		}
+		if resync {
+			// Every row may have changed: every page is counted again,
+			// its time moved, and told.
+			if pages, err = w.src.recount(ctx); err != nil {
+				return fmt.Errorf("count every page again (%w): %w", errResync, err)
+			}
+			w.counters.resyncs.Add(1)
+			w.log.Warn("sqlsource: watch: every row may have changed (a new replication slot, a TRUNCATE, or a transaction too large to name its rows): every page counted again",
+				"table", w.src.sum.table, "pages", len(pages))
+		}
+		w.counters.applied.Add(int64(len(changes)))
 		for _, n := range pages {
 			w.pending[n] = true
 		}
@@ -190,6 +262,36 @@ func (w *Watcher) flush() bool {
 		return false
 	}
 	return true
+}
+
+// openGate lets Pages read the summary: the watcher caught up, gave up its
+// turn to another replica, or stopped.
+func (w *Watcher) openGate() {
+	if w.caught != nil && !w.open {
+		w.open = true
+		close(w.caught)
+	}
+}
+
+// waitCaughtUp waits until the Source's logical decoding watcher, if one
+// runs in this process, has applied the changes committed before it
+// started, or ctx's end.
+func (s *Source) waitCaughtUp(ctx context.Context) error {
+	w := s.watching.Load()
+	if w == nil || w.caught == nil {
+		return nil
+	}
+	select {
+	case <-w.caught:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("the changes committed before Watch started are not all applied yet: %w", ctx.Err())
+	}
+}
+
+// watchCounters count what a watcher did.
+type watchCounters struct {
+	applied, resyncs atomic.Int64
 }
 
 // stopped reports whether a failed Invalidate stopped the watcher.
