@@ -18,7 +18,8 @@ import (
 // export, applying and acknowledging; no trigger), and commit → new bytes
 // served for both consumers. Run it once: -benchtime 1x. Its table is
 // SITEMAP_BENCH_ROWS rows (default 200,000; the figure is
-// 2,000,000), SITEMAP_BENCH_ROUNDS rounds (default 3) of
+// 2,000,000), SITEMAP_BENCH_ROUNDS rounds (default 3; 0 for commit →
+// bytes alone) of
 // SITEMAP_BENCH_DUR a case (default 1s), and SITEMAP_BENCH_PROBES
 // commit → bytes probes (default 100; 0 for none).
 func BenchmarkWriteCost(b *testing.B) {
