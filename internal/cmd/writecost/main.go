@@ -7,7 +7,9 @@
 // rounds: off (no trigger), triggers (the change table's triggers alone:
 // what the writer pays) and on (the triggers and Watch consuming). It
 // prints each case's throughput and p99 latency, their ratios to off and
-// the spread of the ratios over the rounds. With -lag N it then measures,
+// the spread of the ratios over the rounds; with -control (the default),
+// off runs again as a fourth mode, whose ratio to off is what the
+// machine's noise alone gives. With -lag N it then measures,
 // on the same table with the writers renaming at full speed, how long a
 // commit takes to reach the bytes a Sitemap serves, N probes. PostgreSQL's
 // logical decoding is measured by sqlsource's BenchmarkWriteCost.
@@ -43,6 +45,7 @@ func main() {
 	rounds := flag.Int("rounds", 5, "rounds of every mode, interleaved")
 	lag := flag.Int("lag", 0, "then measure commit → new bytes served, this many probes")
 	keep := flag.Bool("keep", false, "keep the table")
+	control := flag.Bool("control", true, "also run off a second time, as a mode of its own: its ratio to off is the noise")
 	flag.Parse()
 	driver := map[string]string{"sqlite": "sqlite", "postgres": "pgx", "mysql": "mysql"}[*dbName]
 	if driver == "" || *dsn == "" {
@@ -64,7 +67,11 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	err = b.Run(ctx, []writecost.Mode{b.Off(), b.Triggers(), b.On()})
+	modes := []writecost.Mode{b.Off(), b.Triggers(), b.On()}
+	if *control {
+		modes = append(modes, writecost.Mode{Name: "off again", Start: b.Off().Start})
+	}
+	err = b.Run(ctx, modes)
 	if err == nil && *lag > 0 {
 		err = b.Lag(ctx, "change table", b.WatchConsumer, *lag)
 	}
