@@ -55,7 +55,7 @@ func BenchmarkWriteCost(b *testing.B) {
 	ctx := context.Background()
 	for range b.N {
 		wb, err := writecost.Open(ctx, writecost.Config{DB: db, Dialect: sqlsource.Postgres, Rows: int64(env(envBenchRows, 200_000)),
-			Writers: 8, Dur: dur, Rounds: env("SITEMAP_BENCH_ROUNDS", 3), Out: os.Stdout})
+			Writers: 8, Dur: dur, Rounds: env("SITEMAP_BENCH_ROUNDS", 3), Out: os.Stdout, Settle: 500 * time.Millisecond})
 		if err != nil {
 			b.Fatal(err)
 		}

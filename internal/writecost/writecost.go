@@ -42,6 +42,7 @@ type Config struct {
 	Rounds  int           // rounds of every mode (0: Run runs none)
 	Out     io.Writer     // where the tables go
 	Keep    bool          // Close leaves the table
+	Settle  time.Duration // the pause before each run, for what the last one left behind
 }
 
 // Bench is a products table with its Source, installed.
@@ -363,7 +364,7 @@ func (b *Bench) run(ctx context.Context, c writeCase, mode Mode, m, round int) (
 		// Let what the last run left behind finish first: a checkpoint.
 		b.DB.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
 	}
-	time.Sleep(500 * time.Millisecond)
+	time.Sleep(b.Settle)
 	// Inserts take fresh ids: odd ones spread over the table, or those of
 	// a new page past its end, one for each run; deletes remove what the
 	// insert of the same rows, mode and round inserted.

@@ -63,7 +63,7 @@ func main() {
 	}
 	ctx := context.Background()
 	b, err := writecost.Open(ctx, writecost.Config{DB: db, Dialect: sqlsource.Dialect(*dbName), Rows: *rows, Writers: *writers,
-		Dur: *dur, Rounds: *rounds, Out: os.Stdout, Keep: *keep})
+		Dur: *dur, Rounds: *rounds, Out: os.Stdout, Keep: *keep, Settle: 500 * time.Millisecond})
 	if err != nil {
 		log.Fatal(err)
 	}
