@@ -15,8 +15,9 @@ import (
 
 // BenchmarkWriteCost is internal/cmd/writecost on PostgreSQL with logical
 // decoding as a fourth mode (a slot read by the feed, which Watch does not
-// export, applying and acknowledging; no trigger), and commit → new bytes
-// served for both consumers. Run it once: -benchtime 1x. Its table is
+// export, applying and acknowledging; no trigger) and off again as a fifth
+// (its ratio to off is the noise), and commit → new bytes served for both
+// consumers. Run it once: -benchtime 1x. Its table is
 // SITEMAP_BENCH_ROWS rows (default 200,000; the figure is
 // 2,000,000), SITEMAP_BENCH_ROUNDS rounds (default 3; 0 for commit →
 // bytes alone) of
@@ -71,7 +72,7 @@ func BenchmarkWriteCost(b *testing.B) {
 				return nil, err
 			}
 			return func(context.Context) error { return stop() }, nil
-		}}}
+		}}, {Name: "off again", Start: wb.Off().Start}}
 		err = wb.Run(ctx, modes)
 		if probes := env("SITEMAP_BENCH_PROBES", 100); err == nil && probes > 0 {
 			if err = wb.Lag(ctx, "change table", wb.WatchConsumer, probes); err == nil {
