@@ -79,23 +79,57 @@ type trigger struct {
 	ddl  string // the statement that creates it
 }
 
+// updateOf returns the columns that SQLite's UPDATE trigger names (AFTER
+// UPDATE OF): with Config.Significant, the key and those columns, so that
+// an UPDATE whose SET names none of them has no trigger compiled into it
+// at all (a WHEN alone is evaluated on every row, and makes SQLite read
+// the row's old values for it). None, and every UPDATE runs the trigger,
+// without Significant, on the other databases, or when one of the columns
+// is generated: SQLite's UPDATE OF does not see a generated column change
+// with the columns it is computed from.
+func (s *Source) updateOf(ctx context.Context, db execer) ([]string, error) {
+	if s.dialect != SQLite || len(s.sum.significant) == 0 {
+		return nil, nil
+	}
+	cols := append([]string{s.sum.key}, s.sum.significant...)
+	rows, err := db.QueryContext(ctx, "SELECT name FROM pragma_table_xinfo(?) WHERE hidden IN (2, 3)", s.sum.table)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, err
+		}
+		if slices.ContainsFunc(cols, func(c string) bool { return strings.EqualFold(c, name) }) {
+			cols = nil
+		}
+	}
+	return cols, rows.Err()
+}
+
 // changeTriggers returns what fills the change table, in the order to
-// make them (a PostgreSQL function before its triggers).
-func (s *Source) changeTriggers() []trigger {
+// make them (a PostgreSQL function before its triggers); updateOf is what
+// the updateOf method returned.
+func (s *Source) changeTriggers(updateOf []string) []trigger {
 	name, t := changesName(s.sum.table), s.sum.table
 	nk, ok := "NEW."+s.sum.key, "OLD."+s.sum.key
 	changed := s.changedSQL() // "" when every UPDATE counts
 	moved := s.differs(s.sum.key)
 	switch s.dialect {
 	case SQLite:
-		when := ""
+		when, of := "", ""
 		if changed != "" {
 			when = " WHEN " + changed
+		}
+		if len(updateOf) > 0 {
+			of = " OF " + strings.Join(updateOf, ", ")
 		}
 		return []trigger{
 			{name: name + "_ins", ddl: "CREATE TRIGGER " + name + "_ins AFTER INSERT ON " + t + " BEGIN " + s.record(nk, kindWrite) + " END"},
 			{name: name + "_del", ddl: "CREATE TRIGGER " + name + "_del AFTER DELETE ON " + t + " BEGIN " + s.record(ok, kindDelete) + " END"},
-			{name: name + "_upd", ddl: "CREATE TRIGGER " + name + "_upd AFTER UPDATE ON " + t + when + " BEGIN " +
+			{name: name + "_upd", ddl: "CREATE TRIGGER " + name + "_upd AFTER UPDATE" + of + " ON " + t + when + " BEGIN " +
 				"INSERT INTO " + name + " (sitemap_key, sitemap_kind, sitemap_changed_at) SELECT " + ok + ", " + strconv.Itoa(kindDelete) +
 				", " + s.changeNow() + " WHERE " + moved + "; " + s.record(nk, kindWrite) + " END"},
 		}

@@ -104,9 +104,13 @@ func (s *Source) install(ctx context.Context, db execer) error {
 			return err
 		}
 	}
-	layout, trig := s.fingerprints()
+	updateOf, err := s.updateOf(ctx, db)
+	if err != nil {
+		return err
+	}
+	layout, trig := s.fingerprints(updateOf)
 	var haveLayout, haveTrig sql.NullInt64
-	err := db.QueryRowContext(ctx, "SELECT listed, changes FROM "+pages+" WHERE page = 0").Scan(&haveLayout, &haveTrig)
+	err = db.QueryRowContext(ctx, "SELECT listed, changes FROM "+pages+" WHERE page = 0").Scan(&haveLayout, &haveTrig)
 	if err != nil && err != sql.ErrNoRows {
 		return err
 	}
@@ -114,7 +118,7 @@ func (s *Source) install(ctx context.Context, db execer) error {
 	if err != nil {
 		return err
 	}
-	want := s.changeTriggers()
+	want := s.changeTriggers(updateOf)
 	logical := s.logical()
 	if logical {
 		want = nil // the writes pay nothing: Watch reads the replication slot
@@ -208,8 +212,9 @@ func contains(names []string, n string) bool {
 }
 
 // fingerprints returns what row 0 of the summary records: a hash of the
-// pages' layout, and one of the triggers' definitions.
-func (s *Source) fingerprints() (layout, trig int64) {
+// pages' layout, and one of the triggers' definitions (updateOf, what
+// the updateOf method returned, is in them).
+func (s *Source) fingerprints(updateOf []string) (layout, trig int64) {
 	h := func(parts ...string) int64 {
 		f := fnv.New64a()
 		for _, p := range parts {
@@ -226,7 +231,7 @@ func (s *Source) fingerprints() (layout, trig int64) {
 		layout = h(installVersion, strconv.FormatInt(s.size, 10), strconv.FormatInt(s.start, 10), s.sum.filter, "logical")
 		return layout, h(append(parts, "logical")...)
 	}
-	for _, tr := range s.changeTriggers() {
+	for _, tr := range s.changeTriggers(updateOf) {
 		parts = append(parts, tr.ddl)
 	}
 	return layout, h(parts...)

@@ -63,7 +63,7 @@ func BenchmarkPagesSummary(b *testing.B) {
 // slug and published only (significant). Two UPDATEs: of slug and
 // updated_at (update), and of updated_at alone (update-insignificant),
 // which the significant triggers do not record. No Watch runs: the
-// change table grows (internal/cmd/writecost measures writers with Watch
+// change table grows (adapters/sqlsource/internal/cmd/writecost measures writers with Watch
 // consuming). Each
 // writes rows of its own: inserts past the last key, updates from a
 // quarter (and three eighths) of the keys on, deletes from the first key

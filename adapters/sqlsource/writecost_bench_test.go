@@ -1,0 +1,89 @@
+package sqlsource_test
+
+import (
+	"context"
+	"database/sql"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/freshmap/sitemap/adapters/sqlsource"
+	"github.com/freshmap/sitemap/adapters/sqlsource/internal/writecost"
+	"github.com/freshmap/sitemap/internal/testenv"
+)
+
+// BenchmarkWriteCost is adapters/sqlsource/internal/cmd/writecost on PostgreSQL with logical
+// decoding as a fourth mode (a slot read by the feed, which Watch does not
+// export, applying and acknowledging; no trigger) and off again as a fifth
+// (its ratio to off is the noise), and commit → new bytes served for both
+// consumers. Run it once: -benchtime 1x. Its table is
+// SITEMAP_BENCH_ROWS rows (default 200,000; the figure is
+// 2,000,000), SITEMAP_BENCH_ROUNDS rounds (default 3; 0 for commit →
+// bytes alone) of
+// SITEMAP_BENCH_DUR a case (default 1s), and SITEMAP_BENCH_PROBES
+// commit → bytes probes (default 100; 0 for none).
+func BenchmarkWriteCost(b *testing.B) {
+	dsn := os.Getenv("SITEMAP_TEST_POSTGRES_DSN")
+	if dsn == "" {
+		testenv.Unavailable(b, "PostgreSQL", "SITEMAP_TEST_POSTGRES_DSN is not set")
+	}
+	env := func(name string, def int) int {
+		s := os.Getenv(name)
+		if s == "" {
+			return def
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 {
+			b.Fatalf("%s=%q: want a number >= 0", name, s)
+		}
+		return n
+	}
+	dur := time.Second
+	if s := os.Getenv("SITEMAP_BENCH_DUR"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 {
+			b.Fatalf("SITEMAP_BENCH_DUR=%q: want a duration", s)
+		}
+		dur = d
+	}
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(12)
+	ctx := context.Background()
+	for range b.N {
+		wb, err := writecost.Open(ctx, writecost.Config{DB: db, Dialect: sqlsource.Postgres, Rows: int64(env(envBenchRows, 200_000)),
+			Writers: 8, Dur: dur, Rounds: env("SITEMAP_BENCH_ROUNDS", 3), Out: os.Stdout, Settle: 500 * time.Millisecond})
+		if err != nil {
+			b.Fatal(err)
+		}
+		logical := func(ctx context.Context, inv sqlsource.Invalidator, section string) (func() error, error) {
+			if err := wb.DropTriggers(ctx); err != nil {
+				return nil, err
+			}
+			return sqlsource.ConsumeLogical(ctx, wb.Src, inv, section)
+		}
+		modes := []writecost.Mode{wb.Off(), wb.Triggers(), wb.On(), {Name: "logical", Start: func(ctx context.Context) (func(context.Context) error, error) {
+			stop, err := logical(ctx, writecost.Nop, "products")
+			if err != nil {
+				return nil, err
+			}
+			return func(context.Context) error { return stop() }, nil
+		}}, {Name: "off again", Start: wb.Off().Start}}
+		err = wb.Run(ctx, modes)
+		if probes := env("SITEMAP_BENCH_PROBES", 100); err == nil && probes > 0 {
+			if err = wb.Lag(ctx, "change table", wb.WatchConsumer, probes); err == nil {
+				err = wb.Lag(ctx, "logical decoding", logical, probes)
+			}
+		}
+		if cerr := wb.Close(ctx); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}
