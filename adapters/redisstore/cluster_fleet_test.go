@@ -124,7 +124,8 @@ func TestClusterFleet(t *testing.T) {
 
 // TestClusterCrawlInvariant: three replicas on the cluster, the catalogue
 // changing every 100 ms, crawlers re-checking every 304 by a GET
-// (testkit.Crawl), while a master is killed (its replica takes over, and
+// (testkit.Crawl; without a fault, and with the faults of one server, it
+// is TestFleetCrawlInvariant's cluster half), while a master is killed (its replica takes over, and
 // it comes back as a replica) or slots move from one master to another:
 // no lie, and the replicas converge on the last revision.
 func TestClusterCrawlInvariant(t *testing.T) {
@@ -132,7 +133,6 @@ func TestClusterCrawlInvariant(t *testing.T) {
 		name  string
 		fault func(lc *localCluster, t *testing.T)
 	}{
-		{"none", nil},
 		{"master failover", (*localCluster).failover},
 		{"resharding", (*localCluster).reshard},
 	}
@@ -227,8 +227,14 @@ func (c *localCluster) failover(t *testing.T) {
 }
 
 // reshard moves 2,000 slots, and their keys, from one master to another.
+// It first closes the slots a node left open (importing or migrating),
+// which redis-cli refuses to reshard with: a master killed soon after the
+// cluster was created comes back with some (failover).
 func (c *localCluster) reshard(t *testing.T) {
 	ids, ports := c.masters(t)
+	if out, err := exec.Command("redis-cli", "--cluster", "fix", "127.0.0.1:"+strconv.Itoa(ports[0]), "--cluster-yes").CombinedOutput(); err != nil {
+		t.Logf("redis-cli --cluster fix: %v: %s", err, lastLines(out, 5))
+	}
 	out, err := exec.Command("redis-cli", "--cluster", "reshard", "127.0.0.1:"+strconv.Itoa(ports[0]),
 		"--cluster-from", ids[0], "--cluster-to", ids[1], "--cluster-slots", "2000", "--cluster-yes").CombinedOutput()
 	if err != nil {

@@ -24,39 +24,41 @@ func TestFleetHeardChangeStaysHeard(t *testing.T) {
 		all   bool
 	}{{500 * time.Millisecond, false}, {2 * time.Second, false}, {2 * time.Second, true}, {4 * time.Second, true}} {
 		quiet := tc.quiet
-		t.Run(fmt.Sprint(quiet, tc.all), func(t *testing.T) {
-			t.Parallel()
-			src := newCatalogue(500)
-			sms, _ := fleet(t, src)
-			for _, p := range files(500) {
-				for _, sm := range sms {
-					testkit.Fetch(sm, p)
-				}
-			}
-			before := testkit.Fetch(sms[1], "/sitemap-4.xml.gz").Header()
-			first, _ := http.ParseTime(before.Get("Last-Modified"))
-			time.Sleep(time.Until(first.Add(time.Second)))
-			src.rev.Add(1)
-			if err := sms[0].Invalidate("", 4); err != nil {
-				t.Fatal(err)
-			}
-			if tc.all { // every replica watches the database, as the demo's do
-				for _, sm := range sms[1:] {
-					if err := sm.Invalidate("", 4); err != nil {
-						t.Fatal(err)
+		for _, top := range topologies {
+			t.Run(fmt.Sprint(top.name, "/", quiet, tc.all), func(t *testing.T) {
+				t.Parallel()
+				src := newCatalogue(500)
+				sms, _ := fleet(t, top, src)
+				for _, p := range files(500) {
+					for _, sm := range sms {
+						testkit.Fetch(sm, p)
 					}
 				}
-			}
-			for _, wait := range []time.Duration{500 * time.Millisecond, quiet} {
-				time.Sleep(wait)
-				for i, sm := range sms {
-					w := testkit.Fetch(sm, "/sitemap-4.xml.gz")
-					if !bytes.Contains(testkit.Gunzip(t, w.Body.Bytes()), []byte("rev=1")) {
-						t.Errorf("replica %d, first GET %v after the last: the old bytes", i, wait)
+				before := testkit.Fetch(sms[1], "/sitemap-4.xml.gz").Header()
+				first, _ := http.ParseTime(before.Get("Last-Modified"))
+				time.Sleep(time.Until(first.Add(time.Second)))
+				src.rev.Add(1)
+				if err := sms[0].Invalidate("", 4); err != nil {
+					t.Fatal(err)
+				}
+				if tc.all { // every replica watches the database, as the demo's do
+					for _, sm := range sms[1:] {
+						if err := sm.Invalidate("", 4); err != nil {
+							t.Fatal(err)
+						}
 					}
 				}
-			}
-		})
+				for _, wait := range []time.Duration{500 * time.Millisecond, quiet} {
+					time.Sleep(wait)
+					for i, sm := range sms {
+						w := testkit.Fetch(sm, "/sitemap-4.xml.gz")
+						if !bytes.Contains(testkit.Gunzip(t, w.Body.Bytes()), []byte("rev=1")) {
+							t.Errorf("replica %d, first GET %v after the last: the old bytes", i, wait)
+						}
+					}
+				}
+			})
+		}
 	}
 }
 
@@ -105,33 +107,35 @@ func (v *versioned) PageSize() int { return 50 }
 
 func TestFleetHeardChangeVersioned(t *testing.T) {
 	for _, all := range []bool{false, true} {
-		t.Run(fmt.Sprint(all), func(t *testing.T) {
-			t.Parallel()
-			src := &versioned{base: time.Now().Add(-time.Hour).Truncate(time.Second)}
-			sms, _ := fleet(t, src)
-			for _, p := range files(500) {
-				for _, sm := range sms {
-					testkit.Fetch(sm, p)
-				}
-			}
-			time.Sleep(1100 * time.Millisecond)
-			src.rev.Add(1)
-			for i, sm := range sms {
-				if i == 0 || all {
-					if err := sm.Invalidate("", 4); err != nil {
-						t.Fatal(err)
+		for _, top := range topologies {
+			t.Run(fmt.Sprint(top.name, "/", all), func(t *testing.T) {
+				t.Parallel()
+				src := &versioned{base: time.Now().Add(-time.Hour).Truncate(time.Second)}
+				sms, _ := fleet(t, top, src)
+				for _, p := range files(500) {
+					for _, sm := range sms {
+						testkit.Fetch(sm, p)
 					}
 				}
-			}
-			for _, wait := range []time.Duration{500 * time.Millisecond, 2 * time.Second, 10 * time.Second} {
-				time.Sleep(wait)
+				time.Sleep(1100 * time.Millisecond)
+				src.rev.Add(1)
 				for i, sm := range sms {
-					w := testkit.Fetch(sm, "/sitemap-4.xml.gz")
-					if !bytes.Contains(testkit.Gunzip(t, w.Body.Bytes()), []byte("rev=1")) {
-						t.Errorf("replica %d, first GET %v after the last: the old bytes", i, wait)
+					if i == 0 || all {
+						if err := sm.Invalidate("", 4); err != nil {
+							t.Fatal(err)
+						}
 					}
 				}
-			}
-		})
+				for _, wait := range []time.Duration{500 * time.Millisecond, 2 * time.Second, 10 * time.Second} {
+					time.Sleep(wait)
+					for i, sm := range sms {
+						w := testkit.Fetch(sm, "/sitemap-4.xml.gz")
+						if !bytes.Contains(testkit.Gunzip(t, w.Body.Bytes()), []byte("rev=1")) {
+							t.Errorf("replica %d, first GET %v after the last: the old bytes", i, wait)
+						}
+					}
+				}
+			})
+		}
 	}
 }
