@@ -53,8 +53,11 @@ const replicaPages = 10
 //     lastmods in the index), the Config's defaults;
 //   - "demo": the demo's settings: sqlsource with its page summary and
 //     change table, watched on every replica (Watch), a named section,
-//     Audit, HTML, a clock file and a feed.
-var replicaModes = []string{"defaults", "range", "demo"}
+//     Audit, HTML, a clock file and a feed;
+//   - "ttl": "defaults" with a TTL of 3 s, shorter than the longest quiet:
+//     the first GET after it found the new copy in Redis past its TTL,
+//     and served the old one instead (before fleet.newer took it).
+var replicaModes = []string{"defaults", "range", "demo", "ttl"}
 
 // replicaSource is the replicas' Source in mode on the catalogue db.
 func replicaSource(db *sql.DB, mode string) (sitemap.Source, error) {
@@ -104,6 +107,9 @@ func replicaSection(mode string) string {
 // clock file.
 func replicaConfig(store sitemap.Store, mode string, dir string) sitemap.Config {
 	cfg := sitemap.Config{BaseURL: "https://example.com", Store: store}
+	if mode == "ttl" {
+		cfg.TTL = 3 * time.Second
+	}
 	if mode == "demo" {
 		cfg.Audit, cfg.HTML, cfg.FeedEntries = &sitemap.Audit{}, true, 100
 		cfg.ClockFile = filepath.Join(dir, "clocks")
@@ -356,12 +362,8 @@ func TestProcessesHeardChange(t *testing.T) {
 				time.Sleep(quiet)
 				for i, p := range ps {
 					if _, got := p.get(t, name); !bytes.Equal(got, want) {
-						if d := os.Getenv("H32DEBUG"); d != "" {
-							os.WriteFile(fmt.Sprintf("%s/%s-%d-%v-r%d.got", d, mode, n, quiet, i+1), got, 0o644)
-							os.WriteFile(fmt.Sprintf("%s/%s-%d-%v-r%d.want", d, mode, n, quiet, i+1), want, 0o644)
-						}
-						t.Errorf("%s: replica %d, first GET after %v of quiet: not the bytes of a fresh build (the old name: %v)",
-							what, i+1, quiet, !bytes.Contains(got, []byte("renamed-"+strconv.Itoa(n)+"<")))
+						t.Errorf("%s: replica %d, first GET after %v of quiet: not the bytes of a fresh build (the old name: %v); first difference:\n%s",
+							what, i+1, quiet, !bytes.Contains(got, []byte("renamed-"+strconv.Itoa(n)+"<")), firstDiff(got, want))
 					}
 				}
 			}
@@ -377,4 +379,23 @@ func TestProcessesHeardChange(t *testing.T) {
 			}
 		})
 	}
+}
+
+// firstDiff returns the first line in which got and want differ, as both
+// have it.
+func firstDiff(got, want []byte) string {
+	g, w := bytes.Split(got, []byte("\n")), bytes.Split(want, []byte("\n"))
+	for i := range max(len(g), len(w)) {
+		var gl, wl []byte
+		if i < len(g) {
+			gl = g[i]
+		}
+		if i < len(w) {
+			wl = w[i]
+		}
+		if !bytes.Equal(gl, wl) {
+			return fmt.Sprintf("line %d: got  %s\nline %d: want %s", i+1, gl, i+1, wl)
+		}
+	}
+	return "none"
 }
