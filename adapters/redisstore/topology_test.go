@@ -25,10 +25,14 @@ type topology struct {
 
 var topologies = []topology{{"single", false}, {"cluster", true}}
 
-// onTopologies runs test as a subtest on each topology.
+// onTopologies runs test as a subtest on each topology, the topologies
+// in parallel: each has its own replicas, Source and key prefix.
 func onTopologies(t *testing.T, test func(t *testing.T, top topology)) {
 	for _, top := range topologies {
-		t.Run(top.name, func(t *testing.T) { test(t, top) })
+		t.Run(top.name, func(t *testing.T) {
+			t.Parallel()
+			test(t, top)
+		})
 	}
 }
 
