@@ -57,7 +57,11 @@ func (d *documents) get(ctx context.Context, k docKey, now time.Time) (*entry, e
 		fresh := d.fresh(k, sl, now)
 		if !fresh || d.tier.unsynced(sl) {
 			if rec := d.tier.newer(k, sl); rec != nil {
-				return d.adopt(k, rec), nil
+				d.adopt(k, rec)
+				if nsl, ok := d.cache.peek(k); ok && nsl.e == rec && !d.fresh(k, nsl, now) {
+					d.refresh(k, nsl, now) // past its TTL: served while it is rebuilt
+				}
+				return rec, nil
 			}
 		}
 		// Checked after the look, which may have found a new era.

@@ -203,7 +203,7 @@ func (f *fleet) fresh(k docKey, rec, local *entry) bool {
 
 // newer looks in the store for a newer copy of k than sl's, the copy this
 // replica holds, before that is served: one another replica has just
-// built. It is called for a stale or outdated copy, and once for a fresh
+// built, fresh or past its TTL. It is called for a stale or outdated copy, and once for a fresh
 // one made before the subscription last broke. Requests for k share one
 // look.
 func (f *fleet) newer(k docKey, sl *slot) *entry {
@@ -212,7 +212,14 @@ func (f *fleet) newer(k docKey, sl *slot) *entry {
 	}
 	v, _, _ := f.looks.Do(k.String(), func() (any, error) {
 		breaks := f.sh.breaks.Load()
-		rec, _, ok := f.look(f.ctx, k, sl.e)
+		rec, stale, ok := f.look(f.ctx, k, sl.e)
+		if rec == nil && stale != nil && stale != sl.e && f.ledger.current(k, stale.stamp) {
+			// Current, and built after this replica's copy, but past its
+			// TTL: still the copy to serve while it is rebuilt, never the
+			// older one here, however long after a change this request
+			// comes (TestFleetHeardChangePastTTL).
+			rec = stale
+		}
 		if ok {
 			// Only a look the Store answered: until it answers again, the
 			// copy is looked up before it is served.

@@ -20,8 +20,9 @@ type tier interface {
 	// Last-Modified until it is rebuilt or replaced, as the other
 	// replicas give its bytes a clock after the loss.
 	clocked(e *entry) bool
-	// newer returns a current, fresh copy of k that the tier holds and sl
-	// (this replica's copy) is not, for documents to keep; or nil. It
+	// newer returns a current copy of k that the tier holds and sl (this
+	// replica's copy) is not, for documents to keep: fresh, or past its
+	// TTL but built after sl's (then served while it is rebuilt); or nil. It
 	// looks at most once a second per copy while nothing says a newer one
 	// is there, and once more after each loss of touch.
 	newer(k docKey, sl *slot) *entry

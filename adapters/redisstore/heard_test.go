@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/freshmap/sitemap"
+	"github.com/freshmap/sitemap/adapters/redisstore"
 	"github.com/freshmap/sitemap/internal/testkit"
 )
 
@@ -24,39 +25,41 @@ func TestFleetHeardChangeStaysHeard(t *testing.T) {
 		all   bool
 	}{{500 * time.Millisecond, false}, {2 * time.Second, false}, {2 * time.Second, true}, {4 * time.Second, true}} {
 		quiet := tc.quiet
-		t.Run(fmt.Sprint(quiet, tc.all), func(t *testing.T) {
-			t.Parallel()
-			src := newCatalogue(500)
-			sms, _ := fleet(t, src)
-			for _, p := range files(500) {
-				for _, sm := range sms {
-					testkit.Fetch(sm, p)
-				}
-			}
-			before := testkit.Fetch(sms[1], "/sitemap-4.xml.gz").Header()
-			first, _ := http.ParseTime(before.Get("Last-Modified"))
-			time.Sleep(time.Until(first.Add(time.Second)))
-			src.rev.Add(1)
-			if err := sms[0].Invalidate("", 4); err != nil {
-				t.Fatal(err)
-			}
-			if tc.all { // every replica watches the database, as the demo's do
-				for _, sm := range sms[1:] {
-					if err := sm.Invalidate("", 4); err != nil {
-						t.Fatal(err)
+		for _, top := range topologies {
+			t.Run(fmt.Sprint(top.name, "/", quiet, tc.all), func(t *testing.T) {
+				t.Parallel()
+				src := newCatalogue(500)
+				sms, _ := fleet(t, top, src)
+				for _, p := range files(500) {
+					for _, sm := range sms {
+						testkit.Fetch(sm, p)
 					}
 				}
-			}
-			for _, wait := range []time.Duration{500 * time.Millisecond, quiet} {
-				time.Sleep(wait)
-				for i, sm := range sms {
-					w := testkit.Fetch(sm, "/sitemap-4.xml.gz")
-					if !bytes.Contains(testkit.Gunzip(t, w.Body.Bytes()), []byte("rev=1")) {
-						t.Errorf("replica %d, first GET %v after the last: the old bytes", i, wait)
+				before := testkit.Fetch(sms[1], "/sitemap-4.xml.gz").Header()
+				first, _ := http.ParseTime(before.Get("Last-Modified"))
+				time.Sleep(time.Until(first.Add(time.Second)))
+				src.rev.Add(1)
+				if err := sms[0].Invalidate("", 4); err != nil {
+					t.Fatal(err)
+				}
+				if tc.all { // every replica watches the database, as the demo's do
+					for _, sm := range sms[1:] {
+						if err := sm.Invalidate("", 4); err != nil {
+							t.Fatal(err)
+						}
 					}
 				}
-			}
-		})
+				for _, wait := range []time.Duration{500 * time.Millisecond, quiet} {
+					time.Sleep(wait)
+					for i, sm := range sms {
+						w := testkit.Fetch(sm, "/sitemap-4.xml.gz")
+						if !bytes.Contains(testkit.Gunzip(t, w.Body.Bytes()), []byte("rev=1")) {
+							t.Errorf("replica %d, first GET %v after the last: the old bytes", i, wait)
+						}
+					}
+				}
+			})
+		}
 	}
 }
 
@@ -105,32 +108,88 @@ func (v *versioned) PageSize() int { return 50 }
 
 func TestFleetHeardChangeVersioned(t *testing.T) {
 	for _, all := range []bool{false, true} {
-		t.Run(fmt.Sprint(all), func(t *testing.T) {
+		for _, top := range topologies {
+			t.Run(fmt.Sprint(top.name, "/", all), func(t *testing.T) {
+				t.Parallel()
+				src := &versioned{base: time.Now().Add(-time.Hour).Truncate(time.Second)}
+				sms, _ := fleet(t, top, src)
+				for _, p := range files(500) {
+					for _, sm := range sms {
+						testkit.Fetch(sm, p)
+					}
+				}
+				time.Sleep(1100 * time.Millisecond)
+				src.rev.Add(1)
+				for i, sm := range sms {
+					if i == 0 || all {
+						if err := sm.Invalidate("", 4); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+				for _, wait := range []time.Duration{500 * time.Millisecond, 2 * time.Second, 10 * time.Second} {
+					time.Sleep(wait)
+					for i, sm := range sms {
+						w := testkit.Fetch(sm, "/sitemap-4.xml.gz")
+						if !bytes.Contains(testkit.Gunzip(t, w.Body.Bytes()), []byte("rev=1")) {
+							t.Errorf("replica %d, first GET %v after the last: the old bytes", i, wait)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestFleetHeardChangePastTTL: the first GET on a replica that heard of a
+// change comes after the TTL, when the new copy in the Store has expired
+// too: it is still the copy to serve (while it is rebuilt, once for the
+// fleet), not the old one this replica holds. It failed before newer
+// took a current copy past its TTL: replicas 2 and 3 served the old
+// bytes.
+func TestFleetHeardChangePastTTL(t *testing.T) {
+	const ttl = 2 * time.Second
+	for _, top := range topologies {
+		t.Run(top.name, func(t *testing.T) {
 			t.Parallel()
-			src := &versioned{base: time.Now().Add(-time.Hour).Truncate(time.Second)}
-			sms, _ := fleet(t, src)
+			src := newCatalogue(500)
+			c, prefix := top.admin(t)
+			var sms []*sitemap.Sitemap
+			for i := range 3 {
+				client := c
+				if i > 0 {
+					client = top.client(t)
+				}
+				sm, err := sitemap.New(sitemap.Config{BaseURL: "https://example.com", TTL: ttl,
+					Store: newStore(t, client, redisstore.Options{Prefix: prefix})}, sitemap.Section{Source: src})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { sm.Close() })
+				sms = append(sms, sm)
+			}
 			for _, p := range files(500) {
 				for _, sm := range sms {
 					testkit.Fetch(sm, p)
 				}
 			}
-			time.Sleep(1100 * time.Millisecond)
 			src.rev.Add(1)
-			for i, sm := range sms {
-				if i == 0 || all {
-					if err := sm.Invalidate("", 4); err != nil {
-						t.Fatal(err)
-					}
+			if err := sms[0].Invalidate("", 4); err != nil {
+				t.Fatal(err)
+			}
+			eventually(t, func() bool { return src.reads.Load() == 11 }) // replica 1's rebuild
+			time.Sleep(ttl + time.Second)
+			for i, sm := range sms[1:] {
+				w := testkit.Fetch(sm, "/sitemap-4.xml.gz")
+				if !bytes.Contains(testkit.Gunzip(t, w.Body.Bytes()), []byte("rev=1")) {
+					t.Errorf("replica %d, first GET %v after the change: the old bytes", i+2, ttl+time.Second)
 				}
 			}
-			for _, wait := range []time.Duration{500 * time.Millisecond, 2 * time.Second, 10 * time.Second} {
-				time.Sleep(wait)
-				for i, sm := range sms {
-					w := testkit.Fetch(sm, "/sitemap-4.xml.gz")
-					if !bytes.Contains(testkit.Gunzip(t, w.Body.Bytes()), []byte("rev=1")) {
-						t.Errorf("replica %d, first GET %v after the last: the old bytes", i, wait)
-					}
-				}
+			// The copy served past its TTL is rebuilt, once for the fleet.
+			eventually(t, func() bool { return src.reads.Load() >= 12 })
+			time.Sleep(500 * time.Millisecond)
+			if got := src.reads.Load(); got != 12 {
+				t.Errorf("%d page reads, want 12: 10, replica 1's rebuild, and one refresh of the expired copy", got)
 			}
 		})
 	}

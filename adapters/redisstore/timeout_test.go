@@ -41,19 +41,24 @@ func checkCallsFail(t *testing.T, st *redisstore.Store) {
 	}
 }
 
-// TestCallsFailWhenCut cuts the Store off from Redis, after a call that
-// leaves a connection in the client's pool.
+// TestCallsFailWhenCut cuts the Store off from Redis (one server, or
+// every node of the cluster), after a call that leaves a connection in
+// the client's pool.
 func TestCallsFailWhenCut(t *testing.T) {
-	_, prefix := redisClient(t)
-	p := tcpproxy.New(t, redisAddr(t))
-	st := newStore(t, dial(t, p.Addr()), redisstore.Options{Prefix: prefix, LockTTL: lockTTL, Timeout: timeout})
-	if err := st.Set(context.Background(), "a", []byte("x")); err != nil {
-		t.Fatal(err)
+	for _, top := range topologies { // one at a time: waitRunning counts the package's goroutines
+		t.Run(top.name, func(t *testing.T) {
+			_, prefix := top.admin(t)
+			p := top.proxied(t)
+			st := newStore(t, p.client(t), redisstore.Options{Prefix: prefix, LockTTL: lockTTL, Timeout: timeout})
+			if err := st.Set(context.Background(), "a", []byte("x")); err != nil {
+				t.Fatal(err)
+			}
+			p.Cut()
+			checkCallsFail(t, st)
+			checkCallsFail(t, st) // with no connection left in the pool
+			waitRunning(t, 0)
+		})
 	}
-	p.Cut()
-	checkCallsFail(t, st)
-	checkCallsFail(t, st) // with no connection left in the pool
-	waitRunning(t, 0)
 }
 
 // TestCallsTimeOutWhenRedisHangs points the Store at a server that
