@@ -15,6 +15,7 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/freshmap/sitemap/internal/gzsplice"
+	"github.com/freshmap/sitemap/internal/xmlenc"
 )
 
 const (
@@ -69,7 +70,7 @@ func AppendNotes(b []byte, notes []string) []byte {
 	b = append(b, "<ul class=\"notes\">\n"...)
 	for _, n := range notes {
 		li := len(b)
-		b = appendText(append(b, "<li>"...), n)
+		b = xmlenc.AppendEscaped(append(b, "<li>"...), n)
 		b = append(b, "</li>\n"...)
 		if len(b)-start > NotesMax {
 			b = b[:li] // escaped, it would pass the bound
@@ -184,7 +185,7 @@ ul{margin:0;padding-left:1.1em}nav{margin:1em 0}a{color:#0645ad}.notes{backgroun
 func (sh *Shell) appendHead(b []byte, num int, more bool, first, last int) []byte {
 	b = append(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"+
 		"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>"...)
-	b = appendText(b, sh.Title)
+	b = xmlenc.AppendEscaped(b, sh.Title)
 	if num > 1 {
 		b = append(b, ", part "...)
 		b = strconv.AppendInt(b, int64(num), 10)
@@ -193,11 +194,11 @@ func (sh *Shell) appendHead(b []byte, num int, more bool, first, last int) []byt
 	b = sh.appendLinks(b, "<link", ">\n", num, more)
 	b = append(b, style...)
 	b = append(b, "</head>\n<body>\n<header>\n<h1>"...)
-	b = appendText(b, sh.Title)
+	b = xmlenc.AppendEscaped(b, sh.Title)
 	b = append(b, "</h1>\n<p>"...)
 	b = append(b, sh.Intro...)
 	b = append(b, "</p>\n"+NotesMarker+"\n</header>\n<main>\n<table>\n<caption>"...)
-	b = appendText(b, sh.Noun)
+	b = xmlenc.AppendEscaped(b, sh.Noun)
 	if last >= first {
 		b = append(b, ' ')
 		b = strconv.AppendInt(b, int64(first), 10)
@@ -209,7 +210,7 @@ func (sh *Shell) appendHead(b []byte, num int, more bool, first, last int) []byt
 	b = append(b, "</caption>\n<thead><tr>"...)
 	for _, c := range sh.Cols {
 		b = append(b, `<th scope="col">`...)
-		b = appendText(b, c)
+		b = xmlenc.AppendEscaped(b, c)
 		b = append(b, "</th>"...)
 	}
 	return append(b, "</tr></thead>\n<tbody>\n"...)
@@ -235,7 +236,7 @@ func (sh *Shell) appendLinks(b []byte, open, end string, num int, more bool) []b
 	link := func(b []byte, rel string, to int, text string) []byte {
 		b = append(b, open...)
 		b = append(b, ` rel="`+rel+`" href="`...)
-		b = appendAttr(b, PartName(sh.Stem, to))
+		b = xmlenc.AppendAttr(b, PartName(sh.Stem, to))
 		b = append(b, `">`...)
 		if open == "<a" {
 			b = append(b, text...)

@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/klauspost/compress/gzip"
+
+	"github.com/freshmap/sitemap/internal/xmlenc"
 )
 
 // The rows of a view: one per <url> of a <urlset> (URL), one per
@@ -205,15 +207,15 @@ func AppendFileRow(b []byte, f *FileRow) []byte {
 	b = append(b, `</td><th scope="row">`...)
 	if f.View != "" {
 		b = append(b, `<a href="`...)
-		b = appendAttr(b, f.View)
+		b = xmlenc.AppendAttr(b, f.View)
 		b = append(b, `">`...)
-		b = appendText(b, f.Name)
+		b = xmlenc.AppendEscaped(b, f.Name)
 		b = append(b, "</a>"...)
 	} else {
-		b = appendText(b, f.Name)
+		b = xmlenc.AppendEscaped(b, f.Name)
 	}
 	b = append(b, "</th><td>"...)
-	b = appendText(b, f.Section)
+	b = xmlenc.AppendEscaped(b, f.Section)
 	b = append(b, "</td><td>"...)
 	if f.URLs > 0 {
 		b = strconv.AppendInt(b, int64(f.URLs), 10)
@@ -252,14 +254,14 @@ func appendLink(b []byte, href, text, lang string) []byte {
 		return appendShort(b, text)
 	}
 	b = append(b, `<a href="`...)
-	b = appendAttr(b, href)
+	b = xmlenc.AppendAttr(b, href)
 	if lang != "" {
 		b = append(b, `" hreflang="`...)
-		b = appendAttr(b, lang)
+		b = xmlenc.AppendAttr(b, lang)
 	}
 	b = append(b, `">`...)
 	if text == href {
-		b = appendText(b, text) // a URL is shown whole: at most 2,048 bytes
+		b = xmlenc.AppendEscaped(b, text) // a URL is shown whole: at most 2,048 bytes
 	} else {
 		b = appendShort(b, text)
 	}
@@ -272,16 +274,16 @@ func AppendTime(b []byte, t string) []byte {
 		return b
 	}
 	b = append(b, `<time datetime="`...)
-	b = appendAttr(b, t)
+	b = xmlenc.AppendAttr(b, t)
 	b = append(b, `">`...)
-	b = appendText(b, t)
+	b = xmlenc.AppendEscaped(b, t)
 	return append(b, "</time>"...)
 }
 
 // appendShort appends s, escaped, cut after TextMax runes.
 func appendShort(b []byte, s string) []byte {
 	if utf8.RuneCountInString(s) <= TextMax {
-		return appendText(b, s)
+		return xmlenc.AppendEscaped(b, s)
 	}
 	i, n := 0, 0
 	for i = range s {
@@ -290,5 +292,5 @@ func appendShort(b []byte, s string) []byte {
 		}
 		n++
 	}
-	return append(appendText(b, s[:i]), "…"...)
+	return append(xmlenc.AppendEscaped(b, s[:i]), "…"...)
 }

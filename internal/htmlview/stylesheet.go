@@ -1,6 +1,10 @@
 package htmlview
 
-import _ "embed"
+import (
+	_ "embed"
+
+	"github.com/freshmap/sitemap/internal/xmlenc"
+)
 
 // The stylesheet that shows a sitemap file in a browser: a file names it
 // in an <?xml-stylesheet?> instruction, and a browser that opens the file
@@ -22,5 +26,5 @@ var Stylesheet string
 // StylesheetInstruction is the <?xml-stylesheet?> line, ending in '\n',
 // that names the stylesheet at path (as a URL path, escaped here).
 func StylesheetInstruction(path string) string {
-	return `<?xml-stylesheet type="text/xsl" href="` + string(appendAttr(nil, path)) + `"?>` + "\n"
+	return `<?xml-stylesheet type="text/xsl" href="` + string(xmlenc.AppendAttr(nil, path)) + `"?>` + "\n"
 }
