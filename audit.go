@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/freshmap/sitemap/internal/audit"
+	"github.com/freshmap/sitemap/internal/xmlenc"
 )
 
 // The self-audit's public face. The audit itself (the worker, its budget,
@@ -104,7 +105,7 @@ func newAuditor(st *site, cfg *Audit, log *slog.Logger, now func() time.Time, in
 	a, err := audit.New(audit.Options[docKey]{PerMinute: cfg.PerMinute, Share: cfg.Share, Timeout: cfg.Timeout,
 		LastmodBehind: cfg.LastmodBehind, LastmodAhead: cfg.LastmodAhead, LeaveOut: cfg.LeaveOut,
 		Base: st.base.url, Header: AuditHeader, UserAgent: auditUserAgent, Logger: log, Now: now, Invalidate: invalidate,
-		Heads: auditHeads, Parse: auditURLOf, WrittenLoc: writtenLoc})
+		Heads: auditHeads, Parse: auditURLOf, WrittenLoc: xmlenc.WrittenLoc})
 	if err != nil {
 		return nil, err
 	}

@@ -46,7 +46,7 @@ type pageSpec struct {
 	// failing it with errEmptyPage (Section.Latest, latest.go).
 	emptyOK bool
 	// omit, if set, is shown every <url> element about to be written, as
-	// written (only read during the call; writtenLoc finds its location):
+	// written (only read during the call; xmlenc.WrittenLoc finds its location):
 	// true leaves the URL out (Audit.LeaveOut, internal/audit).
 	omit func(elem []byte) bool
 	// changeFreq and priority are the section's defaults (Section.ChangeFreq

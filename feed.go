@@ -71,7 +71,7 @@ func newFeedConfig(base baseURL, entries int, author string) (feedConfig, error)
 	if strings.ContainsAny(author, "\r\n") {
 		return feedConfig{}, errors.New("FeedAuthor has a line break")
 	}
-	return feedConfig{entries: entries, author: string(appendEscaped(nil, author)), base: base.url}, nil
+	return feedConfig{entries: entries, author: string(xmlenc.AppendEscaped(nil, author)), base: base.url}, nil
 }
 
 // feedOf returns the feed of sec, whose Source is src, or nil if feeds are
@@ -136,7 +136,7 @@ func (b feedBuilder) build(ctx context.Context, j job) (*entry, effects, error) 
 		body = append(body, e.loc...)
 		body = append(body, "</id><title>"...)
 		if e.title != "" {
-			body = appendEscaped(body, e.title)
+			body = xmlenc.AppendEscaped(body, e.title)
 		} else {
 			body = append(body, e.loc...)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/freshmap/sitemap/internal/htmlview"
+	"github.com/freshmap/sitemap/internal/xmlenc"
 )
 
 // The HTML view (Config.HTML): the index and every page as HTML for
@@ -160,16 +161,16 @@ func (st *site) fileRow(n int, sm *htmlview.Sitemap, prefix string, count func(d
 func (st *site) pageHTML(k docKey, e *entry, listed time.Time) (*htmlView, error) {
 	file := st.fileName(k)
 	intro := []byte(`The URLs that <a href="`)
-	intro = appendAttr(intro, file)
+	intro = xmlenc.AppendAttr(intro, file)
 	intro = append(intro, `">`...)
-	intro = appendEscaped(intro, file)
+	intro = xmlenc.AppendEscaped(intro, file)
 	intro = append(intro, `</a> lists, as search engines read them`...)
 	if !listed.IsZero() {
 		intro = htmlview.AppendTime(append(intro, ", listed in the index with lastmod "...), listed.UTC().Format(time.RFC3339))
 	}
 	if k.kind == docPage { // not a one-file sitemap (single.go), which is the index
 		intro = append(intro, `. <a href="`...)
-		intro = appendAttr(intro, htmlPartName(st.htmlStem(indexKey), 1))
+		intro = xmlenc.AppendAttr(intro, htmlPartName(st.htmlStem(indexKey), 1))
 		intro = append(intro, `">All sitemap files</a>`...)
 	}
 	intro = append(intro, '.')
