@@ -1,6 +1,7 @@
 package demo
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -109,26 +110,34 @@ func (a *App) Home(w http.ResponseWriter, r *http.Request) {
 	for _, p := range StaticPages {
 		d.Links = append(d.Links, link{Href: p.Path, Text: p.Title})
 	}
-	rows, err := a.db.QueryContext(r.Context(), "SELECT id, slug, name FROM products WHERE published ORDER BY id LIMIT 10")
+	links, err := a.links(r.Context(), "SELECT id, slug, name FROM products WHERE published ORDER BY id LIMIT 10",
+		func(id int64, slug string) string { return productPath("", id, slug) })
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
+	d.Links = append(d.Links, links...)
+	a.render(w, r, d)
+}
+
+// links runs query, which selects an id, a slug and a text, and makes a
+// link of each row, to the path href gives.
+func (a *App) links(ctx context.Context, query string, href func(id int64, slug string) string) ([]link, error) {
+	rows, err := a.db.QueryContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
 	defer rows.Close()
+	var ls []link
 	for rows.Next() {
 		var id int64
-		var slug, name string
-		if err := rows.Scan(&id, &slug, &name); err != nil {
-			a.fail(w, r, err)
-			return
+		var slug, text string
+		if err := rows.Scan(&id, &slug, &text); err != nil {
+			return nil, err
 		}
-		d.Links = append(d.Links, link{Href: productPath("", id, slug), Text: name})
+		ls = append(ls, link{Href: href(id, slug), Text: text})
 	}
-	if err := rows.Err(); err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	a.render(w, r, d)
+	return ls, rows.Err()
 }
 
 // Static returns the handler of a fixed page.
@@ -229,25 +238,13 @@ func isDigits(s string) bool {
 // News serves /news, the latest articles.
 func (a *App) News(w http.ResponseWriter, r *http.Request) {
 	d := pageData{Title: "News", Paragraphs: []string{"The articles of the last two days are in the news sitemap."}}
-	rows, err := a.db.QueryContext(r.Context(), "SELECT id, slug, title FROM articles ORDER BY id DESC LIMIT 20")
+	links, err := a.links(r.Context(), "SELECT id, slug, title FROM articles ORDER BY id DESC LIMIT 20",
+		func(id int64, slug string) string { return "/news/" + strconv.FormatInt(id, 10) + "/" + slug })
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		var slug, title string
-		if err := rows.Scan(&id, &slug, &title); err != nil {
-			a.fail(w, r, err)
-			return
-		}
-		d.Links = append(d.Links, link{Href: "/news/" + strconv.FormatInt(id, 10) + "/" + slug, Text: title})
-	}
-	if err := rows.Err(); err != nil {
-		a.fail(w, r, err)
-		return
-	}
+	d.Links = links
 	a.render(w, r, d)
 }
 
