@@ -89,9 +89,34 @@ type stream struct {
 	pending []*pgTxn  // committed transactions not yet queued (the queue was full)
 }
 
+// The stream reads in bursts. The server sends a message per change and
+// per transaction's start and end, each as soon as it is decoded; read
+// one by one, each is a read call and a wake-up of the reading
+// goroutine, which on a busy machine cost the database's writers more
+// CPU than the decoding of the change (BENCHMARKS.md, h27cost). So once
+// the stream has read for burstMost it rests burstRest, while the
+// server's messages gather in the socket's buffer, to be read many a
+// call. A change's delivery waits at most burstRest more; the server
+// waits for nothing (it keeps what does not fit in the buffer, and its
+// timeouts are of seconds). A stream that reads a message now and then
+// reads each as it comes, which costs little; one catching up on a
+// backlog reads it from a full buffer, faster than the server decodes.
+const (
+	burstRest = 40 * time.Millisecond
+	burstMost = 5 * time.Millisecond
+)
+
 // run reads messages, decoding them and queueing committed transactions,
 // and sends status updates, until the connection fails or ctx is done.
+// It reads with the connection's read deadline, moved forward at most
+// every half statusEvery, and not with a context a message, whose timer
+// and watcher cost as much as the read.
 func (st *stream) run(ctx context.Context) error {
+	nc := st.conn.Conn()
+	defer nc.SetReadDeadline(time.Time{})
+	stop := context.AfterFunc(ctx, func() { nc.SetReadDeadline(time.Unix(1, 0)) }) // end a read under way
+	defer stop()
+	var deadline, burst time.Time // the read deadline set; when this burst of reads began, zero while resting
 	for {
 		if err := st.status(false); err != nil {
 			return err
@@ -108,9 +133,19 @@ func (st *stream) run(ctx context.Context) error {
 			st.heard = time.Now() // silence counts only while the feed reads
 			continue
 		}
-		rctx, cancel := context.WithTimeout(ctx, statusEvery)
-		msg, err := st.conn.ReceiveMessage(rctx)
-		cancel()
+		now := time.Now()
+		if deadline.Sub(now) < statusEvery/2 {
+			deadline = now.Add(statusEvery)
+			nc.SetReadDeadline(deadline)
+			if err := ctx.Err(); err != nil { // done before the deadline moved: AfterFunc's is lost
+				return err
+			}
+		}
+		if burst.IsZero() {
+			burst = now
+		}
+		msg, err := st.conn.ReceiveMessage(context.Background())
+		pause := time.Since(burst) > burstMost
 		if err != nil {
 			if ctx.Err() == nil && pgconn.Timeout(err) && !st.conn.IsClosed() {
 				if silent := time.Since(st.heard); silent > 3*statusIdle {
@@ -132,7 +167,25 @@ func (st *stream) run(ctx context.Context) error {
 		default:
 			return fmt.Errorf("sqlsource: logical decoding: unexpected %T in the replication stream", msg)
 		}
+		if pause && !st.rest(ctx, msg) {
+			return ctx.Err()
+		}
+		if pause {
+			burst = time.Time{}
+		}
 	}
+}
+
+// rest waits burstRest after a burst that ended on msg, unless ctx is
+// done first, and reports whether ctx is still live. After a keepalive
+// it does not wait: the server may have asked for a reply, which the
+// loop sends first.
+func (st *stream) rest(ctx context.Context, msg pgproto3.BackendMessage) bool {
+	if m, ok := msg.(*pgproto3.CopyData); !ok || len(m.Data) == 0 || m.Data[0] != pglogrepl.XLogDataByteID {
+		return true
+	}
+	st.flush() // what the burst decoded goes to the queue first
+	return sleep(ctx, burstRest)
 }
 
 // copyData handles one message of the stream: a keepalive or WAL data.

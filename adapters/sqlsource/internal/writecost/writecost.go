@@ -43,6 +43,7 @@ type Config struct {
 	Out     io.Writer     // where the tables go
 	Keep    bool          // Close leaves the table
 	Settle  time.Duration // the pause before each run, for what the last one left behind
+	Meter   Meter         // if set, Run also writes where each case and mode's cost went
 }
 
 // Bench is a products table with its Source, installed.
@@ -54,6 +55,21 @@ type Bench struct {
 	runs     int64               // runs so far: each one-page insert run takes a page of its own
 	inserted map[string][2]int64 // per rows, mode and round, the ids (from, count) the insert took
 	taken    int64               // random-rows ids taken
+
+	// Told counts what the consumers told (batches and pages): give it
+	// to a consumer of a mode of your own.
+	Told Counter
+}
+
+// Counter is an Invalidator that counts the calls (a consumer's applied
+// batches that named a page) and the pages told.
+type Counter struct{ batches, pages atomic.Int64 }
+
+// Invalidate counts.
+func (c *Counter) Invalidate(_ string, pages ...int64) error {
+	c.batches.Add(1)
+	c.pages.Add(int64(len(pages)))
+	return nil
 }
 
 // Open makes the table (loading its rows) and installs the summary.
@@ -168,7 +184,7 @@ func (b *Bench) On() Mode {
 		if err := b.Src.InstallSummary(ctx); err != nil {
 			return nil, err
 		}
-		w, err := b.Src.Watch(ctx, nop{}, "products")
+		w, err := b.Src.Watch(ctx, &b.Told, "products")
 		if err != nil {
 			return nil, err
 		}
@@ -277,6 +293,9 @@ func Placeholder(d sqlsource.Dialect, i int) string {
 type run struct {
 	lat     []time.Duration
 	elapsed time.Duration
+	used    Usage // with Config.Meter
+	batches int64 // consumer's batches told, and pages, in the run
+	pages   int64
 }
 
 func (r run) rate() float64 {
@@ -306,6 +325,7 @@ func (b *Bench) Run(ctx context.Context, modes []Mode) error {
 	fmt.Fprintf(b.Out, "modes, in turn: %s; ratios to %s, pooled over %d rounds and the least and most of one round's\n", names(modes), modes[0].Name, b.Rounds)
 	fmt.Fprintln(b.Out, "| case | mode | writes/s | × "+modes[0].Name+" | rounds (min–max) | p99 | × "+modes[0].Name+" | rounds (min–max) |")
 	fmt.Fprintln(b.Out, "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+	var costs strings.Builder
 	for _, c := range b.cases() {
 		runs := make([][]run, len(modes)) // [mode][round]
 		for round := range b.Rounds {
@@ -323,6 +343,12 @@ func (b *Bench) Run(ctx context.Context, modes []Mode) error {
 			for _, r := range runs[m] {
 				pooled[m].lat = append(pooled[m].lat, r.lat...)
 				pooled[m].elapsed += r.elapsed
+				pooled[m].used = pooled[m].used.add(r.used)
+				pooled[m].batches += r.batches
+				pooled[m].pages += r.pages
+			}
+			if b.Meter != nil {
+				costLine(&costs, c.name, modes[m].Name, pooled[m].used, len(pooled[m].lat), pooled[m].batches, pooled[m].pages)
 			}
 		}
 		for m, mode := range modes {
@@ -341,6 +367,13 @@ func (b *Bench) Run(ctx context.Context, modes []Mode) error {
 			}
 			fmt.Fprintln(b.Out, line)
 		}
+	}
+	if b.Meter != nil {
+		fmt.Fprintln(b.Out, "\nCPU per write (µs; client: this process, writers and consumer; server: the backends serving it; walsender: "+
+			"the slot's decoding) and WAL bytes per write (the cluster's), pooled; the consumer's batches that named pages, and pages told:")
+		fmt.Fprintln(b.Out, "| case | mode | writes | client µs | server µs | walsender µs | WAL B | batches | pages |")
+		fmt.Fprintln(b.Out, "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+		fmt.Fprint(b.Out, costs.String())
 	}
 	return nil
 }
@@ -396,6 +429,14 @@ func (b *Bench) run(ctx context.Context, c writeCase, mode Mode, m, round int) (
 	var mu sync.Mutex
 	var lat []time.Duration
 	var failed error
+	var before Usage
+	if b.Meter != nil {
+		if before, err = b.Meter.Read(ctx); err != nil {
+			stop(ctx)
+			return run{}, err
+		}
+	}
+	batches, pages := b.Told.batches.Load(), b.Told.pages.Load()
 	deadline := time.Now().Add(b.Dur)
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -431,6 +472,14 @@ func (b *Bench) run(ctx context.Context, c writeCase, mode Mode, m, round int) (
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	out := run{elapsed: elapsed, batches: b.Told.batches.Load() - batches, pages: b.Told.pages.Load() - pages}
+	if b.Meter != nil && failed == nil {
+		after, err := b.Meter.Read(ctx)
+		if err != nil {
+			failed = err
+		}
+		out.used = after.sub(before)
+	}
 	if failed != nil {
 		stop(ctx)
 		return run{}, failed
@@ -446,7 +495,8 @@ func (b *Bench) run(ctx context.Context, c writeCase, mode Mode, m, round int) (
 	if err := stop(ctx); err != nil {
 		return run{}, err
 	}
-	return run{lat: lat, elapsed: elapsed}, nil
+	out.lat = lat
+	return out, nil
 }
 
 type nop struct{}

@@ -25,6 +25,7 @@ import (
 	"flag"
 	"log"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/freshmap/sitemap/adapters/sqlsource"
@@ -51,6 +52,18 @@ func main() {
 	if driver == "" || *dsn == "" {
 		log.Fatal("writecost: -db must be sqlite, postgres or mysql, and -dsn is required")
 	}
+	var meter writecost.Meter = writecost.ProcessMeter{Files: *dbName == "sqlite"}
+	if *dbName == "postgres" {
+		// The meter finds the backends serving the benchmark by their
+		// application_name.
+		const app = "sqlsource_writecost"
+		sep := "?"
+		if strings.Contains(*dsn, "?") {
+			sep = "&"
+		}
+		*dsn += sep + "application_name=" + app
+		meter = &writecost.PGMeter{App: app}
+	}
 	db, err := sql.Open(driver, *dsn)
 	if err != nil {
 		log.Fatal(err)
@@ -61,9 +74,13 @@ func main() {
 	} else {
 		db.SetMaxOpenConns(*writers + 4)
 	}
+	db.SetMaxIdleConns(*writers + 4) // a backend that closes takes its CPU with it
+	if m, ok := meter.(*writecost.PGMeter); ok {
+		m.DB = db
+	}
 	ctx := context.Background()
 	b, err := writecost.Open(ctx, writecost.Config{DB: db, Dialect: sqlsource.Dialect(*dbName), Rows: *rows, Writers: *writers,
-		Dur: *dur, Rounds: *rounds, Out: os.Stdout, Keep: *keep, Settle: 500 * time.Millisecond})
+		Dur: *dur, Rounds: *rounds, Out: os.Stdout, Keep: *keep, Settle: 500 * time.Millisecond, Meter: meter})
 	if err != nil {
 		log.Fatal(err)
 	}
