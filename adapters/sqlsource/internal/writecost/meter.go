@@ -26,11 +26,19 @@ type Usage struct {
 }
 
 func (u Usage) sub(v Usage) Usage {
-	return Usage{u.Client - v.Client, u.Server - v.Server, u.Sender - v.Sender, u.WAL - v.WAL}
+	w := u.WAL - v.WAL
+	if u.WAL < 0 || v.WAL < 0 {
+		w = -1
+	}
+	return Usage{u.Client - v.Client, u.Server - v.Server, u.Sender - v.Sender, w}
 }
 
 func (u Usage) add(v Usage) Usage {
-	return Usage{u.Client + v.Client, u.Server + v.Server, u.Sender + v.Sender, u.WAL + v.WAL}
+	w := u.WAL + v.WAL
+	if u.WAL < 0 || v.WAL < 0 {
+		w = -1
+	}
+	return Usage{u.Client + v.Client, u.Server + v.Server, u.Sender + v.Sender, w}
 }
 
 // A Meter reads a run's Usage.
@@ -38,10 +46,14 @@ type Meter interface {
 	Read(ctx context.Context) (Usage, error)
 }
 
-// ProcessMeter reads this process's CPU alone (MariaDB), and with Files
-// the bytes it wrote (SQLite, whose writes are the process's own: the
-// WAL frames, a page and a 24-byte header each, and the checkpoints).
-type ProcessMeter struct{ Files bool }
+// ProcessMeter reads this process's CPU, with Files the bytes it wrote
+// (SQLite, whose writes are the process's own: the WAL frames, a page and
+// a 24-byte header each, and the checkpoints), and with Server the CPU of
+// that process (MariaDB's server, whose other clients' work is in it).
+type ProcessMeter struct {
+	Files  bool
+	Server int
+}
 
 // Read returns the process's user and system CPU so far, and with Files
 // the bytes it wrote (/proc/self/io's wchar), else -1.
@@ -51,6 +63,12 @@ func (m ProcessMeter) Read(context.Context) (Usage, error) {
 		return Usage{}, err
 	}
 	u := Usage{Client: time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), WAL: -1}
+	if m.Server > 0 {
+		var err error
+		if u.Server, err = procCPU(m.Server); err != nil {
+			return u, err
+		}
+	}
 	if m.Files {
 		b, err := os.ReadFile("/proc/self/io")
 		if err != nil {

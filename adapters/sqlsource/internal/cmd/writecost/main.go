@@ -25,6 +25,7 @@ import (
 	"flag"
 	"log"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -75,6 +76,17 @@ func main() {
 		db.SetMaxOpenConns(*writers + 4)
 	}
 	db.SetMaxIdleConns(*writers + 4) // a backend that closes takes its CPU with it
+	if *dbName == "mysql" {
+		// The server's CPU, of its process as a whole (this machine's).
+		var file string
+		if err := db.QueryRow("SELECT @@pid_file").Scan(&file); err == nil {
+			if b, err := os.ReadFile(file); err == nil {
+				if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+					meter = writecost.ProcessMeter{Server: pid}
+				}
+			}
+		}
+	}
 	if m, ok := meter.(*writecost.PGMeter); ok {
 		m.DB = db
 	}

@@ -1,0 +1,43 @@
+package writecost
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestProcessMeter: the CPU it reads grows by what a busy loop spends,
+// the bytes by what a file write wrote, and the server's CPU is read
+// from its process (this one, here).
+func TestProcessMeter(t *testing.T) {
+	ctx := context.Background()
+	m := ProcessMeter{Files: true, Server: os.Getpid()}
+	before, err := m.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for start := time.Now(); time.Since(start) < 100*time.Millisecond; {
+	}
+	if err := os.WriteFile(filepath.Join(t.TempDir(), "f"), make([]byte, 1<<20), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	after, err := m.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := after.sub(before)
+	if d.Client < 20*time.Millisecond || d.Server < 20*time.Millisecond {
+		t.Errorf("CPU read %v (process) and %v (server) after 100 ms busy", d.Client, d.Server)
+	}
+	if d.WAL < 1<<20 {
+		t.Errorf("%d bytes read as written after a 1 MiB file", d.WAL)
+	}
+	if u := (Usage{WAL: -1}).add(d); u.WAL != -1 {
+		t.Errorf("unknown WAL added to known: %d, want -1", u.WAL)
+	}
+	if r, err := (ProcessMeter{}).Read(ctx); err != nil || r.WAL != -1 || r.Server != 0 {
+		t.Errorf("ProcessMeter{} read %+v, %v: want no bytes (-1) and no server", r, err)
+	}
+}
