@@ -9,9 +9,8 @@ import (
 )
 
 // TestProcessMeter: the CPU it reads grows by what a busy loop spends
-// (from /proc as from getrusage),
-// the bytes by what a file write wrote, and the server's CPU is read
-// from its process (this one, here).
+// (from getrusage, and from /proc for the server's process, this one
+// here), the bytes by what a file write wrote.
 func TestProcessMeter(t *testing.T) {
 	ctx := context.Background()
 	m := ProcessMeter{Files: true, Server: os.Getpid()}
