@@ -33,9 +33,9 @@ type reporter struct {
 	hookPanics atomic.Int64 // hooks' panics since then
 }
 
-func newReporter(st *site, cfg *Config, log *slog.Logger) *reporter {
-	return &reporter{site: st, log: log, perSection: newSecStats(st.sections),
-		onReject: cfg.OnReject, onNotice: cfg.OnNotice, onChange: cfg.OnChange}
+// newReporter makes the reporter of st; New sets its hooks and senders.
+func newReporter(st *site, log *slog.Logger) *reporter {
+	return &reporter{site: st, log: log, perSection: newSecStats(st.sections)}
 }
 
 // hook calls f, the application's hook name, on a goroutine of ours
@@ -301,4 +301,13 @@ func (r *reporter) changed(c *Change) {
 		r.indexNow.push(c.Changed...)
 		r.indexNow.push(c.Removed...)
 	}
+}
+
+// counters are the Sitemap's statistics.
+type counters struct {
+	hits, misses, stale, revalidated atomic.Int64
+	builds, buildErrors, buildNanos  atomic.Int64
+	rejected, corrected, dropped     atomic.Int64
+	notModified, notFound            atomic.Int64
+	unavailable, bytesServed         atomic.Int64
 }

@@ -4,12 +4,25 @@ import (
 	"errors"
 	"hash/fnv"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 )
 
 // The responses that are no document: an error, and a small fixed file
 // (the IndexNow key file, the stylesheet).
+
+// The fixed header values of the responses, shared and never written to.
+var (
+	hdrNoindex = []string{"noindex"}
+	hdrGzip    = []string{"gzip"}
+	hdrVary    = []string{"Accept-Encoding"}
+	hdrGzipCT  = []string{"application/gzip"}
+	hdrXMLCT   = []string{"application/xml; charset=utf-8"}
+	hdrTextCT  = []string{"text/plain; charset=utf-8"}
+	hdrAtomCT  = []string{"application/atom+xml; charset=utf-8"}
+	hdrAllow   = []string{"GET, HEAD"}
+)
 
 // serveError answers with an error status and a fixed text, first removing
 // the headers that describe a representation (as net/http's own file
@@ -76,4 +89,25 @@ func fnvHash(b []byte) uint64 {
 	h := fnv.New64a()
 	h.Write(b)
 	return h.Sum64()
+}
+
+// keyFile is the IndexNow key file, BASE/KEY.txt, whose content is the key:
+// the proof, for the search engines, that the URLs sent come from the site.
+type keyFile struct {
+	path string // the base path, the key and ".txt"
+	body string
+	etag []string
+}
+
+func newKeyFile(prefix, key string) *keyFile {
+	return &keyFile{
+		path: prefix + key + ".txt",
+		body: key,
+		etag: []string{`"` + strconv.FormatUint(fnvHash([]byte(key)), 36) + `"`},
+	}
+}
+
+// serve answers with the key as text/plain (serveFixed).
+func (k *keyFile) serve(w http.ResponseWriter, r *http.Request) {
+	serveFixed(w, r, k.body, hdrTextCT, k.etag, nil)
 }

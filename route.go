@@ -118,7 +118,7 @@ type representation uint8
 const (
 	asGzipFile representation = iota // .xml.gz: application/gzip, no Content-Encoding
 	asXML                            // .xml: negotiated, gzip-encoded or plain
-	asText                           // .txt: the page's locations, one a line (text.go), negotiated
+	asText                           // .txt: the page's locations, one a line (plain.go), negotiated
 	asAtom                           // .atom: a section's Atom feed (feed.go), negotiated
 	asHTML                           // .html: a part of the document's HTML view (html.go), negotiated
 )

@@ -205,3 +205,12 @@ func (d *httpDate) header(now time.Time) []string {
 	d.last.Store(v)
 	return v.hdr
 }
+
+// lastModHeader is the Last-Modified header value of t, or nil if t is
+// zero or the Unix epoch, which http.ServeContent takes for unknown.
+func lastModHeader(t time.Time) []string {
+	if t.IsZero() || t.Equal(unixEpoch) {
+		return nil
+	}
+	return []string{t.UTC().Format(http.TimeFormat)}
+}
