@@ -12,10 +12,9 @@ import (
 // and completed, the base URL parsed once, and the sections. Nothing in it
 // changes after New, so every part reads it without a lock.
 type site struct {
+	siteNames  // the files' names (route.go)
 	base       baseURL
 	indexLoc   string // the absolute URL of the index (indexName)
-	indexName  string // Config.IndexName: sitemap_index.xml by default
-	indexStem  string // indexName less ".xml": its HTML view's name less ".html"
 	sections   []*section
 	byName     map[string]*section
 	unnamed    *section // the one unnamed section, if it is
@@ -31,11 +30,9 @@ type site struct {
 	stylesheet string     // the <?xml-stylesheet?> line of every file; "" when off
 	xsl        *xslFile   // the stylesheet it names (xsl.go); nil when off
 	keyFile    *keyFile   // the IndexNow key file; nil when off
-	html       bool       // serve the HTML view (html.go)
 	htmlIndex  bool       // let search engines index the HTML view: no X-Robots-Tag
 	single     bool       // Config.SingleFile: one <urlset> at the index's name while the site fits (index.go)
 	singleMax  int64      // the bytes of that file at most: MaxBytes (a test lowers it)
-	layout     string     // names the sections, in order, in the index's store key
 
 	robots *robotstxt.Policy // Config.Robots; nil when it adds nothing
 
@@ -51,7 +48,6 @@ type section struct {
 	name     string
 	src      Source
 	spec     pageSpec
-	filePfx  string // "sitemap-NAME-" or "sitemap-"
 	pageSize int
 	feed     *feed // its Atom feed; nil if it has none
 }

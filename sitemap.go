@@ -510,11 +510,11 @@ func newSite(cfg *Config, sections []Section) (*site, error) {
 	if err := checkIndexName(name); err != nil {
 		return nil, err
 	}
+	base := splitBase(canonical)
 	st := &site{
-		base:         splitBase(canonical),
+		siteNames:    siteNames{path: base.path, indexName: name, indexStem: strings.TrimSuffix(name, ".xml"), numbers: make(map[string]int)},
+		base:         base,
 		indexLoc:     canonical + name,
-		indexName:    name,
-		indexStem:    strings.TrimSuffix(name, ".xml"),
 		byName:       make(map[string]*section),
 		ttl:          cmp.Or(cfg.TTL, defaultTTL),
 		timeout:      cmp.Or(cfg.BuildTimeout, defaultBuildTimeout),
@@ -534,7 +534,7 @@ func newSite(cfg *Config, sections []Section) (*site, error) {
 		st.listExt = ".xml"
 	}
 	if cfg.Stylesheet {
-		st.xsl = newXSLFile(st.base.path)
+		st.xsl, st.xslServed = newXSLFile(st.base.path), true
 		st.stylesheet = st.xsl.instruction
 	}
 	switch {
@@ -718,16 +718,20 @@ func (st *site) addSection(i int, sec Section, n int) error {
 		priority = new(*p) // the caller's may change after New
 	}
 	size = cmp.Or(size, MaxURLs)
-	s := &section{index: i, name: sec.Name, src: sec.Source, pageSize: size, filePfx: "sitemap-"}
+	s := &section{index: i, name: sec.Name, src: sec.Source, pageSize: size}
 	if sec.Latest {
 		s.src = latest{src: rl, size: size} // latest.go
 	}
-	if sec.Name != "" {
-		s.filePfx = "sitemap-" + sec.Name + "-"
-	} else {
+	if sec.Name == "" {
 		st.unnamed = s
 	}
 	s.feed = st.feeds.feedOf(s, sec.Source)
+	files := sectionFiles{name: sec.Name, prefix: pagePrefix(sec.Name)}
+	if s.feed != nil {
+		files.feed = s.feed.name
+	}
+	st.files = append(st.files, files)
+	st.numbers[sec.Name] = i
 	specExt := ext
 	if specExt == 0 {
 		specExt = ExtNone // the encoder normalizes again: zero would declare the default set (TestSectionExtNone)
