@@ -76,7 +76,7 @@ type siteNames struct {
 	indexStem string         // indexName less ".xml": its HTML view's name less ".html"
 	layout    string         // names the sections, in order, in the index's store key
 	html      bool           // serve the HTML view (html.go)
-	xslServed bool           // serve the stylesheet at xslName (Config.Stylesheet, xsl.go)
+	xslName   string         // the stylesheet's file name (Config.Stylesheet, xsl.go); "" when off
 	files     []sectionFiles // by section number
 	numbers   map[string]int // the section numbers by name, "" for the unnamed section
 }
@@ -182,7 +182,7 @@ func (sn *siteNames) owns(path string) bool {
 	if sn.html && strings.HasSuffix(rest, ".html") && (strings.HasPrefix(rest, "sitemap-") || strings.HasPrefix(rest, "sitemap_index") || strings.HasPrefix(rest, sn.indexStem)) {
 		return true
 	}
-	return rest == sn.indexName || rest == rootName || rest == unnamedFeed || sn.xslServed && rest == xslName || strings.HasPrefix(rest, "sitemap_index-") && strings.HasSuffix(rest, ".xml") ||
+	return rest == sn.indexName || rest == rootName || rest == unnamedFeed || sn.xslName != "" && rest == sn.xslName || strings.HasPrefix(rest, "sitemap_index-") && strings.HasSuffix(rest, ".xml") ||
 		strings.HasPrefix(rest, "sitemap-") && (strings.HasSuffix(rest, ".xml") || strings.HasSuffix(rest, ".xml.gz") ||
 			strings.HasSuffix(rest, ".txt") || strings.HasSuffix(rest, ".atom"))
 }

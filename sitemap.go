@@ -534,7 +534,7 @@ func newSite(cfg *Config, sections []Section) (*site, error) {
 		st.listExt = ".xml"
 	}
 	if cfg.Stylesheet {
-		st.xsl, st.xslServed = newXSLFile(st.base.path), true
+		st.xsl, st.siteNames.xslName = newXSLFile(st.base.path), xslName
 		st.stylesheet = st.xsl.instruction
 	}
 	switch {
