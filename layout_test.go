@@ -64,7 +64,6 @@ var leafGroups = [][]string{}
 // refGroups are the groups of files allowed to refer to each other in a
 // cycle (TestLayoutRefs), each with its reason.
 var refGroups = []refGroup{
-	{"a page's <url> hashes and the locations read back that they are taken over", []string{"changes.go", "locations.go"}},
 	// The engine and the features whose glue reads its state, which the
 	// site's settings (the Atom feeds' types) and the reporter (the audit,
 	// purge, IndexNow and per-section counters) hold by their own types:
