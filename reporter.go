@@ -33,11 +33,6 @@ type reporter struct {
 	hookPanics atomic.Int64 // hooks' panics since then
 }
 
-// newReporter makes the reporter of st; New sets its hooks and senders.
-func newReporter(st *site, log *slog.Logger) *reporter {
-	return &reporter{site: st, log: log, perSection: newSecStats(st.sections)}
-}
-
 // hook calls f, the application's hook name, on a goroutine of ours
 // (a build's): a panic in it is recovered, so that it neither kills the
 // process nor fails the build that called it, and logged with its stack,

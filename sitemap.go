@@ -310,8 +310,7 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 		now = time.Now
 	}
 	warnNoFeed(st, log)
-	rep := newReporter(st, log)
-	rep.onReject, rep.onNotice, rep.onChange = cfg.OnReject, cfg.OnNotice, cfg.OnChange
+	rep := newReporter(st, &cfg, log)
 	crawls, err := newCrawlLog(&cfg.Crawlers, st)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
@@ -609,6 +608,13 @@ func newSite(cfg *Config, sections []Section) (*site, error) {
 	}
 	st.layout = layoutOf(st.sections)
 	return st, nil
+}
+
+// newReporter makes the reporter of st, with cfg's hooks; New gives it
+// its senders.
+func newReporter(st *site, cfg *Config, log *slog.Logger) *reporter {
+	return &reporter{site: st, log: log, perSection: newSecStats(st.sections),
+		onReject: cfg.OnReject, onNotice: cfg.OnNotice, onChange: cfg.OnChange}
 }
 
 // maxIndexName is the longest Config.IndexName.
