@@ -2,6 +2,7 @@ package sitemap
 
 import (
 	"errors"
+	"hash/fnv"
 	"io"
 	"net/http"
 	"strconv"
@@ -10,11 +11,24 @@ import (
 	"time"
 )
 
-// A cached file's response: its bytes are in memory, so a full 200 costs
-// what writing them costs. What it reads of the request's header is read
-// once, below (reqHeader).
+// The responses we write: a cached file's, whose bytes are in memory, so
+// that a full 200 costs what writing them costs (what it reads of the
+// request's header is read once, below: reqHeader); and those that are no
+// document: an error, and a small fixed file (the IndexNow key file, the
+// stylesheet).
 
-var hdrBytes = []string{"bytes"}
+// The fixed header values of the responses, shared and never written to.
+var (
+	hdrNoindex = []string{"noindex"}
+	hdrGzip    = []string{"gzip"}
+	hdrVary    = []string{"Accept-Encoding"}
+	hdrGzipCT  = []string{"application/gzip"}
+	hdrXMLCT   = []string{"application/xml; charset=utf-8"}
+	hdrTextCT  = []string{"text/plain; charset=utf-8"}
+	hdrAtomCT  = []string{"application/atom+xml; charset=utf-8"}
+	hdrAllow   = []string{"GET, HEAD"}
+	hdrBytes   = []string{"bytes"}
+)
 
 // serveCached answers a GET or HEAD of content, a cached body of size
 // bytes, once the headers that name it (Content-Type, ETag, Vary,
@@ -301,4 +315,71 @@ func (q *reqHeader) conditional() bool { return q.pre || q.rng != "" }
 func conditional(h http.Header) bool {
 	q := readReqHeader(h, false)
 	return q.conditional()
+}
+
+// serveError answers with an error status and a fixed text, first removing
+// the headers that describe a representation (as net/http's own file
+// server does): a validator or cache directive set before the error would
+// let a client or a CDN keep the error page as if it were the sitemap.
+func serveError(w http.ResponseWriter, text string, code int) {
+	h := w.Header()
+	for _, k := range [...]string{"Etag", "Last-Modified", "Cache-Control", "Content-Encoding", "Vary", "Content-Range", "Accept-Ranges"} {
+		delete(h, k)
+	}
+	http.Error(w, text, code) // also drops Content-Length
+}
+
+// unavailableText is the body of a 503 for err: why, in words that are
+// safe for anyone to read. The Source's own error (a database's message,
+// a host name, a query) never reaches the public: a failed build is
+// named by its failure reference and time, which its log line ("sitemap:
+// build failed", attribute failure) carries with the cause
+// (TestUnavailableSaysWhy).
+func unavailableText(err error, retryAfter time.Duration) string {
+	const head = "sitemap temporarily unavailable: "
+	var fe *failureError
+	switch {
+	case errors.As(err, &fe) && errors.Is(err, errBackoff):
+		return head + "the last build of " + fe.file + " failed (failure " + fe.ref + " at " + fe.at.UTC().Format(time.RFC3339) +
+			"; the server's log has the cause); it is retried after " + retryAfter.String()
+	case errors.As(err, &fe):
+		return head + "the build of " + fe.file + " failed (failure " + fe.ref + " at " + fe.at.UTC().Format(time.RFC3339) +
+			"; the server's log has the cause)"
+	case errors.Is(err, errBackoff):
+		return head + "its last build failed; it is retried after " + retryAfter.String()
+	case errors.Is(err, errWaitTimeout):
+		return head + "its build takes longer than the build timeout"
+	case errors.Is(err, errBusy):
+		return head + "too many requests are waiting for builds"
+	case errors.Is(err, errClosed):
+		return head + "the server is shutting down"
+	}
+	return head + "it could not be built"
+}
+
+// serveFixed answers a GET or HEAD of a small file served as it is, such
+// as the IndexNow key file or the stylesheet: body with the Content-Type
+// ct, its strong ETag (304 through http.ServeContent) and cacheControl,
+// if any. Any other method gets 405.
+func serveFixed(w http.ResponseWriter, r *http.Request, body string, ct, etag, cacheControl []string) {
+	h := w.Header()
+	h["X-Robots-Tag"] = hdrNoindex
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		h["Allow"] = hdrAllow
+		serveError(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	if cacheControl != nil {
+		h["Cache-Control"] = cacheControl
+	}
+	h["Content-Type"] = ct
+	h["Etag"] = etag
+	http.ServeContent(w, r, "", time.Time{}, strings.NewReader(body))
+}
+
+// fnvHash is the hash a fixed file's ETag names.
+func fnvHash(b []byte) uint64 {
+	h := fnv.New64a()
+	h.Write(b)
+	return h.Sum64()
 }
