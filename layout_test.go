@@ -77,7 +77,7 @@ var refGroups = []refGroup{
 		"record.go", "reporter.go", "sectionstats.go", "settings.go", "tier.go",
 	}},
 	{"the fleet's tier and its era: a lost Store state is found by the tier and handled by the era, which takes the fleet's lock", []string{"era.go", "fleet.go"}},
-	{"the public front and the features it starts that read its Config (robots.txt's lines, the warm-up)", []string{"robots.go", "sitemap.go", "warmup.go"}},
+	{"the public front (robots.go holds Sitemap's robots.txt methods) and the warm-up, which reads its Config", []string{"robots.go", "sitemap.go", "warmup.go"}},
 }
 
 // layoutPkg is the root package, parsed and type-checked once for all three tests.
