@@ -21,11 +21,11 @@ type slot struct {
 // bytes: their gzip files and the forms made from them (entry.cost).
 // Expiry is checked by the caller on read; nothing runs in the background.
 type pageCache struct {
-	mu      sync.Mutex
-	lru     *simplelru.LRU[docKey, *slot]
-	bytes   int64
-	budget  int64
-	account func(docKey) *secCounters // where each key's documents and bytes are counted
+	mu     sync.Mutex
+	lru    *simplelru.LRU[docKey, *slot]
+	bytes  int64
+	budget int64
+	count  func(k docKey, docs int, bytes int64) // counts the documents and bytes cached of k's section
 	// copies is the bytes of the plain copies (plain.go) among bytes, at
 	// most copyBudget: a copy saves a decompression per request, while
 	// an evicted gzip file costs a read of the Source, so copies take a
@@ -37,9 +37,9 @@ type pageCache struct {
 const copyShare = 4 // a quarter
 
 // newPageCache makes a cache of at most entries documents and budget
-// bytes, which counts each key's in account(key).
-func newPageCache(budget int64, entries int, account func(docKey) *secCounters) *pageCache {
-	c := &pageCache{budget: budget, account: account, copyBudget: budget / copyShare}
+// bytes, which tells count of the documents and bytes it adds or drops.
+func newPageCache(budget int64, entries int, count func(k docKey, docs int, bytes int64)) *pageCache {
+	c := &pageCache{budget: budget, count: count, copyBudget: budget / copyShare}
 	if budget < 0 {
 		return c // disabled
 	}
@@ -47,7 +47,7 @@ func newPageCache(budget int64, entries int, account func(docKey) *secCounters) 
 		n := sl.e.cost()
 		c.bytes -= n
 		c.copies -= sl.e.copyCost()
-		c.account(k).cached(-1, -n)
+		c.count(k, -1, -n)
 	})
 	return c
 }
@@ -111,7 +111,7 @@ func (c *pageCache) put(k docKey, e *entry, synced int64) {
 	n := e.cost()
 	c.bytes += n
 	c.copies += e.copyCost()
-	c.account(k).cached(1, n)
+	c.count(k, 1, n)
 	for c.bytes > c.budget {
 		c.lru.RemoveOldest()
 	}
@@ -147,7 +147,7 @@ func (c *pageCache) attach(k docKey, e *entry, n int64, set func()) {
 // recently used entries until the budget holds; c.mu is held.
 func (c *pageCache) grow(k docKey, n int64) {
 	c.bytes += n
-	c.account(k).cached(0, n)
+	c.count(k, 0, n)
 	for c.bytes > c.budget && c.lru.Len() > 0 {
 		c.lru.RemoveOldest()
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/cespare/xxhash/v2"
+	"github.com/freshmap/sitemap/internal/readback"
 )
 
 // Change is what one rebuilt page changed, as the library derives it: the
@@ -112,4 +113,16 @@ func (t *tracker) removed(oldGz []byte) ([]string, error) {
 		}
 	})
 	return out, err
+}
+
+// sumsOf returns the hashes of the <url> elements of gz, as the tracker
+// (changes.go) took them while the page was built, for a page whose
+// previous copy carries none (one taken from the Store).
+func sumsOf(gz []byte) ([]urlSum, error) {
+	var sums []urlSum
+	err := readback.Sums(gz, func(loc, entry uint64) { sums = append(sums, urlSum{loc: loc, entry: entry}) })
+	if err != nil {
+		return nil, err
+	}
+	return sums, nil
 }

@@ -142,7 +142,7 @@ func encodePage(ctx context.Context, src Source, n int64, w io.Writer, spec *pag
 // and returns the run that adds the page's URLs, of which the Source may
 // yield maxRead (0: MaxURLs; with a cluster, each is written once per
 // language). encodePage writes one page a document;
-// a one-file sitemap (single.go) writes page 1 of each section into one.
+// a one-file sitemap (index.go, buildSingle) writes page 1 of each section into one.
 func runOf(e *xmlenc.Encoder, spec *pageSpec, n int64, maxRead int) pageRun {
 	e.Now, e.NewsAnyAge, e.Visit, e.Omit = spec.now, spec.newsAnyAge, spec.visit, spec.omit
 	e.ChangeFreq, e.Priority = spec.changeFreq, spec.priority

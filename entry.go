@@ -2,7 +2,6 @@ package sitemap
 
 import (
 	"encoding/binary"
-	"net/http"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -11,7 +10,7 @@ import (
 
 // entry is one built document, kept gzip-compressed. It never changes
 // once made, but for text and html, the memos of its plain-text form
-// (text.go) and HTML view (html.go).
+// (plain.go) and HTML view (html.go).
 // What is coordinated about a cached copy is in its slot (cache.go).
 type entry struct {
 	gz      []byte    // the gzip file of the XML
@@ -47,7 +46,7 @@ type entry struct {
 	era   time.Time // with a Store: when the Store's state began, as its build saw it; its clock holds in that era only (fleet.go)
 
 	// text is the page's plain-text form, made from it on first request
-	// (text.go); textMu makes that happen once.
+	// (plain.go); textMu makes that happen once.
 	text   atomic.Pointer[entry]
 	textMu sync.Mutex
 	// html is its HTML view, made from it on first request (html.go);
@@ -96,15 +95,6 @@ func newEntry(gz []byte, hash uint64, level int, lastMod, built time.Time) *entr
 		gzLen:      h[3:4:4],
 		lastModHdr: lastModHeader(lastMod),
 	}
-}
-
-// lastModHeader is the Last-Modified header value of t, or nil if t is
-// zero or the Unix epoch, which http.ServeContent takes for unknown.
-func lastModHeader(t time.Time) []string {
-	if t.IsZero() || t.Equal(unixEpoch) {
-		return nil
-	}
-	return []string{t.UTC().Format(http.TimeFormat)}
 }
 
 // gzipSize returns the length of the data in gz, a single gzip member as

@@ -356,7 +356,7 @@ func checkText(t *testing.T, what, got, given string) {
 	}
 }
 
-// checkTextForm derives the plain-text form of doc as text.go does and
+// checkTextForm derives the plain-text form of doc as plain.go does and
 // checks it has one line per URL written, each a canonical URI: no
 // caption, title or other text can pass for a location.
 func checkTextForm(t *testing.T, doc []byte, urls int) {

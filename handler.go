@@ -12,17 +12,6 @@ import (
 	"github.com/freshmap/sitemap/internal/htmlview"
 )
 
-var (
-	hdrNoindex = []string{"noindex"}
-	hdrGzip    = []string{"gzip"}
-	hdrVary    = []string{"Accept-Encoding"}
-	hdrGzipCT  = []string{"application/gzip"}
-	hdrXMLCT   = []string{"application/xml; charset=utf-8"}
-	hdrTextCT  = []string{"text/plain; charset=utf-8"}
-	hdrAtomCT  = []string{"application/atom+xml; charset=utf-8"}
-	hdrAllow   = []string{"GET, HEAD"}
-)
-
 // ServeHTTP serves the sitemap files (and a minimal robots.txt at
 // /robots.txt, since no application stands behind a bare handler), and
 // the IndexNow key file and the stylesheet if configured. Any other path

@@ -92,7 +92,7 @@ func (b indexBuilder) build(ctx context.Context, j job) (*entry, effects, error)
 	if len(list) == 0 {
 		return nil, effects{}, errNotFound
 	}
-	if b.site.single { // Config.SingleFile (single.go)
+	if b.site.single { // Config.SingleFile (buildSingle, below)
 		if onePage(pages) {
 			e, err := b.buildSingle(ctx, pages, now, !j.alone)
 			if err == nil {
@@ -135,7 +135,7 @@ func (b indexBuilder) encodeFile(list []indexEntry, file int, now time.Time, agr
 		defer xmlenc.Put(e)
 		e.Reset(w, xmlenc.Index, 0, st.base.url, MaxURLs, MaxBytes, st.stylesheet)
 		for _, it := range list {
-			loc := st.base.url + st.sections[it.sec].filePfx + strconv.FormatInt(it.n, 10) + st.listExt
+			loc := st.base.url + st.files[it.sec].prefix + strconv.FormatInt(it.n, 10) + st.listExt
 			err := e.AddSitemap(loc, it.at)
 			if errors.Is(err, ErrPageFull) {
 				break
@@ -158,4 +158,130 @@ func (b indexBuilder) encodeFile(list []indexEntry, file int, now time.Time, agr
 	e := newEntry(gz, sum, st.gzipLevel, at, now)
 	e.unclocked, e.alone = at.IsZero() && agreed, !agreed
 	return e, count, nil
+}
+
+// Config.SingleFile: a small site served as one sitemap file, a <urlset>
+// of every section's URLs at the index's name, with no index. The rules:
+//
+//  1. New checks that the sections fit one file: their page sizes add up
+//     to at most MaxURLs, and none is a Latest section (which has a file
+//     of its own at a fixed name) (checkSingle; TestSingleFileChecked).
+//  2. The index build reads every section's Pages as always; while each
+//     lists page 1 at most, it writes those pages' URLs into one
+//     <urlset>, each section's by its own rules, extensions and page size,
+//     the namespaces of all declared once (TestSingleFile).
+//  3. A site that grew past one file, a section listing a page 2 (or
+//     URLs past 52,428,800 bytes), is served as without SingleFile: the
+//     index's name serves a <sitemapindex> of the files, which are served
+//     as ever, and a warning is logged at each such index build; once the
+//     site fits again, one file again (TestSingleFileGrows). Search
+//     engines take either at a submitted name.
+//  4. The file's content clock is the index's (indexFileKey(1)); every
+//     change to a page (Invalidate, a Version) rebuilds it as it does the
+//     index. The page files stay served at their own names, listed by no
+//     index while the site is one file.
+
+// errOutgrown ends a one-file build whose URLs do not fit one file.
+var errOutgrown = errors.New("the URLs do not fit one file")
+
+// checkSingle is rule 1, with the sections completed.
+func checkSingle(sections []*section, latest []bool) error {
+	var sum int
+	for i, sec := range sections {
+		if latest[i] {
+			return fmt.Errorf("SingleFile: section %q is Latest, a file of its own at a fixed name", sec.name)
+		}
+		sum += sec.pageSize
+	}
+	if sum > MaxURLs {
+		return fmt.Errorf("SingleFile: the sections' page sizes add up to %d URLs, more than one file holds (%d): "+
+			"give each Section a PageSize (or its Source one) so that they add up to %d at most", sum, MaxURLs, MaxURLs)
+	}
+	return nil
+}
+
+// onePage reports whether every section lists page 1 at most (rule 2).
+func onePage(pages [][]PageInfo) bool {
+	for _, ps := range pages {
+		if len(ps) > 1 || len(ps) == 1 && ps[0].Number != 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// buildSingle writes the one file of rule 2 from page 1 of each section
+// that pages lists. It returns errOutgrown if the URLs do not fit.
+func (b indexBuilder) buildSingle(ctx context.Context, pages [][]PageInfo, now time.Time, agreed bool) (*entry, error) {
+	st := b.site
+	var union Extensions
+	for i, sec := range st.sections {
+		if len(pages[i]) > 0 {
+			union |= sec.spec.ext.Declared() // normalized in New, or ExtNone (settings.go), which adds nothing
+		}
+	}
+	if union == 0 {
+		union = ExtNone // no extension: reset must not take 0 for the default
+	}
+	var newest time.Time
+	gz, sum, err := compress(st.gzipLevel, func(w io.Writer) error {
+		e := xmlenc.Get()
+		defer xmlenc.Put(e)
+		e.Reset(w, xmlenc.URLSet, union, st.base.url, MaxURLs, st.singleMax, st.stylesheet)
+		for i, sec := range st.sections {
+			if len(pages[i]) == 0 {
+				continue
+			}
+			if err := b.addSection(ctx, e, sec, now); err != nil {
+				return err
+			}
+		}
+		if e.Count() == 0 {
+			return errNotFound // no valid URL: no file (an empty <urlset> would say the site has none)
+		}
+		newest = e.Newest()
+		return e.Close()
+	})
+	if err != nil {
+		return nil, err
+	}
+	at, _, _ := b.clocks.built(indexFileKey(1), sum, newest, time.Time{}, now, agreed)
+	e := newEntry(gz, sum, st.gzipLevel, at, now)
+	e.unclocked, e.alone = at.IsZero() && agreed, !agreed
+	return e, nil
+}
+
+// addSection writes page 1 of sec into e, by sec's rules, as encodePage
+// writes a page; the URLs it skips are reported as page 1's.
+func (b indexBuilder) addSection(ctx context.Context, e *xmlenc.Encoder, sec *section, now time.Time) error {
+	spec := sec.spec
+	urls := b.rep.urls(sec, pageKey(sec.index, 1))
+	defer urls.done()
+	outgrown := false
+	spec.report = func(loc string, err error) {
+		if errors.Is(err, ErrPageFull) {
+			outgrown = true // rule 3: not this URL's fault
+			return
+		}
+		urls.rejected(loc, err)
+	}
+	spec.notice, spec.now, spec.visit = urls.noticed, now, nil
+	e.UseExtensions(spec.ext) // the section's; the document declares every section's namespaces
+	p := runOf(e, &spec, 1, sec.pageSize)
+	for u, err := range sec.src.URLs(ctx, 1) {
+		if err != nil {
+			return fmt.Errorf("reading page 1 of section %q: %w", sec.name, err)
+		}
+		err := p.add(ctx, &u)
+		if outgrown { // before err: with Strict, a URL that does not fit is an error too
+			return errOutgrown
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if p.st.future > 0 {
+		b.rep.future(sec, pageKey(sec.index, 1), p.st.future, p.st.futureLoc)
+	}
+	return ctx.Err()
 }

@@ -5,7 +5,8 @@ import "github.com/freshmap/sitemap/internal/readback"
 // Our own files read back (internal/readback), under the names the files
 // that call them use: the locations, for the URLs a rebuilt page lost
 // (changes.go); the <url> elements whole, for the HTML view and the
-// self-audit; and the hashes of a page's URLs (sumsOf).
+// self-audit. (The hashes of a page's URLs are read back in changes.go,
+// sumsOf.)
 
 // eachLoc calls f with the location, as written, of every <url> of gz.
 func eachLoc(gz []byte, f func(loc []byte)) error { return readback.EachLoc(gz, f) }
@@ -16,15 +17,3 @@ func appendUnescapedLoc(b, loc []byte) []byte { return readback.AppendUnescapedL
 
 // eachURL calls f with every <url> element of gz, as written.
 func eachURL(gz []byte, f func(elem []byte) error) error { return readback.EachURL(gz, f) }
-
-// sumsOf returns the hashes of the <url> elements of gz, as the tracker
-// (changes.go) took them while the page was built, for a page whose
-// previous copy carries none (one taken from the Store).
-func sumsOf(gz []byte) ([]urlSum, error) {
-	var sums []urlSum
-	err := readback.Sums(gz, func(loc, entry uint64) { sums = append(sums, urlSum{loc: loc, entry: entry}) })
-	if err != nil {
-		return nil, err
-	}
-	return sums, nil
-}

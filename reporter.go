@@ -33,11 +33,6 @@ type reporter struct {
 	hookPanics atomic.Int64 // hooks' panics since then
 }
 
-func newReporter(st *site, cfg *Config, log *slog.Logger) *reporter {
-	return &reporter{site: st, log: log, perSection: newSecStats(st.sections),
-		onReject: cfg.OnReject, onNotice: cfg.OnNotice, onChange: cfg.OnChange}
-}
-
 // hook calls f, the application's hook name, on a goroutine of ours
 // (a build's): a panic in it is recovered, so that it neither kills the
 // process nor fails the build that called it, and logged with its stack,
@@ -301,4 +296,13 @@ func (r *reporter) changed(c *Change) {
 		r.indexNow.push(c.Changed...)
 		r.indexNow.push(c.Removed...)
 	}
+}
+
+// counters are the Sitemap's statistics.
+type counters struct {
+	hits, misses, stale, revalidated atomic.Int64
+	builds, buildErrors, buildNanos  atomic.Int64
+	rejected, corrected, dropped     atomic.Int64
+	notModified, notFound            atomic.Int64
+	unavailable, bytesServed         atomic.Int64
 }

@@ -17,7 +17,7 @@ var reqHeaderFields = []string{"User-Agent", "Range", "Accept-Encoding", "If-Non
 
 // TestReqHeaderScanLikeLookups holds the one pass over a header to the
 // lookups, field by field, on random headers of 0 to 12 fields with
-// empty, several and no values: the two readers (reqheader.go) must read
+// empty, several and no values: the two readers (serve.go, reqHeader) must read
 // the same, whichever readReqHeader picks for a header's size.
 func TestReqHeaderScanLikeLookups(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))

@@ -67,42 +67,71 @@ const rootName = "sitemap.xml"
 // unnamedFeed is the feed's name of an unnamed section.
 const unnamedFeed = "sitemap.atom"
 
+// siteNames is what naming and routing read of the site (site embeds
+// it, settings.go): the base path, the index's names and each section's
+// file names. New fills it in; nothing changes it after.
+type siteNames struct {
+	path      string         // the base URL's path: "/shop/"
+	indexName string         // Config.IndexName: sitemap_index.xml by default
+	indexStem string         // indexName less ".xml": its HTML view's name less ".html"
+	layout    string         // names the sections, in order, in the index's store key
+	html      bool           // serve the HTML view (html.go)
+	xslName   string         // the stylesheet's file name (Config.Stylesheet, xsl.go); "" when off
+	files     []sectionFiles // by section number
+	numbers   map[string]int // the section numbers by name, "" for the unnamed section
+}
+
+// sectionFiles are the names of a section's files.
+type sectionFiles struct {
+	name   string // the section's name; "" if it is unnamed
+	prefix string // of its pages: "sitemap-NAME-" or "sitemap-"
+	feed   string // of its Atom feed: sitemap-NAME.atom or sitemap.atom; "" if it has none
+}
+
+// pagePrefix is the start of the file names of a section's pages.
+func pagePrefix(section string) string {
+	if section == "" {
+		return "sitemap-"
+	}
+	return "sitemap-" + section + "-"
+}
+
 // indexFileName is the name of index file number n (from 1): the first
 // is Config.IndexName; the others keep their names whatever it is, which
 // no IndexName can take (checkIndexName).
-func (st *site) indexFileName(n int) string {
+func (sn *siteNames) indexFileName(n int) string {
 	if n == 1 {
-		return st.indexName
+		return sn.indexName
 	}
 	return "sitemap_index-" + strconv.Itoa(n) + ".xml"
 }
 
 // fileName names the document k: its file name under the base path, as
 // logs and the messages to other replicas name it.
-func (st *site) fileName(k docKey) string {
+func (sn *siteNames) fileName(k docKey) string {
 	switch k.kind {
 	case docIndex:
-		return st.indexFileName(int(k.page) + 1)
+		return sn.indexFileName(int(k.page) + 1)
 	case docFeed:
-		return st.sections[k.sec].feed.name
+		return sn.files[k.sec].feed
 	}
-	return st.sections[k.sec].filePfx + strconv.FormatInt(k.page, 10) + ".xml.gz"
+	return sn.files[k.sec].prefix + strconv.FormatInt(k.page, 10) + ".xml.gz"
 }
 
 // storeName is the name of document k in the Store. An index depends on
 // every section, so replicas whose sections differ (a rolling deploy that
 // adds one) keep their indexes apart.
-func (st *site) storeName(k docKey) string {
+func (sn *siteNames) storeName(k docKey) string {
 	if k == indexKey {
-		return indexFile + "@" + st.layout
+		return indexFile + "@" + sn.layout
 	}
-	return st.fileName(k)
+	return sn.fileName(k)
 }
 
 // keyOf returns the key of the document whose file name is name (as
 // fileName gives it), if this site has it.
-func (st *site) keyOf(name string) (docKey, bool) {
-	rt, ok := st.route(st.base.path + name)
+func (sn *siteNames) keyOf(name string) (docKey, bool) {
+	rt, ok := sn.route(sn.path + name)
 	switch {
 	case !ok, rt.rep == asHTML:
 		return docKey{}, false
@@ -118,7 +147,7 @@ type representation uint8
 const (
 	asGzipFile representation = iota // .xml.gz: application/gzip, no Content-Encoding
 	asXML                            // .xml: negotiated, gzip-encoded or plain
-	asText                           // .txt: the page's locations, one a line (text.go), negotiated
+	asText                           // .txt: the page's locations, one a line (plain.go), negotiated
 	asAtom                           // .atom: a section's Atom feed (feed.go), negotiated
 	asHTML                           // .html: a part of the document's HTML view (html.go), negotiated
 )
@@ -140,42 +169,43 @@ type route struct {
 // sitemap-*.atom and sitemap.atom under the base path, sitemap.xsl
 // with Config.Stylesheet, and sitemap_index*.html and sitemap-*.html with
 // Config.HTML. The middleware passes every other path on.
-func (st *site) owns(path string) bool {
-	prefix := st.base.path
+func (sn *siteNames) owns(path string) bool {
+	prefix := sn.path
 	// Most requests are not ours: reject them on one byte first.
-	if len(path) <= len(prefix) || path[len(prefix)] != 's' && path[len(prefix)] != st.indexName[0] {
+	if len(path) <= len(prefix) || path[len(prefix)] != 's' && path[len(prefix)] != sn.indexName[0] {
 		return false
 	}
 	rest, ok := strings.CutPrefix(path, prefix)
 	if !ok {
 		return false
 	}
-	if st.html && strings.HasSuffix(rest, ".html") && (strings.HasPrefix(rest, "sitemap-") || strings.HasPrefix(rest, "sitemap_index") || strings.HasPrefix(rest, st.indexStem)) {
+	if sn.html && strings.HasSuffix(rest, ".html") && (strings.HasPrefix(rest, "sitemap-") || strings.HasPrefix(rest, "sitemap_index") || strings.HasPrefix(rest, sn.indexStem)) {
 		return true
 	}
-	return rest == st.indexName || rest == rootName || rest == unnamedFeed || st.xsl != nil && rest == xslName || strings.HasPrefix(rest, "sitemap_index-") && strings.HasSuffix(rest, ".xml") ||
+	return rest == sn.indexName || rest == rootName || rest == unnamedFeed || sn.xslName != "" && rest == sn.xslName || strings.HasPrefix(rest, "sitemap_index-") && strings.HasSuffix(rest, ".xml") ||
 		strings.HasPrefix(rest, "sitemap-") && (strings.HasSuffix(rest, ".xml") || strings.HasSuffix(rest, ".xml.gz") ||
 			strings.HasSuffix(rest, ".txt") || strings.HasSuffix(rest, ".atom"))
 }
 
 // route parses a sitemap path. Only the one canonical name of each file is
 // accepted: a page number is a decimal without sign or leading zero.
-func (st *site) route(path string) (route, bool) {
-	rest, ok := strings.CutPrefix(path, st.base.path)
+func (sn *siteNames) route(path string) (route, bool) {
+	rest, ok := strings.CutPrefix(path, sn.path)
 	if !ok {
 		return route{}, false
 	}
-	if rest == st.indexName {
+	if rest == sn.indexName {
 		return route{key: indexKey, file: 1, rep: asXML}, true
 	}
 	if rest == rootName {
 		return route{key: indexKey, file: 1, rep: asXML, root: true}, true
 	}
 	if rest == unnamedFeed {
-		return feedRoute(st.unnamed)
+		i, ok := sn.numbers[""]
+		return sn.feedRoute(i, ok)
 	}
-	if st.html && strings.HasSuffix(rest, ".html") {
-		return st.htmlRoute(strings.TrimSuffix(rest, ".html"))
+	if sn.html && strings.HasSuffix(rest, ".html") {
+		return sn.htmlRoute(strings.TrimSuffix(rest, ".html"))
 	}
 	if num, ok := strings.CutPrefix(rest, "sitemap_index-"); ok {
 		// sitemap_index-2.xml and on; the first file has no number.
@@ -202,8 +232,8 @@ func (st *site) route(path string) (route, bool) {
 	case strings.HasSuffix(name, ".atom"):
 		// sitemap-NAME.atom: a page number never ends a feed's name, so
 		// sitemap-NAME-N.atom (or a named sitemap-.atom) is nobody's.
-		if sec := st.byName[strings.TrimSuffix(name, ".atom")]; sec != nil && sec.name != "" {
-			return feedRoute(sec)
+		if i, ok := sn.numbers[strings.TrimSuffix(name, ".atom")]; ok && sn.files[i].name != "" {
+			return sn.feedRoute(i, true)
 		}
 		return route{}, false
 	default:
@@ -216,21 +246,21 @@ func (st *site) route(path string) (route, bool) {
 		}
 		secName, num = name[:i], name[i+1:]
 	}
-	sec := st.byName[secName]
-	if sec == nil {
-		return route{}, false
-	}
-	n, ok := parsePage(num)
+	sec, ok := sn.numbers[secName]
 	if !ok {
 		return route{}, false
 	}
-	return route{key: pageKey(sec.index, n), rep: rep}, true
+	page, ok := parsePage(num)
+	if !ok {
+		return route{}, false
+	}
+	return route{key: pageKey(sec, page), rep: rep}, true
 }
 
 // htmlRoute routes the name of a part of an HTML view, less ".html":
 // sitemap_index or sitemap-NAME-N for the first part, and with ".partP"
 // (P from 2, canonical) for the others (htmlPartName).
-func (st *site) htmlRoute(stem string) (route, bool) {
+func (sn *siteNames) htmlRoute(stem string) (route, bool) {
 	part := int64(1)
 	if i := strings.LastIndex(stem, ".part"); i >= 0 {
 		p, ok := parsePage(stem[i+len(".part"):])
@@ -239,10 +269,10 @@ func (st *site) htmlRoute(stem string) (route, bool) {
 		}
 		stem, part = stem[:i], min(p, math.MaxInt32)
 	}
-	rt, ok := route{key: indexKey, file: 1}, stem == st.indexStem
+	rt, ok := route{key: indexKey, file: 1}, stem == sn.indexStem
 	if !ok {
 		// The page's XML route decides: the same names, the same rules.
-		rt, ok = st.route(st.base.path + stem + ".xml.gz")
+		rt, ok = sn.route(sn.path + stem + ".xml.gz")
 	}
 	rt.rep, rt.part = asHTML, int(part)
 	return rt, ok && rt.key.kind != docFeed
@@ -251,23 +281,24 @@ func (st *site) htmlRoute(stem string) (route, bool) {
 // htmlStem is the name of the first part of document k's HTML view, less
 // ".html": the index's name less ".xml" (sitemap_index), or
 // sitemap-NAME-N.
-func (st *site) htmlStem(k docKey) string {
+func (sn *siteNames) htmlStem(k docKey) string {
 	if k.kind == docIndex {
-		return st.indexStem
+		return sn.indexStem
 	}
-	return st.sections[k.sec].filePfx + strconv.FormatInt(k.page, 10)
+	return sn.files[k.sec].prefix + strconv.FormatInt(k.page, 10)
 }
 
 // htmlPartName is the file name of part n (from 1) of the HTML view
 // whose stem is stem.
 func htmlPartName(stem string, n int) string { return htmlview.PartName(stem, n) }
 
-// feedRoute routes to the feed of sec, if sec has one.
-func feedRoute(sec *section) (route, bool) {
-	if sec == nil || sec.feed == nil {
+// feedRoute routes to the feed of section sec, if ok (there is such a
+// section) and it has one.
+func (sn *siteNames) feedRoute(sec int, ok bool) (route, bool) {
+	if !ok || sn.files[sec].feed == "" {
 		return route{}, false
 	}
-	return route{key: feedKey(sec.index), rep: asAtom}, true
+	return route{key: feedKey(sec), rep: asAtom}, true
 }
 
 // parsePage accepts a canonical page number: 1 to math.MaxInt64 in

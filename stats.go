@@ -1,18 +1,8 @@
 package sitemap
 
 import (
-	"sync/atomic"
 	"time"
 )
-
-// counters are the Sitemap's statistics.
-type counters struct {
-	hits, misses, stale, revalidated atomic.Int64
-	builds, buildErrors, buildNanos  atomic.Int64
-	rejected, corrected, dropped     atomic.Int64
-	notModified, notFound            atomic.Int64
-	unavailable, bytesServed         atomic.Int64
-}
 
 // Stats is a snapshot of a Sitemap's counters since New, for metrics.
 // SectionStats has most of them per section; the collector in
