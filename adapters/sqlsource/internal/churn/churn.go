@@ -227,25 +227,28 @@ type LoadFunc func(ctx context.Context, spec LoadSpec) (LoadResult, error)
 // meantime.
 func (b *Bench) Run(ctx context.Context, rate float64, dur time.Duration, probes float64, seed uint64, load LoadFunc) (LoadResult, error) {
 	spec := LoadSpec{Table: b.Table, Rows: b.Rows, PageSize: b.PageSize, URL: b.URL, Rate: rate, Dur: dur, Probes: probes, Seed: seed}
-	cpu := make(chan float64, 1)
-	go func() { // the server's CPU over the load's span, not its drain
-		start, cpu0 := time.Now(), cpuTime()
+	cpu := make(chan [3]float64, 1)
+	go func() { // the CPU over the load's span, not its drain
+		start, cpu0, pg0, busy0 := time.Now(), cpuTime(), postgresCPU(), machineBusy()
 		time.Sleep(dur)
-		cpu <- (cpuTime() - cpu0).Seconds() / time.Since(start).Seconds()
+		wall := time.Since(start).Seconds()
+		cpu <- [3]float64{(cpuTime() - cpu0).Seconds() / wall, postgresDelta(pg0, postgresCPU()).Seconds() / wall,
+			(machineBusy() - busy0).Seconds() / wall}
 	}()
 	res, err := load(ctx, spec)
 	if err != nil {
 		return res, err
 	}
-	res.ServerCores = <-cpu
+	c := <-cpu
+	res.ServerCores, res.PostgresCores, res.MachineCores = c[0], c[1], c[2]
 	mode := "pages (Invalidate)"
 	if b.Keys {
 		mode = "keys (InvalidateKeys)"
 	}
 	lags := slices.Sorted(slices.Values(res.Lags))
-	fmt.Fprintf(b.Out, "%s, %s, interval %v: asked %.0f renames/s for %v, committed %.1f/s (%d late); commit → new bytes served, %d probes (%d not served within %v, counted as that): p50 %v, p90 %v, p99 %v, max %v; server CPU %.2f cores\n",
+	fmt.Fprintf(b.Out, "%s, %s, interval %v: asked %.0f renames/s for %v, committed %.1f/s (%d late); commit → new bytes served, %d probes (%d not served within %v, counted as that): p50 %v, p90 %v, p99 %v, max %v; CPU in cores: this server %.2f, PostgreSQL %.2f (every client's), the machine %.2f\n",
 		mode, b.capture, b.Every, rate, dur, float64(res.Writes)/dur.Seconds(), res.Late, len(lags), res.Unserved, MaxLag,
-		quantile(lags, 0.5), quantile(lags, 0.9), quantile(lags, 0.99), quantile(lags, 1), res.ServerCores)
+		quantile(lags, 0.5), quantile(lags, 0.9), quantile(lags, 0.99), quantile(lags, 1), res.ServerCores, res.PostgresCores, res.MachineCores)
 	return res, nil
 }
 

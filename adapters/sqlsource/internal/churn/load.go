@@ -43,7 +43,11 @@ type LoadResult struct {
 	Late        int             // renames started over 250 ms after their time (the writers could not keep up)
 	Lags        []time.Duration // commit → new bytes served, per probe (MaxLag if not served)
 	Unserved    int             // probes not served within MaxLag
-	ServerCores float64         // set by Run: the server's CPU over the load's span
+	ServerCores float64         // set by Run: this process's CPU over the load's span, in cores
+	// PostgresCores and MachineCores are, set by Run on Linux, the CPU of
+	// the PostgreSQL server's processes (for every client) and of the
+	// whole machine over that span.
+	PostgresCores, MachineCores float64
 }
 
 // Load renames rows of spec's table at spec.Rate a second for spec.Dur,
