@@ -54,12 +54,67 @@ type keysInvalidator interface {
 	InvalidateKeys(section string, keys ...int64) error
 }
 
-// pagesOnly passes Invalidate on and nothing else, so that the watcher
-// tells pages even to a Sitemap that could take keys.
-type pagesOnly struct{ inv sqlsource.Invalidator }
+// toldAt passes the watcher's calls on to the Sitemap and keeps when each
+// page was told (by its number, or by a key on it), so that a probe's
+// time splits into commit → told and told → served.
+type toldAt struct {
+	sm     *sitemap.Sitemap
+	pageOf func(key int64) int64
 
-func (p pagesOnly) Invalidate(section string, pages ...int64) error {
-	return p.inv.Invalidate(section, pages...)
+	mu sync.Mutex
+	at map[int64][]time.Time // page → when it was told, in order
+}
+
+func (t *toldAt) record(pages []int64) {
+	now := time.Now()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, n := range pages {
+		t.at[n] = append(t.at[n], now)
+	}
+}
+
+// first returns when page was first told at or after since, if it was.
+func (t *toldAt) first(page int64, since time.Time) (time.Time, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, at := range t.at[page] {
+		if !at.Before(since) {
+			return at, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// reset forgets every call: a run starts.
+func (t *toldAt) reset() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.at = map[int64][]time.Time{}
+}
+
+// toldPages is the watcher's Invalidator that takes pages only, so that
+// the watcher tells pages even to a Sitemap that could take keys.
+type toldPages struct{ *toldAt }
+
+func (t toldPages) Invalidate(section string, pages ...int64) error {
+	t.record(pages)
+	return t.sm.Invalidate(section, pages...)
+}
+
+// toldKeys takes keys too, and passes them to the Sitemap's InvalidateKeys.
+type toldKeys struct {
+	toldPages
+	keys keysInvalidator
+}
+
+func (t toldKeys) InvalidateKeys(section string, keys ...int64) error {
+	pages := make([]int64, 0, len(keys))
+	for _, k := range keys {
+		pages = append(pages, t.pageOf(k))
+	}
+	t.record(pages)
+	return t.keys.InvalidateKeys(section, keys...)
 }
 
 // Bench is the table served, watched, and ready for runs.
@@ -70,6 +125,7 @@ type Bench struct {
 	URL string // the server's base URL, such as http://127.0.0.1:port
 
 	srv     *http.Server
+	told    *toldAt
 	watcher *sqlsource.Watcher
 	capture sqlsource.Capture // the one the Source chose
 }
@@ -108,14 +164,15 @@ func Open(ctx context.Context, c Config) (*Bench, error) {
 	if err != nil {
 		return nil, err
 	}
+	b.told = &toldAt{sm: b.SM, pageOf: b.Src.PageOf, at: map[int64][]time.Time{}}
+	inv = toldPages{b.told}
 	if c.Keys {
-		if _, ok := any(b.SM).(keysInvalidator); !ok {
+		keys, ok := any(b.SM).(keysInvalidator)
+		if !ok {
 			b.SM.Close()
 			return nil, errors.New("churn: keys: this Sitemap has no InvalidateKeys (the root package predates issue 28's segments); tell pages")
 		}
-		inv = b.SM
-	} else {
-		inv = pagesOnly{b.SM}
+		inv = toldKeys{toldPages{b.told}, keys}
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -227,6 +284,7 @@ type LoadFunc func(ctx context.Context, spec LoadSpec) (LoadResult, error)
 // meantime.
 func (b *Bench) Run(ctx context.Context, rate float64, dur time.Duration, probes float64, seed uint64, load LoadFunc) (LoadResult, error) {
 	spec := LoadSpec{Table: b.Table, Rows: b.Rows, PageSize: b.PageSize, URL: b.URL, Rate: rate, Dur: dur, Probes: probes, Seed: seed}
+	b.told.reset()
 	cpu := make(chan [3]float64, 1)
 	go func() { // the CPU over the load's span, not its drain
 		start, cpu0, pg0, busy0 := time.Now(), cpuTime(), postgresCPU(), machineBusy()
@@ -246,9 +304,18 @@ func (b *Bench) Run(ctx context.Context, rate float64, dur time.Duration, probes
 		mode = "keys (InvalidateKeys)"
 	}
 	lags := slices.Sorted(slices.Values(res.Lags))
-	fmt.Fprintf(b.Out, "%s, %s, interval %v: asked %.0f renames/s for %v, committed %.1f/s (%d late); commit → new bytes served, %d probes (%d not served within %v, counted as that): p50 %v, p90 %v, p99 %v, max %v; CPU in cores: this server %.2f, PostgreSQL %.2f (every client's), the machine %.2f\n",
+	var toTell, toServe []time.Duration // commit → its page told, told → served
+	for i, p := range res.Probed {
+		if at, ok := b.told.first(p.Page, p.Committed); ok && i < len(res.Lags) && res.Lags[i] < MaxLag {
+			toTell, toServe = append(toTell, at.Sub(p.Committed)), append(toServe, res.Lags[i]-at.Sub(p.Committed))
+		}
+	}
+	slices.Sort(toTell)
+	slices.Sort(toServe)
+	res.Told = len(toTell)
+	fmt.Fprintf(b.Out, "%s, %s, interval %v: asked %.0f renames/s for %v, committed %.1f/s (%d late); commit → new bytes served, %d probes (%d not served within %v, counted as that): p50 %v, p90 %v, p99 %v, max %v; of which commit → the first call telling its page (%d probes) p50 %v, p99 %v, and from that call → served p50 %v, p99 %v; CPU in cores: this server %.2f, PostgreSQL %.2f (every client's), the machine %.2f\n",
 		mode, b.capture, b.Every, rate, dur, float64(res.Writes)/dur.Seconds(), res.Late, len(lags), res.Unserved, MaxLag,
-		quantile(lags, 0.5), quantile(lags, 0.9), quantile(lags, 0.99), quantile(lags, 1), res.ServerCores, res.PostgresCores, res.MachineCores)
+		quantile(lags, 0.5), quantile(lags, 0.9), quantile(lags, 0.99), quantile(lags, 1), len(toTell), quantile(toTell, 0.5), quantile(toTell, 0.99), quantile(toServe, 0.5), quantile(toServe, 0.99), res.ServerCores, res.PostgresCores, res.MachineCores)
 	return res, nil
 }
 

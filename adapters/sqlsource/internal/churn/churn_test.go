@@ -67,8 +67,8 @@ func TestRun(t *testing.T) {
 	if err := b.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if res.Writes < 35 || len(res.Lags) != res.Writes || res.Unserved != 0 {
-		t.Errorf("%d renames, %d probes, %d not served; want about 40, each probed and served", res.Writes, len(res.Lags), res.Unserved)
+	if res.Writes < 35 || len(res.Lags) != res.Writes || res.Unserved != 0 || res.Told != len(res.Lags) {
+		t.Errorf("%d renames, %d probes, %d not served, %d told; want about 40, each probed, told and served", res.Writes, len(res.Lags), res.Unserved, res.Told)
 	}
 	if !strings.Contains(out.String(), "filled") || !strings.Contains(out.String(), "pages (Invalidate), change table") ||
 		!strings.Contains(out.String(), "commit → new bytes served, ") {

@@ -42,7 +42,9 @@ type LoadResult struct {
 	Writes      int             // renames committed
 	Late        int             // renames started over 250 ms after their time (the writers could not keep up)
 	Lags        []time.Duration // commit → new bytes served, per probe (MaxLag if not served)
+	Probed      []Probed        // each probe's page and commit time, in the order of Lags
 	Unserved    int             // probes not served within MaxLag
+	Told        int             // set by Run: probes served whose page's telling was seen
 	ServerCores float64         // set by Run: this process's CPU over the load's span, in cores
 	// PostgresCores and MachineCores are, set by Run on Linux, the CPU of
 	// the PostgreSQL server's processes (for every client) and of the
@@ -129,11 +131,17 @@ func Load(ctx context.Context, db *sql.DB, spec LoadSpec) (LoadResult, error) {
 		return res, fmt.Errorf("churn: rename: %w", first)
 	}
 	pr.wait()
-	res.Lags, res.Unserved = pr.lags, pr.unserved
+	res.Lags, res.Probed, res.Unserved = pr.lags, pr.probed, pr.unserved
 	if pr.failed != nil {
 		return res, fmt.Errorf("churn: probe: %w", pr.failed)
 	}
 	return res, ctx.Err()
+}
+
+// Probed is a probed rename: its page and when it committed.
+type Probed struct {
+	Page      int64
+	Committed time.Time
 }
 
 // probe is a rename waiting to be served.
@@ -152,6 +160,7 @@ type prober struct {
 	running  int               // readers under way
 	idle     chan struct{}     // closed when running drops to 0 (wait)
 	lags     []time.Duration
+	probed   []Probed
 	unserved int
 	failed   error // the first request that failed, not for ctx's end
 }
@@ -198,8 +207,10 @@ func (pr *prober) read(ctx context.Context, page int64) {
 			switch age := now.Sub(p.committed); {
 			case body != nil && bytes.Contains(body, p.want):
 				pr.lags = append(pr.lags, age)
+				pr.probed = append(pr.probed, Probed{page, p.committed})
 			case age > MaxLag || ctx.Err() != nil:
 				pr.lags = append(pr.lags, MaxLag)
+				pr.probed = append(pr.probed, Probed{page, p.committed})
 				pr.unserved++
 			default:
 				left = append(left, p)
