@@ -49,6 +49,11 @@
 // but not its lastmod is not seen until the page is rebuilt for another
 // reason: keep lastmod current, or call Invalidate with PageOf.
 //
+// Each page is also cut into fixed segments of [Config].SegmentSize keys
+// (a twentieth of a page by default), which [Source.SegmentURLs] reads
+// apart, so that a Sitemap told the keys of changed rows re-reads only
+// their segments; a page's segments in turn are exactly its URLs.
+//
 // # Page summary
 //
 // Pages costs one aggregate per page, which adds up at millions of rows
@@ -87,7 +92,9 @@
 // columns it names records no change, and so neither rebuilds nor is
 // told; with [Config].LastMod too, each URL's lastmod is the time of its
 // row's last significant change, so such an UPDATE moves no lastmod
-// either.
+// either. Given a Sitemap that has InvalidateKeys, Watch tells it the
+// keys of the rows changed instead of their pages, and acknowledges the
+// changes only after that call.
 //
 // # Choosing the change capture
 //

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync/atomic"
 
 	"github.com/freshmap/sitemap"
 )
@@ -58,7 +57,7 @@ type ImageTable struct {
 // U+FFFD in its place. Only a U+001F in t.Loc, when t names no other
 // column, is read as it is.
 func ImagesFrom(t ImageTable) Loader {
-	var last atomic.Int64 // rows of the last page read (loadKeyed)
+	var last rowHint // rows of the last range read (loadKeyed)
 	fields, fieldsErr := t.fields()
 	return func(ctx context.Context, p *Page) (Merge, error) {
 		if fieldsErr != nil {
@@ -148,7 +147,7 @@ func (t *ImageTable) from() (from, order string) {
 
 // loadRows reads a page's images one row an image: the key, then the
 // image's values joined.
-func (t *ImageTable) loadRows(ctx context.Context, p *Page, fields []imageField, last *atomic.Int64) (*keyed[sitemap.Image], error) {
+func (t *ImageTable) loadRows(ctx context.Context, p *Page, fields []imageField, last *rowHint) (*keyed[sitemap.Image], error) {
 	from, order := t.from()
 	query := "SELECT " + t.Key + ", " + t.joined(p.Dialect, fields, false) + from + " ORDER BY " + order
 	var joined textValue

@@ -19,7 +19,9 @@ import (
 // one extra query however many URLs it holds. It returns a Merge that adds
 // that data to each URL of the page; what the Merge holds lives until the
 // page has been read, so memory is bounded by one page, never by the
-// catalogue. A nil Merge means the page has nothing to add.
+// catalogue. A nil Merge means the page has nothing to add. When a
+// Sitemap reads one segment of a page (Source.SegmentURLs), the Loader is
+// called for that segment alone: p.Lo and p.Hi are the segment's bounds.
 //
 // The Loader runs on the URLs request's ctx, and its error fails the page.
 // It runs before the page's query, not in the same transaction: a row
@@ -64,7 +66,7 @@ func (p *Page) Query(ctx context.Context, query string) (*sql.Rows, error) {
 // A URL gets its images in the order the query returns them, at most
 // 1,000 of them. With Config.BaseURL, a loc or license may be a path.
 func Images(query string) Loader {
-	var last atomic.Int64 // rows of the last page read (loadKeyed)
+	var last rowHint // rows of the last range read (loadKeyed)
 	return func(ctx context.Context, p *Page) (Merge, error) {
 		var cols [6]textValue // loc, caption, geo location, title, license; [0] unused
 		rows, err := loadKeyed(ctx, p, query, 2, len(cols), &last, func(rows *sql.Rows, key *int64, n int) (sitemap.Image, error) {
@@ -114,7 +116,7 @@ func mergeImages(rows *keyed[sitemap.Image]) Merge {
 // protocol wants the page itself among them. With Config.BaseURL, an href
 // may be a path.
 func Alternates(query string) Loader {
-	var last atomic.Int64 // rows of the last page read (loadKeyed)
+	var last rowHint // rows of the last range read (loadKeyed)
 	return func(ctx context.Context, p *Page) (Merge, error) {
 		var lang, href textValue
 		var langs interned
@@ -138,6 +140,26 @@ func Alternates(query string) Loader {
 // maxHint bounds the room a loader's slices start with, whatever the last
 // page read.
 const maxHint = 1 << 20
+
+// rowHint is how many rows a Loader read the last time, and over how many
+// keys, which the next read's slices start with room for in proportion to
+// its own key range: pages are alike, and a segment is a part of one.
+type rowHint struct{ rows, keys atomic.Int64 }
+
+// guess returns the rows to expect over keys keys, at most maxHint.
+func (h *rowHint) guess(keys int64) int64 {
+	rows, over := h.rows.Load(), h.keys.Load()
+	if rows <= 0 || over <= 0 {
+		return 0
+	}
+	return int64(min(float64(rows)*float64(keys)/float64(over), maxHint))
+}
+
+// record keeps the rows read over keys keys.
+func (h *rowHint) record(rows, keys int64) {
+	h.rows.Store(rows)
+	h.keys.Store(keys)
+}
 
 // keyed holds the values a Loader read for one page, sorted by key.
 type keyed[T any] struct {
@@ -172,9 +194,10 @@ func (k *keyed[T]) get(key int64) []T {
 // loadKeyed runs query for page p and reads each row with scan, which is
 // told the number of columns (between minCols and maxCols). The result is
 // sorted by key, keeping the query's order within a key. last is the
-// number of rows the loader's previous page read, which the slices start
-// with room for (pages are alike), and becomes this page's.
-func loadKeyed[T any](ctx context.Context, p *Page, query string, minCols, maxCols int, last *atomic.Int64, scan func(rows *sql.Rows, key *int64, ncols int) (T, error)) (*keyed[T], error) {
+// rows the loader's previous read found, over its key range, which the
+// slices start with room for in proportion to p's (rowHint), and becomes
+// this read's.
+func loadKeyed[T any](ctx context.Context, p *Page, query string, minCols, maxCols int, last *rowHint, scan func(rows *sql.Rows, key *int64, ncols int) (T, error)) (*keyed[T], error) {
 	rows, err := p.Query(ctx, query)
 	if err != nil {
 		return nil, err
@@ -188,7 +211,8 @@ func loadKeyed[T any](ctx context.Context, p *Page, query string, minCols, maxCo
 		return nil, fmt.Errorf("sqlsource: loader query selects %d columns, want %d to %d", len(cols), minCols, maxCols)
 	}
 	k := &keyed[T]{}
-	if n := min(last.Load(), maxHint); n > 0 {
+	span := p.Hi - p.Lo + 1 // at most a page's size
+	if n := last.guess(span); n > 0 {
 		n += n/16 + 16
 		k.keys, k.vals = make([]int64, 0, n), make([]T, 0, n)
 	}
@@ -215,7 +239,7 @@ func loadKeyed[T any](ctx context.Context, p *Page, query string, minCols, maxCo
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	last.Store(int64(len(k.keys)))
+	last.record(int64(len(k.keys)), span)
 	if !sorted {
 		order := make([]int, len(k.keys))
 		for i := range order {

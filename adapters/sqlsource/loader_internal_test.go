@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"reflect"
-	"sync/atomic"
 	"testing"
 )
 
@@ -32,7 +31,8 @@ func TestKeyedGet(t *testing.T) {
 
 // TestLoadKeyedRoom: a loader's slices start with room for as many rows as
 // its last page read, so a page like the last one is read without growing
-// them, and one twice as large still reads whole.
+// them, and one twice as large still reads whole; a smaller key range (a
+// segment) gets room in proportion.
 func TestLoadKeyedRoom(t *testing.T) {
 	db, err := sql.Open("sqlite", ":memory:")
 	if err != nil {
@@ -45,7 +45,7 @@ func TestLoadKeyedRoom(t *testing.T) {
 		INSERT INTO img SELECT (x + 1) / 2, x % 2, '/i/' || x FROM i WHERE x <= 1000 OR x > 1500`); err != nil {
 		t.Fatal(err)
 	}
-	var last atomic.Int64
+	var last rowHint
 	load := func(lo, hi int64) *keyed[string] {
 		p := &Page{Lo: lo, Hi: hi, DB: db, Dialect: SQLite}
 		k, err := loadKeyed(context.Background(), p, "SELECT k, path FROM img WHERE k BETWEEN ? AND ? ORDER BY k, n", 2, 2, &last,
@@ -60,15 +60,21 @@ func TestLoadKeyedRoom(t *testing.T) {
 		return k
 	}
 	first := load(1, 500) // 1,000 rows
-	if len(first.keys) != 1000 || last.Load() != 1000 {
-		t.Fatalf("%d rows, last %d", len(first.keys), last.Load())
+	if len(first.keys) != 1000 || last.rows.Load() != 1000 {
+		t.Fatalf("%d rows, last %d", len(first.keys), last.rows.Load())
 	}
 	second := load(1001, 1500) // 1,000 rows again: read into the room made
 	if len(second.vals) != 1000 || cap(second.vals) != 1000+1000/16+16 || cap(second.keys) != cap(second.vals) {
 		t.Errorf("%d rows in room for %d (%d keys)", len(second.vals), cap(second.vals), cap(second.keys))
 	}
 	third := load(501, 1500) // 1,500 rows: more than the room
-	if len(third.keys) != 1500 || len(third.vals) != 1500 || third.vals[0] != "/i/1502" || third.vals[1499] != "/i/2999" || last.Load() != 1500 {
-		t.Errorf("%d keys, %d values (%q … %q), last %d", len(third.keys), len(third.vals), third.vals[0], third.vals[len(third.vals)-1], last.Load())
+	if len(third.keys) != 1500 || len(third.vals) != 1500 || third.vals[0] != "/i/1502" || third.vals[1499] != "/i/2999" || last.rows.Load() != 1500 {
+		t.Errorf("%d keys, %d values (%q … %q), last %d", len(third.keys), len(third.vals), third.vals[0], third.vals[len(third.vals)-1], last.rows.Load())
+	}
+	// A segment of a tenth of that range (100 keys, half of them with
+	// rows) starts with room for a tenth of its rows, not all of them.
+	seg := load(701, 800)
+	if want := 150 + 150/16 + 16; len(seg.vals) != 100 || cap(seg.vals) != want || last.keys.Load() != 100 {
+		t.Errorf("a segment read %d rows in room for %d, want room for %d", len(seg.vals), cap(seg.vals), want)
 	}
 }

@@ -97,6 +97,14 @@ type Config struct {
 	// takes it as its page size (see Source.PageSize): leave the Section's
 	// PageSize zero.
 	PageSize int
+	// SegmentSize is the key range of one segment: each page is cut, from
+	// its first key, into segments of SegmentSize keys (the last may be
+	// shorter) that a Sitemap reads, compresses and replaces apart (see
+	// Source.SegmentURLs), so a changed row costs its segment's rows, not
+	// its page's. Zero means a twentieth of PageSize, rounded up (2,500
+	// keys for pages of 50,000). It may not exceed PageSize, nor cut a
+	// page into more than 1,000 segments.
+	SegmentSize int
 	// KeyStart is the lowest key listed: page 1 starts there. Rows with a
 	// smaller key are not listed. The default, zero, suits keys from
 	// sequences that start at 1.
@@ -170,6 +178,8 @@ type Source struct {
 	db         *sql.DB
 	dialect    Dialect
 	size       int64
+	seg        int64 // Config.SegmentSize (segment.go)
+	segs       int   // segments a page
 	start      int64
 	hasLM      bool
 	loc        bool      // Loc is a column
@@ -268,6 +278,9 @@ func New(db *sql.DB, cfg Config) (*Source, error) {
 		s.size = sitemap.MaxURLs
 	default:
 		s.size = int64(cfg.PageSize)
+	}
+	if s.seg, s.segs, err = segmentSize(cfg.SegmentSize, s.size); err != nil {
+		return nil, err
 	}
 	switch {
 	case s.dialect == "":

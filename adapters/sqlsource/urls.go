@@ -17,12 +17,21 @@ import (
 // without a loc, LocFunc, a Loader, Annotate, ctx) is yielded once and
 // ends the sequence; the rows are always closed.
 func (s *Source) URLs(ctx context.Context, n int64) iter.Seq2[sitemap.URL, error] {
+	lo, hi, ok := s.bounds(n)
+	if !ok {
+		return func(func(sitemap.URL, error) bool) {}
+	}
+	return s.rangeURLs(ctx, n, -1, lo, hi)
+}
+
+// rangeURLs streams the URLs of the rows with keys lo to hi of page n:
+// the whole page, or its segment seg (segment.go; -1 for the page).
+func (s *Source) rangeURLs(ctx context.Context, n int64, seg int, lo, hi int64) iter.Seq2[sitemap.URL, error] {
 	return func(yield func(sitemap.URL, error) bool) {
-		lo, hi, ok := s.bounds(n)
-		if !ok {
-			return
-		}
 		fail := func(err error) {
+			if seg >= 0 {
+				err = fmt.Errorf("segment %d: %w", seg, err)
+			}
 			yield(sitemap.URL{}, fmt.Errorf("sqlsource: page %d: %w", n, err))
 		}
 		var merges []Merge

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/freshmap/sitemap"
@@ -68,7 +67,7 @@ type VideoTable struct {
 // restriction, platform, prices and gallery need a Loader of the
 // application's own.
 func VideosFrom(t VideoTable) Loader {
-	var last atomic.Int64 // rows of the last page read (loadKeyed)
+	var last rowHint // rows of the last range read (loadKeyed)
 	query, fieldsErr := t.query()
 	return func(ctx context.Context, p *Page) (Merge, error) {
 		if fieldsErr != nil {

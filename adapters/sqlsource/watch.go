@@ -24,9 +24,18 @@ import (
 // still in the feed, and the next consumer applies them.
 
 // Invalidator is told of the pages that changed: a *sitemap.Sitemap, whose
-// Invalidate rebuilds them (and, with a Store, tells every replica).
+// Invalidate rebuilds them (and, with a Store, tells every replica). One
+// that also has InvalidateKeys (see keysInvalidator) is told the keys of
+// the rows instead.
 type Invalidator interface {
 	Invalidate(section string, pages ...int64) error
+}
+
+// keysInvalidator is an Invalidator that can be told the keys of the rows
+// that changed, such as a *sitemap.Sitemap whose section's Source reads
+// segments apart: it re-reads only the segments that hold them.
+type keysInvalidator interface {
+	InvalidateKeys(section string, keys ...int64) error
 }
 
 // The watcher's waits. A failed read or apply is tried again after
@@ -45,6 +54,7 @@ type Watcher struct {
 	src     *Source
 	feed    changeFeed
 	inv     Invalidator
+	keysInv keysInvalidator // inv, when it takes keys; nil once it refused them
 	section string
 	every   time.Duration
 	log     *slog.Logger
@@ -67,6 +77,7 @@ type Watcher struct {
 
 	// Owned by the watcher's goroutine.
 	pending map[int64]bool // pages changed and not yet told
+	keys    map[int64]bool // with keysInv: keys of rows changed and not yet told
 	open    bool           // caught is closed
 	last    time.Time      // when Invalidate was last called
 	failing bool           // the last read or apply failed (logged once)
@@ -94,6 +105,15 @@ type Watcher struct {
 // one rebuild of it per interval. Only then does it delete the batch from
 // the change table. The changes committed while no Watch ran (a deploy, a
 // crash between reading and deleting) are applied when the next starts.
+//
+// When inv also has a method InvalidateKeys(section string, keys ...int64)
+// error, as a *sitemap.Sitemap does, Watch tells it the keys of the rows
+// that changed significantly instead of their pages (every page after a
+// resync), with the same pacing, so that it re-reads only the segments
+// that hold them (see Source.SegmentURLs); it acknowledges a batch only
+// after that call, and reads the next batch only then. If InvalidateKeys
+// fails (the section's Source does not read segments), Watch tells the
+// pages instead from then on, and logs it once.
 //
 // With a Store, the Sitemap tells the other replicas: one Watch per fleet
 // is enough. Two at once each apply every change (the pages move their
@@ -123,7 +143,8 @@ func (s *Source) Watch(ctx context.Context, inv Invalidator, section string) (*W
 		return nil, err
 	}
 	w := &Watcher{src: s, inv: inv, section: section, every: s.watchEvery, log: s.log,
-		done: make(chan struct{}), pending: map[int64]bool{}}
+		done: make(chan struct{}), pending: map[int64]bool{}, keys: map[int64]bool{}}
+	w.keysInv, _ = inv.(keysInvalidator)
 	if capture == CaptureLogical {
 		if err := w.startLogical(ctx); err != nil {
 			return nil, err
@@ -211,6 +232,9 @@ func (w *Watcher) step(ctx context.Context) error {
 				"table", w.src.sum.table, "pages", len(pages))
 		}
 		w.counters.applied.Add(int64(len(changes)))
+		if w.keysInv != nil {
+			return w.tellKeys(ctx, changes, pages, resync, pos)
+		}
 		for _, n := range pages {
 			w.pending[n] = true
 		}
@@ -225,6 +249,34 @@ func (w *Watcher) step(ctx context.Context) error {
 		return errors.New("stopped")
 	}
 	return nil
+}
+
+// tellKeys tells the keys of the significant changes applied (and, after a
+// resync, every page), when the interval since the last call has passed,
+// and only then acknowledges them: the summary records pages, not keys,
+// so a consumer that dies before telling loses none (the next one reads
+// the changes again). Waiting for the call before reading on keeps the
+// keys held to one batch.
+func (w *Watcher) tellKeys(ctx context.Context, changes []rowChange, pages []int64, resync bool, pos feedPos) error {
+	for _, c := range changes {
+		if c.Significant && w.src.PageOf(c.Key) != 0 {
+			w.keys[c.Key] = true
+		}
+	}
+	if resync {
+		for _, n := range pages {
+			w.pending[n] = true
+		}
+	}
+	if len(w.keys) > 0 || len(w.pending) > 0 {
+		if d := time.Until(w.due()); d > 0 && !sleep(ctx, d) {
+			return ctx.Err() // not told: not acknowledged
+		}
+		if !w.flush() {
+			return errors.New("stopped")
+		}
+	}
+	return w.feed.ack(ctx, pos)
 }
 
 // Close stops the watcher and waits for its goroutine to return. It
@@ -243,17 +295,25 @@ func (w *Watcher) Close() error {
 // Invalidate was at least an interval ago.
 func (w *Watcher) due() time.Time { return w.last.Add(w.every) }
 
-// flush tells the Invalidator of the pending pages, if there are any and
-// the interval since the last call has passed. It returns false if the
-// Invalidator failed, which stops the watcher.
+// flush tells the Invalidator of the pending pages and keys, if there are
+// any and the interval since the last call has passed. It returns false if
+// the Invalidator failed, which stops the watcher.
 func (w *Watcher) flush() bool {
-	if len(w.pending) == 0 || time.Now().Before(w.due()) {
+	if len(w.pending)+len(w.keys) == 0 || time.Now().Before(w.due()) {
 		return true
 	}
-	pages := slices.Sorted(maps.Keys(w.pending))
+	pages, keys := slices.Sorted(maps.Keys(w.pending)), slices.Sorted(maps.Keys(w.keys))
 	clear(w.pending)
+	clear(w.keys)
 	w.last = time.Now()
-	if err := w.inv.Invalidate(w.section, pages...); err != nil {
+	var err error
+	if len(pages) > 0 {
+		err = w.inv.Invalidate(w.section, pages...)
+	}
+	if err == nil && len(keys) > 0 {
+		err = w.invalidateKeys(keys)
+	}
+	if err != nil {
 		err = fmt.Errorf("sqlsource: watch: %w", err)
 		w.log.Error("sqlsource: watch stopped", "err", err)
 		w.errMu.Lock()
@@ -262,6 +322,29 @@ func (w *Watcher) flush() bool {
 		return false
 	}
 	return true
+}
+
+// invalidateKeys tells the Invalidator of keys. If it refuses them (a
+// Sitemap whose section's Source does not read segments, such as a
+// wrapper of the Source), it is told their pages, now and from then on,
+// and that is logged once.
+func (w *Watcher) invalidateKeys(keys []int64) error {
+	err := w.keysInv.InvalidateKeys(w.section, keys...)
+	if err == nil {
+		return nil
+	}
+	var pages []int64
+	for _, k := range keys {
+		if n := w.src.PageOf(k); len(pages) == 0 || pages[len(pages)-1] != n {
+			pages = append(pages, n) // keys in order: pages in order
+		}
+	}
+	if perr := w.inv.Invalidate(w.section, pages...); perr != nil {
+		return perr
+	}
+	w.keysInv = nil
+	w.log.Warn("sqlsource: watch: InvalidateKeys refused the keys; telling their pages instead, from now on", "section", w.section, "err", err)
+	return nil
 }
 
 // openGate lets Pages read the summary: the watcher caught up, gave up its
