@@ -21,6 +21,7 @@ var (
 	hdrTextCT  = []string{"text/plain; charset=utf-8"}
 	hdrAtomCT  = []string{"application/atom+xml; charset=utf-8"}
 	hdrAllow   = []string{"GET, HEAD"}
+	hdrXSLCT   = []string{"text/xsl; charset=utf-8"}
 )
 
 // ServeHTTP serves the sitemap files (and a minimal robots.txt at
@@ -38,8 +39,8 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		st.keyFile.serve(w, r)
 		return
 	}
-	if st.xsl != nil && r.URL.Path == st.xsl.path {
-		st.xsl.serve(w, r, st.headers.cacheControl)
+	if st.xsl != nil && r.URL.Path == st.xsl.Path { // Config.Stylesheet (internal/htmlview)
+		serveFixed(w, r, htmlview.Stylesheet, hdrXSLCT, st.xsl.ETag, st.headers.cacheControl)
 		return
 	}
 	h := w.Header()

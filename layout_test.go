@@ -77,7 +77,7 @@ var refGroups = []refGroup{
 		"keyfile.go", "latest.go", "ledger.go", "lifetime.go", "plain.go", "purge.go", "rebuilds.go",
 		"record.go", "reporter.go", "reqheader.go", "respond.go", "robots.go", "robotspolicy.go",
 		"route.go", "sectionstats.go", "serve.go", "settings.go", "shared.go", "single.go", "sitemap.go",
-		"stats.go", "text.go", "tier.go", "warmup.go", "xsl.go",
+		"stats.go", "text.go", "tier.go", "warmup.go",
 	}},
 }
 

@@ -153,7 +153,7 @@ func (st *site) owns(path string) bool {
 	if st.html && strings.HasSuffix(rest, ".html") && (strings.HasPrefix(rest, "sitemap-") || strings.HasPrefix(rest, "sitemap_index") || strings.HasPrefix(rest, st.indexStem)) {
 		return true
 	}
-	return rest == st.indexName || rest == rootName || rest == unnamedFeed || st.xsl != nil && rest == xslName || strings.HasPrefix(rest, "sitemap_index-") && strings.HasSuffix(rest, ".xml") ||
+	return rest == st.indexName || rest == rootName || rest == unnamedFeed || st.xsl != nil && rest == htmlview.StylesheetName || strings.HasPrefix(rest, "sitemap_index-") && strings.HasSuffix(rest, ".xml") ||
 		strings.HasPrefix(rest, "sitemap-") && (strings.HasSuffix(rest, ".xml") || strings.HasSuffix(rest, ".xml.gz") ||
 			strings.HasSuffix(rest, ".txt") || strings.HasSuffix(rest, ".atom"))
 }

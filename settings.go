@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cespare/xxhash/v2"
+	"github.com/freshmap/sitemap/internal/htmlview"
 	"github.com/freshmap/sitemap/internal/robotstxt"
 	"github.com/klauspost/compress/gzip"
 )
@@ -31,16 +32,16 @@ type site struct {
 	retryAfter time.Duration
 	strict     bool
 	newsAnyAge bool
-	listExt    string     // the file extension the index lists: ".xml.gz" or ".xml"
-	feeds      feedConfig // the Atom feeds (feed.go)
-	stylesheet string     // the <?xml-stylesheet?> line of every file; "" when off
-	xsl        *xslFile   // the stylesheet it names (xsl.go); nil when off
-	keyFile    *keyFile   // the IndexNow key file; nil when off
-	html       bool       // serve the HTML view (html.go)
-	htmlIndex  bool       // let search engines index the HTML view: no X-Robots-Tag
-	single     bool       // Config.SingleFile: one <urlset> at the index's name while the site fits (single.go)
-	singleMax  int64      // the bytes of that file at most: MaxBytes (a test lowers it)
-	layout     string     // names the sections, in order, in the index's store key
+	listExt    string                   // the file extension the index lists: ".xml.gz" or ".xml"
+	feeds      feedConfig               // the Atom feeds (feed.go)
+	stylesheet string                   // the <?xml-stylesheet?> line of every file; "" when off
+	xsl        *htmlview.StylesheetFile // the stylesheet it names; nil when off
+	keyFile    *keyFile                 // the IndexNow key file; nil when off
+	html       bool                     // serve the HTML view (html.go)
+	htmlIndex  bool                     // let search engines index the HTML view: no X-Robots-Tag
+	single     bool                     // Config.SingleFile: one <urlset> at the index's name while the site fits (single.go)
+	singleMax  int64                    // the bytes of that file at most: MaxBytes (a test lowers it)
+	layout     string                   // names the sections, in order, in the index's store key
 
 	robots *robotstxt.Policy // Config.Robots; nil when it adds nothing
 
@@ -118,8 +119,8 @@ func newSite(cfg *Config, sections []Section) (*site, error) {
 		st.listExt = ".xml"
 	}
 	if cfg.Stylesheet {
-		st.xsl = newXSLFile(st.base.path)
-		st.stylesheet = st.xsl.instruction
+		st.xsl = htmlview.NewStylesheetFile(st.base.path)
+		st.stylesheet = st.xsl.Instruction
 	}
 	switch {
 	case cfg.TTL < 0:
