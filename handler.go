@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/freshmap/sitemap/internal/crawllog"
 	"github.com/freshmap/sitemap/internal/htmlview"
 )
 
@@ -65,12 +66,12 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	now := s.docs.now()                           // the request's one clock reading: the cache's and the crawl log's
 	q := readReqHeader(r.Header, s.crawls != nil) // the request's header, read once
-	var who crawlerSlot                           // who asks, known this early only for VerifiedOnly (crawlLog.who)
-	if s.crawls != nil && s.crawls.verified {
-		who = s.crawls.log.Who(r, q.ua, now.Unix())
-		if s.crawls.forbids(who) {
+	var who crawllog.Slot                         // who asks, known this early only for VerifiedOnly (Log.WhoServed)
+	if s.crawls.VerifiedOnly() {
+		who = s.crawls.Who(r, q.ua, now.Unix())
+		if s.crawls.Forbids(who) {
 			serveError(w, "403 forbidden", http.StatusForbidden)
-			s.crawls.record(file, who, now.Unix(), q.validators, http.StatusForbidden, 0, false)
+			s.crawls.Record(s.rep.perSection.crawlFile(file), who, now.Unix(), q.validators, http.StatusForbidden, 0, false)
 			return
 		}
 	}
@@ -113,7 +114,7 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h["Retry-After"] = st.headers.retryAfter
 		serveError(w, unavailableText(err, st.retryAfter), http.StatusServiceUnavailable)
 		if s.crawls != nil {
-			s.crawls.record(file, s.crawls.who(r, q.ua, who, now.Unix()), now.Unix(), q.validators, http.StatusServiceUnavailable, 0, false)
+			s.crawls.Record(s.rep.perSection.crawlFile(file), s.crawls.WhoServed(r, q.ua, who, now.Unix()), now.Unix(), q.validators, http.StatusServiceUnavailable, 0, false)
 		}
 		return
 	}
@@ -127,7 +128,7 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.crawls != nil && rt.rep != asHTML { // the view is for people; the log is of the files crawlers fetch
 		// Only a conditional or ranged request can have validators.
 		sec := now.Unix()
-		s.crawls.log.Record(s.crawls.fileOf(file), s.crawls.who(r, q.ua, who, sec), sec, handed && q.validators, status, n, true) // no wrapper's call on a hit
+		s.crawls.Record(s.rep.perSection.crawlFile(file), s.crawls.WhoServed(r, q.ua, who, sec), sec, handed && q.validators, status, n, true)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/freshmap/sitemap/internal/crawllog"
 	"github.com/freshmap/sitemap/internal/pagecheck"
 )
 
@@ -17,13 +18,14 @@ import (
 // crawlNotes are the crawl log's lines: "Googlebot (verified) fetched
 // this file 2 h ago: 304", one per crawler family that did, latest first.
 type crawlNotes struct {
-	log *crawlLog
-	now func() time.Time
+	log  *crawllog.Log
+	file func(docKey) crawllog.File // secStats.crawlFile
+	now  func() time.Time
 }
 
 func (n crawlNotes) htmlNotes(k docKey) []string {
 	var notes []string
-	for _, f := range n.log.file(k) {
+	for _, f := range n.log.Fetches(n.file(k)) {
 		if f.Crawler == "other" {
 			continue
 		}

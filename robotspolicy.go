@@ -3,6 +3,7 @@ package sitemap
 import (
 	"fmt"
 
+	"github.com/freshmap/sitemap/internal/crawllog"
 	"github.com/freshmap/sitemap/internal/robotstxt"
 )
 
@@ -61,13 +62,13 @@ func newRobotsPolicy(p RobotsPolicy) (*robotstxt.Policy, error) {
 	var purposes []robotstxt.Purpose
 	for _, r := range []struct {
 		what string
-		p    purpose
+		p    crawllog.Purpose
 		rule RobotsRule
-	}{{"Training", purposeTraining, p.Training}, {"Search", purposeSearch, p.Search}, {"UserTriggered", purposeUserTriggered, p.UserTriggered}} {
+	}{{"Training", crawllog.Training, p.Training}, {"Search", crawllog.Search, p.Search}, {"UserTriggered", crawllog.UserTriggered, p.UserTriggered}} {
 		switch r.rule {
 		case RobotsUnset:
 		case RobotsAllow, RobotsDisallow:
-			purposes = append(purposes, robotstxt.Purpose{Name: r.p.String(), Agents: aiAgents(r.p), Allow: r.rule == RobotsAllow})
+			purposes = append(purposes, robotstxt.Purpose{Name: r.p.String(), Agents: crawllog.AIAgents(r.p), Allow: r.rule == RobotsAllow})
 		default:
 			return nil, fmt.Errorf("%s %d is not a RobotsRule", "Robots."+r.what, r.rule)
 		}

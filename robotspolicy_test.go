@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/freshmap/sitemap/internal/crawllog"
 	"github.com/freshmap/sitemap/internal/pagecheck"
 )
 
@@ -85,8 +86,8 @@ func TestRobotsPolicyAgents(t *testing.T) {
 		t.Fatal(err)
 	}
 	body, _, _ := newPolicyRobots([]string{"Sitemap: https://example.com/sitemap_index.xml"}, p).m.Minimal()
-	for pur, want := range map[purpose]bool{purposeTraining: false, purposeSearch: true, purposeUserTriggered: true} {
-		agents := aiAgents(pur)
+	for pur, want := range map[crawllog.Purpose]bool{crawllog.Training: false, crawllog.Search: true, crawllog.UserTriggered: true} {
+		agents := crawllog.AIAgents(pur)
 		if len(agents) == 0 {
 			t.Fatalf("no agents for %s", pur.String())
 		}

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/freshmap/sitemap/internal/crawllog"
 )
 
 // Per-section statistics: most counters of Stats, kept again for each
@@ -156,6 +158,39 @@ func (st *secStats) of(k docKey) *secCounters {
 	default:
 		return &st.feeds[k.sec]
 	}
+}
+
+// crawlFile is the crawl log's file of k (indexFileKey for an index
+// file): its group is k's row here (the pages of each section, then the
+// feeds, then the index), its number k's page.
+func (st *secStats) crawlFile(k docKey) crawllog.File {
+	switch n := len(st.pages); k.kind {
+	case docPage:
+		return crawllog.File{Group: k.sec, N: k.page}
+	case docFeed:
+		return crawllog.File{Group: n + k.sec, N: k.page}
+	default:
+		return crawllog.File{Group: 2 * n, N: k.page}
+	}
+}
+
+// crawlFiles returns the crawl log l of every file, as Sitemap.CrawlLog
+// gives it, each named by name: the pages of each section by number, the
+// feeds, the index files.
+func (st *secStats) crawlFiles(l *crawllog.Log, name func(docKey) string) []FileCrawls {
+	all := l.Files()
+	out := make([]FileCrawls, len(all))
+	for i, f := range all {
+		k, n := docKey{kind: docIndex, page: f.File.N}, len(st.pages) // crawlFile's inverse
+		switch {
+		case f.File.Group < n:
+			k = pageKey(f.File.Group, f.File.N)
+		case f.File.Group < 2*n:
+			k = docKey{kind: docFeed, sec: f.File.Group - n, page: f.File.N}
+		}
+		out[i] = FileCrawls{File: name(k), Section: st.of(k).name, Crawls: crawlFetches(f.Fetches)}
+	}
+	return out
 }
 
 // observe counts a build that took d.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cespare/xxhash/v2"
+	"github.com/freshmap/sitemap/internal/crawllog"
 	"github.com/freshmap/sitemap/internal/htmlview"
 	"github.com/freshmap/sitemap/internal/robotstxt"
 	"github.com/klauspost/compress/gzip"
@@ -173,7 +174,7 @@ func newSite(cfg *Config, sections []Section) (*site, error) {
 		return nil, err
 	}
 	if cfg.Crawlers.VerifiedOnly { // what only verified crawlers get, no shared cache may keep (internal/crawllog)
-		st.headers.cacheControl = []string{privateCacheControl(first(st.headers.cacheControl))}
+		st.headers.cacheControl = []string{crawllog.PrivateCacheControl(first(st.headers.cacheControl))}
 	}
 	st.headers.retryAfter = []string{strconv.Itoa(int((st.retryAfter + time.Second - 1) / time.Second))}
 	if cfg.Audit != nil {

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"sync/atomic"
 	"time"
+
+	"github.com/freshmap/sitemap/internal/crawllog"
 )
 
 // Config configures a Sitemap. Except for BaseURL, the zero value of every
@@ -283,7 +285,7 @@ type Sitemap struct {
 	docs   *documents
 	rep    *reporter
 	robots atomic.Pointer[robotsSet] // robots.txt lines for the current number of index files
-	crawls *crawlLog                 // who fetched each file (crawllog.go); nil when off
+	crawls *crawllog.Log             // who fetched each file (crawllog.go); nil when off
 	notes  htmlNoteList              // what the HTML view shows live about a file (html.go, htmlnotes.go)
 	warm   *warmer                   // the warm-up (warmup.go); nil when off
 	date   httpDate                  // the Date header of the files' responses (serve.go)
@@ -305,7 +307,7 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 	}
 	warnNoFeed(st, log)
 	rep := newReporter(st, &cfg, log)
-	crawls, err := newCrawlLog(&cfg.Crawlers, st)
+	crawls, err := newCrawlLog(&cfg.Crawlers, len(st.sections))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
@@ -351,7 +353,7 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 	}
 	sm := &Sitemap{site: st, docs: d, rep: rep, crawls: crawls}
 	if crawls != nil {
-		sm.notes = append(sm.notes, crawlNotes{log: crawls, now: now})
+		sm.notes = append(sm.notes, crawlNotes{log: crawls, file: rep.perSection.crawlFile, now: now})
 	}
 	if rep.audit != nil {
 		sm.notes = append(sm.notes, auditNotes{audit: rep.audit, site: st})
@@ -475,7 +477,7 @@ func (s *Sitemap) Close() error {
 	s.docs.close(left())
 	<-tier
 	if s.crawls != nil {
-		s.crawls.log.Close()
+		s.crawls.Close()
 	}
 	s.docs.clocks.file.close()
 	if a := s.rep.audit; a != nil {

@@ -3,6 +3,8 @@ package sitemap
 import (
 	"sync/atomic"
 	"time"
+
+	"github.com/freshmap/sitemap/internal/crawllog"
 )
 
 // counters are the Sitemap's statistics.
@@ -103,9 +105,9 @@ func (s *Sitemap) Stats() Stats {
 	t := s.docs.tier.stats()
 	st.StoreHits, st.StoreWaits, st.StoreErrors, st.StoreDown = t.hits, t.waits, t.errs, t.down
 	if l := s.crawls; l != nil {
-		t := l.log.Totals()
+		t := l.Totals()
 		st.CrawlerFetches, st.CrawlerUnverified, st.CrawlerSpoofed = t.Verified, t.Unverified, t.Spoofed
-		st.CrawlerSearch, st.CrawlerTraining, st.CrawlerUserTriggered = t.ByPurpose[purposeSearch], t.ByPurpose[purposeTraining], t.ByPurpose[purposeUserTriggered]
+		st.CrawlerSearch, st.CrawlerTraining, st.CrawlerUserTriggered = t.ByPurpose[crawllog.Search], t.ByPurpose[crawllog.Training], t.ByPurpose[crawllog.UserTriggered]
 		st.CrawlerForbidden, st.CrawlLogFull = t.Forbidden, t.Full
 	}
 	return st
@@ -133,10 +135,10 @@ func (s *Sitemap) SectionStats() []SectionStats {
 	return append(out, s.withCrawls(st.index.snapshot(), 2*n), st.other.snapshot())
 }
 
-// withCrawls adds the crawl log of section row i (crawlLog.fileOf).
+// withCrawls adds the crawl log of section row i (secStats.crawlFile).
 func (s *Sitemap) withCrawls(st SectionStats, i int) SectionStats {
 	if s.crawls != nil {
-		st.Crawls, st.CrawlCounts = s.crawls.section(i)
+		st.Crawls, st.CrawlCounts = crawlSection(s.crawls, i)
 	}
 	return st
 }
@@ -150,7 +152,7 @@ func (s *Sitemap) CrawlLog() []FileCrawls {
 	if s.crawls == nil {
 		return nil
 	}
-	return s.crawls.files(s.site, s.rep)
+	return s.rep.perSection.crawlFiles(s.crawls, s.site.fileName)
 }
 
 // Audit returns what the self-audit (Config.Audit) found: the totals
