@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/freshmap/sitemap/internal/purge"
 )
 
 // reporter is the one home of what the Sitemap tells the world of its
@@ -25,9 +27,9 @@ type reporter struct {
 	onReject   func(string, int64, string, error)
 	onNotice   func(string, int64, string, error)
 	onChange   func(Change)
-	indexNow   *indexNow // the IndexNow sender; nil when off
-	purger     *purger   // Config.OnPurge's (purge.go); nil when off
-	audit      *auditor  // the self-audit; nil when off
+	indexNow   *indexNow     // the IndexNow sender; nil when off
+	purger     *purge.Purger // Config.OnPurge's (purge.go); nil when off
+	audit      *auditor      // the self-audit; nil when off
 
 	hookLogged atomic.Int64 // when a hook's panic was last logged, in Unix ns (hook)
 	hookPanics atomic.Int64 // hooks' panics since then

@@ -484,7 +484,7 @@ func (s *Sitemap) Close() error {
 		a.close(deadline) // what is left of BuildTimeout
 	}
 	if p := s.rep.purger; p != nil {
-		p.close(left())
+		p.Close(left())
 	}
 	if n := s.rep.indexNow; n != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), indexNowCloseTimeout)
