@@ -36,8 +36,8 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.robotsNow(r.Context()).serve(w, r, nil)
 		return
 	}
-	if st.keyFile != nil && r.URL.Path == st.keyFile.path {
-		st.keyFile.serve(w, r)
+	if kf := st.keyFile; kf != nil && r.URL.Path == kf.Path { // Config.IndexNow (internal/indexnow)
+		serveFixed(w, r, kf.Body, hdrTextCT, kf.ETag, nil)
 		return
 	}
 	if st.xsl != nil && r.URL.Path == st.xsl.Path { // Config.Stylesheet (internal/htmlview)

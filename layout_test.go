@@ -74,7 +74,7 @@ var refGroups = []refGroup{
 		"audit.go", "build.go", "cache.go", "clock.go", "clockfile.go", "documents.go",
 		"entry.go", "era.go", "failures.go", "feed.go", "fleet.go", "guard.go", "handler.go",
 		"hearing.go", "html.go", "htmlnotes.go", "htmlviews.go", "index.go", "invalidate.go",
-		"keyfile.go", "latest.go", "ledger.go", "lifetime.go", "plain.go", "purge.go", "rebuilds.go",
+		"latest.go", "ledger.go", "lifetime.go", "plain.go", "purge.go", "rebuilds.go",
 		"record.go", "reporter.go", "reqheader.go", "respond.go", "robots.go",
 		"route.go", "sectionstats.go", "serve.go", "settings.go", "shared.go", "single.go", "sitemap.go",
 		"stats.go", "text.go", "tier.go", "warmup.go",

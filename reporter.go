@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/freshmap/sitemap/internal/indexnow"
 	"github.com/freshmap/sitemap/internal/purge"
 )
 
@@ -27,9 +28,9 @@ type reporter struct {
 	onReject   func(string, int64, string, error)
 	onNotice   func(string, int64, string, error)
 	onChange   func(Change)
-	indexNow   *indexNow     // the IndexNow sender; nil when off
-	purger     *purge.Purger // Config.OnPurge's (purge.go); nil when off
-	audit      *auditor      // the self-audit; nil when off
+	indexNow   *indexnow.Site // the IndexNow sender; nil when off
+	purger     *purge.Purger  // Config.OnPurge's (purge.go); nil when off
+	audit      *auditor       // the self-audit; nil when off
 
 	hookLogged atomic.Int64 // when a hook's panic was last logged, in Unix ns (hook)
 	hookPanics atomic.Int64 // hooks' panics since then
@@ -299,8 +300,8 @@ func (r *reporter) changed(c *Change) {
 		r.hook("OnChange", func() { r.onChange(*c) })
 	}
 	if r.indexNow != nil {
-		r.indexNow.push(c.Added...)
-		r.indexNow.push(c.Changed...)
-		r.indexNow.push(c.Removed...)
+		r.indexNow.Push(c.Added...)
+		r.indexNow.Push(c.Changed...)
+		r.indexNow.Push(c.Removed...)
 	}
 }

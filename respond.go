@@ -2,7 +2,6 @@ package sitemap
 
 import (
 	"errors"
-	"hash/fnv"
 	"net/http"
 	"strings"
 	"time"
@@ -69,11 +68,4 @@ func serveFixed(w http.ResponseWriter, r *http.Request, body string, ct, etag, c
 	h["Content-Type"] = ct
 	h["Etag"] = etag
 	http.ServeContent(w, r, "", time.Time{}, strings.NewReader(body))
-}
-
-// fnvHash is the hash a fixed file's ETag names.
-func fnvHash(b []byte) uint64 {
-	h := fnv.New64a()
-	h.Write(b)
-	return h.Sum64()
 }

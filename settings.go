@@ -11,6 +11,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 	"github.com/freshmap/sitemap/internal/crawllog"
 	"github.com/freshmap/sitemap/internal/htmlview"
+	"github.com/freshmap/sitemap/internal/indexnow"
 	"github.com/freshmap/sitemap/internal/robotstxt"
 	"github.com/klauspost/compress/gzip"
 )
@@ -37,7 +38,7 @@ type site struct {
 	feeds      feedConfig               // the Atom feeds (feed.go)
 	stylesheet string                   // the <?xml-stylesheet?> line of every file; "" when off
 	xsl        *htmlview.StylesheetFile // the stylesheet it names; nil when off
-	keyFile    *keyFile                 // the IndexNow key file; nil when off
+	keyFile    *indexnow.KeyFile        // the IndexNow key file; nil when off
 	html       bool                     // serve the HTML view (html.go)
 	htmlIndex  bool                     // let search engines index the HTML view: no X-Robots-Tag
 	single     bool                     // Config.SingleFile: one <urlset> at the index's name while the site fits (single.go)
@@ -191,7 +192,7 @@ func newSite(cfg *Config, sections []Section) (*site, error) {
 		if err := checkIndexNow(cfg.IndexNow); err != nil {
 			return nil, err
 		}
-		st.keyFile = newKeyFile(st.base.path, cfg.IndexNow.Key)
+		st.keyFile = indexnow.NewKeyFile(st.base.path, cfg.IndexNow.Key)
 	}
 	st.layout = layoutOf(st.sections)
 	return st, nil

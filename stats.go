@@ -95,7 +95,7 @@ func (s *Sitemap) Stats() Stats {
 	}
 	if in := s.rep.indexNow; in != nil {
 		st.IndexNowSent, st.IndexNowFailed, st.IndexNowRetried = in.Sent.Load(), in.Failed.Load(), in.Retried.Load()
-		st.IndexNowDropped, st.IndexNowRefused = in.Dropped.Load(), in.refused.Load()
+		st.IndexNowDropped, st.IndexNowRefused = in.Dropped.Load(), in.Refused.Load()
 	}
 	if a := s.rep.audit; a != nil {
 		c := a.Counts()
