@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/freshmap/sitemap/internal/crawllog"
+	"github.com/freshmap/sitemap/internal/warmup"
 )
 
 // Config configures a Sitemap. Except for BaseURL, the zero value of every
@@ -287,7 +288,7 @@ type Sitemap struct {
 	robots atomic.Pointer[robotsSet] // robots.txt lines for the current number of index files
 	crawls *crawllog.Log             // who fetched each file (crawllog.go); nil when off
 	notes  htmlNoteList              // what the HTML view shows live about a file (html.go, htmlnotes.go)
-	warm   *warmer                   // the warm-up (warmup.go); nil when off
+	warm   *warmup.Warmer[docKey]    // the warm-up (warmup.go); nil when off
 	date   httpDate                  // the Date header of the files' responses (serve.go)
 }
 
@@ -359,8 +360,7 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 		sm.notes = append(sm.notes, auditNotes{audit: rep.audit, site: st})
 	}
 	if cfg.WarmUp != nil {
-		sm.warm = newWarmer(d, cfg.WarmUp)
-		sm.warm.start()
+		sm.warm = startWarmer(d, cfg.WarmUp)
 	}
 	return sm, nil
 }
@@ -431,7 +431,7 @@ func (s *Sitemap) InvalidateAll() {
 	}
 	s.docs.invalidate(keys, feeds)
 	if s.warm != nil {
-		s.warm.kick() // one pass more at most, however many calls
+		s.warm.Kick() // one pass more at most, however many calls
 	}
 }
 

@@ -91,7 +91,7 @@ func (s *Sitemap) Stats() Stats {
 		BytesServed: c.bytesServed.Load(), CachedDocuments: n, CachedBytes: b,
 	}
 	if w := s.warm; w != nil {
-		st.WarmUps, st.WarmedFiles = w.passes.Load(), w.warmed.Load()
+		st.WarmUps, st.WarmedFiles = w.Passes.Load(), w.Warmed.Load()
 	}
 	if in := s.rep.indexNow; in != nil {
 		st.IndexNowSent, st.IndexNowFailed, st.IndexNowRetried = in.Sent.Load(), in.Failed.Load(), in.Retried.Load()
