@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/freshmap/sitemap/internal/audit"
 	"github.com/freshmap/sitemap/internal/crawllog"
 	"github.com/freshmap/sitemap/internal/pagecheck"
 )
@@ -51,7 +52,7 @@ func (n crawlNotes) htmlNotes(k docKey) []string {
 // auditNotes are the self-audit's lines about a file: what its last
 // audit checked and found, with the first examples.
 type auditNotes struct {
-	audit *auditor
+	audit *audit.Auditor[docKey]
 	site  *site
 }
 
@@ -59,10 +60,11 @@ func (n auditNotes) htmlNotes(k docKey) []string {
 	if k.kind != docPage {
 		return nil
 	}
-	f, ok := n.audit.fileAudit(n.site.fileName(k))
+	af, ok := n.audit.FileAudit(n.site.fileName(k))
 	if !ok {
 		return nil
 	}
+	f := auditFile(af)
 	var notes []string
 	if len(f.Findings) == 0 {
 		notes = []string{fmt.Sprintf("Self-audit: %d URLs checked, nothing found", f.Checked)}

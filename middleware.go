@@ -13,7 +13,7 @@ func (s *Sitemap) Handler(next http.Handler) http.Handler {
 		m.keyLen = len(kf.Path)
 	}
 	if a := s.rep.audit; a != nil {
-		a.attach(m) // the audit requests pages as a crawler would: through the middleware
+		a.Attach(m) // the audit requests pages as a crawler would: through the middleware
 	}
 	return m
 }

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/freshmap/sitemap/internal/audit"
 	"github.com/freshmap/sitemap/internal/indexnow"
 	"github.com/freshmap/sitemap/internal/purge"
 )
@@ -28,9 +29,9 @@ type reporter struct {
 	onReject   func(string, int64, string, error)
 	onNotice   func(string, int64, string, error)
 	onChange   func(Change)
-	indexNow   *indexnow.Site // the IndexNow sender; nil when off
-	purger     *purge.Purger  // Config.OnPurge's (purge.go); nil when off
-	audit      *auditor       // the self-audit; nil when off
+	indexNow   *indexnow.Site         // the IndexNow sender; nil when off
+	purger     *purge.Purger          // Config.OnPurge's (purge.go); nil when off
+	audit      *audit.Auditor[docKey] // the self-audit; nil when off
 
 	hookLogged atomic.Int64 // when a hook's panic was last logged, in Unix ns (hook)
 	hookPanics atomic.Int64 // hooks' panics since then
@@ -282,7 +283,7 @@ func (r *reporter) future(sec *section, k docKey, n int, loc string) {
 // when it is on.
 func (r *reporter) pageBuilt(k docKey, gz []byte) {
 	if r.audit != nil {
-		r.audit.enqueue(k, r.site.fileName(k), gz)
+		r.audit.Enqueue(k, r.site.fileName(k), gz)
 	}
 }
 

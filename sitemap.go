@@ -342,7 +342,7 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 		}
 	}
 	if cfg.Audit != nil {
-		if rep.audit, err = newAuditor(st, cfg.Audit, log, now, func(k docKey) { d.invalidate([]docKey{k}, nil) }); err != nil {
+		if rep.audit, err = newAuditor(st.base.url, cfg.Audit, log, now, func(k docKey) { d.invalidate([]docKey{k}, nil) }); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrConfig, err) // cannot happen: newSite checked the base URL
 		}
 	}
@@ -470,7 +470,7 @@ func (s *Sitemap) Close() error {
 	deadline := time.Now().Add(s.site.timeout) // one bound for all, whatever the application's code does
 	left := func() time.Duration { return max(time.Until(deadline), 0) }
 	if a := s.rep.audit; a != nil {
-		a.stop() // its requests end while the builds do
+		a.Stop() // its requests end while the builds do
 	}
 	tier := make(chan struct{}) // the fleet's subscription ends beside the builds
 	go func() { s.docs.tier.close(left()); close(tier) }()
@@ -481,7 +481,7 @@ func (s *Sitemap) Close() error {
 	}
 	s.docs.clocks.file.close()
 	if a := s.rep.audit; a != nil {
-		a.close(deadline) // what is left of BuildTimeout
+		a.Close(deadline) // what is left of BuildTimeout
 	}
 	if p := s.rep.purger; p != nil {
 		p.Close(left())

@@ -160,7 +160,7 @@ func (s *Sitemap) CrawlLog() []FileCrawls {
 // findings. It is empty when the audit is off.
 func (s *Sitemap) Audit() AuditReport {
 	if a := s.rep.audit; a != nil {
-		return a.report()
+		return auditReport(a.Report())
 	}
 	return AuditReport{Findings: map[string]int64{}}
 }
