@@ -33,7 +33,7 @@ var (
 func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	st := s.site
 	if r.URL.Path == "/robots.txt" {
-		s.robotsNow(r.Context()).serve(w, r, nil)
+		s.robotsNow(r.Context()).Serve(w, r, nil)
 		return
 	}
 	if kf := st.keyFile; kf != nil && r.URL.Path == kf.Path { // Config.IndexNow (internal/indexnow)

@@ -43,7 +43,7 @@ func (m *middleware) serve(w http.ResponseWriter, r *http.Request, p string) {
 	case st.keyFile != nil && p == st.keyFile.Path:
 		serveFixed(w, r, st.keyFile.Body, hdrTextCT, st.keyFile.ETag, nil)
 	case p == "/robots.txt":
-		m.s.robotsNow(r.Context()).serve(w, r, m.next)
+		m.s.robotsNow(r.Context()).Serve(w, r, m.next)
 	case st.indexName != rootName && len(p) == m.at+len(rootName) && p[m.at:] == rootName && p[:m.at] == st.base.path:
 		m.serveRoot(w, r)
 	case st.owns(p):

@@ -42,7 +42,7 @@ func (a *robotsApp) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func serveRobots(t *testing.T, lines []string, next http.Handler, req *http.Request) *httptest.ResponseRecorder {
 	t.Helper()
 	rec := httptest.NewRecorder()
-	newRobots(lines).serve(rec, req, next)
+	newRobots(lines).Serve(rec, req, next)
 	return rec
 }
 
@@ -144,7 +144,7 @@ func TestRobotsHeadersKept(t *testing.T) {
 		"Cache-Control":  "public, max-age=3600",
 		"X-Custom":       "kept",
 		"Last-Modified":  modified.Format(http.TimeFormat),
-		"ETag":           newRobots([]string{testRobotsLine}).m.DerivedETag(`"v1"`),
+		"ETag":           newRobots([]string{testRobotsLine}).Merger().DerivedETag(`"v1"`),
 		"Content-Digest": "",
 	} {
 		if got := h.Get(k); got != want {
@@ -360,7 +360,7 @@ func TestRobotsMergeOnce(t *testing.T) {
 		body := bodies[i%len(bodies)]
 		app := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, body) })
 		w := httptest.NewRecorder()
-		rb.serve(w, httptest.NewRequest(http.MethodGet, "/robots.txt", nil), app)
+		rb.Serve(w, httptest.NewRequest(http.MethodGet, "/robots.txt", nil), app)
 		want := body
 		if !strings.Contains(body, testRobotsLine) {
 			want += testRobotsLine + "\n"
@@ -430,7 +430,7 @@ func TestRobotsAppRequest(t *testing.T) {
 // request's application response (validatorsOf keeps the last ones).
 func TestRobotsValidatorsChange(t *testing.T) {
 	rb := newRobots([]string{testRobotsLine})
-	tag := func(opaque string) string { return rb.m.DerivedETag(`"` + opaque + `"`) } // held by TestDerivedETag
+	tag := func(opaque string) string { return rb.Merger().DerivedETag(`"` + opaque + `"`) } // held by TestDerivedETag
 	d1 := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
 	d2 := d1.Add(time.Hour)
 	for i, tc := range []struct {
@@ -453,7 +453,7 @@ func TestRobotsValidatorsChange(t *testing.T) {
 			app.header["Last-Modified"] = tc.lastMod
 		}
 		w := httptest.NewRecorder()
-		rb.serve(w, robotsReq("GET"), app)
+		rb.Serve(w, robotsReq("GET"), app)
 		if got := w.Header().Get("ETag"); got != tc.wantTag {
 			t.Errorf("request %d: ETag %q, want %q", i, got, tc.wantTag)
 		}
@@ -461,7 +461,7 @@ func TestRobotsValidatorsChange(t *testing.T) {
 			t.Errorf("request %d: Last-Modified %q, want %q", i, got, tc.wantMod)
 		}
 		w = httptest.NewRecorder()
-		rb.serve(w, robotsReq("GET", "If-Modified-Since", d2.Format(http.TimeFormat)), app)
+		rb.Serve(w, robotsReq("GET", "If-Modified-Since", d2.Format(http.TimeFormat)), app)
 		if got := w.Code == http.StatusNotModified; got != tc.notModifiedByDate {
 			t.Errorf("request %d: If-Modified-Since: %d", i, w.Code)
 		}

@@ -85,7 +85,7 @@ func TestRobotsPolicyAgents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	body, _, _ := newPolicyRobots([]string{"Sitemap: https://example.com/sitemap_index.xml"}, p).m.Minimal()
+	body, _, _ := newPolicyRobots([]string{"Sitemap: https://example.com/sitemap_index.xml"}, p).Merger().Minimal()
 	for pur, want := range map[crawllog.Purpose]bool{crawllog.Training: false, crawllog.Search: true, crawllog.UserTriggered: true} {
 		agents := crawllog.AIAgents(pur)
 		if len(agents) == 0 {
@@ -109,7 +109,7 @@ func TestRobotsPolicyAgents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	body, _, _ = newPolicyRobots(nil, p).m.Minimal()
+	body, _, _ = newPolicyRobots(nil, p).Merger().Minimal()
 	if strings.Contains(string(body), "GPTBot") || strings.Contains(string(body), "ChatGPT-User") || !strings.Contains(string(body), "User-agent: OAI-SearchBot\n") {
 		t.Errorf("search alone disallowed:\n%s", body)
 	}
