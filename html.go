@@ -6,8 +6,9 @@ import (
 	"time"
 
 	"github.com/cespare/xxhash/v2"
+	"github.com/freshmap/sitemap/internal/audit"
+	"github.com/freshmap/sitemap/internal/crawllog"
 	"github.com/freshmap/sitemap/internal/htmlview"
-	"github.com/freshmap/sitemap/internal/xmlenc"
 )
 
 // The HTML view (Config.HTML): the index and every page as HTML for
@@ -114,25 +115,13 @@ func newHTMLView(parts []*htmlview.Part, level int, doc *entry) *htmlView {
 // URL count of a page, or 0 if it is not known here; a page built later
 // makes the view again (documents.htmlStale), so that its count shows.
 func (st *site) indexHTML(e *entry, count func(docKey) int) (*htmlView, error) {
-	intro := []byte(`The files that <a href="` + st.indexName + `">` + st.indexName + `</a> lists, as search engines read them`)
-	intro = appendLastMod(intro, e)
-	intro = append(intro, `. A URL count shows once this server has built the file.`...)
-	parts := htmlview.NewBuilder(&htmlview.Shell{Stem: st.htmlStem(indexKey), Title: "Sitemap index", Intro: intro, Noun: "Files", Cols: htmlview.IndexCols},
-		st.gzipLevel)
-	prefix := strings.TrimSuffix(st.indexLoc, st.indexName)
-	var row []byte
-	n := 1
-	for f := 1; f <= e.files(); f++ {
-		err := htmlview.EachSitemap(e.file(f).gz, func(sm *htmlview.Sitemap) error {
-			row = htmlview.AppendFileRow(row[:0], st.fileRow(n, sm, prefix, count))
-			n++
-			return parts.Add(row)
-		})
-		if err != nil {
-			return nil, err
-		}
+	files := make([][]byte, e.files())
+	for f := range files {
+		files[f] = e.file(f + 1).gz
 	}
-	ps, err := parts.Done()
+	prefix := strings.TrimSuffix(st.indexLoc, st.indexName)
+	sh := &htmlview.Shell{Stem: st.htmlStem(indexKey), Title: "Sitemap index", Intro: htmlview.IndexIntro(st.indexName, e.lastMod), Noun: "Files", Cols: htmlview.IndexCols}
+	ps, err := htmlview.IndexView(sh, st.gzipLevel, files, func(n int, sm *htmlview.Sitemap) *htmlview.FileRow { return st.fileRow(n, sm, prefix, count) })
 	if err != nil {
 		return nil, err
 	}
@@ -159,50 +148,16 @@ func (st *site) fileRow(n int, sm *htmlview.Sitemap, prefix string, count func(d
 // file the index's date, not its Last-Modified, which after a restart
 // may be later (clock.go, rule 3; TestHTMLDatesAgree).
 func (st *site) pageHTML(k docKey, e *entry, listed time.Time) (*htmlView, error) {
-	file := st.fileName(k)
-	intro := []byte(`The URLs that <a href="`)
-	intro = xmlenc.AppendAttr(intro, file)
-	intro = append(intro, `">`...)
-	intro = xmlenc.AppendEscaped(intro, file)
-	intro = append(intro, `</a> lists, as search engines read them`...)
-	if !listed.IsZero() {
-		intro = htmlview.AppendTime(append(intro, ", listed in the index with lastmod "...), listed.UTC().Format(time.RFC3339))
-	}
+	file, index := st.fileName(k), ""
 	if k.kind == docPage { // not a one-file sitemap (single.go), which is the index
-		intro = append(intro, `. <a href="`...)
-		intro = xmlenc.AppendAttr(intro, htmlPartName(st.htmlStem(indexKey), 1))
-		intro = append(intro, `">All sitemap files</a>`...)
+		index = htmlPartName(st.htmlStem(indexKey), 1)
 	}
-	intro = append(intro, '.')
-	parts := htmlview.NewBuilder(&htmlview.Shell{Stem: st.htmlStem(k), Title: "Sitemap file " + file, Intro: intro, Noun: "URLs", Cols: htmlview.URLCols},
-		st.gzipLevel)
-	var row []byte
-	n := 0
-	err := eachURL(e.gz, func(elem []byte) error {
-		var u htmlview.URL
-		if err := htmlview.ReadURL(elem, &u); err != nil {
-			return err
-		}
-		n++
-		row = htmlview.AppendURLRow(row[:0], n, &u)
-		return parts.Add(row)
-	})
-	if err != nil {
-		return nil, err
-	}
-	ps, err := parts.Done()
+	sh := &htmlview.Shell{Stem: st.htmlStem(k), Title: "Sitemap file " + file, Intro: htmlview.PageIntro(file, listed, index), Noun: "URLs", Cols: htmlview.URLCols}
+	ps, err := htmlview.PageView(sh, st.gzipLevel, e.gz)
 	if err != nil {
 		return nil, err
 	}
 	return newHTMLView(ps, st.gzipLevel, e), nil
-}
-
-// appendLastMod appends ", last modified DATE" if e has a Last-Modified.
-func appendLastMod(b []byte, e *entry) []byte {
-	if e.lastMod.IsZero() {
-		return b
-	}
-	return htmlview.AppendTime(append(b, ", last modified "...), e.lastMod.UTC().Format("2006-01-02T15:04:05Z"))
 }
 
 // htmlNoter gives what the HTML view shows, live, about document k under
@@ -224,4 +179,44 @@ func (l htmlNoteList) of(k docKey) []string {
 		notes = append(notes, n.htmlNotes(k)...)
 	}
 	return notes
+}
+
+// crawlNotes are the crawl log's lines about a file, one per crawler
+// family that fetched it, latest first (htmlview.CrawlNote).
+type crawlNotes struct {
+	log  *crawllog.Log
+	file func(docKey) crawllog.File // secStats.crawlFile
+	now  func() time.Time
+}
+
+func (n crawlNotes) htmlNotes(k docKey) []string {
+	var notes []string
+	for _, f := range n.log.Fetches(n.file(k)) {
+		if f.Crawler != "other" {
+			notes = append(notes, htmlview.CrawlNote(f.Crawler, f.Purpose, f.Verified, f.Spoofed, n.now().Sub(f.Time), f.Status))
+		}
+	}
+	return notes
+}
+
+// auditNotes are the self-audit's lines about a page: what its last audit
+// checked and found, with the first examples (htmlview.AuditNotes).
+type auditNotes struct {
+	audit *audit.Auditor[docKey]
+	site  *site
+}
+
+func (n auditNotes) htmlNotes(k docKey) []string {
+	if k.kind != docPage {
+		return nil
+	}
+	f, ok := n.audit.FileAudit(n.site.fileName(k))
+	if !ok {
+		return nil
+	}
+	examples := make([]htmlview.Finding, len(f.Examples))
+	for i, e := range f.Examples {
+		examples[i] = htmlview.Finding{Kind: e.Kind, Loc: e.Loc, Detail: e.Detail}
+	}
+	return htmlview.AuditNotes(f.Checked, f.Findings, f.LeftOut, examples)
 }

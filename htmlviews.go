@@ -1,13 +1,11 @@
 package sitemap
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"time"
 
-	"github.com/klauspost/compress/gzip"
+	"github.com/freshmap/sitemap/internal/htmlview"
 )
 
 // The HTML views of documents (Config.HTML, html.go): made once per
@@ -81,7 +79,7 @@ func (d *documents) makeHTML(ctx context.Context, k docKey, e *entry) (*htmlView
 	var v *htmlView
 	var err error
 	switch {
-	case k.kind == docIndex && !isURLSet(e.gz):
+	case k.kind == docIndex && !htmlview.IsURLSet(e.gz):
 		v, err = d.site.indexHTML(e, d.urls)
 		if v != nil {
 			v.counts = true
@@ -111,15 +109,4 @@ func (d *documents) urls(k docKey) int {
 		return sl.e.urls
 	}
 	return 0
-}
-
-// isURLSet reports whether gz, an index's copy, is a one-file sitemap.
-func isURLSet(gz []byte) bool {
-	zr, err := gzip.NewReader(bytes.NewReader(gz))
-	if err != nil {
-		return false
-	}
-	head := make([]byte, 512)
-	n, _ := io.ReadFull(zr, head)
-	return bytes.Contains(head[:n], []byte("<urlset"))
 }

@@ -73,7 +73,7 @@ var refGroups = []refGroup{
 	{"the engine and the features whose glue is still in the root (issue 29)", []string{
 		"build.go", "cache.go", "clock.go", "clockfile.go", "documents.go",
 		"entry.go", "era.go", "failures.go", "feed.go", "fleet.go", "guard.go", "handler.go",
-		"hearing.go", "html.go", "htmlnotes.go", "index.go", "invalidate.go",
+		"hearing.go", "html.go", "index.go", "invalidate.go",
 		"latest.go", "ledger.go", "lifetime.go", "plain.go", "purge.go", "rebuilds.go",
 		"record.go", "reporter.go", "reqheader.go", "respond.go", "robots.go",
 		"route.go", "sectionstats.go", "serve.go", "settings.go", "shared.go", "single.go", "sitemap.go",

@@ -4,8 +4,8 @@ import "github.com/freshmap/sitemap/internal/readback"
 
 // Our own files read back (internal/readback), under the names the files
 // that call them use: the locations, for the URLs a rebuilt page lost
-// (changes.go); the <url> elements whole, for the HTML view and the
-// self-audit; and the hashes of a page's URLs (sumsOf).
+// (changes.go); and the hashes of a page's URLs (sumsOf). The HTML view
+// and the self-audit read theirs in internal/htmlview and internal/audit.
 
 // eachLoc calls f with the location, as written, of every <url> of gz.
 func eachLoc(gz []byte, f func(loc []byte)) error { return readback.EachLoc(gz, f) }
@@ -13,9 +13,6 @@ func eachLoc(gz []byte, f func(loc []byte)) error { return readback.EachLoc(gz, 
 // appendUnescapedLoc appends loc, as written, with its entities turned
 // back into their characters.
 func appendUnescapedLoc(b, loc []byte) []byte { return readback.AppendUnescapedLoc(b, loc) }
-
-// eachURL calls f with every <url> element of gz, as written.
-func eachURL(gz []byte, f func(elem []byte) error) error { return readback.EachURL(gz, f) }
 
 // sumsOf returns the hashes of the <url> elements of gz, as the tracker
 // (changes.go) took them while the page was built, for a page whose
