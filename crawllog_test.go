@@ -138,7 +138,9 @@ func TestCrawlLogSpoofed(t *testing.T) {
 		t.Errorf("the index: %+v", idx)
 	}
 	// The lookup the HTML view makes, by key.
-	byKey := func(k docKey) []CrawlFetch { return crawlFetches(sm.crawls.Fetches(sm.rep.perSection.crawlFile(k))) }
+	byKey := func(k docKey) []CrawlFetch {
+		return crawlFetches(sm.crawls.Fetches(k.crawlFile(len(sm.site.sections))))
+	}
 	if byKey := byKey(pageKey(0, 1)); !reflect.DeepEqual(byKey, got) {
 		t.Errorf("file(p-1) = %+v, want %+v", byKey, got)
 	}
@@ -572,7 +574,7 @@ func TestCrawlNotesPurpose(t *testing.T) {
 	} {
 		fetch(sm, "/sitemap-p-1.xml.gz", c.ua, c.addr)
 	}
-	notes := crawlNotes{log: sm.crawls, file: sm.rep.perSection.crawlFile, now: sm.docs.now}.htmlNotes(pageKey(0, 1))
+	notes := crawlNotes{log: sm.crawls, sections: len(sm.site.sections), now: sm.docs.now}.htmlNotes(pageKey(0, 1))
 	slices.Sort(notes)
 	want := []string{
 		"ChatGPT-User (user-triggered; spoofed: not from its vendor's addresses) fetched this file 0 s ago: 200",

@@ -71,7 +71,7 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		who = s.crawls.Who(r, q.ua, now.Unix())
 		if s.crawls.Forbids(who) {
 			serveError(w, "403 forbidden", http.StatusForbidden)
-			s.crawls.Record(s.rep.perSection.crawlFile(file), who, now.Unix(), q.validators, http.StatusForbidden, 0, false)
+			s.crawls.Record(file.crawlFile(len(st.sections)), who, now.Unix(), q.validators, http.StatusForbidden, 0, false)
 			return
 		}
 	}
@@ -114,7 +114,7 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h["Retry-After"] = st.headers.retryAfter
 		serveError(w, unavailableText(err, st.retryAfter), http.StatusServiceUnavailable)
 		if s.crawls != nil {
-			s.crawls.Record(s.rep.perSection.crawlFile(file), s.crawls.WhoServed(r, q.ua, who, now.Unix()), now.Unix(), q.validators, http.StatusServiceUnavailable, 0, false)
+			s.crawls.Record(file.crawlFile(len(st.sections)), s.crawls.WhoServed(r, q.ua, who, now.Unix()), now.Unix(), q.validators, http.StatusServiceUnavailable, 0, false)
 		}
 		return
 	}
@@ -128,7 +128,7 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.crawls != nil && rt.rep != asHTML { // the view is for people; the log is of the files crawlers fetch
 		// Only a conditional or ranged request can have validators.
 		sec := now.Unix()
-		s.crawls.Record(s.rep.perSection.crawlFile(file), s.crawls.WhoServed(r, q.ua, who, sec), sec, handed && q.validators, status, n, true)
+		s.crawls.Record(file.crawlFile(len(st.sections)), s.crawls.WhoServed(r, q.ua, who, sec), sec, handed && q.validators, status, n, true)
 	}
 }
 

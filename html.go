@@ -184,14 +184,14 @@ func (l htmlNoteList) of(k docKey) []string {
 // crawlNotes are the crawl log's lines about a file, one per crawler
 // family that fetched it, latest first (htmlview.CrawlNote).
 type crawlNotes struct {
-	log  *crawllog.Log
-	file func(docKey) crawllog.File // secStats.crawlFile
-	now  func() time.Time
+	log      *crawllog.Log
+	sections int // the site's (docKey.crawlFile)
+	now      func() time.Time
 }
 
 func (n crawlNotes) htmlNotes(k docKey) []string {
 	var notes []string
-	for _, f := range n.log.Fetches(n.file(k)) {
+	for _, f := range n.log.Fetches(k.crawlFile(n.sections)) {
 		if f.Crawler != "other" {
 			notes = append(notes, htmlview.CrawlNote(f.Crawler, f.Purpose, f.Verified, f.Spoofed, n.now().Sub(f.Time), f.Status))
 		}

@@ -76,7 +76,7 @@ var refGroups = []refGroup{
 		"hearing.go", "html.go", "index.go", "invalidate.go",
 		"latest.go", "ledger.go", "lifetime.go", "plain.go", "purge.go", "rebuilds.go",
 		"record.go", "reporter.go", "reqheader.go", "respond.go", "robots.go",
-		"route.go", "sectionstats.go", "serve.go", "settings.go", "shared.go", "single.go", "sitemap.go",
+		"route.go", "serve.go", "settings.go", "shared.go", "single.go", "sitemap.go",
 		"stats.go", "text.go", "tier.go", "warmup.go",
 	}},
 }

@@ -38,7 +38,7 @@ type reporter struct {
 }
 
 func newReporter(st *site, cfg *Config, log *slog.Logger) *reporter {
-	return &reporter{site: st, log: log, perSection: newSecStats(st.sections),
+	return &reporter{site: st, log: log, perSection: newSecStats(len(st.sections), func(i int) string { return st.sections[i].name }),
 		onReject: cfg.OnReject, onNotice: cfg.OnNotice, onChange: cfg.OnChange}
 }
 
@@ -65,7 +65,7 @@ func (r *reporter) hook(name string, f func()) {
 }
 
 // of returns the counters of k's section.
-func (r *reporter) of(k docKey) *secCounters { return r.perSection.of(k) }
+func (r *reporter) of(k docKey) *secCounters { return r.perSection.at(k.row(len(r.perSection.pages))) }
 
 // hit, miss and stale count how a request found the cache.
 func (r *reporter) hit(k docKey)   { r.stats.hits.Add(1); r.of(k).hits.Add(1) }

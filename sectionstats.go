@@ -131,64 +131,41 @@ type secStats struct {
 	other secCounters
 }
 
-// newSecStats makes the counters of sections.
-func newSecStats(sections []*section) *secStats {
-	st := &secStats{
-		pages: make([]secCounters, len(sections)),
-		feeds: make([]secCounters, len(sections)),
-	}
+// newSecStats makes the counters of n sections, section i named name(i).
+func newSecStats(n int, name func(i int) string) *secStats {
+	st := &secStats{pages: make([]secCounters, n), feeds: make([]secCounters, n)}
 	st.index.name, st.other.name = indexStatsName, otherStatsName
-	for i, sec := range sections {
-		st.pages[i].name = sec.name
+	for i := range n {
+		st.pages[i].name = name(i)
 		st.feeds[i].name = feedStatsName
-		if sec.name != "" {
-			st.feeds[i].name += ":" + sec.name
+		if name(i) != "" {
+			st.feeds[i].name += ":" + name(i)
 		}
 	}
 	return st
 }
 
-// of returns the counters of the document k.
-func (st *secStats) of(k docKey) *secCounters {
-	switch k.kind {
-	case docPage:
-		return &st.pages[k.sec]
-	case docIndex:
-		return &st.index
-	default:
-		return &st.feeds[k.sec]
+// at returns the counters of row i (docKey.row): the pages of each
+// section, then the feeds, then the index.
+func (st *secStats) at(i int) *secCounters {
+	switch n := len(st.pages); {
+	case i < n:
+		return &st.pages[i]
+	case i < 2*n:
+		return &st.feeds[i-n]
 	}
-}
-
-// crawlFile is the crawl log's file of k (indexFileKey for an index
-// file): its group is k's row here (the pages of each section, then the
-// feeds, then the index), its number k's page.
-func (st *secStats) crawlFile(k docKey) crawllog.File {
-	switch n := len(st.pages); k.kind {
-	case docPage:
-		return crawllog.File{Group: k.sec, N: k.page}
-	case docFeed:
-		return crawllog.File{Group: n + k.sec, N: k.page}
-	default:
-		return crawllog.File{Group: 2 * n, N: k.page}
-	}
+	return &st.index
 }
 
 // crawlFiles returns the crawl log l of every file, as Sitemap.CrawlLog
-// gives it, each named by name: the pages of each section by number, the
-// feeds, the index files.
-func (st *secStats) crawlFiles(l *crawllog.Log, name func(docKey) string) []FileCrawls {
+// gives it: the pages of each section by number, the feeds, the index
+// files, each file named by name from its row (its group in l) and
+// number.
+func (st *secStats) crawlFiles(l *crawllog.Log, name func(row int, n int64) string) []FileCrawls {
 	all := l.Files()
 	out := make([]FileCrawls, len(all))
 	for i, f := range all {
-		k, n := docKey{kind: docIndex, page: f.File.N}, len(st.pages) // crawlFile's inverse
-		switch {
-		case f.File.Group < n:
-			k = pageKey(f.File.Group, f.File.N)
-		case f.File.Group < 2*n:
-			k = docKey{kind: docFeed, sec: f.File.Group - n, page: f.File.N}
-		}
-		out[i] = FileCrawls{File: name(k), Section: st.of(k).name, Crawls: crawlFetches(f.Fetches)}
+		out[i] = FileCrawls{File: name(f.File.Group, f.File.N), Section: st.at(f.File.Group).name, Crawls: crawlFetches(f.Fetches)}
 	}
 	return out
 }

@@ -324,7 +324,7 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 	tl := &tools{site: st, clocks: clocks, rep: rep, now: now}
 	d := &documents{
 		site: st, ledger: newLedger(), clocks: clocks, failures: newFailures(), tier: noTier{}, rep: rep, now: now,
-		cache: newPageCache(st.cacheBytes, st.cacheEntries, rep.perSection.of),
+		cache: newPageCache(st.cacheBytes, st.cacheEntries, rep.of),
 		sem:   make(chan struct{}, st.maxBuilds),
 		builders: [...]builder{
 			docPage:  pageBuilder{tl},
@@ -354,7 +354,7 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 	}
 	sm := &Sitemap{site: st, docs: d, rep: rep, crawls: crawls}
 	if crawls != nil {
-		sm.notes = append(sm.notes, crawlNotes{log: crawls, file: rep.perSection.crawlFile, now: now})
+		sm.notes = append(sm.notes, crawlNotes{log: crawls, sections: len(st.sections), now: now})
 	}
 	if rep.audit != nil {
 		sm.notes = append(sm.notes, auditNotes{audit: rep.audit, site: st})

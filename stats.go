@@ -152,7 +152,8 @@ func (s *Sitemap) CrawlLog() []FileCrawls {
 	if s.crawls == nil {
 		return nil
 	}
-	return s.rep.perSection.crawlFiles(s.crawls, s.site.fileName)
+	n := len(s.site.sections)
+	return s.rep.perSection.crawlFiles(s.crawls, func(row int, page int64) string { return s.site.fileName(rowKey(row, n, page)) })
 }
 
 // Audit returns what the self-audit (Config.Audit) found: the totals
