@@ -90,7 +90,7 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	owner := e // the cached copy whose form e is (its HTML part), which counts e's plain copy
 	if err == nil && rt.rep == asHTML {
-		notes := func() []byte { // what the view says live about the file (htmlnotes.go)
+		notes := func() []byte { // what the view says live about the file (html.go)
 			if ns := s.notes.of(k); len(ns) > 0 {
 				return htmlview.AppendNotes(nil, ns)
 			}

@@ -287,7 +287,7 @@ type Sitemap struct {
 	rep    *reporter
 	robots atomic.Pointer[robotsSet] // robots.txt lines for the current number of index files
 	crawls *crawllog.Log             // who fetched each file (crawllog.go); nil when off
-	notes  htmlNoteList              // what the HTML view shows live about a file (html.go, htmlnotes.go)
+	notes  htmlNoteList              // what the HTML view shows live about a file (html.go)
 	warm   *warmup.Warmer[docKey]    // the warm-up (warmup.go); nil when off
 	date   httpDate                  // the Date header of the files' responses (serve.go)
 }
