@@ -14,6 +14,62 @@ import (
 // response with a body is ours (serveCached), and the lines are made
 // here: every index file and feed, and the policy's groups.
 
+// RobotsPolicy is what robots.txt asks of AI crawlers, by purpose
+// (Config.Robots). Its lines are merged into the application's
+// robots.txt (or the minimal one served when it has none) so that the
+// answers for every agent the application's file names stay as they
+// are: a purpose's group names only the agents the file does not name
+// already, the Content-Signal line is written only if the file has none,
+// and each line is written once. These lines ask; they enforce nothing:
+// a crawler that ignores robots.txt (user-triggered fetchers may, by
+// their vendors' own account) fetches all the same. To refuse, answer
+// with a 403 (Crawlers.VerifiedOnly does that for the sitemap files).
+// The zero value adds nothing.
+type RobotsPolicy struct {
+	// Training is the rule for AI training crawlers: GPTBot, ClaudeBot,
+	// CCBot, Bytespider, Meta-ExternalAgent, Amazonbot, and the tokens
+	// Google-Extended and Applebot-Extended (no crawlers: they tell Google
+	// and Apple whether what their search crawlers fetch may train their
+	// models).
+	Training RobotsRule
+	// Search is the rule for AI search crawlers: OAI-SearchBot,
+	// Claude-SearchBot, PerplexityBot. The search engines' own crawlers
+	// (Googlebot, Bingbot, …) are never named.
+	Search RobotsRule
+	// UserTriggered is the rule for the fetchers that get a page because
+	// a person asked an assistant: ChatGPT-User, Claude-User,
+	// Perplexity-User, Google-Agent, Meta-ExternalFetcher.
+	UserTriggered RobotsRule
+	// ContentSignal is the value of a Content-Signal line written in a
+	// group of "User-agent: *", such as "search=yes, ai-train=no": a
+	// comma-separated list of name=yes or name=no, the names being
+	// lower-case letters and '-' (the signals defined are search,
+	// ai-input and ai-train). "" writes none.
+	ContentSignal string
+}
+
+// RobotsRule is a RobotsPolicy's rule for one purpose.
+type RobotsRule uint8
+
+const (
+	// RobotsUnset writes nothing: the purpose's crawlers follow the
+	// application's rules (its "User-agent: *" group, if any).
+	RobotsUnset RobotsRule = iota
+	// RobotsAllow writes a group "Allow: /" for the purpose's crawlers:
+	// they may fetch everything, whatever the "*" group says.
+	RobotsAllow
+	// RobotsDisallow writes a group "Disallow: /": they are asked to
+	// fetch nothing.
+	RobotsDisallow
+)
+
+// newRobotsPolicy checks p and names each purpose's agents, for the
+// merge; nil if it adds nothing (internal/robotstxt, whose rules are
+// RobotsRule's values).
+func newRobotsPolicy(p RobotsPolicy) (*robotstxt.Policy, error) {
+	return robotstxt.AIPolicy(uint8(p.Training), uint8(p.Search), uint8(p.UserTriggered), p.ContentSignal)
+}
+
 // newRobots is the robots.txt server of lines, full robots.txt lines
 // such as "Sitemap: https://example.com/sitemap_index.xml" (one or more).
 func newRobots(lines []string) *robotstxt.Server { return newPolicyRobots(lines, nil) }
