@@ -109,15 +109,7 @@ func (b feedBuilder) build(ctx context.Context, j job) (*entry, effects, error) 
 	at, updated, _ := b.clocks.built(k, xxhash.Sum64(body), newest, time.Time{}, now, !j.alone)
 	updated = cmp.Or(updated, at, second(now)) // Atom requires one; the last only without a clock
 	gz, sum, err := compress(b.site.gzipLevel, func(w io.Writer) error {
-		h := atomfeed.AppendHead(make([]byte, 0, len(atomfeed.Start)+512), f.loc, f.title, updated, b.site.feeds.author)
-		if _, err := w.Write(h); err != nil {
-			return err
-		}
-		if _, err := w.Write(body); err != nil {
-			return err
-		}
-		_, err := io.WriteString(w, atomfeed.End)
-		return err
+		return atomfeed.Write(w, f.loc, f.title, updated, b.site.feeds.author, body)
 	})
 	dur := time.Since(start)
 	b.rep.timed(k, dur)

@@ -20,6 +20,7 @@ package atomfeed
 
 import (
 	"errors"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -120,4 +121,17 @@ func AppendHead(b []byte, loc, title string, updated time.Time, author string) [
 	b = xmlenc.AppendW3CTime(b, updated, false)
 	return append(b, "</updated>\n"+`<link rel="self" type="application/atom+xml" href="`+loc+`"/>`+"\n"+
 		"<author><name>"+author+"</name></author>\n"...)
+}
+
+// Write writes a whole feed to w: its head (AppendHead's arguments), the
+// entries' elements as AppendEntries wrote them, and End.
+func Write(w io.Writer, loc, title string, updated time.Time, author string, entries []byte) error {
+	if _, err := w.Write(AppendHead(make([]byte, 0, len(Start)+512), loc, title, updated, author)); err != nil {
+		return err
+	}
+	if _, err := w.Write(entries); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, End)
+	return err
 }

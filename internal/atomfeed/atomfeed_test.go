@@ -66,8 +66,11 @@ func TestWellFormed(t *testing.T) {
 		t.Error("a line break is no error")
 	}
 	for _, entries := range [][]Entry{nil, {{Updated: t0, Loc: []byte(base + "a"), Title: "<1 & 2>"}, {Updated: t0, Loc: []byte(base + "b")}}} {
-		doc := AppendHead(nil, base+"sitemap.atom", "Recently changed", t0, author)
-		doc = append(AppendEntries(doc, entries), End...)
+		var b strings.Builder
+		if err := Write(&b, base+"sitemap.atom", "Recently changed", t0, author, AppendEntries(nil, entries)); err != nil {
+			t.Fatal(err)
+		}
+		doc := []byte(b.String())
 		var feed struct {
 			XMLName xml.Name `xml:"http://www.w3.org/2005/Atom feed"`
 			ID      string   `xml:"id"`
