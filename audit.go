@@ -3,7 +3,6 @@ package sitemap
 import (
 	"fmt"
 	"log/slog"
-	"net/http"
 	"time"
 
 	"github.com/freshmap/sitemap/internal/audit"
@@ -13,8 +12,8 @@ import (
 // The self-audit's public face. The audit itself (the worker, its budget,
 // the in-process requests, the URLs left out) is package internal/audit,
 // which knows nothing of this package: this file translates Config.Audit
-// into its Options, gives it the site's base URL and this package's
-// readers of its own bytes, and its answers back as AuditReport.
+// into its Options, with the site's base URL, and its answers back as
+// AuditReport; the Sitemap holds the Auditor and calls it.
 
 // Audit turns on the self-audit (Config.Audit): after a page is built, a
 // sample of its URLs is requested in process, through the application the
@@ -93,23 +92,14 @@ type AuditFinding struct {
 	Detail string // what was seen: "404", "301 /new", "X-Robots-Tag: noindex", the other canonical, the Disallow rule, the two dates
 }
 
-// auditor is the self-audit of a Sitemap, of files keyed by docKey.
-type auditor struct {
-	*audit.Auditor[docKey]
-}
-
-// newAuditor starts the audit of st's built files; invalidate, when
-// LeaveOut is on, is how it has a file rebuilt whose URLs it left out or
-// let back in.
-func newAuditor(st *site, cfg *Audit, log *slog.Logger, now func() time.Time, invalidate func(docKey)) (*auditor, error) {
-	a, err := audit.New(audit.Options[docKey]{PerMinute: cfg.PerMinute, Share: cfg.Share, Timeout: cfg.Timeout,
+// newAuditor starts the audit of the files built under the base URL
+// base, keyed by K; invalidate, when LeaveOut is on, is how it has a file
+// rebuilt whose URLs it left out or let back in.
+func newAuditor[K comparable](base string, cfg *Audit, log *slog.Logger, now func() time.Time, invalidate func(K)) (*audit.Auditor[K], error) {
+	return audit.New(audit.Options[K]{PerMinute: cfg.PerMinute, Share: cfg.Share, Timeout: cfg.Timeout,
 		LastmodBehind: cfg.LastmodBehind, LastmodAhead: cfg.LastmodAhead, LeaveOut: cfg.LeaveOut,
-		Base: st.base.url, Header: AuditHeader, UserAgent: auditUserAgent, Logger: log, Now: now, Invalidate: invalidate,
-		Heads: auditHeads, Parse: auditURLOf, WrittenLoc: xmlenc.WrittenLoc})
-	if err != nil {
-		return nil, err
-	}
-	return &auditor{a}, nil
+		Base: base, Header: AuditHeader, UserAgent: auditUserAgent, Logger: log, Now: now, Invalidate: invalidate,
+		Heads: audit.Heads, Parse: audit.ParseHead, WrittenLoc: xmlenc.WrittenLoc})
 }
 
 // checkAudit checks Config.Audit.
@@ -125,42 +115,13 @@ func checkAudit(cfg *Audit) error {
 	return nil
 }
 
-// attach makes h, the middleware around the application, what the audit
-// requests; the last Handler call wins.
-func (a *auditor) attach(h http.Handler) { a.Attach(h) }
-
-// enqueue hands the built file k, named name, to the audit; it never
-// blocks: a file that does not fit its queue is not audited.
-func (a *auditor) enqueue(k docKey, name string, gz []byte) { a.Enqueue(k, name, gz) }
-
-// stop cancels the audit: the request under way ends at once, and none
-// starts. Close calls it first, so that the audit's requests end while
-// the builds do.
-func (a *auditor) stop() { a.Stop() }
-
-// close stops the audit and waits, until deadline at the latest, for its
-// worker and for the application's handlers still serving its requests.
-func (a *auditor) close(deadline time.Time) { a.Close(deadline) }
-
-// report is the snapshot Sitemap.Audit returns.
-func (a *auditor) report() AuditReport {
-	r := a.Report()
+// auditReport is r as Sitemap.Audit returns it.
+func auditReport(r audit.Report) AuditReport {
 	out := AuditReport{Checked: r.Checked, Skipped: r.Skipped, FilesSkipped: r.FilesSkipped, Findings: r.Findings, LeftOut: r.LeftOut}
 	for _, f := range r.Files {
 		out.Files = append(out.Files, auditFile(f))
 	}
 	return out
-}
-
-// fileAudit returns the last audit of the file name (as fileName gives
-// it), for a view of that one file, without copying the others; false
-// when it has none, or when the audit is off (a nil auditor).
-func (a *auditor) fileAudit(name string) (AuditFile, bool) {
-	if a == nil {
-		return AuditFile{}, false
-	}
-	f, ok := a.FileAudit(name)
-	return auditFile(f), ok
 }
 
 // auditFile is f, the audit's copy, as AuditFile.

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freshmap/sitemap/internal/audit"
 	"github.com/freshmap/sitemap/internal/pagecheck"
 	"github.com/freshmap/sitemap/internal/testkit"
 )
@@ -122,10 +123,10 @@ func TestAuditFindsPlantedFaults(t *testing.T) {
 	if len(f.Examples) != 5 || f.Examples[0] != (AuditFinding{pagecheck.Redirect, "https://example.com/moved", "301 /ok"}) {
 		t.Errorf("examples %+v", f.Examples)
 	}
-	if one, ok := sm.rep.audit.fileAudit("sitemap-pages-1.xml.gz"); !ok || one.Checked != f.Checked || len(one.Examples) != len(f.Examples) {
-		t.Errorf("fileAudit: %+v, %v; want the file's audit", one, ok)
+	if one, ok := sm.rep.audit.FileAudit("sitemap-pages-1.xml.gz"); !ok || one.Checked != f.Checked || len(one.Examples) != len(f.Examples) {
+		t.Errorf("FileAudit: %+v, %v; want the file's audit", one, ok)
 	}
-	if _, ok := (*auditor)(nil).fileAudit("sitemap-pages-1.xml.gz"); ok {
+	if _, ok := (*audit.Auditor[docKey])(nil).FileAudit("sitemap-pages-1.xml.gz"); ok {
 		t.Error("a nil auditor has an audit")
 	}
 	if st := sm.Stats(); st.AuditChecked != int64(len(listed)) || st.AuditFindings != 7 {
@@ -224,7 +225,7 @@ func TestAuditStorm(t *testing.T) {
 	waitFor(t, func() bool { return len(sm.Audit().Files) == 1 })
 	before := runtime.NumGoroutine()
 	for range 100_000 {
-		sm.rep.audit.enqueue(pageKey(0, 1), "sitemap-1.xml.gz", e.gz)
+		sm.rep.audit.Enqueue(pageKey(0, 1), "sitemap-1.xml.gz", e.gz)
 	}
 	if n := runtime.NumGoroutine(); n > before+1 { // the one request under way runs its handler on a goroutine
 		t.Errorf("%d goroutines after the storm, %d before", n, before)
@@ -336,5 +337,39 @@ func TestAuditLastmodDrift(t *testing.T) {
 				t.Errorf("behind %d, ahead %d; want %d, %d", st.AuditLastmodBehind, st.AuditLastmodAhead, c.behind, c.ahead)
 			}
 		})
+	}
+}
+
+// TestAuditURLOf: the audit (internal/audit's Heads and ParseHead)
+// reads back each URL of a file built here as written (XML-escaped, which is what a build's omit lookup sees), its
+// location and its lastmod, a date alone as its UTC day.
+func TestAuditURLOf(t *testing.T) {
+	day := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
+	sm := newTestSitemap(t, Config{}, Section{Source: listSource(
+		URL{Loc: "https://example.com/a?x=1&y='2'", LastMod: day, LastModDateOnly: true},
+		URL{Loc: "https://example.com/b", LastMod: day.Add(90 * time.Minute)},
+		URL{Loc: "https://example.com/c", ChangeFreq: Daily})})
+	get(sm, "/sitemap-1.xml.gz")
+	e, ok := cachedEntry(sm, pageKey(0, 1))
+	if !ok {
+		t.Fatal("not built")
+	}
+	heads, err := audit.Heads(e.gz)
+	if err != nil || len(heads) != 3 {
+		t.Fatalf("Heads: %q, %v", heads, err)
+	}
+	want := []audit.URL{
+		{Raw: "https://example.com/a?x=1&amp;y=&apos;2&apos;", Loc: "https://example.com/a?x=1&y='2'", Lastmod: pagecheck.Day(day)},
+		{Raw: "https://example.com/b", Loc: "https://example.com/b", Lastmod: pagecheck.Instant(day.Add(90 * time.Minute))},
+		{Raw: "https://example.com/c", Loc: "https://example.com/c"},
+	}
+	for i, h := range heads {
+		if got := audit.ParseHead(h); got != want[i] {
+			t.Errorf("ParseHead(%q) = %+v, want %+v", h, got, want[i])
+		}
+	}
+	// A location alone, as the audit asks for a URL it left out.
+	if got := audit.ParseHead("<url><loc>" + want[0].Raw + "</loc>"); got != (audit.URL{Raw: want[0].Raw, Loc: want[0].Loc}) {
+		t.Errorf("a location alone: %+v", got)
 	}
 }

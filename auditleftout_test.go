@@ -216,11 +216,11 @@ func BenchmarkEncodeLeftOut(b *testing.B) {
 		for _, n := range benchSizes {
 			b.Run("left="+strconv.Itoa(left)+"/urls="+strconv.Itoa(n), func(b *testing.B) {
 				src, spec, doc := benchDoc(b, n)
-				a, err := newAuditor(&site{base: splitBase("https://example.com/")}, &Audit{LeaveOut: true}, slog.New(slog.DiscardHandler), time.Now, func(docKey) {})
+				a, err := newAuditor("https://example.com/", &Audit{LeaveOut: true}, slog.New(slog.DiscardHandler), time.Now, func(docKey) {})
 				if err != nil {
 					b.Fatal(err)
 				}
-				defer a.close(time.Now().Add(time.Second))
+				defer a.Close(time.Now().Add(time.Second))
 				spec.omit = a.Omits
 				var buf bytes.Buffer
 				buf.Grow(len(doc))

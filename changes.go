@@ -68,11 +68,11 @@ func (t *tracker) visit(entry []byte, lastmod time.Time) {
 	switch {
 	case t.prev == nil:
 		if t.useTime && lastmod.After(t.since) {
-			t.changed = append(t.changed, string(appendUnescapedLoc(nil, loc)))
+			t.changed = append(t.changed, string(readback.AppendUnescapedLoc(nil, loc)))
 		}
 	case t.rest == nil && t.next < len(t.prev) && t.prev[t.next].loc == s.loc:
 		if t.prev[t.next].entry != s.entry {
-			t.changed = append(t.changed, string(appendUnescapedLoc(nil, loc)))
+			t.changed = append(t.changed, string(readback.AppendUnescapedLoc(nil, loc)))
 		}
 		t.next++
 	default:
@@ -85,9 +85,9 @@ func (t *tracker) visit(entry []byte, lastmod time.Time) {
 		prev, ok := t.rest[s.loc]
 		switch {
 		case !ok:
-			t.added = append(t.added, string(appendUnescapedLoc(nil, loc)))
+			t.added = append(t.added, string(readback.AppendUnescapedLoc(nil, loc)))
 		case prev != s.entry:
-			t.changed = append(t.changed, string(appendUnescapedLoc(nil, loc)))
+			t.changed = append(t.changed, string(readback.AppendUnescapedLoc(nil, loc)))
 		}
 		delete(t.rest, s.loc)
 	}
@@ -107,9 +107,9 @@ func (t *tracker) removed(oldGz []byte) ([]string, error) {
 		return nil, nil
 	}
 	var out []string
-	err := eachLoc(oldGz, func(loc []byte) {
+	err := readback.EachLoc(oldGz, func(loc []byte) {
 		if _, ok := gone[xxhash.Sum64(loc)]; ok {
-			out = append(out, string(appendUnescapedLoc(nil, loc)))
+			out = append(out, string(readback.AppendUnescapedLoc(nil, loc)))
 		}
 	})
 	return out, err

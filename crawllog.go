@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"net/netip"
 	"os"
 	"time"
@@ -16,9 +15,10 @@ import (
 // The crawl log's public face. The log itself (who asks, the crawler
 // families, their ranges and reverse DNS, the bounded table of fetches)
 // is package internal/crawllog, which knows nothing of this package:
-// this file translates Config.Crawlers into its Options, a file's key
-// into its File (a group per section row of SectionStats, the file's
-// number in it), and its answers into CrawlFetch and CrawlCount.
+// this file translates Config.Crawlers into its Options and its answers
+// into CrawlFetch and CrawlCount; a file's key is its File in
+// sectionstats.go (a group per section row of SectionStats, the file's
+// number in it), and the handler calls the Log itself.
 
 // Crawlers configures the crawl log (Sitemap.CrawlLog): who fetched each
 // sitemap file, as recognised by User-Agent and verified by address.
@@ -175,20 +175,10 @@ func readRangeFile(path string) ([]netip.Prefix, error) {
 	return p, nil
 }
 
-// crawlerSlot is a column of the crawl log: a crawler family as claimed,
-// verified or not, or every other client.
-type crawlerSlot = crawllog.Slot
-
-// crawlLog is the crawl log of a Sitemap.
-type crawlLog struct {
-	log      *crawllog.Log
-	verified bool // Crawlers.VerifiedOnly: who asks is known before serving
-	sections int
-}
-
-// newCrawlLog makes the crawl log of st; nil when it is off: Crawlers is
-// zero, or its Files negative.
-func newCrawlLog(c *Crawlers, st *site) (*crawlLog, error) {
+// newCrawlLog makes the crawl log of a site with sections sections; nil
+// when it is off: Crawlers is zero, or its Files negative. Its files are
+// grouped by the rows of SectionStats (secStats.crawlFile).
+func newCrawlLog(c *Crawlers, sections int) (*crawllog.Log, error) {
 	zero := c.Files == 0 && c.Ranges == nil && c.Resolver == nil && c.AddressHeader == "" && !c.VerifiedOnly // every field of Crawlers
 	if c.Files < 0 || zero {
 		return nil, nil
@@ -196,7 +186,7 @@ func newCrawlLog(c *Crawlers, st *site) (*crawlLog, error) {
 	if c.VerifiedOnly && c.Ranges == nil && c.Resolver == nil {
 		return nil, errVerifiedNoRanges
 	}
-	o := crawllog.Options{AddressHeader: c.AddressHeader, VerifiedOnly: c.VerifiedOnly, Files: c.Files, Groups: 2*len(st.sections) + 1}
+	o := crawllog.Options{AddressHeader: c.AddressHeader, VerifiedOnly: c.VerifiedOnly, Files: c.Files, Groups: 2*sections + 1}
 	if c.Resolver != nil {
 		o.Resolver = c.Resolver
 	}
@@ -211,79 +201,13 @@ func newCrawlLog(c *Crawlers, st *site) (*crawlLog, error) {
 	if err != nil {
 		return nil, fmt.Errorf("Crawlers.Ranges: %w", err)
 	}
-	return &crawlLog{log: l, verified: c.VerifiedOnly, sections: len(st.sections)}, nil
+	return l, nil
 }
 
-// fileOf is the crawl log's file of the key k (indexFileKey for an index
-// file): its group is k's section row in SectionStats (the pages of each
-// section, then the feeds, then the index), its number k's page.
-func (l *crawlLog) fileOf(k docKey) crawllog.File {
-	switch k.kind {
-	case docPage:
-		return crawllog.File{Group: k.sec, N: k.page}
-	case docFeed:
-		return crawllog.File{Group: l.sections + k.sec, N: k.page}
-	}
-	return crawllog.File{Group: 2 * l.sections, N: k.page}
-}
-
-// keyOf is fileOf's inverse.
-func (l *crawlLog) keyOf(f crawllog.File) docKey {
-	switch {
-	case f.Group < l.sections:
-		return pageKey(f.Group, f.N)
-	case f.Group < 2*l.sections:
-		return docKey{kind: docFeed, sec: f.Group - l.sections, page: f.N}
-	}
-	return docKey{kind: docIndex, page: f.N}
-}
-
-// who returns the column of r, whose User-Agent is ua, made at the Unix
-// second sec: c, which the handler found before serving, with
-// VerifiedOnly; otherwise found now, after serving, so that a request
-// keeps nothing across its serving.
-func (l *crawlLog) who(r *http.Request, ua string, c crawlerSlot, sec int64) crawlerSlot {
-	if l.verified {
-		return c
-	}
-	return l.log.Who(r, ua, sec)
-}
-
-// forbids reports whether the request of column c gets a 403, and counts
-// it.
-func (l *crawlLog) forbids(c crawlerSlot) bool { return l.log.Forbids(c) }
-
-// record logs a response to column c for file k, answered at the Unix
-// second sec; cond tells that the request had validators
-// (reqHeader.validators). served tells that the file exists (it was found and
-// answered): only then is a row made.
-func (l *crawlLog) record(k docKey, c crawlerSlot, sec int64, cond bool, status int, n int64, served bool) {
-	l.log.Record(l.fileOf(k), c, sec, cond, status, n, served)
-}
-
-// file returns the crawl log of the file k (indexFileKey for an index
-// file), the latest fetch first; nil if none was logged: what the HTML
-// view says of it (htmlnotes.go).
-func (l *crawlLog) file(k docKey) []CrawlFetch {
-	return crawlFetches(l.log.Fetches(l.fileOf(k)))
-}
-
-// files returns the crawl log of every file, as Sitemap.CrawlLog gives
-// it: the pages of each section by number, the feeds, the index files.
-func (l *crawlLog) files(st *site, rep *reporter) []FileCrawls {
-	all := l.log.Files()
-	out := make([]FileCrawls, len(all))
-	for i, f := range all {
-		k := l.keyOf(f.File)
-		out[i] = FileCrawls{File: st.fileName(k), Section: rep.of(k).name, Crawls: crawlFetches(f.Fetches)}
-	}
-	return out
-}
-
-// section returns the crawl log of section row i (SectionStats.Crawls
-// and CrawlCounts).
-func (l *crawlLog) section(i int) ([]CrawlFetch, []CrawlCount) {
-	fs, cs := l.log.Group(i)
+// crawlSection returns the crawl log of group i of l, a section row of
+// SectionStats (SectionStats.Crawls and CrawlCounts).
+func crawlSection(l *crawllog.Log, i int) ([]CrawlFetch, []CrawlCount) {
+	fs, cs := l.Group(i)
 	var counts []CrawlCount
 	for _, c := range cs {
 		counts = append(counts, CrawlCount(c))
@@ -299,19 +223,3 @@ func crawlFetches(fs []crawllog.Fetch) []CrawlFetch {
 	}
 	return out
 }
-
-// privateCacheControl returns cc (a Cache-Control value; "" for none) as
-// VerifiedOnly answers carry it: with no directive for shared caches.
-func privateCacheControl(cc string) string { return crawllog.PrivateCacheControl(cc) }
-
-// The robots.txt policy's purposes are the crawler families' (internal/crawllog).
-type purpose = crawllog.Purpose
-
-const (
-	purposeSearch        = crawllog.Search
-	purposeTraining      = crawllog.Training
-	purposeUserTriggered = crawllog.UserTriggered
-)
-
-// aiAgents returns the robots.txt tokens of the AI crawlers of purpose p.
-func aiAgents(p purpose) []string { return crawllog.AIAgents(p) }

@@ -39,7 +39,7 @@ type pageSpec struct {
 	newsAnyAge bool
 	// visit, if set, is shown every <url> element written (changes.go).
 	visit func(entry []byte, lastmod time.Time)
-	// stylesheet is the <?xml-stylesheet?> line of the page (xsl.go); ""
+	// stylesheet is the <?xml-stylesheet?> line of the page (Config.Stylesheet, internal/htmlview); ""
 	// for none.
 	stylesheet string
 	// emptyOK writes a page with no URL as an empty <urlset> instead of

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/freshmap/sitemap/internal/crawllog"
 	"github.com/freshmap/sitemap/internal/htmlview"
 )
 
@@ -20,15 +21,15 @@ import (
 func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	st := s.site
 	if r.URL.Path == "/robots.txt" {
-		s.robotsNow(r.Context()).serve(w, r, nil)
+		s.robotsNow(r.Context()).Serve(w, r, nil)
 		return
 	}
-	if st.keyFile != nil && r.URL.Path == st.keyFile.path {
-		st.keyFile.serve(w, r)
+	if kf := st.keyFile; kf != nil && r.URL.Path == kf.Path { // Config.IndexNow (internal/indexnow)
+		serveFixed(w, r, kf.Body, hdrTextCT, kf.ETag, nil)
 		return
 	}
-	if st.xsl != nil && r.URL.Path == st.xsl.path {
-		st.xsl.serve(w, r, st.headers.cacheControl)
+	if st.xsl != nil && r.URL.Path == st.xsl.Path { // Config.Stylesheet (internal/htmlview)
+		serveFixed(w, r, htmlview.Stylesheet, hdrXSLCT, st.xsl.ETag, st.headers.cacheControl)
 		return
 	}
 	h := w.Header()
@@ -53,12 +54,12 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	now := s.docs.now()                           // the request's one clock reading: the cache's and the crawl log's
 	q := readReqHeader(r.Header, s.crawls != nil) // the request's header, read once
-	var who crawlerSlot                           // who asks, known this early only for VerifiedOnly (crawlLog.who)
-	if s.crawls != nil && s.crawls.verified {
-		who = s.crawls.log.Who(r, q.ua, now.Unix())
-		if s.crawls.forbids(who) {
+	var who crawllog.Slot                         // who asks, known this early only for VerifiedOnly (Log.WhoServed)
+	if s.crawls.VerifiedOnly() {
+		who = s.crawls.Who(r, q.ua, now.Unix())
+		if s.crawls.Forbids(who) {
 			serveError(w, "403 forbidden", http.StatusForbidden)
-			s.crawls.record(file, who, now.Unix(), q.validators, http.StatusForbidden, 0, false)
+			s.crawls.Record(file.crawlFile(len(st.sections)), who, now.Unix(), q.validators, http.StatusForbidden, 0, false)
 			return
 		}
 	}
@@ -77,7 +78,7 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	owner := e // the cached copy whose form e is (its HTML part), which counts e's plain copy
 	if err == nil && rt.rep == asHTML {
-		notes := func() []byte { // what the view says live about the file (htmlnotes.go)
+		notes := func() []byte { // what the view says live about the file (html.go)
 			if ns := s.notes.of(k); len(ns) > 0 {
 				return htmlview.AppendNotes(nil, ns)
 			}
@@ -101,7 +102,7 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h["Retry-After"] = st.headers.retryAfter
 		serveError(w, unavailableText(err, st.retryAfter), http.StatusServiceUnavailable)
 		if s.crawls != nil {
-			s.crawls.record(file, s.crawls.who(r, q.ua, who, now.Unix()), now.Unix(), q.validators, http.StatusServiceUnavailable, 0, false)
+			s.crawls.Record(file.crawlFile(len(st.sections)), s.crawls.WhoServed(r, q.ua, who, now.Unix()), now.Unix(), q.validators, http.StatusServiceUnavailable, 0, false)
 		}
 		return
 	}
@@ -115,7 +116,7 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.crawls != nil && rt.rep != asHTML { // the view is for people; the log is of the files crawlers fetch
 		// Only a conditional or ranged request can have validators.
 		sec := now.Unix()
-		s.crawls.log.Record(s.crawls.fileOf(file), s.crawls.who(r, q.ua, who, sec), sec, handed && q.validators, status, n, true) // no wrapper's call on a hit
+		s.crawls.Record(file.crawlFile(len(st.sections)), s.crawls.WhoServed(r, q.ua, who, sec), sec, handed && q.validators, status, n, true)
 	}
 }
 

@@ -20,7 +20,7 @@ import (
 // TestCloseBoundedHooks: a hook that hangs and ignores its context (an
 // OnPurge told what a rebuild changed, an OnChange told it) does not hold
 // Close past BuildTimeout. OnPurge's hang once held Close for more than
-// 90 s (its purgeTimeout, then forever).
+// 90 s (its purge.Timeout, then forever).
 func TestCloseBoundedHooks(t *testing.T) {
 	const timeout = 300 * time.Millisecond
 	for name, hooked := range map[string]func(cfg *Config, entered func() bool, release <-chan struct{}){
@@ -107,50 +107,6 @@ func TestHookPanics(t *testing.T) {
 	}
 	if got := sm.Stats().RejectedURLs; got != 2 {
 		t.Errorf("RejectedURLs %d, want 2", got)
-	}
-}
-
-// TestPurgePanics (purge.go, rule 4): an OnPurge that panics is recovered
-// and logged with its stack; the purger goes on to the next batch, and
-// Close returns.
-func TestPurgePanics(t *testing.T) {
-	var logs testkit.SyncBuffer
-	var mu sync.Mutex
-	var calls int
-	pr := newPurger(func(context.Context, Purge) error {
-		mu.Lock()
-		defer mu.Unlock()
-		if calls++; calls == 1 {
-			panic("CDN client: nil map")
-		}
-		return nil
-	}, slog.New(slog.NewTextHandler(&logs, nil)))
-	pr.delay = 10 * time.Millisecond
-	pr.push("example.com/sitemap-1", []string{"https://example.com/sitemap-1.xml.gz"})
-	waitFor(t, func() bool { mu.Lock(); defer mu.Unlock(); return calls == 1 })
-	pr.push("example.com/sitemap-2", []string{"https://example.com/sitemap-2.xml.gz"})
-	waitFor(t, func() bool { mu.Lock(); defer mu.Unlock(); return calls == 2 })
-	pr.close(purgeTimeout)
-	if l := logs.String(); !strings.Contains(l, "OnPurge panicked") || !strings.Contains(l, "CDN client: nil map") || !strings.Contains(l, "stack=") {
-		t.Errorf("log:\n%s", l)
-	}
-}
-
-// TestPurgeHangs (purge.go, rule 4): close waits for an OnPurge that
-// ignores its context no longer than its bound, and says so.
-func TestPurgeHangs(t *testing.T) {
-	var logs testkit.SyncBuffer
-	release := make(chan struct{})
-	defer close(release)
-	pr := newPurger(func(context.Context, Purge) error { <-release; return errors.New("late") }, slog.New(slog.NewTextHandler(&logs, nil)))
-	pr.push("example.com/sitemap-1", []string{"https://example.com/sitemap-1.xml.gz"})
-	start := time.Now()
-	pr.close(200 * time.Millisecond)
-	if d := time.Since(start); d > time.Second {
-		t.Errorf("close took %v, want about its bound of 200ms", d)
-	}
-	if !strings.Contains(logs.String(), "Close gave up waiting for OnPurge") {
-		t.Errorf("log:\n%s", logs.String())
 	}
 }
 

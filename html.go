@@ -1,21 +1,24 @@
 package sitemap
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
+	"github.com/freshmap/sitemap/internal/audit"
+	"github.com/freshmap/sitemap/internal/crawllog"
 	"github.com/freshmap/sitemap/internal/htmlview"
-	"github.com/freshmap/sitemap/internal/xmlenc"
 )
 
 // The HTML view (Config.HTML): the index and every page as HTML for
 // people, at sitemap_index.html and sitemap-NAME-N.html, and their parts
 // (htmlPartName). Like the text form (text.go), a view is made from the
 // document's cached XML on its first request, never from the Source
-// (internal/htmlview reads it back and makes the parts; htmlviews.go
-// keeps them); it shares the document's content clock (Last-Modified),
+// (internal/htmlview reads it back and makes the parts; documents keep
+// them, htmlPart below); it shares the document's content clock (Last-Modified),
 // each part has its own ETag from its own bytes, and it is kept with its
 // entry and counted in the cache's budget. A part holds at most
 // htmlview.MaxPart bytes, under the 2 MB of an HTML file that Googlebot
@@ -114,25 +117,13 @@ func newHTMLView(parts []*htmlview.Part, level int, doc *entry) *htmlView {
 // URL count of a page, or 0 if it is not known here; a page built later
 // makes the view again (documents.htmlStale), so that its count shows.
 func (st *site) indexHTML(e *entry, count func(docKey) int) (*htmlView, error) {
-	intro := []byte(`The files that <a href="` + st.indexName + `">` + st.indexName + `</a> lists, as search engines read them`)
-	intro = appendLastMod(intro, e)
-	intro = append(intro, `. A URL count shows once this server has built the file.`...)
-	parts := htmlview.NewBuilder(&htmlview.Shell{Stem: st.htmlStem(indexKey), Title: "Sitemap index", Intro: intro, Noun: "Files", Cols: htmlview.IndexCols},
-		st.gzipLevel)
-	prefix := strings.TrimSuffix(st.indexLoc, st.indexName)
-	var row []byte
-	n := 1
-	for f := 1; f <= e.files(); f++ {
-		err := htmlview.EachSitemap(e.file(f).gz, func(sm *htmlview.Sitemap) error {
-			row = htmlview.AppendFileRow(row[:0], st.fileRow(n, sm, prefix, count))
-			n++
-			return parts.Add(row)
-		})
-		if err != nil {
-			return nil, err
-		}
+	files := make([][]byte, e.files())
+	for f := range files {
+		files[f] = e.file(f + 1).gz
 	}
-	ps, err := parts.Done()
+	prefix := strings.TrimSuffix(st.indexLoc, st.indexName)
+	sh := &htmlview.Shell{Stem: st.htmlStem(indexKey), Title: "Sitemap index", Intro: htmlview.IndexIntro(st.indexName, e.lastMod), Noun: "Files", Cols: htmlview.IndexCols}
+	ps, err := htmlview.IndexView(sh, st.gzipLevel, files, func(n int, sm *htmlview.Sitemap) *htmlview.FileRow { return st.fileRow(n, sm, prefix, count) })
 	if err != nil {
 		return nil, err
 	}
@@ -159,50 +150,16 @@ func (st *site) fileRow(n int, sm *htmlview.Sitemap, prefix string, count func(d
 // file the index's date, not its Last-Modified, which after a restart
 // may be later (clock.go, rule 3; TestHTMLDatesAgree).
 func (st *site) pageHTML(k docKey, e *entry, listed time.Time) (*htmlView, error) {
-	file := st.fileName(k)
-	intro := []byte(`The URLs that <a href="`)
-	intro = xmlenc.AppendAttr(intro, file)
-	intro = append(intro, `">`...)
-	intro = xmlenc.AppendEscaped(intro, file)
-	intro = append(intro, `</a> lists, as search engines read them`...)
-	if !listed.IsZero() {
-		intro = htmlview.AppendTime(append(intro, ", listed in the index with lastmod "...), listed.UTC().Format(time.RFC3339))
-	}
+	file, index := st.fileName(k), ""
 	if k.kind == docPage { // not a one-file sitemap (single.go), which is the index
-		intro = append(intro, `. <a href="`...)
-		intro = xmlenc.AppendAttr(intro, htmlPartName(st.htmlStem(indexKey), 1))
-		intro = append(intro, `">All sitemap files</a>`...)
+		index = htmlPartName(st.htmlStem(indexKey), 1)
 	}
-	intro = append(intro, '.')
-	parts := htmlview.NewBuilder(&htmlview.Shell{Stem: st.htmlStem(k), Title: "Sitemap file " + file, Intro: intro, Noun: "URLs", Cols: htmlview.URLCols},
-		st.gzipLevel)
-	var row []byte
-	n := 0
-	err := eachURL(e.gz, func(elem []byte) error {
-		var u htmlview.URL
-		if err := htmlview.ReadURL(elem, &u); err != nil {
-			return err
-		}
-		n++
-		row = htmlview.AppendURLRow(row[:0], n, &u)
-		return parts.Add(row)
-	})
-	if err != nil {
-		return nil, err
-	}
-	ps, err := parts.Done()
+	sh := &htmlview.Shell{Stem: st.htmlStem(k), Title: "Sitemap file " + file, Intro: htmlview.PageIntro(file, listed, index), Noun: "URLs", Cols: htmlview.URLCols}
+	ps, err := htmlview.PageView(sh, st.gzipLevel, e.gz)
 	if err != nil {
 		return nil, err
 	}
 	return newHTMLView(ps, st.gzipLevel, e), nil
-}
-
-// appendLastMod appends ", last modified DATE" if e has a Last-Modified.
-func appendLastMod(b []byte, e *entry) []byte {
-	if e.lastMod.IsZero() {
-		return b
-	}
-	return htmlview.AppendTime(append(b, ", last modified "...), e.lastMod.UTC().Format("2006-01-02T15:04:05Z"))
 }
 
 // htmlNoter gives what the HTML view shows, live, about document k under
@@ -224,4 +181,147 @@ func (l htmlNoteList) of(k docKey) []string {
 		notes = append(notes, n.htmlNotes(k)...)
 	}
 	return notes
+}
+
+// crawlNotes are the crawl log's lines about a file, one per crawler
+// family that fetched it, latest first (htmlview.CrawlNote).
+type crawlNotes struct {
+	log      *crawllog.Log
+	sections int // the site's (docKey.crawlFile)
+	now      func() time.Time
+}
+
+func (n crawlNotes) htmlNotes(k docKey) []string {
+	var notes []string
+	for _, f := range n.log.Fetches(k.crawlFile(n.sections)) {
+		if f.Crawler != "other" {
+			notes = append(notes, htmlview.CrawlNote(f.Crawler, f.Purpose, f.Verified, f.Spoofed, n.now().Sub(f.Time), f.Status))
+		}
+	}
+	return notes
+}
+
+// auditNotes are the self-audit's lines about a page: what its last audit
+// checked and found, with the first examples (htmlview.AuditNotes).
+type auditNotes struct {
+	audit *audit.Auditor[docKey]
+	site  *site
+}
+
+func (n auditNotes) htmlNotes(k docKey) []string {
+	if k.kind != docPage {
+		return nil
+	}
+	f, ok := n.audit.FileAudit(n.site.fileName(k))
+	if !ok {
+		return nil
+	}
+	examples := make([]htmlview.Finding, len(f.Examples))
+	for i, e := range f.Examples {
+		examples[i] = htmlview.Finding{Kind: e.Kind, Loc: e.Loc, Detail: e.Detail}
+	}
+	return htmlview.AuditNotes(f.Checked, f.Findings, f.LeftOut, examples)
+}
+
+// The views kept by documents: made once per cached copy, an index's
+// again when a page built since shows another URL count, and a part's
+// copy with notes once per change of its notes; all counted with the copy
+// in the cache's budget.
+
+// htmlPart returns part n of the HTML view of e, the copy of k, with its
+// notes (their HTML, appendNotes; none if empty), or errNotFound. notes
+// is asked at most once a second per view (htmlView.notesOf). The
+// view is made once per copy and counted in the cache's budget, an
+// index's made again when a page built since shows another URL count
+// (htmlStale); a part's copy with notes once per change of its notes
+// (htmlPart.withNotes). Making a view takes a build slot (MaxBuilds),
+// waited for while ctx lasts: it costs several times the XML's build
+// (BENCHMARKS.md).
+func (d *documents) htmlPart(ctx context.Context, k docKey, e *entry, n int, notesOf func() []byte) (*entry, error) {
+	v := e.html.Load()
+	if v == nil || d.htmlStale(v) {
+		var err error
+		if v, err = d.makeHTML(ctx, k, e); err != nil {
+			return nil, fmt.Errorf("the HTML view of %s: %w", d.site.fileName(k), err)
+		}
+	}
+	p := v.part(n)
+	if p == nil {
+		return nil, errNotFound
+	}
+	notes := v.notesOf(d.now().Unix(), notesOf)
+	if len(notes) == 0 {
+		return p.bare, nil
+	}
+	return p.withNotes(notes, d.site.gzipLevel, e.built, func(c *notedPart) {
+		d.cache.swapForm(k, e, func() (bool, int64, int64) {
+			if e.html.Load() != v {
+				return false, 0, 0 // the view was made again meanwhile
+			}
+			old := p.noted.Swap(c)
+			if old == nil {
+				return true, int64(len(c.e.gz)), 0
+			}
+			cp := old.e.ownCopy() // the plain copy of the old notes goes with them
+			return true, int64(len(c.e.gz)-len(old.e.gz)) - cp, -cp
+		})
+	}), nil
+}
+
+// htmlStale reports whether v, an index's view, shows URL counts that a
+// page built since changed: then it is made again, at once if it has one
+// part (a few thousand rows), else at most once a second.
+func (d *documents) htmlStale(v *htmlView) bool {
+	return v.counts && v.counted != d.counted.Load() && (len(v.parts) == 1 || d.now().Sub(v.made) >= time.Second)
+}
+
+// makeHTML makes the HTML view of e, the copy of k, once at a time, and
+// keeps it with e in place of the view it had, if any.
+func (d *documents) makeHTML(ctx context.Context, k docKey, e *entry) (*htmlView, error) {
+	e.htmlMu.Lock()
+	defer e.htmlMu.Unlock()
+	old := e.html.Load()
+	if old != nil && !d.htmlStale(old) {
+		return old, nil // made meanwhile
+	}
+	select {
+	case d.sem <- struct{}{}:
+		defer func() { <-d.sem }()
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	counted, made := d.counted.Load(), d.now()
+	var v *htmlView
+	var err error
+	switch {
+	case k.kind == docIndex && !htmlview.IsURLSet(e.gz):
+		v, err = d.site.indexHTML(e, d.urls)
+		if v != nil {
+			v.counts = true
+		}
+	case k.kind == docIndex: // a one-file sitemap (single.go)
+		v, err = d.site.pageHTML(k, e, time.Time{})
+	default:
+		v, err = d.site.pageHTML(k, e, d.clocks.listedAt(k))
+	}
+	if err != nil {
+		return nil, err
+	}
+	v.counted, v.made = counted, made
+	d.cache.swapForm(k, e, func() (bool, int64, int64) {
+		old := e.html.Swap(v) // counted under the cache's lock: the parts' copies with notes change under it too
+		if old == nil {
+			return true, htmlCost(v), 0
+		}
+		return true, htmlCost(v) - htmlCost(old), -htmlCopies(old)
+	})
+	return v, nil
+}
+
+// urls is the URL count of page k if a copy built here is cached, or 0.
+func (d *documents) urls(k docKey) int {
+	if sl, ok := d.cache.peek(k); ok {
+		return sl.e.urls
+	}
+	return 0
 }

@@ -2,17 +2,11 @@ package sitemap
 
 import (
 	"cmp"
-	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
-	"net/url"
-	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/freshmap/sitemap/internal/indexnow"
-	"github.com/freshmap/sitemap/internal/xmlenc"
 )
 
 // IndexNow configures IndexNow notifications (https://www.indexnow.org):
@@ -53,29 +47,15 @@ type IndexNow struct {
 }
 
 const (
-	defaultIndexNowEndpoint   = "https://api.indexnow.org/indexnow"
 	defaultIndexNowDelay      = 10 * time.Second
 	defaultIndexNowQueue      = 100_000
 	defaultIndexNowMaxBackoff = 10 * time.Minute
 	indexNowCloseTimeout      = 10 * time.Second
-	minIndexNowKey            = 8
-	maxIndexNowKey            = 128
 )
 
-// indexNow is the IndexNow sender of a Sitemap: it checks the URLs pushed
-// to it against the base URL, puts them in canonical form, and hands them
-// to the sender (internal/indexnow), which queues, posts and retries them
-// in the background.
-type indexNow struct {
-	*indexnow.Sender
-	base    string
-	log     *slog.Logger
-	refused atomic.Int64 // URLs not under the base URL
-}
-
-// newIndexNow checks cfg and starts the sender, whose goroutines close
-// stops. base is the canonical base URL.
-func newIndexNow(cfg *IndexNow, base string, log *slog.Logger, now func() time.Time) (*indexNow, error) {
+// newIndexNow checks cfg and starts the sender (internal/indexnow), whose
+// goroutines its Close stops. base is the canonical base URL.
+func newIndexNow(cfg *IndexNow, base string, log *slog.Logger, now func() time.Time) (*indexnow.Site, error) {
 	n, err := prepareIndexNow(cfg, base, log, now)
 	if err != nil {
 		return nil, err
@@ -87,47 +67,23 @@ func newIndexNow(cfg *IndexNow, base string, log *slog.Logger, now func() time.T
 // checkIndexNow checks cfg. Its errors do not say "sitemap:": New wraps
 // them in ErrConfig, which does.
 func checkIndexNow(cfg *IndexNow) error {
-	if err := checkIndexNowKey(cfg.Key); err != nil {
-		return err
-	}
-	switch {
-	case cfg.QueueSize < 0:
-		return fmt.Errorf("IndexNow.QueueSize %d is negative", cfg.QueueSize)
-	case cfg.MaxBackoff < 0:
-		return fmt.Errorf("IndexNow.MaxBackoff %v is negative", cfg.MaxBackoff)
-	}
-	seen := make(map[string]bool)
-	for _, e := range indexNowEndpoints(cfg) {
-		u, err := url.Parse(e)
-		if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" || u.Fragment != "" {
-			return fmt.Errorf("IndexNow endpoint %q is not an absolute http or https URL", e)
-		}
-		if seen[e] {
-			return fmt.Errorf("IndexNow endpoint %q is listed twice", e)
-		}
-		seen[e] = true
-	}
-	return nil
+	return indexnow.Check(cfg.Key, indexNowEndpoints(cfg), cfg.QueueSize, cfg.MaxBackoff)
 }
 
 func indexNowEndpoints(cfg *IndexNow) []string {
 	if len(cfg.Endpoints) == 0 {
-		return []string{defaultIndexNowEndpoint}
+		return []string{indexnow.DefaultEndpoint}
 	}
 	return cfg.Endpoints
 }
 
 // prepareIndexNow checks cfg and returns a sender that is not started.
-func prepareIndexNow(cfg *IndexNow, base string, log *slog.Logger, now func() time.Time) (*indexNow, error) {
+func prepareIndexNow(cfg *IndexNow, base string, log *slog.Logger, now func() time.Time) (*indexnow.Site, error) {
 	if err := checkIndexNow(cfg); err != nil {
 		return nil, err
 	}
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	b := splitBase(base)
-	return &indexNow{base: base, log: log, Sender: indexnow.New(indexnow.Options{
-		Host:        b.host,
+	return indexnow.NewSite(base, indexnow.Options{
+		Host:        splitBase(base).host,
 		Key:         cfg.Key,
 		KeyLocation: base + cfg.Key + ".txt",
 		Endpoints:   indexNowEndpoints(cfg),
@@ -137,42 +93,5 @@ func prepareIndexNow(cfg *IndexNow, base string, log *slog.Logger, now func() ti
 		QueueSize:   cmp.Or(cfg.QueueSize, defaultIndexNowQueue),
 		Log:         log,
 		Now:         now,
-	})}, nil
-}
-
-// checkIndexNowKey applies the protocol's key rules, and keeps the key
-// file's name apart from the sitemap files'.
-func checkIndexNowKey(key string) error {
-	if len(key) < minIndexNowKey || len(key) > maxIndexNowKey {
-		return fmt.Errorf("IndexNow key has %d characters, not %d to %d", len(key), minIndexNowKey, maxIndexNowKey)
-	}
-	for i := 0; i < len(key); i++ {
-		if c := key[i]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
-			return fmt.Errorf("IndexNow key has %q at %d: use a-z, A-Z, 0-9 and '-'", c, i)
-		}
-	}
-	if strings.HasPrefix(key, "sitemap-") {
-		return errors.New(`IndexNow key starts with "sitemap-", the name of the sitemap files`)
-	}
-	return nil
-}
-
-// push checks urls and queues them for every endpoint, each once. A URL
-// that is not under the base URL (or not a URL) is refused: counted and
-// logged. push never blocks on the network; what does not fit a queue is
-// dropped and counted.
-func (n *indexNow) push(urls ...string) {
-	locs := make([]string, 0, len(urls))
-	var buf []byte
-	for _, u := range urls {
-		b, err := xmlenc.AppendURI(buf[:0], u, n.base, false)
-		if err != nil {
-			n.refused.Add(1)
-			n.log.Warn("sitemap: indexnow: URL refused", "url", u, "err", err)
-			continue
-		}
-		buf = b
-		locs = append(locs, string(b))
-	}
-	n.Push(locs...)
+	}), nil
 }

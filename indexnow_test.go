@@ -117,7 +117,7 @@ func (e *endpoint) got() [][]string {
 
 // startSender starts a sender whose retry waits are recorded in ev and end
 // at once. It is closed when the test ends.
-func startSender(t *testing.T, cfg IndexNow, ev *events, now func() time.Time, start bool) (*indexNow, *testkit.SyncBuffer) {
+func startSender(t *testing.T, cfg IndexNow, ev *events, now func() time.Time, start bool) (*indexnow.Site, *testkit.SyncBuffer) {
 	t.Helper()
 	var logs testkit.SyncBuffer
 	n, err := prepareIndexNow(&cfg, inBase, slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})), now)
@@ -151,7 +151,7 @@ func TestIndexNowBatches(t *testing.T) {
 	ep := newEndpoint(t, nil, nil)
 	n, _ := startSender(t, IndexNow{Key: testKey, Endpoints: []string{ep.url()}, Delay: time.Millisecond}, nil, nil, true)
 	all := urls(0, 25_001)
-	n.push(append(append(slices.Clone(all), all[:100]...), "HTTPS://EXAMPLE.COM/shop/p/7")...)
+	n.Push(append(append(slices.Clone(all), all[:100]...), "HTTPS://EXAMPLE.COM/shop/p/7")...)
 	waitFor(t, func() bool { return n.Sent.Load() == 25_001 })
 	posts := ep.got()
 	if len(posts) != 3 {
@@ -194,7 +194,7 @@ func TestIndexNowRetry(t *testing.T) {
 				}
 			})
 			n, logs := startSender(t, IndexNow{Key: testKey, Endpoints: []string{ep.url()}, Delay: -1}, &ev, func() time.Time { return t0 }, true)
-			n.push(urls(0, 3)...)
+			n.Push(urls(0, 3)...)
 			waitFor(t, func() bool { return n.Sent.Load() == 3 })
 			got := ev.get()
 			if len(got) != 3 || got[0] != "post 3" || !strings.HasPrefix(got[1], "wait ") || got[2] != "post 3" {
@@ -224,7 +224,7 @@ func TestIndexNowBackoff(t *testing.T) {
 		}
 	})
 	n, _ := startSender(t, IndexNow{Key: testKey, Endpoints: []string{ep.url()}, Delay: -1, MaxBackoff: 30 * time.Second}, &ev, nil, true)
-	n.push(urls(0, 1)...)
+	n.Push(urls(0, 1)...)
 	waitFor(t, func() bool { return n.Sent.Load() == 1 })
 	var waits []time.Duration
 	for _, e := range ev.get() {
@@ -257,9 +257,9 @@ func TestIndexNowRefused(t *testing.T) {
 				}
 			})
 			n, logs := startSender(t, IndexNow{Key: testKey, Endpoints: []string{ep.url()}, Delay: -1}, nil, nil, true)
-			n.push(urls(0, 2)...)
+			n.Push(urls(0, 2)...)
 			waitFor(t, func() bool { return n.Failed.Load() == 1 })
-			n.push(urls(2, 3)...) // sent alone: the refused batch is gone
+			n.Push(urls(2, 3)...) // sent alone: the refused batch is gone
 			waitFor(t, func() bool { return n.Sent.Load() == 1 })
 			if posts := ep.got(); len(posts) != 2 || len(posts[1]) != 1 || posts[1][0] != inBase+"p/2" {
 				t.Errorf("posts %q, want the refused batch once, then the new URL alone", posts)
@@ -280,14 +280,14 @@ func TestIndexNowRefused(t *testing.T) {
 func TestIndexNowOtherHosts(t *testing.T) {
 	ep := newEndpoint(t, nil, nil)
 	n, logs := startSender(t, IndexNow{Key: testKey, Endpoints: []string{ep.url()}, Delay: -1}, nil, nil, true)
-	n.push("https://other.example/shop/p/1", "https://example.com/elsewhere", "http://example.com/shop/p/1",
+	n.Push("https://other.example/shop/p/1", "https://example.com/elsewhere", "http://example.com/shop/p/1",
 		"/shop/p/1", "not a url", "https://example.com:8443/shop/p/1")
-	n.push(inBase + "ok")
+	n.Push(inBase + "ok")
 	waitFor(t, func() bool { return n.Sent.Load() == 1 })
 	if posts := ep.got(); len(posts) != 1 || !slices.Equal(posts[0], []string{inBase + "ok"}) {
 		t.Errorf("posts %q", posts)
 	}
-	if got := n.refused.Load(); got != 6 || strings.Count(logs.String(), "URL refused") != 6 {
+	if got := n.Refused.Load(); got != 6 || strings.Count(logs.String(), "URL refused") != 6 {
 		t.Errorf("refused %d, want 6; log:\n%s", got, logs.String())
 	}
 }
@@ -298,8 +298,8 @@ func TestIndexNowOtherHosts(t *testing.T) {
 func TestIndexNowOverflowAndFlush(t *testing.T) {
 	ep := newEndpoint(t, nil, nil)
 	n, logs := startSender(t, IndexNow{Key: testKey, Endpoints: []string{ep.url()}, Delay: time.Hour, QueueSize: 10}, nil, nil, false)
-	n.push(urls(0, 25)...) // no sender runs: nothing drains
-	n.push(urls(0, 30)...)
+	n.Push(urls(0, 25)...) // no sender runs: nothing drains
+	n.Push(urls(0, 30)...)
 	if got := n.Dropped.Load(); got != 15+20 {
 		t.Errorf("dropped %d, want 35", got)
 	}
@@ -318,7 +318,7 @@ func TestIndexNowOverflowAndFlush(t *testing.T) {
 	if !strings.Contains(logs.String(), "queue has room again") {
 		t.Errorf("the end of the overflow is not logged:\n%s", logs.String())
 	}
-	n.push(urls(100, 103)...) // after close: dropped
+	n.Push(urls(100, 103)...) // after close: dropped
 	if got := n.Dropped.Load(); got != 38 {
 		t.Errorf("dropped %d after close, want 38", got)
 	}
@@ -333,7 +333,7 @@ func TestIndexNowCloseDrops(t *testing.T) {
 		<-r.Context().Done()
 	})
 	n, logs := startSender(t, IndexNow{Key: testKey, Endpoints: []string{ep.url()}, Delay: -1}, nil, nil, true)
-	n.push(urls(0, 5)...)
+	n.Push(urls(0, 5)...)
 	<-posted
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
@@ -356,7 +356,7 @@ func TestIndexNowEveryEndpoint(t *testing.T) {
 	})
 	fine := newEndpoint(t, nil, func(i int, w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusAccepted) })
 	n, _ := startSender(t, IndexNow{Key: testKey, Endpoints: []string{busy.url(), fine.url()}, Delay: -1}, nil, nil, true)
-	n.push(urls(0, 4)...)
+	n.Push(urls(0, 4)...)
 	waitFor(t, func() bool { return n.Sent.Load() == 8 })
 	if b, f := busy.got(), fine.got(); len(b) != 2 || len(f) != 1 || !slices.Equal(b[1], urls(0, 4)) || !slices.Equal(f[0], urls(0, 4)) {
 		t.Errorf("busy got %q, fine got %q", b, f)

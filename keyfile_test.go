@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/freshmap/sitemap/internal/indexnow"
 )
 
 // The key file is served at the base path, by the middleware and by the
@@ -104,7 +106,7 @@ func TestIndexNowConfig(t *testing.T) {
 			t.Errorf("key %q: %v", key, err)
 			continue
 		}
-		if sm.rep.indexNow.Endpoints()[0] != defaultIndexNowEndpoint {
+		if sm.rep.indexNow.Endpoints()[0] != indexnow.DefaultEndpoint {
 			t.Errorf("default endpoint %q", sm.rep.indexNow.Endpoints()[0])
 		}
 		sm.Close() // nothing queued: nothing is sent

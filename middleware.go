@@ -10,10 +10,10 @@ import (
 func (s *Sitemap) Handler(next http.Handler) http.Handler {
 	m := &middleware{s: s, next: next, at: len(s.site.base.path), keyLen: -1, first: s.site.indexName[0]}
 	if kf := s.site.keyFile; kf != nil {
-		m.keyLen = len(kf.path)
+		m.keyLen = len(kf.Path)
 	}
 	if a := s.rep.audit; a != nil {
-		a.attach(m) // the audit requests pages as a crawler would: through the middleware
+		a.Attach(m) // the audit requests pages as a crawler would: through the middleware
 	}
 	return m
 }
@@ -40,10 +40,10 @@ func (m *middleware) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (m *middleware) serve(w http.ResponseWriter, r *http.Request, p string) {
 	st := m.s.site
 	switch {
-	case st.keyFile != nil && p == st.keyFile.path:
-		st.keyFile.serve(w, r)
+	case st.keyFile != nil && p == st.keyFile.Path:
+		serveFixed(w, r, st.keyFile.Body, hdrTextCT, st.keyFile.ETag, nil)
 	case p == "/robots.txt":
-		m.s.robotsNow(r.Context()).serve(w, r, m.next)
+		m.s.robotsNow(r.Context()).Serve(w, r, m.next)
 	case st.indexName != rootName && len(p) == m.at+len(rootName) && p[m.at:] == rootName && p[:m.at] == st.base.path:
 		m.serveRoot(w, r)
 	case st.owns(p):

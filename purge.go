@@ -2,12 +2,10 @@ package sitemap
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
-	"runtime/debug"
 	"strings"
-	"sync"
-	"time"
+
+	"github.com/freshmap/sitemap/internal/purge"
 )
 
 // The CDN purge (Config.OnPurge): a CDN in front of the sitemap keeps
@@ -24,17 +22,19 @@ import (
 //     (TestPurgeNoChangeNoCall).
 //  2. It is told by the replica that built the file, which holds the
 //     fleet's lock for it: once per fleet (TestPurgeFleetOnce).
-//  3. Files are gathered for purgeDelay from the first one and told in
-//     one call, each once: a page and the index that lists it, rebuilt
-//     one after the other, are one call (TestPurgeOneChange).
-//  4. OnPurge runs on a goroutine of its own, one call at a time, with a
-//     context that ends after purgeTimeout or at Close; an error is
-//     logged, and not retried (the TTL and max-age bound what the CDN
-//     serves meanwhile); a panic is recovered and logged with its stack,
-//     and the purger goes on (TestPurgePanics). Close tells what is
-//     queued, within what is left of its bound (BuildTimeout), and
-//     returns then even if OnPurge ignores its context: that call is left
-//     to end on its own, and logged (TestPurgeHangs, TestPurgeClose).
+//  3. Files are gathered for a second (purge.Delay) from the first one
+//     and told in one call, each once: a page and the index that lists
+//     it, rebuilt one after the other, are one call (TestPurgeOneChange;
+//     internal/purge's TestBatches).
+//  4. OnPurge runs on a goroutine of its own (internal/purge), one call
+//     at a time, with a context that ends after purge.Timeout or at
+//     Close; an error is logged, and not retried (the TTL and max-age
+//     bound what the CDN serves meanwhile); a panic is recovered and
+//     logged with its stack, and the purger goes on (TestPanics). Close
+//     tells what is queued, within what is left of its bound
+//     (BuildTimeout), and returns then even if OnPurge ignores its
+//     context: that call is left to end on its own, and logged
+//     (TestHangs, TestPurgeClose).
 //  5. With OnPurge set, each response of a file names it in
 //     Surrogate-Key (Fastly and others) and Cache-Tag (Cloudflare): the
 //     key is the host, the base path and the file's name without its
@@ -55,128 +55,10 @@ type Purge struct {
 	Keys []string
 }
 
-const (
-	purgeDelay   = time.Second      // how long files are gathered before a call (rule 3)
-	purgeTimeout = 30 * time.Second // the bound of one call, and of Close's (rule 4)
-)
-
-// purger gathers the files to purge and tells OnPurge in the background.
-type purger struct {
-	fn    func(context.Context, Purge) error
-	log   *slog.Logger
-	delay time.Duration // purgeDelay; tests that count calls hold batches until close
-
-	mu     sync.Mutex
-	queued map[string]bool // keys queued
-	next   Purge           // what the next call tells
-	closed bool
-
-	wake    chan struct{} // a file was queued with none before
-	closing chan struct{} // closed by close: tell what is queued, then end
-	done    chan struct{} // closed when run has returned
-	ctx     context.Context
-	cancel  context.CancelFunc
-}
-
-func newPurger(fn func(context.Context, Purge) error, log *slog.Logger) *purger {
-	p := &purger{fn: fn, log: log, delay: purgeDelay, queued: make(map[string]bool),
-		wake: make(chan struct{}, 1), closing: make(chan struct{}), done: make(chan struct{})}
-	p.ctx, p.cancel = context.WithCancel(context.Background())
-	go p.run()
-	return p
-}
-
-// push queues the file named key at urls, unless it is queued already.
-func (p *purger) push(key string, urls []string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed || p.queued[key] {
-		return
-	}
-	p.queued[key] = true
-	p.next.Keys = append(p.next.Keys, key)
-	p.next.URLs = append(p.next.URLs, urls...)
-	if len(p.queued) == 1 {
-		select {
-		case p.wake <- struct{}{}:
-		default:
-		}
-	}
-}
-
-// run tells OnPurge what is queued, p.delay after the first file of
-// each batch, until close.
-func (p *purger) run() {
-	defer close(p.done)
-	for {
-		select {
-		case <-p.wake:
-		case <-p.closing:
-			p.tell()
-			return
-		}
-		t := time.NewTimer(p.delay)
-		select {
-		case <-t.C:
-		case <-p.closing:
-			t.Stop()
-		}
-		p.tell()
-	}
-}
-
-// tell calls OnPurge with what is queued, if anything.
-func (p *purger) tell() {
-	p.mu.Lock()
-	batch := p.next
-	p.next, p.queued = Purge{}, make(map[string]bool)
-	p.mu.Unlock()
-	if len(batch.Keys) == 0 {
-		return
-	}
-	ctx, cancel := context.WithTimeout(p.ctx, purgeTimeout)
-	defer cancel()
-	if err := p.call(ctx, batch); err != nil {
-		p.log.Error("sitemap: OnPurge failed; the CDN serves those files until their max-age", "files", len(batch.Keys), "err", err)
-	}
-}
-
-// call calls OnPurge with batch; a panic is its error, logged with the
-// stack (rule 4).
-func (p *purger) call(ctx context.Context, batch Purge) (err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			err = fmt.Errorf("OnPurge panicked: %v", v)
-			p.log.Error("sitemap: OnPurge panicked; recovered", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
-		}
-	}()
-	return p.fn(ctx, batch)
-}
-
-// close tells what is queued and ends run, waiting at most bound (and
-// purgeTimeout); what is pushed afterwards is dropped. Past bound it
-// cancels the call under way and returns: an OnPurge that ignores its
-// context is left to end on its own, and logged (rule 4). A second close
-// waits for the first, as long.
-func (p *purger) close(bound time.Duration) {
-	p.mu.Lock()
-	was := p.closed
-	p.closed = true
-	p.mu.Unlock()
-	if !was {
-		close(p.closing)
-	}
-	t := time.NewTimer(min(bound, purgeTimeout))
-	defer t.Stop()
-	select {
-	case <-p.done:
-	case <-t.C:
-		p.cancel()
-		if !was {
-			p.log.Warn("sitemap: Close gave up waiting for OnPurge; it ignores its context, and is left to end on its own", "waited", min(bound, purgeTimeout))
-		}
-	}
-	p.cancel()
+// newPurger starts the purger that tells fn, Config.OnPurge (rules 3
+// and 4: internal/purge).
+func newPurger(fn func(context.Context, Purge) error, log *slog.Logger) *purge.Purger {
+	return purge.New(func(ctx context.Context, b purge.Batch) error { return fn(ctx, Purge(b)) }, log)
 }
 
 // purgeKey is the key of file number file (from 1; an index's) of
@@ -272,6 +154,6 @@ func (r *reporter) purge(k docKey, was []uint64, e *entry) {
 		case n <= files && e.file(n).hash == was[n-1]:
 			continue
 		}
-		r.purger.push(r.site.purgeKey(k, n), r.site.purgeURLs(k, n))
+		r.purger.Push(r.site.purgeKey(k, n), r.site.purgeURLs(k, n))
 	}
 }

@@ -2,13 +2,9 @@ package sitemap
 
 import (
 	"context"
-	"errors"
 	"iter"
-	"log/slog"
 	"net/http"
-	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -80,9 +76,9 @@ func purgeFixture(t *testing.T, cfg Config) (*Sitemap, *fakeSource, *testkit.Clo
 // holdPurges makes sm's purger hold what it gathers until Close, so that
 // a test counting OnPurge calls does not depend on how long a slow
 // machine (-race, two cores) takes between a page's rebuild and its
-// index's: rule 3's batching is purgeDelay, and here it is Close. Call it
+// index's: rule 3's batching is purge.Delay, and here it is Close. Call it
 // before the first request; the builds that push start after it.
-func holdPurges(sm *Sitemap) { sm.rep.purger.delay = time.Hour }
+func holdPurges(sm *Sitemap) { sm.rep.purger.Delay = time.Hour }
 
 // TestPurgeOneChange (purge.go, rules 1 and 3): a page edited and
 // invalidated is one call naming exactly that page and the index, which
@@ -233,25 +229,6 @@ func TestPurgeHeaders(t *testing.T) {
 	}
 }
 
-// TestPurgeClose (rule 4): a failing OnPurge is logged, not retried;
-// Close tells what is queued, and leaves no
-// goroutine; what is pushed after Close is dropped.
-func TestPurgeClose(t *testing.T) {
-	before := runtime.NumGoroutine()
-	p := purges{err: errors.New("CDN down")}
-	var logged testkit.SyncBuffer
-	pr := newPurger(p.on, slog.New(slog.NewTextHandler(&logged, nil)))
-	pr.push("example.com/sitemap-1", []string{"https://example.com/sitemap-1.xml.gz"})
-	pr.push("example.com/sitemap-1", []string{"https://example.com/sitemap-1.xml.gz"}) // once
-	pr.close(purgeTimeout)
-	pr.push("example.com/sitemap-2", []string{"https://example.com/sitemap-2.xml.gz"})
-	wantPurge(t, p.got(), []string{"https://example.com/sitemap-1.xml.gz"}, "example.com/sitemap-1")
-	if !strings.Contains(logged.String(), "CDN down") {
-		t.Errorf("the failure is not logged: %s", logged.String())
-	}
-	waitGoroutines(t, before)
-}
-
 // sliceRecent is a Source over urls that lists them as recent too.
 type sliceRecent struct {
 	Source
@@ -288,29 +265,5 @@ func BenchmarkNotModifiedPurgeKeys(b *testing.B) {
 	serveLoop(b, sm, mustRequest("/sitemap-1.xml.gz", "If-None-Match", e.etagFile[0]), w, 0, http.StatusNotModified)
 	if w.h.Get("Surrogate-Key") != "shop.example.com/sitemap-1" {
 		b.Fatalf("Surrogate-Key %q", w.h.Get("Surrogate-Key"))
-	}
-}
-
-// TestPurgeBatch (rule 3): files pushed within the delay of the first are
-// one call, each once; a file pushed after that call is the next one.
-func TestPurgeBatch(t *testing.T) {
-	var p purges
-	pr := newPurger(p.on, slog.New(slog.DiscardHandler))
-	pr.delay = 200 * time.Millisecond
-	defer pr.close(purgeTimeout)
-	start := time.Now()
-	pr.push("example.com/sitemap-1", []string{"https://example.com/sitemap-1.xml.gz"})
-	pr.push("example.com/sitemap_index", []string{"https://example.com/sitemap_index.xml"})
-	pr.push("example.com/sitemap-1", []string{"https://example.com/sitemap-1.xml.gz"})
-	waitFor(t, func() bool { return len(p.got()) == 1 })
-	if d := time.Since(start); d < pr.delay {
-		t.Errorf("told after %v, before the delay of %v", d, pr.delay)
-	}
-	wantPurge(t, p.got(), []string{"https://example.com/sitemap-1.xml.gz", "https://example.com/sitemap_index.xml"},
-		"example.com/sitemap-1", "example.com/sitemap_index")
-	pr.push("example.com/sitemap-1", []string{"https://example.com/sitemap-1.xml.gz"})
-	waitFor(t, func() bool { return len(p.got()) == 2 })
-	if got := p.got()[1]; !slices.Equal(got.Keys, []string{"example.com/sitemap-1"}) {
-		t.Errorf("second call %+v, want sitemap-1 alone", got)
 	}
 }

@@ -11,6 +11,10 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/freshmap/sitemap/internal/audit"
+	"github.com/freshmap/sitemap/internal/indexnow"
+	"github.com/freshmap/sitemap/internal/purge"
 )
 
 // reporter is the one home of what the Sitemap tells the world of its
@@ -25,9 +29,9 @@ type reporter struct {
 	onReject   func(string, int64, string, error)
 	onNotice   func(string, int64, string, error)
 	onChange   func(Change)
-	indexNow   *indexNow // the IndexNow sender; nil when off
-	purger     *purger   // Config.OnPurge's (purge.go); nil when off
-	audit      *auditor  // the self-audit; nil when off
+	indexNow   *indexnow.Site         // the IndexNow sender; nil when off
+	purger     *purge.Purger          // Config.OnPurge's (purge.go); nil when off
+	audit      *audit.Auditor[docKey] // the self-audit; nil when off
 
 	hookLogged atomic.Int64 // when a hook's panic was last logged, in Unix ns (hook)
 	hookPanics atomic.Int64 // hooks' panics since then
@@ -56,7 +60,7 @@ func (r *reporter) hook(name string, f func()) {
 }
 
 // of returns the counters of k's section.
-func (r *reporter) of(k docKey) *secCounters { return r.perSection.of(k) }
+func (r *reporter) of(k docKey) *secCounters { return r.perSection.at(k.row(len(r.perSection.pages))) }
 
 // hit, miss and stale count how a request found the cache.
 func (r *reporter) hit(k docKey)   { r.stats.hits.Add(1); r.of(k).hits.Add(1) }
@@ -274,7 +278,7 @@ func (r *reporter) future(sec *section, k docKey, n int, loc string) {
 // when it is on.
 func (r *reporter) pageBuilt(k docKey, gz []byte) {
 	if r.audit != nil {
-		r.audit.enqueue(k, r.site.fileName(k), gz)
+		r.audit.Enqueue(k, r.site.fileName(k), gz)
 	}
 }
 
@@ -292,9 +296,9 @@ func (r *reporter) changed(c *Change) {
 		r.hook("OnChange", func() { r.onChange(*c) })
 	}
 	if r.indexNow != nil {
-		r.indexNow.push(c.Added...)
-		r.indexNow.push(c.Changed...)
-		r.indexNow.push(c.Removed...)
+		r.indexNow.Push(c.Added...)
+		r.indexNow.Push(c.Changed...)
+		r.indexNow.Push(c.Removed...)
 	}
 }
 

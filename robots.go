@@ -2,176 +2,93 @@ package sitemap
 
 import (
 	"context"
+	"io"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/freshmap/sitemap/internal/robotstxt"
 )
 
-// robots serves /robots.txt with the sitemap's Sitemap: lines merged in.
-//
-// With an application handler (next), the request is passed on as a GET,
-// so that a HEAD gets the same headers and Content-Length as a GET even
-// from an application that writes no body for HEAD. The application's
-// response is then handled by status:
-//
-//   - 200: the body, up to 500 KiB, is captured and each of our lines not
-//     already in it is appended, after a line ending if the body lacks a
-//     final one, using the body's own line ending (LF, CRLF or CR). The
-//     application's status and headers are kept; Content-Length is
-//     recomputed. If the body changed, the application's ETag is replaced by
-//     a weak one derived from it (W/"<its opaque tag>-sitemap<hash of our
-//     lines>"), since a strong tag must identify the exact bytes; an ETag
-//     that cannot be parsed is dropped, as are body digest headers. A body
-//     larger than 500 KiB, or in an encoding other than gzip, passes through
-//     unmodified (see robotstxt.MaxBytes). A 200 whose Content-Type is text/html
-//     is not a robots.txt (typically a single-page application's catch-all
-//     route) and is treated as a 404.
-//   - 404 and 410: the application has no robots.txt, so the minimal one
-//     (allow everything, name the sitemap) is served instead, without any of
-//     the application's 404 headers.
-//   - anything else passes through untouched, streamed without buffering:
-//     a redirect (3xx) usually sends crawlers to the canonical host, where
-//     they get the merged file; 401 and 403 are the application's access
-//     decision; a 5xx or 429 tells crawlers to back off (Google then treats
-//     the whole site as disallowed), which an "Allow: /" must never mask;
-//     and a 304 means the client's copy is still good.
-//
-// Compression: the request passed on carries "Accept-Encoding: identity"
-// if the client's had an Accept-Encoding (and none if it had none), so a
-// compression middleware inside next answers uncompressed. A gzip body
-// sent anyway is decoded, merged and sent uncompressed without
-// Content-Encoding; a compression middleware outside the sitemap handler
-// still compresses what we send.
-//
-// Conditional and range requests: the validators a client holds are ours
-// (the derived ETag), which the application does not know, so the
-// If-*, Range and If-Range headers are removed from the request passed on,
-// the application always answers in full, and http.ServeContent evaluates
-// them against the merged body and its ETag and Last-Modified (taken from
-// the application). Should the application answer 304 all the same, its
-// 304 passes through. Last-Modified stays the application's, so after a
-// change of our lines alone (a new BaseURL) a client validating by date
-// alone may keep its old copy until the application's file changes.
-//
-// Informational (1xx) responses of the application are dropped. All of
-// this costs only requests for /robots.txt, which the caller dispatches.
-type robots struct {
-	m *robotstxt.Merger
+// /robots.txt: internal/robotstxt's Server merges our lines into the
+// application's robots.txt (or serves a minimal one) and says how; the
+// response with a body is ours (serveCached), and the lines are made
+// here: every index file and feed, and the policy's groups.
+
+// RobotsPolicy is what robots.txt asks of AI crawlers, by purpose
+// (Config.Robots). Its lines are merged into the application's
+// robots.txt (or the minimal one served when it has none) so that the
+// answers for every agent the application's file names stay as they
+// are: a purpose's group names only the agents the file does not name
+// already, the Content-Signal line is written only if the file has none,
+// and each line is written once. These lines ask; they enforce nothing:
+// a crawler that ignores robots.txt (user-triggered fetchers may, by
+// their vendors' own account) fetches all the same. To refuse, answer
+// with a 403 (Crawlers.VerifiedOnly does that for the sitemap files).
+// The zero value adds nothing.
+type RobotsPolicy struct {
+	// Training is the rule for AI training crawlers: GPTBot, ClaudeBot,
+	// CCBot, Bytespider, Meta-ExternalAgent, Amazonbot, and the tokens
+	// Google-Extended and Applebot-Extended (no crawlers: they tell Google
+	// and Apple whether what their search crawlers fetch may train their
+	// models).
+	Training RobotsRule
+	// Search is the rule for AI search crawlers: OAI-SearchBot,
+	// Claude-SearchBot, PerplexityBot. The search engines' own crawlers
+	// (Googlebot, Bingbot, …) are never named.
+	Search RobotsRule
+	// UserTriggered is the rule for the fetchers that get a page because
+	// a person asked an assistant: ChatGPT-User, Claude-User,
+	// Perplexity-User, Google-Agent, Meta-ExternalFetcher.
+	UserTriggered RobotsRule
+	// ContentSignal is the value of a Content-Signal line written in a
+	// group of "User-agent: *", such as "search=yes, ai-train=no": a
+	// comma-separated list of name=yes or name=no, the names being
+	// lower-case letters and '-' (the signals defined are search,
+	// ai-input and ai-train). "" writes none.
+	ContentSignal string
 }
 
-// robotsCapture is the application's response held while it is merged
-// (robotstxt.Capture), and the merged body's reader, pooled together: a
-// robots.txt request then allocates neither, nor the capture's header map
-// and body buffer.
-type robotsCapture struct {
-	robotstxt.Capture
-	reader bodyReader // the merged body being served
+// RobotsRule is a RobotsPolicy's rule for one purpose.
+type RobotsRule uint8
+
+const (
+	// RobotsUnset writes nothing: the purpose's crawlers follow the
+	// application's rules (its "User-agent: *" group, if any).
+	RobotsUnset RobotsRule = iota
+	// RobotsAllow writes a group "Allow: /" for the purpose's crawlers:
+	// they may fetch everything, whatever the "*" group says.
+	RobotsAllow
+	// RobotsDisallow writes a group "Disallow: /": they are asked to
+	// fetch nothing.
+	RobotsDisallow
+)
+
+// newRobotsPolicy checks p and names each purpose's agents, for the
+// merge; nil if it adds nothing (internal/robotstxt, whose rules are
+// RobotsRule's values).
+func newRobotsPolicy(p RobotsPolicy) (*robotstxt.Policy, error) {
+	return robotstxt.AIPolicy(uint8(p.Training), uint8(p.Search), uint8(p.UserTriggered), p.ContentSignal)
 }
 
-var robotsCaptures = sync.Pool{New: func() any { return new(robotsCapture) }}
-
-// newRobots precomputes everything; lines are full robots.txt lines such as
-// "Sitemap: https://example.com/sitemap_index.xml" (one or more), as
-// robotstxt.New takes them.
-func newRobots(lines []string) *robots { return newPolicyRobots(lines, nil) }
+// newRobots is the robots.txt server of lines, full robots.txt lines
+// such as "Sitemap: https://example.com/sitemap_index.xml" (one or more).
+func newRobots(lines []string) *robotstxt.Server { return newPolicyRobots(lines, nil) }
 
 // newPolicyRobots is newRobots with the policy p's groups (nil for none),
-// merged as into an application's file (internal/robotstxt).
-func newPolicyRobots(lines []string, p *robotstxt.Policy) *robots {
-	return &robots{m: robotstxt.New(lines, p)}
+// merged as into an application's file.
+func newPolicyRobots(lines []string, p *robotstxt.Policy) *robotstxt.Server {
+	return robotstxt.NewServer(lines, p, respondRobots)
 }
 
-// serve answers a GET/HEAD (other methods: pass to next if non-nil, else
-// 405 with Allow) for /robots.txt. next is the application's handler; it
-// may be nil (the sitemap handler was mounted alone). See robots for what
-// is done with the application's response.
-func (rb *robots) serve(w http.ResponseWriter, r *http.Request, next http.Handler) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		if next != nil {
-			next.ServeHTTP(w, r)
-			return
-		}
-		w.Header().Set("Allow", "GET, HEAD")
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
-		return
-	}
-	if next == nil {
-		rb.serveMinimal(w, r)
-		return
-	}
-	c := robotsCaptures.Get().(*robotsCapture)
-	c.Reset(w, r.Method == http.MethodHead)
-	next.ServeHTTP(c, robotstxt.AppRequest(r))
-	header, _ := c.Held()
-	switch {
-	case c.Mode() == robotstxt.Direct: // already sent
-	case c.Mode() == robotstxt.Discard:
-		rb.serveMinimal(w, r)
-	case robotstxt.IsHTML(first(header["Content-Type"])): // as Get: the key is canonical
-		rb.serveMinimal(w, r)
-	default:
-		rb.serveMerged(w, r, c)
-	}
-	c.Clear()
-	c.reader = bodyReader{}
-	robotsCaptures.Put(c)
-}
-
-// serveMinimal serves our own robots.txt.
-func (rb *robots) serveMinimal(w http.ResponseWriter, r *http.Request) {
-	body, etag, length := rb.m.Minimal()
-	h := w.Header()
-	h["Content-Type"] = hdrTextCT
-	h["Etag"] = etag
-	serveCached(w, r, conditional(r.Header), time.Time{}, nil, &bodyReader{b: body}, int64(len(body)), length)
-}
-
-// serveMerged serves the application's 200 response held in c with our
-// lines merged in, or passes it through if it cannot be read.
-func (rb *robots) serveMerged(w http.ResponseWriter, r *http.Request, c *robotsCapture) {
-	header, held := c.Held()
-	body, gunzipped, ok := robotstxt.Decode(header.Get("Content-Encoding"), held)
-	if !ok {
-		c.PassThrough()
-		return
-	}
-	m := rb.m.MergeOnce(body)
-	if m.TooLarge {
-		c.PassThrough()
-		return
-	}
-	h := w.Header()
-	for k, v := range header {
-		h[k] = v
-	}
-	// Header keys as constants, canonical: delete(h, k) is h.Del(k), and
-	// h[k] is h.Get(k) (first).
-	delete(h, "Content-Length") // serveCached sets it
-	delete(h, "Content-Encoding")
-	v := rb.m.ValidatorsOf(first(h["Etag"]), first(h["Last-Modified"]))
-	if m.Appended || gunzipped { // other bytes than those the application's validators name
-		if v.Derived != nil {
-			h["Etag"] = v.Derived
-		} else {
-			delete(h, "Etag")
-		}
-		for _, k := range [...]string{"Content-Md5", "Digest", "Content-Digest", "Repr-Digest"} {
-			delete(h, k)
-		}
-	}
-	if first(h["Content-Type"]) == "" {
-		h["Content-Type"] = hdrTextCT // never sniffed
-	}
-	c.reader = bodyReader{b: m.Body}
-	serveCached(w, r, conditional(r.Header), v.Modtime, v.LastModHdr, &c.reader, int64(len(m.Body)), m.Length)
+// respondRobots answers with a robots.txt body by serveCached.
+func respondRobots(w http.ResponseWriter, r *http.Request, modtime time.Time, lastMod []string, content io.ReadSeeker, size int64, length []string) {
+	serveCached(w, r, conditional(r.Header), modtime, lastMod, content, size, length)
 }
 
 // robotsSet is the robots.txt merger for an index of n files.
 type robotsSet struct {
 	n  int
-	rb *robots
+	rb *robotstxt.Server
 }
 
 // robotsNow returns the robots.txt merger that names every index file
@@ -179,7 +96,7 @@ type robotsSet struct {
 // more than 50,000 pages), then every Atom feed. The count comes from the cached index, fresh or
 // not; with none cached, the index is built (one build, shared, bounded
 // like any other), and if that fails, the first file alone is named.
-func (s *Sitemap) robotsNow(ctx context.Context) *robots {
+func (s *Sitemap) robotsNow(ctx context.Context) *robotstxt.Server {
 	n := 1
 	if idx, err := s.docs.peekOrGet(ctx, indexKey); err == nil {
 		n = idx.files()

@@ -33,7 +33,7 @@ func benchRobotsAE(b *testing.B, next http.Handler, method, ae string, size int)
 	b.SetBytes(int64(size))
 	for b.Loop() {
 		clear(w.h)
-		rb.serve(w, r, next)
+		rb.Serve(w, r, next)
 	}
 }
 

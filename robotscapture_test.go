@@ -194,7 +194,7 @@ func TestRobotsWire(t *testing.T) {
 	})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/robots.txt" {
-			rb.serve(w, r, app)
+			rb.Serve(w, r, app)
 			return
 		}
 		app.ServeHTTP(w, r)
@@ -315,7 +315,7 @@ func TestRobotsCaptureReused(t *testing.T) {
 			io.WriteString(w, body)
 		})
 		w := httptest.NewRecorder()
-		rb.serve(w, robotsReq("GET"), app)
+		rb.Serve(w, robotsReq("GET"), app)
 		if got := w.Body.String(); got != want {
 			t.Errorf("request %d: %q, want %q", i, got, want)
 		}

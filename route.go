@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/freshmap/sitemap/internal/crawllog"
 	"github.com/freshmap/sitemap/internal/htmlview"
 )
 
@@ -42,6 +43,35 @@ func feedKey(sec int) docKey { return docKey{kind: docFeed, sec: sec} }
 // indexFileKey is the clock key of index file number file (from 1); the
 // first is indexKey.
 func indexFileKey(file int) docKey { return docKey{kind: docIndex, page: int64(file - 1)} }
+
+// row is k's row in SectionStats (secStats.at) in a site of n sections,
+// which is also the crawl log's group of its file: the pages of each
+// section, then the feeds, then the index.
+func (k docKey) row(n int) int {
+	switch k.kind {
+	case docPage:
+		return k.sec
+	case docFeed:
+		return n + k.sec
+	}
+	return 2 * n
+}
+
+// rowKey is row's inverse: the key of number page (an index file's is
+// indexFileKey's) in row i of a site of n sections.
+func rowKey(i, n int, page int64) docKey {
+	switch {
+	case i < n:
+		return pageKey(i, page)
+	case i < 2*n:
+		return docKey{kind: docFeed, sec: i - n, page: page}
+	}
+	return docKey{kind: docIndex, page: page}
+}
+
+// crawlFile is k's file in the crawl log (indexFileKey for an index
+// file), in a site of n sections.
+func (k docKey) crawlFile(n int) crawllog.File { return crawllog.File{Group: k.row(n), N: k.page} }
 
 // String is the key's name in singleflight groups.
 func (k docKey) String() string {

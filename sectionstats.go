@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/freshmap/sitemap/internal/crawllog"
 )
 
 // Per-section statistics: most counters of Stats, kept again for each
@@ -129,33 +131,43 @@ type secStats struct {
 	other secCounters
 }
 
-// newSecStats makes the counters of sections.
-func newSecStats(sections []*section) *secStats {
-	st := &secStats{
-		pages: make([]secCounters, len(sections)),
-		feeds: make([]secCounters, len(sections)),
-	}
+// newSecStats makes the counters of n sections, section i named name(i).
+func newSecStats(n int, name func(i int) string) *secStats {
+	st := &secStats{pages: make([]secCounters, n), feeds: make([]secCounters, n)}
 	st.index.name, st.other.name = indexStatsName, otherStatsName
-	for i, sec := range sections {
-		st.pages[i].name = sec.name
+	for i := range n {
+		st.pages[i].name = name(i)
 		st.feeds[i].name = feedStatsName
-		if sec.name != "" {
-			st.feeds[i].name += ":" + sec.name
+		if name(i) != "" {
+			st.feeds[i].name += ":" + name(i)
 		}
 	}
 	return st
 }
 
-// of returns the counters of the document k.
-func (st *secStats) of(k docKey) *secCounters {
-	switch k.kind {
-	case docPage:
-		return &st.pages[k.sec]
-	case docIndex:
-		return &st.index
-	default:
-		return &st.feeds[k.sec]
+// at returns the counters of row i (docKey.row): the pages of each
+// section, then the feeds, then the index.
+func (st *secStats) at(i int) *secCounters {
+	switch n := len(st.pages); {
+	case i < n:
+		return &st.pages[i]
+	case i < 2*n:
+		return &st.feeds[i-n]
 	}
+	return &st.index
+}
+
+// crawlFiles returns the crawl log l of every file, as Sitemap.CrawlLog
+// gives it: the pages of each section by number, the feeds, the index
+// files, each file named by name from its row (its group in l) and
+// number.
+func (st *secStats) crawlFiles(l *crawllog.Log, name func(row int, n int64) string) []FileCrawls {
+	all := l.Files()
+	out := make([]FileCrawls, len(all))
+	for i, f := range all {
+		out[i] = FileCrawls{File: name(f.File.Group, f.File.N), Section: st.at(f.File.Group).name, Crawls: crawlFetches(f.Fetches)}
+	}
+	return out
 }
 
 // observe counts a build that took d.

@@ -2,7 +2,6 @@ package sitemap
 
 import (
 	"errors"
-	"hash/fnv"
 	"io"
 	"net/http"
 	"strconv"
@@ -25,6 +24,7 @@ var (
 	hdrGzipCT  = []string{"application/gzip"}
 	hdrXMLCT   = []string{"application/xml; charset=utf-8"}
 	hdrTextCT  = []string{"text/plain; charset=utf-8"}
+	hdrXSLCT   = []string{"text/xsl; charset=utf-8"}
 	hdrAtomCT  = []string{"application/atom+xml; charset=utf-8"}
 	hdrAllow   = []string{"GET, HEAD"}
 	hdrBytes   = []string{"bytes"}
@@ -375,11 +375,4 @@ func serveFixed(w http.ResponseWriter, r *http.Request, body string, ct, etag, c
 	h["Content-Type"] = ct
 	h["Etag"] = etag
 	http.ServeContent(w, r, "", time.Time{}, strings.NewReader(body))
-}
-
-// fnvHash is the hash a fixed file's ETag names.
-func fnvHash(b []byte) uint64 {
-	h := fnv.New64a()
-	h.Write(b)
-	return h.Sum64()
 }

@@ -184,7 +184,7 @@ func serveCachedLikeServeContent(t *testing.T, copies bool) {
 			})
 		}
 	}
-	minimal, etags, _ := rb.m.Minimal()
+	minimal, etags, _ := rb.Merger().Minimal()
 	etag := etags[0]
 	for _, c := range conditionalCases(etag, time.Time{}) {
 		t.Run("/robots.txt "+strings.Join(c, " "), func(t *testing.T) {

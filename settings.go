@@ -4,6 +4,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/freshmap/sitemap/internal/htmlview"
+	"github.com/freshmap/sitemap/internal/indexnow"
 	"github.com/freshmap/sitemap/internal/robotstxt"
 	"github.com/freshmap/sitemap/internal/xmlenc"
 )
@@ -25,14 +27,14 @@ type site struct {
 	retryAfter time.Duration
 	strict     bool
 	newsAnyAge bool
-	listExt    string     // the file extension the index lists: ".xml.gz" or ".xml"
-	feeds      feedConfig // the Atom feeds (feed.go)
-	stylesheet string     // the <?xml-stylesheet?> line of every file; "" when off
-	xsl        *xslFile   // the stylesheet it names (xsl.go); nil when off
-	keyFile    *keyFile   // the IndexNow key file; nil when off
-	htmlIndex  bool       // let search engines index the HTML view: no X-Robots-Tag
-	single     bool       // Config.SingleFile: one <urlset> at the index's name while the site fits (index.go)
-	singleMax  int64      // the bytes of that file at most: MaxBytes (a test lowers it)
+	listExt    string                   // the file extension the index lists: ".xml.gz" or ".xml"
+	feeds      feedConfig               // the Atom feeds (feed.go)
+	stylesheet string                   // the <?xml-stylesheet?> line of every file; "" when off
+	xsl        *htmlview.StylesheetFile // the stylesheet it names; nil when off
+	keyFile    *indexnow.KeyFile        // the IndexNow key file; nil when off
+	htmlIndex  bool                     // let search engines index the HTML view: no X-Robots-Tag
+	single     bool                     // Config.SingleFile: one <urlset> at the index's name while the site fits (index.go)
+	singleMax  int64                    // the bytes of that file at most: MaxBytes (a test lowers it)
 
 	robots *robotstxt.Policy // Config.Robots; nil when it adds nothing
 

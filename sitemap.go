@@ -12,6 +12,10 @@ import (
 	"time"
 
 	"github.com/cespare/xxhash/v2"
+	"github.com/freshmap/sitemap/internal/crawllog"
+	"github.com/freshmap/sitemap/internal/htmlview"
+	"github.com/freshmap/sitemap/internal/indexnow"
+	"github.com/freshmap/sitemap/internal/warmup"
 	"github.com/klauspost/compress/gzip"
 )
 
@@ -289,9 +293,9 @@ type Sitemap struct {
 	docs   *documents
 	rep    *reporter
 	robots atomic.Pointer[robotsSet] // robots.txt lines for the current number of index files
-	crawls *crawlLog                 // who fetched each file (crawllog.go); nil when off
-	notes  htmlNoteList              // what the HTML view shows live about a file (html.go, htmlnotes.go)
-	warm   *warmer                   // the warm-up (warmup.go); nil when off
+	crawls *crawllog.Log             // who fetched each file (crawllog.go); nil when off
+	notes  htmlNoteList              // what the HTML view shows live about a file (html.go)
+	warm   *warmup.Warmer[docKey]    // the warm-up (warmup.go); nil when off
 	date   httpDate                  // the Date header of the files' responses (serve.go)
 }
 
@@ -311,7 +315,7 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 	}
 	warnNoFeed(st, log)
 	rep := newReporter(st, &cfg, log)
-	crawls, err := newCrawlLog(&cfg.Crawlers, st)
+	crawls, err := newCrawlLog(&cfg.Crawlers, len(st.sections))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
@@ -327,7 +331,7 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 	tl := &tools{site: st, clocks: clocks, rep: rep, now: now}
 	d := &documents{
 		site: st, ledger: newLedger(), clocks: clocks, failures: newFailures(), tier: noTier{}, rep: rep, now: now,
-		cache: newPageCache(st.cacheBytes, st.cacheEntries, func(k docKey, n int, b int64) { rep.perSection.of(k).cached(n, b) }),
+		cache: newPageCache(st.cacheBytes, st.cacheEntries, func(k docKey, n int, b int64) { rep.of(k).cached(n, b) }),
 		sem:   make(chan struct{}, st.maxBuilds),
 		builders: [...]builder{
 			docPage:  pageBuilder{tl},
@@ -345,7 +349,7 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 		}
 	}
 	if cfg.Audit != nil {
-		if rep.audit, err = newAuditor(st, cfg.Audit, log, now, func(k docKey) { d.invalidate([]docKey{k}, nil) }); err != nil {
+		if rep.audit, err = newAuditor(st.base.url, cfg.Audit, log, now, func(k docKey) { d.invalidate([]docKey{k}, nil) }); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrConfig, err) // cannot happen: newSite checked the base URL
 		}
 	}
@@ -357,14 +361,13 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 	}
 	sm := &Sitemap{site: st, docs: d, rep: rep, crawls: crawls}
 	if crawls != nil {
-		sm.notes = append(sm.notes, crawlNotes{log: crawls, now: now})
+		sm.notes = append(sm.notes, crawlNotes{log: crawls, sections: len(st.sections), now: now})
 	}
 	if rep.audit != nil {
 		sm.notes = append(sm.notes, auditNotes{audit: rep.audit, site: st})
 	}
 	if cfg.WarmUp != nil {
-		sm.warm = newWarmer(d, cfg.WarmUp)
-		sm.warm.start()
+		sm.warm = startWarmer(d, cfg.WarmUp)
 	}
 	return sm, nil
 }
@@ -435,7 +438,7 @@ func (s *Sitemap) InvalidateAll() {
 	}
 	s.docs.invalidate(keys, feeds)
 	if s.warm != nil {
-		s.warm.kick() // one pass more at most, however many calls
+		s.warm.Kick() // one pass more at most, however many calls
 	}
 }
 
@@ -474,21 +477,21 @@ func (s *Sitemap) Close() error {
 	deadline := time.Now().Add(s.site.timeout) // one bound for all, whatever the application's code does
 	left := func() time.Duration { return max(time.Until(deadline), 0) }
 	if a := s.rep.audit; a != nil {
-		a.stop() // its requests end while the builds do
+		a.Stop() // its requests end while the builds do
 	}
 	tier := make(chan struct{}) // the fleet's subscription ends beside the builds
 	go func() { s.docs.tier.close(left()); close(tier) }()
 	s.docs.close(left())
 	<-tier
 	if s.crawls != nil {
-		s.crawls.log.Close()
+		s.crawls.Close()
 	}
 	s.docs.clocks.file.close()
 	if a := s.rep.audit; a != nil {
-		a.close(deadline) // what is left of BuildTimeout
+		a.Close(deadline) // what is left of BuildTimeout
 	}
 	if p := s.rep.purger; p != nil {
-		p.close(left())
+		p.Close(left())
 	}
 	if n := s.rep.indexNow; n != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), indexNowCloseTimeout)
@@ -533,8 +536,8 @@ func newSite(cfg *Config, sections []Section) (*site, error) {
 		st.listExt = ".xml"
 	}
 	if cfg.Stylesheet {
-		st.xsl, st.siteNames.xslName = newXSLFile(st.base.path), xslName
-		st.stylesheet = st.xsl.instruction
+		st.xsl, st.siteNames.xslName = htmlview.NewStylesheetFile(st.base.path), htmlview.StylesheetName
+		st.stylesheet = st.xsl.Instruction
 	}
 	switch {
 	case cfg.TTL < 0:
@@ -587,7 +590,7 @@ func newSite(cfg *Config, sections []Section) (*site, error) {
 		return nil, err
 	}
 	if cfg.Crawlers.VerifiedOnly { // what only verified crawlers get, no shared cache may keep (internal/crawllog)
-		st.headers.cacheControl = []string{privateCacheControl(first(st.headers.cacheControl))}
+		st.headers.cacheControl = []string{crawllog.PrivateCacheControl(first(st.headers.cacheControl))}
 	}
 	st.headers.retryAfter = []string{strconv.Itoa(int((st.retryAfter + time.Second - 1) / time.Second))}
 	if cfg.Audit != nil {
@@ -604,7 +607,7 @@ func newSite(cfg *Config, sections []Section) (*site, error) {
 		if err := checkIndexNow(cfg.IndexNow); err != nil {
 			return nil, err
 		}
-		st.keyFile = newKeyFile(st.base.path, cfg.IndexNow.Key)
+		st.keyFile = indexnow.NewKeyFile(st.base.path, cfg.IndexNow.Key)
 	}
 	st.layout = layoutOf(st.sections)
 	return st, nil
@@ -613,7 +616,7 @@ func newSite(cfg *Config, sections []Section) (*site, error) {
 // newReporter makes the reporter of st, with cfg's hooks; New gives it
 // its senders.
 func newReporter(st *site, cfg *Config, log *slog.Logger) *reporter {
-	return &reporter{site: st, log: log, perSection: newSecStats(st.sections),
+	return &reporter{site: st, log: log, perSection: newSecStats(len(st.sections), func(i int) string { return st.sections[i].name }),
 		onReject: cfg.OnReject, onNotice: cfg.OnNotice, onChange: cfg.OnChange}
 }
 

@@ -2,6 +2,8 @@ package sitemap
 
 import (
 	"time"
+
+	"github.com/freshmap/sitemap/internal/crawllog"
 )
 
 // Stats is a snapshot of a Sitemap's counters since New, for metrics.
@@ -79,11 +81,11 @@ func (s *Sitemap) Stats() Stats {
 		BytesServed: c.bytesServed.Load(), CachedDocuments: n, CachedBytes: b,
 	}
 	if w := s.warm; w != nil {
-		st.WarmUps, st.WarmedFiles = w.passes.Load(), w.warmed.Load()
+		st.WarmUps, st.WarmedFiles = w.Passes.Load(), w.Warmed.Load()
 	}
 	if in := s.rep.indexNow; in != nil {
 		st.IndexNowSent, st.IndexNowFailed, st.IndexNowRetried = in.Sent.Load(), in.Failed.Load(), in.Retried.Load()
-		st.IndexNowDropped, st.IndexNowRefused = in.Dropped.Load(), in.refused.Load()
+		st.IndexNowDropped, st.IndexNowRefused = in.Dropped.Load(), in.Refused.Load()
 	}
 	if a := s.rep.audit; a != nil {
 		c := a.Counts()
@@ -93,9 +95,9 @@ func (s *Sitemap) Stats() Stats {
 	t := s.docs.tier.stats()
 	st.StoreHits, st.StoreWaits, st.StoreErrors, st.StoreDown = t.hits, t.waits, t.errs, t.down
 	if l := s.crawls; l != nil {
-		t := l.log.Totals()
+		t := l.Totals()
 		st.CrawlerFetches, st.CrawlerUnverified, st.CrawlerSpoofed = t.Verified, t.Unverified, t.Spoofed
-		st.CrawlerSearch, st.CrawlerTraining, st.CrawlerUserTriggered = t.ByPurpose[purposeSearch], t.ByPurpose[purposeTraining], t.ByPurpose[purposeUserTriggered]
+		st.CrawlerSearch, st.CrawlerTraining, st.CrawlerUserTriggered = t.ByPurpose[crawllog.Search], t.ByPurpose[crawllog.Training], t.ByPurpose[crawllog.UserTriggered]
 		st.CrawlerForbidden, st.CrawlLogFull = t.Forbidden, t.Full
 	}
 	return st
@@ -123,10 +125,10 @@ func (s *Sitemap) SectionStats() []SectionStats {
 	return append(out, s.withCrawls(st.index.snapshot(), 2*n), st.other.snapshot())
 }
 
-// withCrawls adds the crawl log of section row i (crawlLog.fileOf).
+// withCrawls adds the crawl log of section row i (secStats.crawlFile).
 func (s *Sitemap) withCrawls(st SectionStats, i int) SectionStats {
 	if s.crawls != nil {
-		st.Crawls, st.CrawlCounts = s.crawls.section(i)
+		st.Crawls, st.CrawlCounts = crawlSection(s.crawls, i)
 	}
 	return st
 }
@@ -140,7 +142,8 @@ func (s *Sitemap) CrawlLog() []FileCrawls {
 	if s.crawls == nil {
 		return nil
 	}
-	return s.crawls.files(s.site, s.rep)
+	n := len(s.site.sections)
+	return s.rep.perSection.crawlFiles(s.crawls, func(row int, page int64) string { return s.site.fileName(rowKey(row, n, page)) })
 }
 
 // Audit returns what the self-audit (Config.Audit) found: the totals
@@ -148,7 +151,7 @@ func (s *Sitemap) CrawlLog() []FileCrawls {
 // findings. It is empty when the audit is off.
 func (s *Sitemap) Audit() AuditReport {
 	if a := s.rep.audit; a != nil {
-		return a.report()
+		return auditReport(a.Report())
 	}
 	return AuditReport{Findings: map[string]int64{}}
 }

@@ -91,7 +91,7 @@ func TestStylesheetBytes(t *testing.T) {
 	if whole.err != nil || whole.st.urls != 2 {
 		t.Fatalf("without: %v, %d URLs", whole.err, whole.st.urls)
 	}
-	pi := newXSLFile("/").instruction
+	pi := htmlview.StylesheetInstruction("/" + htmlview.StylesheetName)
 	r := encodeSpec(t, src, pageSpec{base: testBase, maxBytes: int64(len(whole.doc)), stylesheet: pi})
 	if r.err != nil || r.st.urls != 1 || len(r.doc) > len(whole.doc) || !bytes.HasPrefix(r.doc, []byte(xmlenc.XMLHeader+pi)) {
 		t.Errorf("with the instruction: %v, %d URLs, %d bytes (limit %d)", r.err, r.st.urls, len(r.doc), len(whole.doc))

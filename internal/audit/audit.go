@@ -6,8 +6,9 @@
 // lastmod that agrees with the page's dates. It can leave out of later
 // builds the URLs found noindex or canonicalised elsewhere. It is given
 // plain data: the files by a key of the caller's (K), their names and
-// built bytes, the base URL, a clock, a logger, and the caller's readers
-// of its own bytes (Options.Heads, Parse, WrittenLoc).
+// built bytes, the base URL, a clock, a logger, and the readers of the
+// files' bytes (Options.Heads, Parse, WrittenLoc: Heads and ParseHead,
+// heads.go, read what internal/xmlenc writes).
 package audit
 
 import (

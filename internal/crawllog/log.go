@@ -177,6 +177,17 @@ func (l *Log) VerifiedOnly() bool { return l != nil && l.verified }
 // most its first 512 bytes are read), asked at the Unix second sec.
 func (l *Log) Who(r *http.Request, ua string, sec int64) Slot { return l.ids.slotOf(r, ua, sec) }
 
+// WhoServed returns the column of r once it is served: c, which the
+// caller found with Who before serving, under VerifiedOnly (Forbids
+// needed it); otherwise Who's answer now, so that a request keeps
+// nothing of it across its serving.
+func (l *Log) WhoServed(r *http.Request, ua string, c Slot, sec int64) Slot {
+	if l.verified {
+		return c
+	}
+	return l.Who(r, ua, sec)
+}
+
 // Forbids reports whether the request of column c gets a 403
 // (VerifiedOnly), and counts it.
 func (l *Log) Forbids(c Slot) bool {

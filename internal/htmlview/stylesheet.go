@@ -2,6 +2,8 @@ package htmlview
 
 import (
 	_ "embed"
+	"hash/fnv"
+	"strconv"
 
 	"github.com/freshmap/sitemap/internal/xmlenc"
 )
@@ -27,4 +29,25 @@ var Stylesheet string
 // that names the stylesheet at path (as a URL path, escaped here).
 func StylesheetInstruction(path string) string {
 	return `<?xml-stylesheet type="text/xsl" href="` + string(xmlenc.AppendAttr(nil, path)) + `"?>` + "\n"
+}
+
+// StylesheetFile is the stylesheet as a site serves it (Config.Stylesheet):
+// where, the instruction every file writes to name it, and its ETag.
+type StylesheetFile struct {
+	Path        string   // the base path and StylesheetName
+	Instruction string   // the <?xml-stylesheet?> line, ending in '\n'
+	ETag        []string // strong, from the stylesheet's bytes
+}
+
+// NewStylesheetFile returns the stylesheet served under the base path
+// basePath (ending in '/').
+func NewStylesheetFile(basePath string) *StylesheetFile {
+	path := basePath + StylesheetName
+	h := fnv.New64a()
+	h.Write([]byte(Stylesheet))
+	return &StylesheetFile{
+		Path:        path,
+		Instruction: StylesheetInstruction(path),
+		ETag:        []string{`"xsl-` + strconv.FormatUint(h.Sum64(), 36) + `"`},
+	}
 }

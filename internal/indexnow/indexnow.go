@@ -1,8 +1,9 @@
 // Package indexnow sends URLs to IndexNow endpoints
 // (https://www.indexnow.org) in the background: one lane per endpoint,
 // each with a bounded, deduplicated queue and a goroutine that gathers a
-// batch, posts it and retries what failed. It knows nothing of sitemaps:
-// its caller gives it URLs already checked and in canonical form.
+// batch, posts it and retries what failed. A Sender takes URLs already
+// checked and in canonical form; a Site (site.go) checks them against
+// the site's base URL first, and the key and its file are there too.
 package indexnow
 
 import (

@@ -3,6 +3,8 @@ package robotstxt
 import (
 	"fmt"
 	"strings"
+
+	"github.com/freshmap/sitemap/internal/crawllog"
 )
 
 // Policy is what the merge writes for AI crawlers: a group per rule
@@ -87,4 +89,39 @@ func CheckContentSignal(v string) error {
 		seen[name] = true
 	}
 	return nil
+}
+
+// The rules AIPolicy takes for a purpose, in the order of the sitemap's
+// RobotsRule constants.
+const (
+	RuleUnset    = iota // nothing written: the application's rules apply
+	RuleAllow           // a group "Allow: /"
+	RuleDisallow        // a group "Disallow: /"
+)
+
+// AIPolicy makes the policy of a rule (RuleUnset, RuleAllow or
+// RuleDisallow) for each purpose of AI crawlers, whose agents are
+// internal/crawllog's, and of the Content-Signal value signal; nil if it
+// adds nothing. Its errors name the fields of the sitemap's
+// Config.Robots, and do not say "sitemap:".
+func AIPolicy(training, search, userTriggered uint8, signal string) (*Policy, error) {
+	var purposes []Purpose
+	for _, r := range []struct {
+		what string
+		p    crawllog.Purpose
+		rule uint8
+	}{{"Training", crawllog.Training, training}, {"Search", crawllog.Search, search}, {"UserTriggered", crawllog.UserTriggered, userTriggered}} {
+		switch r.rule {
+		case RuleUnset:
+		case RuleAllow, RuleDisallow:
+			purposes = append(purposes, Purpose{Name: r.p.String(), Agents: crawllog.AIAgents(r.p), Allow: r.rule == RuleAllow})
+		default:
+			return nil, fmt.Errorf("%s %d is not a RobotsRule", "Robots."+r.what, r.rule)
+		}
+	}
+	out, err := NewPolicy(purposes, signal)
+	if err != nil {
+		return nil, fmt.Errorf("Robots.ContentSignal %q: %w", signal, err)
+	}
+	return out, nil
 }

@@ -1,4 +1,4 @@
-package sitemap
+package audit
 
 import (
 	"bytes"
@@ -6,16 +6,19 @@ import (
 	"strings"
 	"time"
 
-	"github.com/freshmap/sitemap/internal/audit"
 	"github.com/freshmap/sitemap/internal/pagecheck"
+	"github.com/freshmap/sitemap/internal/readback"
 )
 
-// auditHeads returns the start of every <url> element of a built page
-// (gzipped), its loc and lastmod as written, one string each: the whole
-// file is read, and only the sample is parsed (auditURLOf).
-func auditHeads(gz []byte) ([]string, error) {
+// The sitemap's own files read back for the audit (Options.Heads and
+// Parse): the whole file is read, and only the sample is parsed.
+
+// Heads returns the start of every <url> element of a built page
+// (gzipped, as internal/xmlenc writes it): its loc and lastmod as
+// written, one string each.
+func Heads(gz []byte) ([]string, error) {
 	var heads []string
-	err := eachURL(gz, func(elem []byte) error {
+	err := readback.EachURL(gz, func(elem []byte) error {
 		end := bytes.Index(elem, []byte("</loc>"))
 		if end < 0 {
 			return io.ErrUnexpectedEOF
@@ -32,12 +35,12 @@ func auditHeads(gz []byte) ([]string, error) {
 	return heads, err
 }
 
-// auditURLOf reads an element's start, as auditHeads keeps it (or one of
-// a location alone): a date alone is its day, in UTC, as the encoder
+// ParseHead reads an element's start, as Heads keeps it (or one of a
+// location alone): a date alone is its day, in UTC, as the encoder
 // writes it.
-func auditURLOf(head string) audit.URL {
+func ParseHead(head string) URL {
 	raw, rest, _ := strings.Cut(strings.TrimPrefix(head, "<url><loc>"), "</loc>")
-	u := audit.URL{Raw: raw, Loc: string(appendUnescapedLoc(nil, []byte(raw)))}
+	u := URL{Raw: raw, Loc: string(readback.AppendUnescapedLoc(nil, []byte(raw)))}
 	if v, ok := strings.CutPrefix(rest, "<lastmod>"); ok {
 		if t, err := time.Parse(time.RFC3339, v); err == nil {
 			u.Lastmod = pagecheck.Instant(t)
