@@ -12,6 +12,7 @@ type counters struct {
 	rejected, corrected, dropped     atomic.Int64
 	notModified, notFound            atomic.Int64
 	unavailable, bytesServed         atomic.Int64
+	splices, spliceFallbacks         atomic.Int64
 }
 
 // Stats is a snapshot of a Sitemap's counters since New, for metrics.
@@ -34,6 +35,13 @@ type Stats struct {
 	BytesServed     int64         // response body bytes written
 	CachedDocuments int           // documents in the cache now
 	CachedBytes     int64         // their compressed size
+
+	// InvalidateKeys (splice.go): pages rebuilt from the segments it
+	// named, the others kept; and pages it named that were built whole
+	// (no segment table of the copy, a change said otherwise since,
+	// limits, hreflang, news).
+	Splices         int64
+	SpliceFallbacks int64
 
 	// The warm-up (Config.WarmUp).
 	WarmUps     int64 // passes started: one after New, one more after InvalidateAll calls
@@ -87,6 +95,7 @@ func (s *Sitemap) Stats() Stats {
 		DroppedElements: c.dropped.Load(),
 		NotModified:     c.notModified.Load(), NotFound: c.notFound.Load(), Unavailable: c.unavailable.Load(),
 		BytesServed: c.bytesServed.Load(), CachedDocuments: n, CachedBytes: b,
+		Splices: c.splices.Load(), SpliceFallbacks: c.spliceFallbacks.Load(),
 	}
 	if w := s.warm; w != nil {
 		st.WarmUps, st.WarmedFiles = w.passes.Load(), w.warmed.Load()
