@@ -151,6 +151,9 @@ func encodePage(ctx context.Context, src Source, n int64, w io.Writer, spec *pag
 	if e.Count() == 0 && !spec.emptyOK {
 		return st, errEmptyPage
 	}
+	if spec.segs != nil {
+		spec.segs.EndBody()
+	}
 	if err := e.Close(); err != nil {
 		return st, err
 	}
@@ -165,7 +168,11 @@ func encodePage(ctx context.Context, src Source, n int64, w io.Writer, spec *pag
 // a one-file sitemap (single.go) writes page 1 of each section into one.
 func runOf(e *xmlenc.Encoder, spec *pageSpec, n int64, maxRead int) pageRun {
 	e.Now, e.NewsAnyAge, e.Visit, e.Omit = spec.now, spec.newsAnyAge, spec.visit, spec.omit
-	if sg, visit := spec.segs, spec.visit; sg != nil {
+	if sg, visit := spec.segs, spec.visit; sg != nil && !sg.BySource() {
+		// cut by content: pageRun.write tells it of each entry
+	} else if sg != nil && visit == nil {
+		e.Visit = sg.Entry
+	} else if sg != nil {
 		e.Visit = func(entry []byte, lastmod time.Time) {
 			if visit != nil {
 				visit(entry, lastmod)
@@ -178,6 +185,9 @@ func runOf(e *xmlenc.Encoder, spec *pageSpec, n int64, maxRead int) pageRun {
 		maxRead = MaxURLs
 	}
 	p := pageRun{e: e, spec: spec, n: n, maxRead: maxRead}
+	if sg := spec.segs; sg != nil && !sg.BySource() {
+		p.cut = sg
+	}
 	p.future = spec.now.Add(maxLastModSkew) // a lastmod after it is in the future
 	p.futureSec = p.future.Unix()           // its second: a cheaper first test
 	if spec.now.IsZero() {
@@ -191,9 +201,10 @@ type pageRun struct {
 	e         *xmlenc.Encoder
 	spec      *pageSpec
 	n         int64
-	i         int         // URLs read
-	maxRead   int         // URLs the page may read: the section's page size
-	alts      []Alternate // a cluster's links, reused from one URL to the next
+	i         int             // URLs read
+	maxRead   int             // URLs the page may read: the section's page size
+	alts      []Alternate     // a cluster's links, reused from one URL to the next
+	cut       *segment.Writer // told of each entry written, to cut the page by content
 	future    time.Time
 	futureSec int64
 	st        pageStats
@@ -253,27 +264,40 @@ func (p *pageRun) reject(loc string, err error) error {
 
 // write writes u, one <url> entry, and counts what became of it.
 func (p *pageRun) write(u *URL) error {
-	e, spec := p.e, p.spec
-	st := &p.st
-	if err := e.Add(u); err == xmlenc.ErrLeftOut {
+	e, st := p.e, &p.st
+	err := e.Add(u)
+	if err == nil {
+		if p.cut != nil {
+			p.cut.Ended(e.Size(), u.Loc)
+		}
+		if len(e.Notes()) > 0 {
+			return p.noted(u)
+		}
+		return nil
+	}
+	if err == xmlenc.ErrLeftOut {
 		st.leftOut++
-	} else if err != nil {
-		var bad *InvalidURLError
-		if !errors.As(err, &bad) && !errors.Is(err, ErrPageFull) {
-			return err // the writer failed
-		}
-		return p.reject(u.Loc, err)
-	} else if len(e.Notes()) > 0 {
-		st.corrected++
-		st.notes += len(e.Notes())
-		if spec.notice != nil {
-			spec.notice(u.Loc, e.Notes())
-		}
-		if spec.strict {
-			for _, err := range e.Notes() {
-				if errors.Is(err, ErrElementDropped) {
-					return err
-				}
+		return nil
+	}
+	var bad *InvalidURLError
+	if !errors.As(err, &bad) && !errors.Is(err, ErrPageFull) {
+		return err // the writer failed
+	}
+	return p.reject(u.Loc, err)
+}
+
+// noted counts the notes of u, written with some, and tells them.
+func (p *pageRun) noted(u *URL) error {
+	e, spec, st := p.e, p.spec, &p.st
+	st.corrected++
+	st.notes += len(e.Notes())
+	if spec.notice != nil {
+		spec.notice(u.Loc, e.Notes())
+	}
+	if spec.strict {
+		for _, err := range e.Notes() {
+			if errors.Is(err, ErrElementDropped) {
+				return err
 			}
 		}
 	}

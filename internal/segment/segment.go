@@ -17,7 +17,6 @@
 package segment
 
 import (
-	"bytes"
 	"errors"
 	"time"
 
@@ -28,8 +27,8 @@ import (
 // The content cut: a mean of 2,048 entries a segment, at most four times
 // that, and at most MaxRun bytes, so a segment stays bounded.
 const (
-	cutMask    = 1<<11 - 1
-	MaxEntries = 4 * (cutMask + 1)
+	cutBits    = 11
+	MaxEntries = 4 << cutBits
 	MaxRun     = 4 << 20
 )
 
@@ -125,9 +124,11 @@ type Writer struct {
 	level     int
 	byContent bool
 	old       map[key]*gzsplice.Segment // the previous copy's segments, by their bytes
-	buf       []byte                    // the stream from offset base, not yet in a segment
+	buf       []byte                    // the stream from offset base, not yet in a segment (with old)
+	sw        *gzsplice.SegmentWriter   // the segment being compressed as it comes (without old)
 	base      int64
 	end       int64 // the stream offset past the last entry told of
+	start     int64 // the stream offset where the segment being gathered starts
 	cur       Seg   // the figures of the segment being gathered
 	marks     []mark
 	segs      []Seg
@@ -157,34 +158,49 @@ func (w *Writer) Start(n int64) {
 }
 
 // Entry is told of each <url> entry as written, in order, with its
-// lastmod (the encoder's Visit); volatile if its bytes depend on the
-// build's time. It cuts after it where the content says so.
+// lastmod (the encoder's Visit), when the body is cut by the Source.
 func (w *Writer) Entry(elem []byte, lastmod time.Time) {
 	w.end += int64(len(elem))
 	w.cur.URLs++
 	if lastmod.After(w.cur.Newest) {
 		w.cur.Newest = lastmod
 	}
-	if w.byContent && (xxhash.Sum64(loc(elem))&cutMask == 0 || w.cur.URLs >= MaxEntries || w.end-w.runStart() >= MaxRun) {
+}
+
+// Ended is told of each <url> entry written, in order, when the body is
+// cut by its content: end is the stream offset past it, loc its URL's
+// location (as the Source gave it). It cuts after it where the content
+// says so: where a hash of the location, from its length and its last 16
+// bytes (where the locations of one site differ most), has its top
+// cutBits bits zero. That is cheaper than a hash of all its bytes, and it
+// only places cuts; the top bits of the product depend on every bit read.
+func (w *Writer) Ended(end int64, loc string) {
+	w.end = end
+	w.cur.URLs++
+	var a, b uint64
+	if n := len(loc); n >= 16 {
+		a, b = le64(loc[n-16:]), le64(loc[n-8:])
+	} else {
+		for i := 0; i < n; i++ {
+			a = a<<8 | b>>56
+			b = b<<8 | uint64(loc[i])
+		}
+	}
+	h := (a*0x9e3779b97f4a7c15 ^ b ^ uint64(len(loc))) * 0xc2b2ae3d27d4eb4f
+	if (h^h>>31)*0x165667b19e3779f9>>(64-cutBits) == 0 || w.cur.URLs >= MaxEntries || end-w.start >= MaxRun {
 		w.Cut()
 	}
 }
 
-// runStart is the stream offset where the segment being gathered starts.
-func (w *Writer) runStart() int64 {
-	if n := len(w.marks); n > 0 {
-		return w.marks[n-1].at
-	}
-	return w.base
-}
+// BySource reports whether the body is cut by the Source (Entry), not by
+// its content (Ended).
+func (w *Writer) BySource() bool { return !w.byContent }
 
-// loc is the location of a <url> entry, as written.
-func loc(elem []byte) []byte {
-	elem = elem[min(len(elem), len("<url><loc>")):]
-	if i := bytes.Index(elem, []byte("</loc>")); i >= 0 {
-		return elem[:i]
-	}
-	return elem
+// le64 reads the first 8 bytes of s, little-endian.
+func le64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // Volatile marks the segment being gathered as depending on the build's
@@ -198,9 +214,20 @@ func (w *Writer) Read(n int) { w.cur.Read += n }
 // Cut ends the segment being gathered after the last entry told of, even
 // an empty one (a Source's segment with no URL).
 func (w *Writer) Cut() {
+	if w.old == nil && w.end < w.base && w.err == nil {
+		w.err = errors.New("segment: a cut behind the bytes compressed")
+	}
 	w.marks = append(w.marks, mark{at: w.end, info: w.cur})
-	w.cur = Seg{}
+	w.cur, w.start = Seg{}, w.end
 	w.drain()
+}
+
+// EndBody ends the body: a cut after the last entry, if none is there,
+// before the epilogue is written.
+func (w *Writer) EndBody() {
+	if w.cur.URLs > 0 {
+		w.Cut()
+	}
 }
 
 // Keep puts s, a segment of the previous copy, next, as it is; it comes
@@ -210,18 +237,78 @@ func (w *Writer) Keep(s Seg) {
 	w.drain()
 }
 
-// Write takes the encoder's bytes.
+// Write takes the encoder's bytes. With no previous copy's segments to
+// reuse they are compressed as they come (stream); else a segment's bytes
+// are gathered, to be hashed before they are compressed.
 func (w *Writer) Write(p []byte) (int, error) {
 	if w.err != nil {
 		return 0, w.err
 	}
+	n := len(p)
+	if w.old == nil {
+		w.stream(p)
+		return n, w.err
+	}
 	w.buf = append(w.buf, p...)
 	w.drain()
-	return len(p), w.err
+	return n, w.err
+}
+
+// stream compresses p, the stream's bytes from base, into the segments
+// they belong to, ending each at its mark.
+func (w *Writer) stream(p []byte) {
+	for w.err == nil {
+		w.ended()
+		if len(p) == 0 {
+			return
+		}
+		k := len(p)
+		if len(w.marks) > 0 {
+			k = int(min(int64(k), w.marks[0].at-w.base))
+		}
+		if w.sw == nil {
+			if w.sw, w.err = gzsplice.NewSegmentWriter(w.level); w.err != nil {
+				return
+			}
+		}
+		w.sw.Write(p[:k])
+		w.base += int64(k)
+		p = p[k:]
+	}
+}
+
+// ended makes, when streaming, the segments whose marks the stream has
+// reached.
+func (w *Writer) ended() {
+	for w.err == nil && len(w.marks) > 0 && w.marks[0].at <= w.base {
+		m := w.marks[0]
+		w.marks = w.marks[1:]
+		if m.keep != nil {
+			w.segs = append(w.segs, *m.keep)
+			continue
+		}
+		w.endStream(m.info)
+	}
+}
+
+// endStream ends the segment being streamed, an empty one if none.
+func (w *Writer) endStream(info Seg) {
+	if w.sw == nil {
+		info.Z, w.err = gzsplice.NewSegment(nil, w.level)
+	} else {
+		info.Z, w.err = w.sw.Close()
+		w.sw = nil
+	}
+	w.fresh++
+	w.segs = append(w.segs, info)
 }
 
 // drain makes the segments whose bytes have all come.
 func (w *Writer) drain() {
+	if w.old == nil {
+		w.ended()
+		return
+	}
 	for len(w.marks) > 0 && w.marks[0].at <= w.base+int64(len(w.buf)) {
 		m := w.marks[0]
 		w.marks = w.marks[1:]
@@ -260,14 +347,21 @@ func (w *Writer) Fresh() int { return w.fresh }
 // Close makes the epilogue, the rest of the stream, and returns the page:
 // its gzip file and its table, whose segments hold their bytes in it.
 func (w *Writer) Close() ([]byte, *Table, error) {
-	if w.cur.URLs > 0 {
-		w.Cut() // entries after the last cut: a body segment before the epilogue
-	}
+	w.EndBody()
 	if w.err == nil && len(w.marks) > 0 {
 		w.err = errors.New("segment: a boundary past the end of the stream")
 	}
-	w.emit(w.buf, Seg{})
+	switch {
+	case w.err != nil:
+	case w.old == nil:
+		w.endStream(Seg{})
+	default:
+		w.emit(w.buf, Seg{})
+	}
 	if w.err != nil {
+		if w.sw != nil {
+			w.sw.Close() // its compressor back to the pool
+		}
 		return nil, nil, w.err
 	}
 	t := &Table{Level: w.level, BySource: !w.byContent, Segs: w.segs}
