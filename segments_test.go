@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freshmap/sitemap/internal/testkit"
 	"github.com/freshmap/sitemap/internal/xsdcheck"
 )
 
@@ -326,4 +327,40 @@ func settle(t *testing.T, sm *Sitemap, k docKey, path string) {
 		}
 		get(sm, path)
 	}
+}
+
+// TestSplicedReaders: a page spliced by InvalidateKeys (one segment of
+// four read and compressed again) is decoded to its bytes by the readers
+// crawlers and tools use (testkit.Readers: Python, Node, curl, xmllint,
+// Chromium).
+func TestSplicedReaders(t *testing.T) {
+	src := newKeyedSource(1, 4000, 4)
+	for k := range int64(4000) {
+		if k%4 != 3 {
+			src.set(k, keyedURL(k, 0))
+		}
+	}
+	sm := newTestSitemap(t, Config{TTL: time.Hour}, Section{Name: "p", Source: src})
+	get(sm, "/sitemap_index.xml")
+	k := pageKey(0, 1)
+	settle(t, sm, k, "/sitemap-p-1.xml.gz")
+	before, _ := cachedEntry(sm, k)
+	src.set(1500, keyedURL(1500, 9))
+	src.del(1501)
+	src.set(1503, keyedURL(1503, 9))
+	if err := sm.InvalidateKeys("p", 1500, 1501, 1503); err != nil {
+		t.Fatal(err)
+	}
+	for e, _ := cachedEntry(sm, k); e == before; e, _ = cachedEntry(sm, k) {
+		time.Sleep(time.Millisecond)
+	}
+	if sm.Stats().Splices != 1 {
+		t.Fatalf("not spliced: %+v", sm.Stats())
+	}
+	gz := get(sm, "/sitemap-p-1.xml.gz").Body.Bytes()
+	if !bytes.Equal(gz, fullBytes(t, src, 1)) {
+		t.Fatal("the spliced page differs from a full build")
+	}
+	esc := strings.NewReplacer("&", "&amp;") // as the DOM shows them
+	testkit.Readers(t, gz, gunzipped(t, gz), len(mustKeys(src, 1)), esc.Replace(keyedURL(1503, 9).Loc), esc.Replace(keyedURL(3998, 0).Loc))
 }
