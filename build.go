@@ -214,7 +214,9 @@ func (b pageBuilder) encode(ctx context.Context, src Source, k docKey, spec *pag
 				return pg, err
 			}
 		}
-		b.rep.stats.spliceFallbacks.Add(1)
+	}
+	if bySource && marks.marked {
+		b.rep.stats.spliceFallbacks.Add(1) // InvalidateKeys named segments, and the page is read whole
 	}
 	spec.segs = segment.NewWriter(b.site.gzipLevel, bySource, prevTab)
 	st, err := encodePage(ctx, src, k.page, spec.segs, spec)
@@ -374,10 +376,11 @@ type segMark struct {
 
 // taken is what a build took of its page's record.
 type taken struct {
-	build uint64 // the build's number, to tell its copy (built)
-	base  uint64
-	segs  map[int]bool
-	ok    bool // base is known and some segments were marked
+	build  uint64 // the build's number, to tell its copy (built)
+	base   uint64
+	segs   map[int]bool
+	marked bool // some segments were marked
+	ok     bool // base is known and some segments were marked
 }
 
 // mark says that segments segs of page k changed.
@@ -435,7 +438,7 @@ func (s *segMarks) take(k docKey) taken {
 	defer s.mu.Unlock()
 	s.builds++
 	r := s.record(k)
-	t := taken{build: s.builds, base: r.base, segs: r.segs, ok: r.known && r.pending == 0 && len(r.segs) > 0}
+	t := taken{build: s.builds, base: r.base, segs: r.segs, marked: len(r.segs) > 0, ok: r.known && r.pending == 0 && len(r.segs) > 0}
 	s.m[k] = &segMark{pending: s.builds, segs: make(map[int]bool)}
 	return t
 }

@@ -364,3 +364,55 @@ func TestSplicedReaders(t *testing.T) {
 	esc := strings.NewReplacer("&", "&amp;") // as the DOM shows them
 	testkit.Readers(t, gz, gunzipped(t, gz), len(mustKeys(src, 1)), esc.Replace(keyedURL(1503, 9).Loc), esc.Replace(keyedURL(3998, 0).Loc))
 }
+
+// TestSpliceFallback: a page spliced again and again is read whole
+// again once its last whole read is older than TTL (a change nobody told
+// is then seen as it would be without InvalidateKeys), counted in
+// Stats.SpliceFallbacks; then it is spliced again. InvalidateKeys of a
+// Source that cuts no segments is an error.
+func TestSpliceFallback(t *testing.T) {
+	clk := testkit.NewClock(time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC))
+	src := newKeyedSource(1, 400, 4)
+	for k := range int64(400) {
+		src.set(k, keyedURL(k, 0))
+	}
+	sm := newTestSitemap(t, Config{TTL: time.Hour, Now: clk.Now}, Section{Name: "p", Source: src}, Section{Name: "s", Source: FromSlice(numbered(3), 0)})
+	get(sm, "/sitemap_index.xml")
+	k := pageKey(0, 1)
+	settle(t, sm, k, "/sitemap-p-1.xml.gz")
+	step := func(key int64, v int, splices, fallbacks int64) {
+		t.Helper()
+		before, _ := cachedEntry(sm, k)
+		src.set(key, keyedURL(key, v))
+		if err := sm.InvalidateKeys("p", key); err != nil {
+			t.Fatal(err)
+		}
+		for start := time.Now(); ; time.Sleep(time.Millisecond) {
+			if e, _ := cachedEntry(sm, k); e != before {
+				break
+			}
+			if time.Since(start) > 10*time.Second {
+				t.Fatal("no new copy after 10 s")
+			}
+		}
+		settle(t, sm, k, "/sitemap-p-1.xml.gz")
+		if st := sm.Stats(); st.Splices != splices || st.SpliceFallbacks != fallbacks {
+			t.Fatalf("key %d: %d splices, %d fallbacks; want %d, %d", key, st.Splices, st.SpliceFallbacks, splices, fallbacks)
+		}
+		if got := get(sm, "/sitemap-p-1.xml.gz").Body.Bytes(); !bytes.Equal(got, fullBytes(t, src, 1)) {
+			t.Fatalf("key %d: the page differs from a full build", key)
+		}
+	}
+	step(5, 1, 1, 0)
+	clk.Add(50 * time.Minute)
+	step(300, 2, 2, 0) // spliced: the whole read 50 minutes ago is within TTL
+	clk.Add(20 * time.Minute)
+	step(100, 3, 2, 1) // 70 minutes: read whole
+	step(101, 4, 3, 1)
+	if err := sm.InvalidateKeys("s", 1); err == nil {
+		t.Error("InvalidateKeys of a Source that is no SegmentSource: no error")
+	}
+	if err := sm.InvalidateKeys("nope", 1); err == nil {
+		t.Error("InvalidateKeys of no section: no error")
+	}
+}
