@@ -219,6 +219,7 @@ func (b pageBuilder) encode(ctx context.Context, src Source, k docKey, spec *pag
 		b.rep.stats.spliceFallbacks.Add(1) // InvalidateKeys named segments, and the page is read whole
 	}
 	spec.segs = segment.NewWriter(b.site.gzipLevel, bySource, prevTab)
+	defer spec.segs.Abort() // also when the Source panics: its helpers end
 	st, err := encodePage(ctx, src, k.page, spec.segs, spec)
 	if err != nil {
 		return builtPage{}, err
@@ -318,6 +319,7 @@ func (b pageBuilder) splice(ctx context.Context, ss SegmentSource, k docKey, spe
 		}
 	}
 	spec.segs, spec.splice = segment.NewWriter(b.site.gzipLevel, true, pl.old), pl
+	defer spec.segs.Abort()
 	st, err := encodePage(ctx, ss, k.page, spec.segs, &spec)
 	if errors.Is(err, errOverPageSize) || err == nil && pl.full {
 		return builtPage{}, errSplice

@@ -101,6 +101,17 @@ func (t *Table) zs() []*gzsplice.Segment {
 	return zs
 }
 
+// later is a segment a helper compresses: its place in segs, its result.
+type later struct {
+	at  int
+	res *result
+}
+
+// parFrom is how far a cold build's stream goes before it asks for
+// helpers (parallel.go): a smaller page costs more in hand-offs than it
+// would gain.
+const parFrom = 256 << 10
+
 // key names a segment's bytes: their hash and length.
 type key struct {
 	sum uint64
@@ -126,6 +137,11 @@ type Writer struct {
 	old       map[key]*gzsplice.Segment // the previous copy's segments, by their bytes
 	buf       []byte                    // the stream from offset base, not yet in a segment (with old)
 	sw        *gzsplice.SegmentWriter   // the segment being compressed as it comes (without old)
+	open      bool                      // the segment being streamed has begun
+	async     bool                      // and its helper compresses it
+	par       *helpers                  // nil if there is no core to spare, or not yet asked
+	parTried  bool
+	later     []later // the segments helpers compress, filled in at Close
 	base      int64
 	end       int64 // the stream offset past the last entry told of
 	start     int64 // the stream offset where the segment being gathered starts
@@ -266,12 +282,22 @@ func (w *Writer) stream(p []byte) {
 		if len(w.marks) > 0 {
 			k = int(min(int64(k), w.marks[0].at-w.base))
 		}
-		if w.sw == nil {
-			if w.sw, w.err = gzsplice.NewSegmentWriter(w.level); w.err != nil {
-				return
+		if !w.open && k > 0 { // a segment's first bytes
+			w.open = true
+			if w.par == nil && !w.parTried && w.base >= parFrom {
+				w.par, w.parTried = startHelpers(w.level), true
+			}
+			if w.async = w.par != nil; !w.async {
+				if w.sw, w.err = gzsplice.NewSegmentWriter(w.level); w.err != nil {
+					return
+				}
 			}
 		}
-		w.sw.Write(p[:k])
+		if w.async {
+			w.par.write(p[:k])
+		} else {
+			w.sw.Write(p[:k])
+		}
 		w.base += int64(k)
 		p = p[k:]
 	}
@@ -293,12 +319,16 @@ func (w *Writer) ended() {
 
 // endStream ends the segment being streamed, an empty one if none.
 func (w *Writer) endStream(info Seg) {
-	if w.sw == nil {
+	switch {
+	case w.async:
+		w.later = append(w.later, later{at: len(w.segs), res: w.par.end()})
+	case w.sw == nil:
 		info.Z, w.err = gzsplice.NewSegment(nil, w.level)
-	} else {
+	default:
 		info.Z, w.err = w.sw.Close()
 		w.sw = nil
 	}
+	w.open, w.async = false, false
 	w.fresh++
 	w.segs = append(w.segs, info)
 }
@@ -344,6 +374,17 @@ func (w *Writer) emit(run []byte, info Seg) {
 // Fresh is how many segments were compressed, not kept or reused.
 func (w *Writer) Fresh() int { return w.fresh }
 
+// Abort gives back what the Writer holds: the compressor of the segment
+// being compressed, and its helpers once they are done. A Writer that is
+// not closed (the page failed) must be aborted; Close does it too.
+func (w *Writer) Abort() {
+	if w.sw != nil {
+		w.sw.Close()
+		w.sw = nil
+	}
+	w.par.wait()
+}
+
 // Close makes the epilogue, the rest of the stream, and returns the page:
 // its gzip file and its table, whose segments hold their bytes in it.
 func (w *Writer) Close() ([]byte, *Table, error) {
@@ -358,10 +399,13 @@ func (w *Writer) Close() ([]byte, *Table, error) {
 	default:
 		w.emit(w.buf, Seg{})
 	}
-	if w.err != nil {
-		if w.sw != nil {
-			w.sw.Close() // its compressor back to the pool
+	w.Abort() // the helpers' work done, or given up after an error
+	for _, l := range w.later {
+		if w.err == nil {
+			w.segs[l.at].Z, w.err = l.res.z, l.res.err
 		}
+	}
+	if w.err != nil {
 		return nil, nil, w.err
 	}
 	t := &Table{Level: w.level, BySource: !w.byContent, Segs: w.segs}
