@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/freshmap/sitemap/internal/segment"
@@ -47,7 +46,7 @@ type tools struct {
 	clocks *clocks
 	rep    *reporter
 	now    func() time.Time
-	marks  segMarks // pages' segments said to have changed (InvalidateKeys)
+	marks  segment.Marks[docKey] // pages' segments said to have changed (InvalidateKeys)
 }
 
 // pageBuilder builds the pages of every section.
@@ -105,9 +104,9 @@ func (b pageBuilder) build(ctx context.Context, j job) (*entry, effects, error) 
 		src, spec.emptyOK = l.at(now, &spec), k.page == 1 // latest.go, rules 3 and 4
 	}
 	start := time.Now()
-	var marks taken
+	var marks segment.Taken
 	if _, ok := src.(SegmentSource); ok {
-		marks = b.marks.take(k)
+		marks = b.marks.Take(k)
 	}
 	pg, err := b.encode(ctx, src, k, &spec, j, tr, marks, now)
 	dur := time.Since(start)
@@ -137,7 +136,7 @@ func (b pageBuilder) build(ctx context.Context, j job) (*entry, effects, error) 
 	at, _, moved := b.clocks.built(k, sum, st.newest, info.Changed, now, !j.alone)
 	e := newEntry(gz, sum, b.site.gzipLevel, at, now)
 	e.info, e.unclocked, e.alone, e.urls, e.segs = info, at.IsZero() && !j.alone, j.alone, st.urls, pg.tab
-	b.marks.built(k, marks, sum)
+	b.marks.Built(k, marks, sum)
 	fx := effects{moved: moved}
 	switch {
 	case pg.change != nil:
@@ -201,13 +200,13 @@ type builtPage struct {
 // when it can (splice), else whole, reusing the compressed bytes of the
 // previous copy's segments that come again. tr, if set, tracks the
 // changes of a whole build.
-func (b pageBuilder) encode(ctx context.Context, src Source, k docKey, spec *pageSpec, j job, tr *tracker, marks taken, now time.Time) (builtPage, error) {
+func (b pageBuilder) encode(ctx context.Context, src Source, k docKey, spec *pageSpec, j job, tr *tracker, marks segment.Taken, now time.Time) (builtPage, error) {
 	var prevTab *segment.Table
 	if j.prev != nil {
 		prevTab = j.prev.segs
 	}
 	ss, bySource := src.(SegmentSource)
-	if bySource && marks.ok {
+	if bySource && marks.OK {
 		if pl := b.plan(ss, spec, j.prev, marks, tr != nil, now); pl != nil {
 			pg, err := b.splice(ctx, ss, k, *spec, pl, j.prev, tr != nil)
 			if !errors.Is(err, errSplice) {
@@ -215,7 +214,7 @@ func (b pageBuilder) encode(ctx context.Context, src Source, k docKey, spec *pag
 			}
 		}
 	}
-	if bySource && marks.marked {
+	if bySource && marks.Marked {
 		b.rep.stats.spliceFallbacks.Add(1) // InvalidateKeys named segments, and the page is read whole
 	}
 	spec.segs = segment.NewWriter(b.site.gzipLevel, bySource, prevTab)
@@ -245,8 +244,8 @@ func (b pageBuilder) encode(ctx context.Context, src Source, k docKey, spec *pag
 // when its bytes depend on more than its URLs (hreflang clusters, news
 // and its age bound, the self-audit's leaving out); or when the kept
 // segments fill the page's limits.
-func (b pageBuilder) plan(ss SegmentSource, spec *pageSpec, prev *entry, marks taken, tracking bool, now time.Time) *splicePlan {
-	if prev == nil || prev.segs == nil || prev.hash != marks.base {
+func (b pageBuilder) plan(ss SegmentSource, spec *pageSpec, prev *entry, marks segment.Taken, tracking bool, now time.Time) *splicePlan {
+	if prev == nil || prev.segs == nil || prev.hash != marks.Base {
 		return nil
 	}
 	old := prev.segs
@@ -264,7 +263,7 @@ func (b pageBuilder) plan(ss SegmentSource, spec *pageSpec, prev *entry, marks t
 	pl := &splicePlan{old: old, reread: make([]bool, len(body))}
 	var keptBytes int64
 	for i, s := range body {
-		if marks.segs[i] || s.Volatile {
+		if marks.Segs[i] || s.Volatile {
 			pl.reread[i] = true
 			continue
 		}
@@ -353,108 +352,4 @@ func (b pageBuilder) splice(ctx context.Context, ss SegmentSource, k docKey, spe
 	}
 	pg.change = ch
 	return pg, nil
-}
-
-// segMarks keeps, for each page of a SegmentSource section, which of its
-// segments InvalidateKeys said changed since the copy a build made last
-// (its base): a rebuild then reads those again and keeps the others
-// (splice.go). A change said any other way (Invalidate, a change heard
-// from another replica) or a build that did not end makes the base
-// unknown, and the next build reads the page whole. It holds a record
-// per page built here, and at most Segments() marks in each.
-type segMarks struct {
-	mu     sync.Mutex
-	m      map[docKey]*segMark
-	builds uint64
-}
-
-// segMark is one page's record.
-type segMark struct {
-	base    uint64 // the hash of the copy the marks are relative to
-	known   bool   // base is known: nothing else was said since that copy
-	pending uint64 // the build whose copy will be the base, 0 if none
-	segs    map[int]bool
-}
-
-// taken is what a build took of its page's record.
-type taken struct {
-	build  uint64 // the build's number, to tell its copy (built)
-	base   uint64
-	segs   map[int]bool
-	marked bool // some segments were marked
-	ok     bool // base is known and some segments were marked
-}
-
-// mark says that segments segs of page k changed.
-func (s *segMarks) mark(k docKey, segs []int) {
-	if s == nil {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r := s.m[k] // none: the page was never built here, and is built whole
-	if r == nil {
-		return
-	}
-	for _, i := range segs {
-		if i >= 0 && i < maxSegments {
-			r.segs[i] = true
-		}
-	}
-}
-
-func (s *segMarks) record(k docKey) *segMark {
-	if s.m == nil {
-		s.m = make(map[docKey]*segMark)
-	}
-	r := s.m[k]
-	if r == nil {
-		r = &segMark{segs: make(map[int]bool)}
-		s.m[k] = r
-	}
-	return r
-}
-
-// unknown says that keys changed in ways the marks do not tell.
-func (s *segMarks) unknown(keys ...docKey) {
-	if s == nil {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, k := range keys {
-		if r := s.m[k]; r != nil {
-			r.known, r.pending = false, 0
-		}
-	}
-}
-
-// take gives a build of k, about to read its Source, the marks since
-// the base, and starts a new record whose base is to be the copy this
-// build makes (built).
-func (s *segMarks) take(k docKey) taken {
-	if s == nil {
-		return taken{}
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.builds++
-	r := s.record(k)
-	t := taken{build: s.builds, base: r.base, segs: r.segs, marked: len(r.segs) > 0, ok: r.known && r.pending == 0 && len(r.segs) > 0}
-	s.m[k] = &segMark{pending: s.builds, segs: make(map[int]bool)}
-	return t
-}
-
-// built says that the build t made a copy of k whose hash is hash: the
-// base of the marks said since it took them, unless something else was
-// said since.
-func (s *segMarks) built(k docKey, t taken, hash uint64) {
-	if s == nil {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if r := s.m[k]; r != nil && r.pending == t.build {
-		r.base, r.known, r.pending = hash, true, 0
-	}
 }

@@ -59,7 +59,7 @@ type pageSpec struct {
 	// maxURLs times its size.
 	cluster *cluster
 	// segs, if set, is told where the page's entries end, to cut it into
-	// segments (splice.go); splice, if set, is the plan of a page rebuilt
+	// segments (build.go, internal/segment); splice, if set, is the plan of a page rebuilt
 	// from some of its Source's segments, the others kept.
 	segs   *segment.Writer
 	splice *splicePlan
@@ -305,7 +305,7 @@ func (p *pageRun) noted(u *URL) error {
 }
 
 // maxSegments bounds SegmentSource.Segments.
-const maxSegments = 1000
+const maxSegments = segment.MaxSegments
 
 // errSplice means a page could not be rebuilt from some of its segments
 // (a URL did not fit within the limits with the kept ones, or the Source

@@ -43,7 +43,7 @@ type entry struct {
 	pages [][]PageInfo   // index only: every section's pages, in order
 	more  []*entry       // index only: its files after the first (sitemap_index-2.xml, …)
 	sums  []urlSum       // a page's URLs, hashed, when changes are tracked (changes.go)
-	segs  *segment.Table // a page's segments, when built here (splice.go)
+	segs  *segment.Table // a page's segments, when built here (build.go)
 
 	stamp stamp     // the ledger when it was made: current until a change after it (ledger.go)
 	gen   int64     // the store generation when its build started, as its record carries it (record.go)

@@ -439,7 +439,7 @@ func BenchmarkSplice(b *testing.B) {
 						segs[pageKey(0, p)] = append(segs[pageKey(0, p)], seg)
 					}
 					for k, ss := range segs {
-						pb.marks.mark(k, ss)
+						pb.marks.Mark(k, ss)
 					}
 				}
 				e, _, err := pb.build(b.Context(), j)

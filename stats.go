@@ -36,7 +36,7 @@ type Stats struct {
 	CachedDocuments int           // documents in the cache now
 	CachedBytes     int64         // their compressed size
 
-	// InvalidateKeys (splice.go): pages rebuilt from the segments it
+	// InvalidateKeys (build.go): pages rebuilt from the segments it
 	// named, the others kept; and pages it named that were built whole
 	// (no segment table of the copy, a change said otherwise since,
 	// limits, hreflang, news).
