@@ -14,6 +14,8 @@ import (
 // segment's bounds are key arithmetic, like a page's, so they never move
 // when rows come or go elsewhere: a changed row rewrites one segment.
 
+var _ sitemap.SegmentSource = (*Source)(nil)
+
 const (
 	defaultSegments = 20   // the default cut of a page: a twentieth each
 	maxSegments     = 1000 // the most segments a page may have

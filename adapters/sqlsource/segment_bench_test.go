@@ -18,7 +18,7 @@ func BenchmarkSQLSegment(b *testing.B) {
 	for _, name := range []string{"sqlite", "postgres"} {
 		b.Run(name, func(b *testing.B) {
 			bt := tables.get(b, name)
-			src := segmentSource(bt.src)
+			src := sitemap.SegmentSource(bt.src)
 			page := (bt.pages + 1) / 2
 			ctx := context.Background()
 			for _, read := range []struct {

@@ -3,7 +3,6 @@ package sqlsource_test
 import (
 	"context"
 	"fmt"
-	"iter"
 	"math"
 	"reflect"
 	"slices"
@@ -15,21 +14,9 @@ import (
 	"github.com/freshmap/sitemap/adapters/sqlsource"
 )
 
-// segmentSource is the root package's SegmentSource, as agreed for issue
-// 28, copied here until the root has it (then the coordinator asserts
-// sitemap.SegmentSource beside the Source).
-type segmentSource interface {
-	sitemap.Source
-	Segments() int
-	SegmentURLs(ctx context.Context, page int64, seg int) iter.Seq2[sitemap.URL, error]
-	SegmentOf(key int64) (page int64, seg int)
-}
-
-var _ segmentSource = (*sqlsource.Source)(nil)
-
 // readSegments collects page n of src segment by segment, in turn,
 // copying the slices of every URL.
-func readSegments(ctx context.Context, src segmentSource, n int64) ([]sitemap.URL, error) {
+func readSegments(ctx context.Context, src sitemap.SegmentSource, n int64) ([]sitemap.URL, error) {
 	var urls []sitemap.URL
 	for seg := range src.Segments() {
 		for u, err := range src.SegmentURLs(ctx, n, seg) {
@@ -46,7 +33,7 @@ func readSegments(ctx context.Context, src segmentSource, n int64) ([]sitemap.UR
 
 // checkSegments checks that pages 1 to last of src, read segment by
 // segment, are exactly what URLs reads and what want says.
-func checkSegments(t *testing.T, src segmentSource, last int64, want map[int64][]sitemap.URL) {
+func checkSegments(t *testing.T, src sitemap.SegmentSource, last int64, want map[int64][]sitemap.URL) {
 	t.Helper()
 	ctx := context.Background()
 	for n := int64(1); n <= last; n++ {
