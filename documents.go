@@ -72,6 +72,12 @@ func (d *documents) get(ctx context.Context, k docKey, now time.Time) (*entry, e
 			d.rep.hit(k)
 			return sl.e, nil
 		}
+		if !d.ledger.current(k, sl.e.stamp) {
+			if e := d.catchUp(ctx, k, sl); e != nil {
+				d.rep.miss(k)
+				return e, nil
+			}
+		}
 		d.rep.stale(k)
 		d.refresh(k, sl, now)
 		return sl.e, nil
@@ -158,6 +164,48 @@ func (d *documents) wait(ctx context.Context, k docKey, deadline time.Time, old 
 	case <-timer.C:
 		return nil, errWaitTimeout
 	}
+}
+
+// catchUp waits for the copy of k that replaces sl, a copy said or heard
+// to have changed since it was made: being built here (Invalidate's
+// rebuild, or a request's load) or by another replica (the tier's lock
+// wait), in one flight that every request for k joins. It returns nil,
+// and the caller serves sl's copy as stale, once the wait for sl's
+// replacement is over: each request waits at most BuildTimeout, and all
+// of them together at most BuildTimeout from the first one's arrival (or
+// from the start of Invalidate's rebuild), never BuildTimeout each one
+// after the other (TestFleetStaleLooksBounded); within RetryAfter of a
+// failure there is no flight to wait for; beyond MaxWaiting, no wait. So
+// a replica that heard of a change serves the new copy as soon as it is
+// built, not the old one as if current (TestFleetHeardChangeDuringRebuild
+// in adapters/redisstore).
+func (d *documents) catchUp(ctx context.Context, k docKey, sl *slot) *entry {
+	if d.failures.recent(k, d.now()) {
+		return nil
+	}
+	now := time.Now()
+	sl.catchUp.CompareAndSwap(0, now.Add(d.site.timeout).UnixNano())
+	left := time.Unix(0, sl.catchUp.Load()).Sub(now)
+	if left <= 0 {
+		return nil
+	}
+	if n := d.waiting.Add(1); d.site.maxWaiting > 0 && n > d.site.maxWaiting {
+		d.waiting.Add(-1)
+		return nil
+	}
+	defer d.waiting.Add(-1)
+	ch := d.group.DoChan(k.String(), func() (any, error) { return d.load(k, sl.e) })
+	timer := time.NewTimer(left)
+	defer timer.Stop()
+	select {
+	case res := <-ch:
+		if res.Err == nil {
+			return res.Val.(*entry)
+		}
+	case <-ctx.Done():
+	case <-timer.C:
+	}
+	return nil
 }
 
 // refresh starts one background load of k to replace sl, its stale copy,

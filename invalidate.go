@@ -1,5 +1,7 @@
 package sitemap
 
+import "time"
+
 // What documents do when told that something changed: by the application
 // (Invalidate: outdate, move the clocks of pages not cached, rebuild the
 // cached ones in the background through rebuilds), or by another replica
@@ -52,6 +54,7 @@ func (d *documents) rebuild(k docKey) {
 	if !ok || d.ledger.current(k, sl.e.stamp) {
 		return
 	}
+	sl.catchUp.CompareAndSwap(0, time.Now().Add(d.site.timeout).UnixNano()) // requests wait for it from now (catchUp)
 	d.group.Do(k.String(), func() (any, error) { return d.load(k, sl.e) })
 }
 
