@@ -32,11 +32,12 @@ type documents struct {
 	now      func() time.Time
 
 	group    singleflight.Group
-	sem      chan struct{} // one token per running build (MaxBuilds)
-	waiting  atomic.Int64  // requests waiting for a build (MaxWaiting)
-	rebuilds *rebuilds     // Invalidate's, at most one waiting per document
-	hearing  *hearing      // what the other replicas say, at most once a second per document
-	counted  atomic.Int64  // page copies kept with a URL count other than the one cached before (the index's HTML view)
+	catchUps singleflight.Group // one wait per document for a copy to replace one that changed (catchUp)
+	sem      chan struct{}      // one token per running build (MaxBuilds)
+	waiting  atomic.Int64       // requests waiting for a build (MaxWaiting)
+	rebuilds *rebuilds          // Invalidate's, at most one waiting per document
+	hearing  *hearing           // what the other replicas say, at most once a second per document
+	counted  atomic.Int64       // page copies kept with a URL count other than the one cached before (the index's HTML view)
 
 	lifetime // the builds' own context, background goroutines, loads under way: what close ends
 }
@@ -194,7 +195,14 @@ func (d *documents) catchUp(ctx context.Context, k docKey, sl *slot) *entry {
 		return nil
 	}
 	defer d.waiting.Add(-1)
-	ch := d.group.DoChan(k.String(), func() (any, error) { return d.load(k, sl.e) })
+	// The one flight of k, a rebuild's, a refresh's or a request's, joined
+	// through a flight of catchUps that outdate does not forget: however
+	// many changes are said meanwhile, a document has one catch-up at a
+	// time, whose requests cost no more than one load.
+	ch := d.catchUps.DoChan(k.String(), func() (any, error) {
+		v, err, _ := d.group.Do(k.String(), func() (any, error) { return d.load(k, sl.e) })
+		return v, err
+	})
 	timer := time.NewTimer(left)
 	defer timer.Stop()
 	select {
