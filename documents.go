@@ -42,9 +42,10 @@ type documents struct {
 	lifetime // the builds' own context, background goroutines, loads under way: what close ends
 }
 
-// get returns the copy of k to serve: a fresh cached one; a stale one,
-// while a refresh starts in the background; or a new build that
-// concurrent callers share. It returns errNotFound for a page that does
+// get returns the copy of k to serve: a fresh cached one; for one said
+// or heard to have changed, its replacement, waited for (catchUp); a
+// stale one, while a refresh starts in the background; or a new build
+// that concurrent callers share. It returns errNotFound for a page that does
 // not exist, decided by the index alone: a page number the index does not
 // list never reaches the Source. A request waits at most BuildTimeout in
 // all, whatever the Source does. now is the request's reading of d.now

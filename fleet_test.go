@@ -473,7 +473,7 @@ func TestFleetStaleLooksBounded(t *testing.T) {
 		sl, ok := b.docs.cache.peek(pageKey(0, 2))
 		return ok && !b.docs.ledger.current(pageKey(0, 2), sl.e.stamp)
 	})
-	gets := st.gets.Load()
+	gets, first := st.gets.Load(), time.Now()
 	// Ten requests at once, then ten more one after another as each ends:
 	// they share one wait, which ends BuildTimeout after the first came.
 	start := time.Now()
@@ -500,8 +500,11 @@ func TestFleetStaleLooksBounded(t *testing.T) {
 	if d := time.Since(start); d > timeout/2 {
 		t.Errorf("100 requests after the wait ended took %v: they waited again", d)
 	}
-	if n := st.gets.Load() - gets; n > 3 {
-		t.Errorf("200 requests for a stale page read the store %d times, want at most 3 (one look, one load)", n)
+	// One look a second (newer), the load's, and one more if the wait
+	// ended just before the load's failure was recorded: the background
+	// refresh of the stale copy then starts a load of its own.
+	if n, most := st.gets.Load()-gets, 3+int64(time.Since(first)/lookEvery); n > most {
+		t.Errorf("200 requests for a stale page in %v read the store %d times, want at most %d (one look a second, a load and a refresh)", time.Since(first), n, most)
 	}
 	unlock() // the other holder is done, without a copy: a builds
 	waitFor(t, func() bool { return get(a, "/sitemap-2.xml.gz").Header().Get("Etag") != old })
