@@ -42,10 +42,10 @@ type documents struct {
 	lifetime // the builds' own context, background goroutines, loads under way: what close ends
 }
 
-// get returns the copy of k to serve: a fresh cached one; for one said
-// or heard to have changed, its replacement, waited for (catchUp); a
-// stale one, while a refresh starts in the background; or a new build
-// that concurrent callers share. It returns errNotFound for a page that does
+// get returns the copy of k to serve: a fresh cached one; with a Store,
+// for one said or heard to have changed, its replacement, waited for
+// (catchUp); a stale one, while a refresh starts in the background; or a
+// new build that concurrent callers share. It returns errNotFound for a page that does
 // not exist, decided by the index alone: a page number the index does not
 // list never reaches the Source. A request waits at most BuildTimeout in
 // all, whatever the Source does. now is the request's reading of d.now
@@ -74,7 +74,7 @@ func (d *documents) get(ctx context.Context, k docKey, now time.Time) (*entry, e
 			d.rep.hit(k)
 			return sl.e, nil
 		}
-		if !d.ledger.current(k, sl.e.stamp) {
+		if d.tier.catchesUp() && !d.ledger.current(k, sl.e.stamp) {
 			if e := d.catchUp(ctx, k, sl); e != nil {
 				d.rep.miss(k)
 				return e, nil
@@ -168,8 +168,10 @@ func (d *documents) wait(ctx context.Context, k docKey, deadline time.Time, old 
 	}
 }
 
-// catchUp waits for the copy of k that replaces sl, a copy said or heard
-// to have changed since it was made: being built here (Invalidate's
+// catchUp waits, with a Store (tier.catchesUp), for the copy of k that
+// replaces sl, a copy said or heard to have changed since it was made
+// (without one, it is served stale while it is rebuilt, as before): being
+// built here (Invalidate's
 // rebuild, or a request's load) or by another replica (the tier's lock
 // wait), in one flight that every request for k joins. It returns nil,
 // and the caller serves sl's copy as stale, once the wait for sl's

@@ -120,8 +120,8 @@ func TestMaxWaiting(t *testing.T) {
 	}
 }
 
-// TestCatchUpOneFlight: requests for a page said to have changed wait for
-// its rebuild (documents.catchUp), all of them on one flight, however many
+// TestCatchUpOneFlight: with a Store, requests for a page said to have
+// changed wait for its rebuild (documents.catchUp), all of them on one flight, however many
 // Invalidates come while they wait (each forgets the page's flight): the
 // Source is read for the rebuild and the one after it that the rules of
 // rebuilds ask for, not once per request; past MaxWaiting, and for a
@@ -136,7 +136,7 @@ func TestCatchUpOneFlight(t *testing.T) {
 		}
 		return nil
 	}
-	sm := newTestSitemap(t, Config{MaxWaiting: 30}, Section{Source: src})
+	sm := replicas(t, newMemStore(), 1, src, Config{MaxWaiting: 30})[0] // with a Store: without one, the old copy is served (TestInvalidate)
 	get(sm, "/sitemap_index.xml")
 	old := get(sm, "/sitemap-1.xml.gz").Body.String()
 	reads := src.urlsCalls.Load()
