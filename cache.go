@@ -15,6 +15,7 @@ type slot struct {
 	looked     atomic.Int64 // with a Store: when a look for a newer copy last found none, in Unix ns (fleet.go)
 	synced     atomic.Int64 // with a Store: the tier's breaks when it was cached or last looked up (fleet.go)
 	superseded atomic.Bool  // with a Store: another replica stored other bytes; serve it only while they are fetched
+	catchUp    atomic.Int64 // not current: until when requests wait for its replacement, in Unix ns; 0 before the first (documents.catchUp)
 }
 
 // pageCache is an LRU of built documents bounded by entry count and by

@@ -32,18 +32,20 @@ type documents struct {
 	now      func() time.Time
 
 	group    singleflight.Group
-	sem      chan struct{} // one token per running build (MaxBuilds)
-	waiting  atomic.Int64  // requests waiting for a build (MaxWaiting)
-	rebuilds *rebuilds     // Invalidate's, at most one waiting per document
-	hearing  *hearing      // what the other replicas say, at most once a second per document
-	counted  atomic.Int64  // page copies kept with a URL count other than the one cached before (the index's HTML view)
+	catchUps singleflight.Group // one wait per document for a copy to replace one that changed (catchUp)
+	sem      chan struct{}      // one token per running build (MaxBuilds)
+	waiting  atomic.Int64       // requests waiting for a build (MaxWaiting)
+	rebuilds *rebuilds          // Invalidate's, at most one waiting per document
+	hearing  *hearing           // what the other replicas say, at most once a second per document
+	counted  atomic.Int64       // page copies kept with a URL count other than the one cached before (the index's HTML view)
 
 	lifetime // the builds' own context, background goroutines, loads under way: what close ends
 }
 
-// get returns the copy of k to serve: a fresh cached one; a stale one,
-// while a refresh starts in the background; or a new build that
-// concurrent callers share. It returns errNotFound for a page that does
+// get returns the copy of k to serve: a fresh cached one; with a Store,
+// for one said or heard to have changed, its replacement, waited for
+// (catchUp); a stale one, while a refresh starts in the background; or a
+// new build that concurrent callers share. It returns errNotFound for a page that does
 // not exist, decided by the index alone: a page number the index does not
 // list never reaches the Source. A request waits at most BuildTimeout in
 // all, whatever the Source does. now is the request's reading of d.now
@@ -71,6 +73,12 @@ func (d *documents) get(ctx context.Context, k docKey, now time.Time) (*entry, e
 		if fresh {
 			d.rep.hit(k)
 			return sl.e, nil
+		}
+		if d.tier.catchesUp() && !d.ledger.current(k, sl.e.stamp) {
+			if e := d.catchUp(ctx, k, sl); e != nil {
+				d.rep.miss(k)
+				return e, nil
+			}
 		}
 		d.rep.stale(k)
 		d.refresh(k, sl, now)
@@ -158,6 +166,57 @@ func (d *documents) wait(ctx context.Context, k docKey, deadline time.Time, old 
 	case <-timer.C:
 		return nil, errWaitTimeout
 	}
+}
+
+// catchUp waits, with a Store (tier.catchesUp), for the copy of k that
+// replaces sl, a copy said or heard to have changed since it was made
+// (without one, it is served stale while it is rebuilt, as before): being
+// built here (Invalidate's
+// rebuild, or a request's load) or by another replica (the tier's lock
+// wait), in one flight that every request for k joins. It returns nil,
+// and the caller serves sl's copy as stale, once the wait for sl's
+// replacement is over: each request waits at most BuildTimeout, and all
+// of them together at most BuildTimeout from the first one's arrival (or
+// from the start of Invalidate's rebuild), never BuildTimeout each one
+// after the other (TestFleetStaleLooksBounded); within RetryAfter of a
+// failure there is no flight to wait for; beyond MaxWaiting, no wait. So
+// a replica that heard of a change serves the new copy as soon as it is
+// built, not the old one as if current (TestFleetHeardChangeDuringRebuild
+// in adapters/redisstore).
+func (d *documents) catchUp(ctx context.Context, k docKey, sl *slot) *entry {
+	if d.failures.recent(k, d.now()) {
+		return nil
+	}
+	now := time.Now()
+	sl.catchUp.CompareAndSwap(0, now.Add(d.site.timeout).UnixNano())
+	left := time.Unix(0, sl.catchUp.Load()).Sub(now)
+	if left <= 0 {
+		return nil
+	}
+	if n := d.waiting.Add(1); d.site.maxWaiting > 0 && n > d.site.maxWaiting {
+		d.waiting.Add(-1)
+		return nil
+	}
+	defer d.waiting.Add(-1)
+	// The one flight of k, a rebuild's, a refresh's or a request's, joined
+	// through a flight of catchUps that outdate does not forget: however
+	// many changes are said meanwhile, a document has one catch-up at a
+	// time, whose requests cost no more than one load.
+	ch := d.catchUps.DoChan(k.String(), func() (any, error) {
+		v, err, _ := d.group.Do(k.String(), func() (any, error) { return d.load(k, sl.e) })
+		return v, err
+	})
+	timer := time.NewTimer(left)
+	defer timer.Stop()
+	select {
+	case res := <-ch:
+		if res.Err == nil {
+			return res.Val.(*entry)
+		}
+	case <-ctx.Done():
+	case <-timer.C:
+	}
+	return nil
 }
 
 // refresh starts one background load of k to replace sl, its stale copy,

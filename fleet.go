@@ -89,6 +89,8 @@ func (f *fleet) close(bound time.Duration) {
 
 func (f *fleet) breaks() int64 { return f.sh.breaks.Load() }
 
+func (f *fleet) catchesUp() bool { return true }
+
 func (f *fleet) stats() tierStats {
 	sh := f.sh
 	return tierStats{hits: sh.hits.Load(), waits: sh.waits.Load(), errs: sh.errs.Load(), down: sh.br.IsOpen()}

@@ -442,15 +442,21 @@ func TestFleetClockOutlivesCopy(t *testing.T) {
 }
 
 // TestFleetStaleLooksBounded: while another replica takes long to
-// rebuild a page, a replica serving its stale copy reads the stored copy
-// at most once a second, however many requests come; the message that
-// the new copy is stored makes the next request take it.
+// rebuild a page, a replica that heard of the change waits for the new
+// copy (documents.catchUp), but all its requests together at most
+// BuildTimeout from the first one's arrival, never BuildTimeout each one
+// after the other: once that bound passed, it serves its old copy as
+// stale at once, and reads the stored copy at most once a second, however
+// many requests come; the message that the new copy is stored makes the
+// next request take it. (Before catchUp, the requests served the old copy
+// at once, as if current, while the rebuild ran.)
 func TestFleetStaleLooksBounded(t *testing.T) {
+	const timeout = time.Second // b's BuildTimeout; a's is the default, longer than the test
 	src := &revSource{fakeSource: newFake(250, 50)}
 	st := newMemStore()
-	sms := replicas(t, st, 2, src, Config{})
-	a, b := sms[0], sms[1]
-	for _, sm := range sms {
+	a := replicas(t, st, 1, src, Config{})[0]
+	b := replicas(t, st, 1, src, Config{BuildTimeout: timeout})[0]
+	for _, sm := range []*Sitemap{a, b} {
 		get(sm, "/sitemap_index.xml")
 		get(sm, "/sitemap-2.xml.gz")
 	}
@@ -463,18 +469,46 @@ func TestFleetStaleLooksBounded(t *testing.T) {
 	src.rev.Add(1)
 	a.Invalidate("", 2)
 	waitFor(t, func() bool { return a.Stats().StoreWaits == 1 }) // a waits for the lock
-	gets := st.gets.Load()
+	waitFor(t, func() bool {                                     // b heard of the change
+		sl, ok := b.docs.cache.peek(pageKey(0, 2))
+		return ok && !b.docs.ledger.current(pageKey(0, 2), sl.e.stamp)
+	})
+	gets, first := st.gets.Load(), time.Now()
+	// Ten requests at once, then ten more one after another as each ends:
+	// they share one wait, which ends BuildTimeout after the first came.
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range 10 {
+		wg.Go(func() {
+			for range 10 {
+				if w := get(b, "/sitemap-2.xml.gz"); w.Code != http.StatusOK || w.Header().Get("Etag") != old {
+					t.Errorf("b during the rebuild: %d, or not its stale copy", w.Code)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if d := time.Since(start); d < timeout*9/10 || d > 2*timeout {
+		t.Errorf("100 requests during the rebuild took %v, want about BuildTimeout (%v) in all", d, timeout)
+	}
+	start = time.Now()
 	for range 100 {
 		if w := get(b, "/sitemap-2.xml.gz"); w.Code != http.StatusOK || w.Header().Get("Etag") != old {
-			t.Fatalf("b during the rebuild: %d, or not its stale copy", w.Code)
+			t.Fatalf("b after its wait: %d, or not its stale copy", w.Code)
 		}
 	}
-	if n := st.gets.Load() - gets; n > 3 {
-		t.Errorf("100 requests for a stale page read the store %d times, want at most 3 (one look, one refresh)", n)
+	if d := time.Since(start); d > timeout/2 {
+		t.Errorf("100 requests after the wait ended took %v: they waited again", d)
+	}
+	// One look a second (newer), the load's, and one more if the wait
+	// ended just before the load's failure was recorded: the background
+	// refresh of the stale copy then starts a load of its own.
+	if n, most := st.gets.Load()-gets, 3+int64(time.Since(first)/lookEvery); n > most {
+		t.Errorf("200 requests for a stale page in %v read the store %d times, want at most %d (one look a second, a load and a refresh)", time.Since(first), n, most)
 	}
 	unlock() // the other holder is done, without a copy: a builds
 	waitFor(t, func() bool { return get(a, "/sitemap-2.xml.gz").Header().Get("Etag") != old })
-	start := time.Now()
+	start = time.Now()
 	waitFor(t, func() bool { return get(b, "/sitemap-2.xml.gz").Header().Get("Etag") != old })
 	if d := time.Since(start); d > lookEvery/2 {
 		t.Errorf("b took %v to serve the new copy: the message that it was stored did not end the pause between looks", d)

@@ -1,6 +1,10 @@
 package sitemap
 
-import "github.com/freshmap/sitemap/internal/segment"
+import (
+	"time"
+
+	"github.com/freshmap/sitemap/internal/segment"
+)
 
 // What documents do when told that something changed: by the application
 // (Invalidate: outdate, move the clocks of pages not cached, rebuild the
@@ -60,6 +64,7 @@ func (d *documents) rebuild(k docKey) {
 	if !ok || d.ledger.current(k, sl.e.stamp) {
 		return
 	}
+	sl.catchUp.CompareAndSwap(0, time.Now().Add(d.site.timeout).UnixNano()) // requests wait for it from now (catchUp)
 	d.group.Do(k.String(), func() (any, error) { return d.load(k, sl.e) })
 }
 

@@ -11,7 +11,7 @@ import (
 // adapters/promsitemap and the expvar.Func in adapters/expvarsitemap export both.
 type Stats struct {
 	CacheHits       int64         // requests answered by a fresh cached page
-	CacheMisses     int64         // requests that found no cached page
+	CacheMisses     int64         // requests that found no cached page, or (with a Store) one said to have changed, and waited for a build
 	CacheStale      int64         // requests answered by an expired page while it refreshed
 	Revalidated     int64         // expired pages renewed without a rebuild (Version unchanged)
 	Builds          int64         // documents built successfully

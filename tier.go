@@ -44,6 +44,12 @@ type tier interface {
 	// storedClocks merges into this replica's clocks those that the
 	// builds of pages stored, for every page of pages (an index build).
 	storedClocks(ctx context.Context, pages [][]PageInfo)
+	// catchesUp reports whether a request for a copy said or heard to
+	// have changed waits for its replacement (documents.catchUp): with a
+	// Store, where the other replicas may be serving the new copy
+	// already; without one, the old copy is served while it is rebuilt
+	// (stale-while-revalidate, as after TTL).
+	catchesUp() bool
 	// breaks counts the times this replica lost touch with the others.
 	breaks() int64
 	// stats returns the tier's counters.
@@ -99,6 +105,7 @@ func (noTier) clocked(*entry) bool                        { return true }
 func (noTier) share(context.Context, docKey, *entry) bool { return true }
 func (noTier) announce([]docKey)                          {}
 func (noTier) breaks() int64                              { return 0 }
+func (noTier) catchesUp() bool                            { return false }
 func (noTier) stats() tierStats                           { return tierStats{} }
 func (noTier) close(time.Duration)                        {}
 

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -115,5 +117,64 @@ func TestMaxWaiting(t *testing.T) {
 	wg.Wait()
 	if sm.docs.waiting.Load() != 0 {
 		t.Errorf("%d still counted as waiting", sm.docs.waiting.Load())
+	}
+}
+
+// TestCatchUpOneFlight: with a Store, requests for a page said to have
+// changed wait for its rebuild (documents.catchUp), all of them on one flight, however many
+// Invalidates come while they wait (each forgets the page's flight): the
+// Source is read for the rebuild and the one after it that the rules of
+// rebuilds ask for, not once per request; past MaxWaiting, and for a
+// client that leaves, the old copy is served at once, as stale.
+func TestCatchUpOneFlight(t *testing.T) {
+	src := &revSource{fakeSource: newFake(10, 10)}
+	release := make(chan struct{})
+	var armed atomic.Bool
+	src.onURL = func(_ context.Context, _, i int64) error {
+		if i == 0 && armed.Load() {
+			<-release
+		}
+		return nil
+	}
+	sm := replicas(t, newMemStore(), 1, src, Config{MaxWaiting: 30})[0] // with a Store: without one, the old copy is served (TestInvalidate)
+	get(sm, "/sitemap_index.xml")
+	old := get(sm, "/sitemap-1.xml.gz").Body.String()
+	reads := src.urlsCalls.Load()
+	armed.Store(true)
+	src.rev.Add(1)
+	sm.Invalidate("", 1)
+	var wg sync.WaitGroup
+	for i := range 30 {
+		wg.Go(func() {
+			if w := get(sm, "/sitemap-1.xml.gz"); w.Code != http.StatusOK || w.Body.String() == old {
+				t.Errorf("waiting request %d: %d, or the old bytes", i, w.Code)
+			}
+		})
+		sm.Invalidate("", 1)
+	}
+	waitFor(t, func() bool { return sm.docs.waiting.Load() == 30 })
+	stale := sm.Stats().CacheStale
+	if w := get(sm, "/sitemap-1.xml.gz"); w.Code != http.StatusOK || w.Body.String() != old {
+		t.Errorf("request past MaxWaiting: %d, or not the old copy at once", w.Code)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	left := make(chan *httptest.ResponseRecorder)
+	go func() {
+		w := httptest.NewRecorder()
+		sm.Handler(nil).ServeHTTP(w, httptest.NewRequestWithContext(ctx, http.MethodGet, "https://example.com/sitemap-1.xml.gz", nil))
+		left <- w
+	}()
+	cancel()
+	if w := <-left; w.Code == http.StatusOK && w.Body.String() != old {
+		t.Error("a client that left got the new bytes before they were built")
+	}
+	if got := sm.Stats().CacheStale - stale; got != 2 {
+		t.Errorf("%d requests counted stale, want 2 (past MaxWaiting, and the one that left)", got)
+	}
+	close(release)
+	wg.Wait()
+	rebuildsIdle(t, sm)
+	if got := src.urlsCalls.Load() - reads; got < 1 || got > 3 {
+		t.Errorf("%d page reads for 30 waiting requests and 31 Invalidates, want 1 to 3", got)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"net/http"
+	"os"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -193,4 +194,94 @@ func TestFleetHeardChangePastTTL(t *testing.T) {
 			}
 		})
 	}
+}
+
+// envLongQuiet, set (as .ci/run does), adds a minute's quiet to
+// TestFleetHeardChangeDuringRebuild.
+const envLongQuiet = "SITEMAP_TEST_LONG_QUIET"
+
+// TestFleetHeardChangeDuringRebuild: Invalidate on replica 1, whose
+// rebuild of the page takes long (its Source blocks until released). A
+// GET on any replica meanwhile waits for the new copy, however it heard
+// of the change, and gets the new bytes once the build ends, within
+// BuildTimeout, with no Source read of its own; then the first GET on each
+// replica after 0.5, 2 and 10 s of quiet (and 60 s with
+// SITEMAP_TEST_LONG_QUIET set) serves the new bytes. It failed before
+// documents.catchUp: the GETs during the rebuild served the old bytes at
+// once, as if current.
+func TestFleetHeardChangeDuringRebuild(t *testing.T) {
+	onTopologies(t, func(t *testing.T, top topology) {
+		src := newCatalogue(500)
+		started, release := make(chan struct{}), make(chan struct{})
+		var armed atomic.Bool
+		src.block = func(ctx context.Context, page int64) {
+			if page == 4 && armed.CompareAndSwap(true, false) {
+				close(started)
+				select {
+				case <-release:
+				case <-ctx.Done():
+				}
+			}
+		}
+		sms, _ := fleet(t, top, src)
+		for _, p := range files(500) {
+			for _, sm := range sms {
+				testkit.Fetch(sm, p)
+			}
+		}
+		armed.Store(true)
+		src.rev.Add(1)
+		if err := sms[0].Invalidate("", 4); err != nil {
+			t.Fatal(err)
+		}
+		<-started                          // replica 1 rebuilds the page, holding its lock
+		time.Sleep(200 * time.Millisecond) // the others hear of the change
+		type answer struct {
+			i    int
+			body []byte
+			at   time.Time
+		}
+		answers := make(chan answer, 3*len(sms))
+		for range 3 {
+			for i, sm := range sms {
+				go func() {
+					w := testkit.Fetch(sm, "/sitemap-4.xml.gz")
+					answers <- answer{i, w.Body.Bytes(), time.Now()}
+				}()
+			}
+		}
+		time.Sleep(500 * time.Millisecond)
+		released := time.Now()
+		close(release)
+		var slowest time.Duration
+		for range 3 * len(sms) {
+			a := <-answers
+			slowest = max(slowest, a.at.Sub(released))
+			switch {
+			case a.at.Before(released):
+				t.Errorf("replica %d answered during the rebuild", a.i+1)
+			case !bytes.Contains(testkit.Gunzip(t, a.body), []byte("rev=1")):
+				t.Errorf("replica %d: the old bytes after the rebuild", a.i+1)
+			case a.at.Sub(released) > 5*time.Second:
+				t.Errorf("replica %d answered %v after the rebuild ended", a.i+1, a.at.Sub(released))
+			}
+		}
+		t.Logf("%d GETs during the rebuild answered at most %v after it ended", 3*len(sms), slowest)
+		if got := src.reads.Load(); got != 11 {
+			t.Errorf("page reads = %d, want 11 (10 pages, and one rebuild for the fleet)", got)
+		}
+		quiets := []time.Duration{500 * time.Millisecond, 2 * time.Second, 10 * time.Second}
+		if os.Getenv(envLongQuiet) != "" {
+			quiets = append(quiets, time.Minute)
+		}
+		for _, quiet := range quiets {
+			time.Sleep(quiet)
+			for i, sm := range sms {
+				w := testkit.Fetch(sm, "/sitemap-4.xml.gz")
+				if !bytes.Contains(testkit.Gunzip(t, w.Body.Bytes()), []byte("rev=1")) {
+					t.Errorf("replica %d, first GET after %v of quiet: the old bytes", i+1, quiet)
+				}
+			}
+		}
+	})
 }
