@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
+	"sync"
 	"time"
+
+	"github.com/freshmap/sitemap/internal/segment"
 )
 
 // A builder makes the documents of one kind (page, index, feed) from the
@@ -45,6 +47,7 @@ type tools struct {
 	clocks *clocks
 	rep    *reporter
 	now    func() time.Time
+	marks  segMarks // pages' segments said to have changed (InvalidateKeys)
 }
 
 // pageBuilder builds the pages of every section.
@@ -102,11 +105,11 @@ func (b pageBuilder) build(ctx context.Context, j job) (*entry, effects, error) 
 		src, spec.emptyOK = l.at(now, &spec), k.page == 1 // latest.go, rules 3 and 4
 	}
 	start := time.Now()
-	var st pageStats
-	gz, sum, err := compress(b.site.gzipLevel, func(w io.Writer) (err error) {
-		st, err = encodePage(ctx, src, k.page, w, &spec)
-		return err
-	})
+	var marks taken
+	if _, ok := src.(SegmentSource); ok {
+		marks = b.marks.take(k)
+	}
+	pg, err := b.encode(ctx, src, k, &spec, j, tr, marks, now)
 	dur := time.Since(start)
 	b.rep.timed(k, dur)
 	if errors.Is(err, errEmptyPage) {
@@ -114,6 +117,10 @@ func (b pageBuilder) build(ctx context.Context, j job) (*entry, effects, error) 
 	}
 	if err != nil {
 		return nil, effects{}, err
+	}
+	gz, st, sum := pg.gz, pg.st, pg.tab.Sum()
+	if pg.spliced {
+		b.rep.stats.splices.Add(1)
 	}
 	if st.urls == 0 && !isLatest {
 		if ok, err := pageListed(ctx, sec.src, k.page); err != nil {
@@ -129,10 +136,14 @@ func (b pageBuilder) build(ctx context.Context, j job) (*entry, effects, error) 
 	}
 	at, _, moved := b.clocks.built(k, sum, st.newest, info.Changed, now, !j.alone)
 	e := newEntry(gz, sum, b.site.gzipLevel, at, now)
-	e.info, e.unclocked, e.alone, e.urls = info, at.IsZero() && !j.alone, j.alone, st.urls
+	e.info, e.unclocked, e.alone, e.urls, e.segs = info, at.IsZero() && !j.alone, j.alone, st.urls, pg.tab
+	b.marks.built(k, marks, sum)
 	fx := effects{moved: moved}
-	if tr != nil {
-		e.sums = tr.sums
+	switch {
+	case pg.change != nil:
+		e.sums, fx.change = pg.sums, pg.change
+	case tr != nil:
+		e.sums = pg.sums
 		fx.change = b.change(sec, k, tr, j.prev)
 	}
 	b.rep.log.Debug("sitemap: built page", "section", sec.name, "page", k.page, "urls", st.urls,
@@ -167,4 +178,281 @@ func (b pageBuilder) change(sec *section, k docKey, tr *tracker, prev *entry) *C
 			"page", b.site.fileName(k), "err", err)
 	}
 	return &Change{Section: sec.name, Page: k.page, Added: tr.added, Changed: tr.changed, Removed: removed}
+}
+
+// Pages are built and kept as segments compressed apart
+// (internal/segment): a rebuild compresses again only the segments whose
+// bytes changed, and a page of a SegmentSource, some of whose segments
+// InvalidateKeys said changed, reads only those again and keeps the
+// others' bytes as they are. Either way the bytes are those a build of
+// the whole page makes.
+
+// builtPage is what encode made of a page.
+type builtPage struct {
+	gz      []byte
+	tab     *segment.Table
+	st      pageStats
+	spliced bool     // rebuilt from some segments, the others kept
+	sums    []urlSum // with change tracking: the page's URL hashes
+	change  *Change  // with change tracking, when spliced: what the segments read changed
+}
+
+// encode builds page k of src by spec: from the segments marks names
+// when it can (splice), else whole, reusing the compressed bytes of the
+// previous copy's segments that come again. tr, if set, tracks the
+// changes of a whole build.
+func (b pageBuilder) encode(ctx context.Context, src Source, k docKey, spec *pageSpec, j job, tr *tracker, marks taken, now time.Time) (builtPage, error) {
+	var prevTab *segment.Table
+	if j.prev != nil {
+		prevTab = j.prev.segs
+	}
+	ss, bySource := src.(SegmentSource)
+	if bySource && marks.ok {
+		if pl := b.plan(ss, spec, j.prev, marks, tr != nil, now); pl != nil {
+			pg, err := b.splice(ctx, ss, k, *spec, pl, j.prev, tr != nil)
+			if !errors.Is(err, errSplice) {
+				return pg, err
+			}
+		}
+	}
+	if bySource && marks.marked {
+		b.rep.stats.spliceFallbacks.Add(1) // InvalidateKeys named segments, and the page is read whole
+	}
+	spec.segs = segment.NewWriter(b.site.gzipLevel, bySource, prevTab)
+	st, err := encodePage(ctx, src, k.page, spec.segs, spec)
+	if err != nil {
+		return builtPage{}, err
+	}
+	gz, tab, err := spec.segs.Close()
+	if err != nil {
+		return builtPage{}, err
+	}
+	tab.Full = now
+	pg := builtPage{gz: gz, tab: tab, st: st}
+	if tr != nil {
+		pg.sums = tr.sums
+	}
+	return pg, nil
+}
+
+// plan returns the plan of a rebuild of a SegmentSource page from the
+// segments marks names, or nil if the page must be read whole: when the
+// previous copy is not the one the marks are relative to, or has no
+// segment table of its Source's cut (a copy from the Store, or of other
+// settings); when the page was last read whole more than TTL ago (a
+// change nobody said is then seen as it would be without InvalidateKeys);
+// when its bytes depend on more than its URLs (hreflang clusters, news
+// and its age bound, the self-audit's leaving out); or when the kept
+// segments fill the page's limits.
+func (b pageBuilder) plan(ss SegmentSource, spec *pageSpec, prev *entry, marks taken, tracking bool, now time.Time) *splicePlan {
+	if prev == nil || prev.segs == nil || prev.hash != marks.base {
+		return nil
+	}
+	old := prev.segs
+	body := old.Body()
+	switch {
+	case !old.BySource || old.Level != b.site.gzipLevel || len(body) != ss.Segments():
+		return nil
+	case !now.Before(old.Full.Add(b.site.ttl)):
+		return nil
+	case spec.cluster != nil || spec.omit != nil || spec.ext&ExtNews != 0:
+		return nil
+	case tracking && len(prev.sums) != old.URLs():
+		return nil
+	}
+	pl := &splicePlan{old: old, reread: make([]bool, len(body))}
+	var keptBytes int64
+	for i, s := range body {
+		if marks.segs[i] || s.Volatile {
+			pl.reread[i] = true
+			continue
+		}
+		pl.keptURLs += s.URLs
+		pl.keptRead += s.Read
+		keptBytes += s.Z.Size()
+	}
+	maxURLs, maxBytes := spec.maxURLs, spec.maxBytes
+	if maxURLs <= 0 || maxURLs > MaxURLs {
+		maxURLs = MaxURLs
+	}
+	if maxBytes <= 0 || maxBytes > MaxBytes {
+		maxBytes = MaxBytes
+	}
+	if pl.keptURLs >= maxURLs || pl.keptRead >= maxURLs || keptBytes >= maxBytes {
+		return nil
+	}
+	pl.maxURLs, pl.maxBytes = maxURLs-pl.keptURLs, maxBytes-keptBytes
+	return pl
+}
+
+// splice rebuilds page k of ss by pl: the segments it names are read
+// again, encoded and compressed, and the others kept. With change
+// tracking, the changes are those of the segments read, each against the
+// previous copy's same segment.
+func (b pageBuilder) splice(ctx context.Context, ss SegmentSource, k docKey, spec pageSpec, pl *splicePlan, prev *entry, tracking bool) (builtPage, error) {
+	body := pl.old.Body()
+	var trs []*tracker
+	var firsts []int // where each body segment's URLs start in prev.sums
+	if tracking {
+		trs = make([]*tracker, len(body))
+		firsts = make([]int, len(body)+1)
+		for i, s := range body {
+			firsts[i+1] = firsts[i] + s.URLs
+		}
+		var cur *tracker
+		spec.visit = func(entry []byte, lastmod time.Time) { cur.visit(entry, lastmod) }
+		since := b.clocks.known(k)
+		pl.before = func(i int) {
+			prevSums := prev.sums[firsts[i]:firsts[i+1]]
+			cur = newTracker(prevSums, since, len(prevSums))
+			trs[i] = cur
+		}
+	}
+	report := spec.report
+	spec.report = func(loc string, err error) {
+		if errors.Is(err, ErrPageFull) {
+			pl.full = true
+		}
+		if report != nil {
+			report(loc, err)
+		}
+	}
+	spec.segs, spec.splice = segment.NewWriter(b.site.gzipLevel, true, pl.old), pl
+	st, err := encodePage(ctx, ss, k.page, spec.segs, &spec)
+	if errors.Is(err, errOverPageSize) || err == nil && pl.full {
+		return builtPage{}, errSplice
+	}
+	if err != nil {
+		return builtPage{}, err
+	}
+	gz, tab, err := spec.segs.Close()
+	if err != nil {
+		return builtPage{}, err
+	}
+	tab.Full = pl.old.Full
+	st.urls, st.bytes, st.newest = tab.URLs(), tab.Size(), tab.Newest()
+	pg := builtPage{gz: gz, tab: tab, st: st, spliced: true}
+	if !tracking {
+		return pg, nil
+	}
+	ch := &Change{Section: b.site.sections[k.sec].name, Page: k.page}
+	for i, t := range trs {
+		if t == nil {
+			pg.sums = append(pg.sums, prev.sums[firsts[i]:firsts[i+1]]...)
+			continue
+		}
+		pg.sums = append(pg.sums, t.sums...)
+		ch.Added, ch.Changed = append(ch.Added, t.added...), append(ch.Changed, t.changed...)
+		removed, err := t.removed(body[i].Z.Member())
+		if err != nil {
+			return builtPage{}, fmt.Errorf("reading back segment %d of the previous copy: %w", i, err)
+		}
+		ch.Removed = append(ch.Removed, removed...)
+	}
+	pg.change = ch
+	return pg, nil
+}
+
+// segMarks keeps, for each page of a SegmentSource section, which of its
+// segments InvalidateKeys said changed since the copy a build made last
+// (its base): a rebuild then reads those again and keeps the others
+// (splice.go). A change said any other way (Invalidate, a change heard
+// from another replica) or a build that did not end makes the base
+// unknown, and the next build reads the page whole. It holds a record
+// per page built here, and at most Segments() marks in each.
+type segMarks struct {
+	mu     sync.Mutex
+	m      map[docKey]*segMark
+	builds uint64
+}
+
+// segMark is one page's record.
+type segMark struct {
+	base    uint64 // the hash of the copy the marks are relative to
+	known   bool   // base is known: nothing else was said since that copy
+	pending uint64 // the build whose copy will be the base, 0 if none
+	segs    map[int]bool
+}
+
+// taken is what a build took of its page's record.
+type taken struct {
+	build  uint64 // the build's number, to tell its copy (built)
+	base   uint64
+	segs   map[int]bool
+	marked bool // some segments were marked
+	ok     bool // base is known and some segments were marked
+}
+
+// mark says that segments segs of page k changed.
+func (s *segMarks) mark(k docKey, segs []int) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.m[k] // none: the page was never built here, and is built whole
+	if r == nil {
+		return
+	}
+	for _, i := range segs {
+		if i >= 0 && i < maxSegments {
+			r.segs[i] = true
+		}
+	}
+}
+
+func (s *segMarks) record(k docKey) *segMark {
+	if s.m == nil {
+		s.m = make(map[docKey]*segMark)
+	}
+	r := s.m[k]
+	if r == nil {
+		r = &segMark{segs: make(map[int]bool)}
+		s.m[k] = r
+	}
+	return r
+}
+
+// unknown says that keys changed in ways the marks do not tell.
+func (s *segMarks) unknown(keys ...docKey) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, k := range keys {
+		if r := s.m[k]; r != nil {
+			r.known, r.pending = false, 0
+		}
+	}
+}
+
+// take gives a build of k, about to read its Source, the marks since
+// the base, and starts a new record whose base is to be the copy this
+// build makes (built).
+func (s *segMarks) take(k docKey) taken {
+	if s == nil {
+		return taken{}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.builds++
+	r := s.record(k)
+	t := taken{build: s.builds, base: r.base, segs: r.segs, marked: len(r.segs) > 0, ok: r.known && r.pending == 0 && len(r.segs) > 0}
+	s.m[k] = &segMark{pending: s.builds, segs: make(map[int]bool)}
+	return t
+}
+
+// built says that the build t made a copy of k whose hash is hash: the
+// base of the marks said since it took them, unless something else was
+// said since.
+func (s *segMarks) built(k docKey, t taken, hash uint64) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r := s.m[k]; r != nil && r.pending == t.build {
+		r.base, r.known, r.pending = hash, true, 0
+	}
 }

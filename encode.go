@@ -8,6 +8,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/freshmap/sitemap/internal/segment"
 	"github.com/freshmap/sitemap/internal/xmlenc"
 )
 
@@ -57,6 +58,11 @@ type pageSpec struct {
 	// cluster.go): maxURLs bounds the URLs read, and the file holds up to
 	// maxURLs times its size.
 	cluster *cluster
+	// segs, if set, is told where the page's entries end, to cut it into
+	// segments (splice.go); splice, if set, is the plan of a page rebuilt
+	// from some of its Source's segments, the others kept.
+	segs   *segment.Writer
+	splice *splicePlan
 }
 
 // pageStats describes a page that was written.
@@ -103,9 +109,23 @@ func encodePage(ctx context.Context, src Source, n int64, w io.Writer, spec *pag
 	if c := spec.cluster; c != nil {
 		maxURLs = maxRead * c.size() // New kept it within MaxURLs
 	}
-	e.Reset(w, xmlenc.URLSet, spec.ext, spec.base, maxURLs, spec.maxBytes, spec.stylesheet)
+	maxBytes := spec.maxBytes
+	if pl := spec.splice; pl != nil { // what the kept segments leave of the limits
+		maxURLs, maxBytes = pl.maxURLs, pl.maxBytes
+	}
+	e.Reset(w, xmlenc.URLSet, spec.ext, spec.base, maxURLs, maxBytes, spec.stylesheet)
 	p := runOf(e, spec, n, maxRead)
-	if s, ok := src.(sliceSource); ok {
+	if pl := spec.splice; pl != nil {
+		p.i = pl.keptRead
+	}
+	if spec.segs != nil {
+		spec.segs.Start(e.Size())
+	}
+	if ss, ok := src.(SegmentSource); ok && spec.segs != nil {
+		if err := p.segments(ctx, ss); err != nil {
+			return p.st, err
+		}
+	} else if s, ok := src.(sliceSource); ok {
 		// A slice's URLs are read where they are: no iterator, and no copy
 		// of each URL to pass it on.
 		page := s.page(n)
@@ -131,6 +151,9 @@ func encodePage(ctx context.Context, src Source, n int64, w io.Writer, spec *pag
 	if e.Count() == 0 && !spec.emptyOK {
 		return st, errEmptyPage
 	}
+	if spec.segs != nil {
+		spec.segs.EndBody()
+	}
 	if err := e.Close(); err != nil {
 		return st, err
 	}
@@ -145,11 +168,26 @@ func encodePage(ctx context.Context, src Source, n int64, w io.Writer, spec *pag
 // a one-file sitemap (index.go, buildSingle) writes page 1 of each section into one.
 func runOf(e *xmlenc.Encoder, spec *pageSpec, n int64, maxRead int) pageRun {
 	e.Now, e.NewsAnyAge, e.Visit, e.Omit = spec.now, spec.newsAnyAge, spec.visit, spec.omit
+	if sg, visit := spec.segs, spec.visit; sg != nil && !sg.BySource() {
+		// cut by content: pageRun.write tells it of each entry
+	} else if sg != nil && visit == nil {
+		e.Visit = sg.Entry
+	} else if sg != nil {
+		e.Visit = func(entry []byte, lastmod time.Time) {
+			if visit != nil {
+				visit(entry, lastmod)
+			}
+			sg.Entry(entry, lastmod)
+		}
+	}
 	e.ChangeFreq, e.Priority = spec.changeFreq, spec.priority
 	if maxRead <= 0 || maxRead > MaxURLs {
 		maxRead = MaxURLs
 	}
 	p := pageRun{e: e, spec: spec, n: n, maxRead: maxRead}
+	if sg := spec.segs; sg != nil && !sg.BySource() {
+		p.cut = sg
+	}
 	p.future = spec.now.Add(maxLastModSkew) // a lastmod after it is in the future
 	p.futureSec = p.future.Unix()           // its second: a cheaper first test
 	if spec.now.IsZero() {
@@ -163,9 +201,10 @@ type pageRun struct {
 	e         *xmlenc.Encoder
 	spec      *pageSpec
 	n         int64
-	i         int         // URLs read
-	maxRead   int         // URLs the page may read: the section's page size
-	alts      []Alternate // a cluster's links, reused from one URL to the next
+	i         int             // URLs read
+	maxRead   int             // URLs the page may read: the section's page size
+	alts      []Alternate     // a cluster's links, reused from one URL to the next
+	cut       *segment.Writer // told of each entry written, to cut the page by content
 	future    time.Time
 	futureSec int64
 	st        pageStats
@@ -225,29 +264,102 @@ func (p *pageRun) reject(loc string, err error) error {
 
 // write writes u, one <url> entry, and counts what became of it.
 func (p *pageRun) write(u *URL) error {
-	e, spec := p.e, p.spec
-	st := &p.st
-	if err := e.Add(u); err == xmlenc.ErrLeftOut {
+	e, st := p.e, &p.st
+	err := e.Add(u)
+	if err == nil {
+		if p.cut != nil {
+			p.cut.Ended(e.Size(), u.Loc)
+		}
+		if len(e.Notes()) > 0 {
+			return p.noted(u)
+		}
+		return nil
+	}
+	if err == xmlenc.ErrLeftOut {
 		st.leftOut++
-	} else if err != nil {
-		var bad *InvalidURLError
-		if !errors.As(err, &bad) && !errors.Is(err, ErrPageFull) {
-			return err // the writer failed
-		}
-		return p.reject(u.Loc, err)
-	} else if len(e.Notes()) > 0 {
-		st.corrected++
-		st.notes += len(e.Notes())
-		if spec.notice != nil {
-			spec.notice(u.Loc, e.Notes())
-		}
-		if spec.strict {
-			for _, err := range e.Notes() {
-				if errors.Is(err, ErrElementDropped) {
-					return err
-				}
+		return nil
+	}
+	var bad *InvalidURLError
+	if !errors.As(err, &bad) && !errors.Is(err, ErrPageFull) {
+		return err // the writer failed
+	}
+	return p.reject(u.Loc, err)
+}
+
+// noted counts the notes of u, written with some, and tells them.
+func (p *pageRun) noted(u *URL) error {
+	e, spec, st := p.e, p.spec, &p.st
+	st.corrected++
+	st.notes += len(e.Notes())
+	if spec.notice != nil {
+		spec.notice(u.Loc, e.Notes())
+	}
+	if spec.strict {
+		for _, err := range e.Notes() {
+			if errors.Is(err, ErrElementDropped) {
+				return err
 			}
 		}
+	}
+	return nil
+}
+
+// maxSegments bounds SegmentSource.Segments.
+const maxSegments = 1000
+
+// errSplice means a page could not be rebuilt from some of its segments
+// (a URL did not fit within the limits with the kept ones, or the Source
+// changed its cut): it is built whole.
+var errSplice = errors.New("the page does not splice")
+
+// splicePlan says which segments of a SegmentSource page a rebuild reads
+// again (reread, by body segment), and what the others leave of the
+// limits.
+type splicePlan struct {
+	old      *segment.Table
+	reread   []bool
+	keptURLs int
+	keptRead int
+	maxURLs  int
+	maxBytes int64
+	full     bool          // a URL did not fit: the page is built whole
+	before   func(seg int) // called before segment seg is read
+}
+
+// segments reads the page from its Source's segments, one after another,
+// and cuts it after each; with a plan, it keeps the segments the plan
+// does not read again.
+func (p *pageRun) segments(ctx context.Context, src SegmentSource) error {
+	sg, pl := p.spec.segs, p.spec.splice
+	n := src.Segments()
+	switch {
+	case n < 1 || n > maxSegments:
+		return fmt.Errorf("reading page %d: SegmentSource.Segments() is %d, not 1 to %d", p.n, n, maxSegments)
+	case pl != nil && n != len(pl.reread):
+		return errSplice
+	}
+	for i := range n {
+		if pl != nil && !pl.reread[i] {
+			sg.Keep(pl.old.Body()[i])
+			continue
+		}
+		if pl != nil && pl.before != nil {
+			pl.before(i)
+		}
+		read, future := p.i, p.st.future
+		for u, err := range src.SegmentURLs(ctx, p.n, i) {
+			if err != nil {
+				return fmt.Errorf("reading segment %d of page %d: %w", i, p.n, err)
+			}
+			if err := p.add(ctx, &u); err != nil {
+				return err
+			}
+		}
+		sg.Read(p.i - read)
+		if p.st.future > future {
+			sg.Volatile()
+		}
+		sg.Cut()
 	}
 	return nil
 }

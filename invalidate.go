@@ -14,6 +14,12 @@ package sitemap
 // per document, however many calls). A page neither cached nor listed by
 // the cached index is ignored: no such page, as far as anyone knows.
 func (d *documents) invalidate(keys []docKey, feeds []docKey) {
+	d.marks().unknown(keys...)
+	d.invalidated(keys, feeds)
+}
+
+// invalidated is invalidate once the segment marks are told.
+func (d *documents) invalidated(keys []docKey, feeds []docKey) {
 	for _, k := range feeds {
 		d.outdate(k)
 		d.failures.forget(k)
@@ -116,6 +122,7 @@ func (d *documents) heard(k docKey, gen int64) {
 		sl.looked.Store(0) // the tier has news of k: look there on the next request
 	}
 	d.ledger.heard(k, gen)
+	d.marks().unknown(k)
 	d.group.Forget(k.String())
 	d.failures.forget(k)
 	d.clocks.told(k)
@@ -139,4 +146,25 @@ func (d *documents) stored(k docKey, hash uint64) {
 			d.group.Forget(k.String())
 		}
 	}
+}
+
+// invalidateKeys is InvalidateKeys's: the segments segs of the pages
+// changed, and nothing else of them.
+func (d *documents) invalidateKeys(segs map[docKey][]int, feeds []docKey) {
+	marks := d.marks()
+	keys := make([]docKey, 0, len(segs))
+	for k, ss := range segs {
+		marks.mark(k, ss)
+		keys = append(keys, k)
+	}
+	d.invalidated(keys, feeds)
+}
+
+// marks are the builders' segMarks; nil (no marks kept) if a test put
+// builders of its own.
+func (d *documents) marks() *segMarks {
+	if b, ok := d.builders[docIndex].(indexBuilder); ok {
+		return &b.marks
+	}
+	return nil
 }

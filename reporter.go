@@ -305,4 +305,5 @@ type counters struct {
 	rejected, corrected, dropped     atomic.Int64
 	notModified, notFound            atomic.Int64
 	unavailable, bytesServed         atomic.Int64
+	splices, spliceFallbacks         atomic.Int64
 }

@@ -329,3 +329,133 @@ func BenchmarkServeIndex(b *testing.B) {
 		})
 	}
 }
+
+// benchSegSource is a SegmentSource of one page of benchURLs, keys 0 to
+// n-1, cut into segments of 2,500 keys, as sqlsource cuts a page by key
+// sub-ranges; read counts the URLs it yields.
+type benchSegSource struct {
+	urls []URL
+	read int
+	keys int // a segment's keys: benchSegKeys unless set
+}
+
+const benchSegKeys = 2500
+
+func (s *benchSegSource) width() int { return cmp.Or(s.keys, benchSegKeys) }
+
+func (s *benchSegSource) Pages(context.Context) iter.Seq2[PageInfo, error] {
+	return func(yield func(PageInfo, error) bool) { yield(PageInfo{Number: 1}, nil) }
+}
+
+func (s *benchSegSource) yieldRange(lo, hi int) iter.Seq2[URL, error] {
+	return func(yield func(URL, error) bool) {
+		for i := lo; i < min(hi, len(s.urls)); i++ {
+			s.read++
+			if !yield(s.urls[i], nil) {
+				return
+			}
+		}
+	}
+}
+
+func (s *benchSegSource) URLs(_ context.Context, page int64) iter.Seq2[URL, error] {
+	if page != 1 {
+		return s.yieldRange(0, 0)
+	}
+	return s.yieldRange(0, len(s.urls))
+}
+
+func (s *benchSegSource) Segments() int { return (len(s.urls) + s.width() - 1) / s.width() }
+
+func (s *benchSegSource) SegmentURLs(_ context.Context, page int64, seg int) iter.Seq2[URL, error] {
+	if page != 1 {
+		return s.yieldRange(0, 0)
+	}
+	return s.yieldRange(seg*s.width(), (seg+1)*s.width())
+}
+
+func (s *benchSegSource) SegmentOf(key int64) (int64, int) {
+	if key < 0 || key >= int64(len(s.urls)) {
+		return 0, 0
+	}
+	return 1, int(key) / s.width()
+}
+
+// BenchmarkSplice rebuilds a 50,000-URL page of a SegmentSource after a
+// change, through the page builder as a background rebuild runs it:
+// cold, with no previous copy (every segment compressed: the cost of
+// BenchmarkServeBuild's build); rebuild, the page read and encoded whole
+// with the previous copy's segments reused where their bytes did not
+// change (any Source's rebuild; one URL changed); one, one URL changed
+// and told with its key (InvalidateKeys: one segment read, encoded and
+// compressed again, the others kept); ten, ten URLs in ten segments; and
+// ten with segments of 1,000 keys (ten-1000: 50 segments a page, not 20).
+// rows/op is the Source's URLs read a build.
+func BenchmarkSplice(b *testing.B) {
+	const n = 50_000
+	for _, mode := range []string{"cold", "rebuild", "one", "ten", "ten-1000"} {
+		b.Run("urls="+strconv.Itoa(n)+"/"+mode, func(b *testing.B) {
+			_, _, doc := benchDoc(b, n)
+			src := &benchSegSource{urls: benchURLs(n)}
+			if mode == "ten-1000" {
+				src.keys = 1000
+			}
+			sm, err := New(Config{BaseURL: benchBase, TTL: 24 * time.Hour}, Section{Source: src})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer sm.Close()
+			k := pageKey(0, 1)
+			old, err := sm.docs.load(k, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			pb := sm.docs.builders[docPage].(pageBuilder)
+			keys := []int64{12_345}
+			if mode == "ten" || mode == "ten-1000" {
+				keys = keys[:0]
+				for i := range 10 {
+					keys = append(keys, int64(i*2*benchSegKeys+7*i))
+				}
+			}
+			src.read = 0
+			round := 0
+			b.ReportAllocs()
+			b.SetBytes(int64(len(doc)))
+			cpu := testkit.StartCPU(b)
+			for b.Loop() {
+				round++
+				for _, key := range keys {
+					src.urls[key].LastMod = src.urls[key].LastMod.Add(time.Second)
+				}
+				j := job{key: k, old: old, current: true, prev: old}
+				switch mode {
+				case "cold":
+					j.old, j.prev = nil, nil
+				case "one", "ten", "ten-1000":
+					segs := make(map[docKey][]int)
+					for _, key := range keys {
+						p, seg := src.SegmentOf(key)
+						segs[pageKey(0, p)] = append(segs[pageKey(0, p)], seg)
+					}
+					for k, ss := range segs {
+						pb.marks.mark(k, ss)
+					}
+				}
+				e, _, err := pb.build(b.Context(), j)
+				if err != nil {
+					b.Fatal(err)
+				}
+				old = e
+			}
+			cpu.Report()
+			b.ReportMetric(float64(src.read)/float64(round), "rows/op")
+			b.ReportMetric(float64(len(old.gz)), "gz-bytes")
+			if mode != "cold" && mode != "rebuild" {
+				if st := sm.Stats(); st.Splices < int64(round) || st.SpliceFallbacks > 0 {
+					b.Fatalf("%d splices, %d fallbacks in %d builds", st.Splices, st.SpliceFallbacks, round)
+				}
+			}
+		})
+	}
+}

@@ -420,6 +420,36 @@ func (s *Sitemap) Invalidate(section string, pages ...int64) error {
 	return nil
 }
 
+// InvalidateKeys says that the rows with these keys changed (added, edited or
+// deleted) in the named section, whose Source must implement SegmentSource
+// (else an error, and nothing is done). Only the segments that hold them are
+// read again and re-compressed; the other segments' bytes are kept and the
+// page is spliced. With a Store, the other replicas are told as by Invalidate
+// of the pages. Like Invalidate it never blocks on a build.
+func (s *Sitemap) InvalidateKeys(section string, keys ...int64) error {
+	sec := s.site.byName[section]
+	if sec == nil {
+		return fmt.Errorf("sitemap: InvalidateKeys: no section %q", section)
+	}
+	src, ok := sec.src.(SegmentSource)
+	if !ok || sec.latest() {
+		return fmt.Errorf("sitemap: InvalidateKeys: the Source of section %q is not a SegmentSource", section)
+	}
+	segs := make(map[docKey][]int)
+	for _, key := range keys {
+		if page, seg := src.SegmentOf(key); page > 0 {
+			k := pageKey(sec.index, page)
+			segs[k] = append(segs[k], seg)
+		}
+	}
+	var feeds []docKey
+	if sec.feed != nil {
+		feeds = append(feeds, feedKey(sec.index))
+	}
+	s.docs.invalidateKeys(segs, feeds)
+	return nil
+}
+
 // InvalidateAll tells the Sitemap that everything may have changed: every
 // section, every page, as Invalidate does. With Config.WarmUp, the
 // warm-up then builds every file again, from the index.

@@ -74,6 +74,26 @@ type Source interface {
 	URLs(ctx context.Context, page int64) iter.Seq2[URL, error]
 }
 
+// SegmentSource is implemented by a Source whose pages are cut into fixed
+// segments that it can read apart, such as adapters/sqlsource (key
+// sub-ranges of a page's key range). Page n's URLs, in order, are the
+// URLs of its segments 0, 1, …, Segments()-1 in turn; a segment's bounds
+// never move when rows are added or removed elsewhere, so a change
+// rewrites one segment of one file. With it, a page is built and kept as
+// independently compressed segments, and Sitemap.InvalidateKeys rebuilds
+// only the segments of the keys it is given.
+type SegmentSource interface {
+	Source
+	// Segments returns how many segments every page is cut into, 1 to 1,000.
+	Segments() int
+	// SegmentURLs yields the URLs of segment seg (0 to Segments()-1) of
+	// page n, with the same contract as URLs (order, errors, ctx, reuse).
+	SegmentURLs(ctx context.Context, page int64, seg int) iter.Seq2[URL, error]
+	// SegmentOf returns the page and segment that hold the row with key
+	// key; page 0 if none does (that key is then ignored).
+	SegmentOf(key int64) (page int64, seg int)
+}
+
 // PageSizer is implemented by a Source whose pages hold at most a fixed
 // number of URLs, such as those of FromSlice, FromSeq, FromRange and
 // adapters/sqlsource. New then takes a section's page size from its Source:

@@ -25,6 +25,13 @@ type Stats struct {
 	CachedDocuments int           // documents in the cache now
 	CachedBytes     int64         // their compressed size
 
+	// InvalidateKeys (splice.go): pages rebuilt from the segments it
+	// named, the others kept; and pages it named that were built whole
+	// (no segment table of the copy, a change said otherwise since,
+	// limits, hreflang, news).
+	Splices         int64
+	SpliceFallbacks int64
+
 	// The warm-up (Config.WarmUp).
 	WarmUps     int64 // passes started: one after New, one more after InvalidateAll calls
 	WarmedFiles int64 // documents it had built, or rebuilt, as they were cold or out of date at their turn
@@ -77,6 +84,7 @@ func (s *Sitemap) Stats() Stats {
 		DroppedElements: c.dropped.Load(),
 		NotModified:     c.notModified.Load(), NotFound: c.notFound.Load(), Unavailable: c.unavailable.Load(),
 		BytesServed: c.bytesServed.Load(), CachedDocuments: n, CachedBytes: b,
+		Splices: c.splices.Load(), SpliceFallbacks: c.spliceFallbacks.Load(),
 	}
 	if w := s.warm; w != nil {
 		st.WarmUps, st.WarmedFiles = w.passes.Load(), w.warmed.Load()

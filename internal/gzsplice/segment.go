@@ -58,7 +58,9 @@ func NewSegmentWriter(level int) (*SegmentWriter, error) {
 
 // Write compresses p; an error is kept for Close.
 func (w *SegmentWriter) Write(p []byte) (int, error) {
-	w.sum.Write(p)
+	if w.sum != nil {
+		w.sum.Write(p)
+	}
 	return w.c.Write(p)
 }
 
@@ -71,7 +73,10 @@ func (w *SegmentWriter) Close() (*Segment, error) {
 	}
 	var s *Segment
 	if err == nil {
-		s = &Segment{deflate: bytes.Clone(w.c.buf.Bytes()), crc: w.c.crc, n: w.c.n, sum: w.sum.Sum64()}
+		s = &Segment{deflate: bytes.Clone(w.c.buf.Bytes()), crc: w.c.crc, n: w.c.n}
+		if w.sum != nil {
+			s.sum = w.sum.Sum64()
+		}
 	}
 	w.c.release()
 	return s, err
@@ -131,4 +136,43 @@ func SumOf(segs []*Segment) uint64 {
 		d.Write(b[:])
 	}
 	return d.Sum64()
+}
+
+// JoinShared is Join into a new slice of exact size, with segs' copies
+// that hold their deflate bytes in it: a file kept with its Segments, to
+// be spliced later, holds its compressed bytes once.
+func JoinShared(segs []*Segment) ([]byte, []*Segment) {
+	gz := Join(make([]byte, 0, JoinLen(segs)), segs)
+	shared := make([]*Segment, len(segs))
+	all := make([]Segment, len(segs))
+	off := len(header)
+	for i, s := range segs {
+		all[i] = *s
+		all[i].deflate = gz[off : off+len(s.deflate) : off+len(s.deflate)]
+		off += len(s.deflate)
+		shared[i] = &all[i]
+	}
+	return gz, shared
+}
+
+// Member is a gzip member of s's run alone: its bytes read back.
+func (s *Segment) Member() []byte { return Join(nil, []*Segment{s}) }
+
+// CRC is the CRC-32 (IEEE) of the Segment's run.
+func (s *Segment) CRC() uint32 { return s.crc }
+
+// NewSegmentSum is NewSegment for data whose xxhash64 is sum, known
+// already: data is not hashed again.
+func NewSegmentSum(data []byte, level int, sum uint64) (*Segment, error) {
+	c, err := newCompressor(level)
+	if err != nil {
+		return nil, err
+	}
+	w := &SegmentWriter{c: c}
+	w.c.Write(data)
+	s, err := w.Close()
+	if s != nil {
+		s.sum = sum
+	}
+	return s, err
 }
