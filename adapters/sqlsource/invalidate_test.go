@@ -85,7 +85,18 @@ func (g *gatedSource) openAll() {
 }
 
 func (g *gatedSource) URLs(ctx context.Context, n int64) iter.Seq2[sitemap.URL, error] {
-	urls := g.Source.URLs(ctx, n)
+	return g.held(ctx, n, g.Source.URLs(ctx, n))
+}
+
+// SegmentURLs holds a read of one of page n's segments as URLs holds the
+// page's: the Source is a SegmentSource, whose pages the Sitemap reads
+// segment by segment.
+func (g *gatedSource) SegmentURLs(ctx context.Context, n int64, seg int) iter.Seq2[sitemap.URL, error] {
+	return g.held(ctx, n, g.Source.SegmentURLs(ctx, n, seg))
+}
+
+// held is urls, of page n, waiting first at the gate if n is held.
+func (g *gatedSource) held(ctx context.Context, n int64, urls iter.Seq2[sitemap.URL, error]) iter.Seq2[sitemap.URL, error] {
 	return func(yield func(sitemap.URL, error) bool) {
 		g.mu.Lock()
 		gt := g.urls

@@ -513,6 +513,79 @@ func TestWatchLogicalCatchUp(t *testing.T) {
 	}
 }
 
+// TestWatchLogicalCatchUpWhileWriting: a new Watcher that tells keys
+// (waiting out WatchInterval between its calls, and acknowledging a batch
+// only after its call) starts while a writer commits a rename every few
+// milliseconds, so that its feed always has changes queued: the Source's
+// Pages still waits only until the renames committed before Watch are
+// applied, not until the writes stop, and lists them.
+func TestWatchLogicalCatchUpWhileWriting(t *testing.T) {
+	lc := newLogicalCatalogue(t, 3000)
+	src := lc.source(t, lc.d.db, nil)
+	w, err := src.Watch(context.Background(), &keysRecorder{}, "products")
+	if err != nil {
+		t.Fatal(err)
+	}
+	poll(t, "the first resync applied", func() bool {
+		st, err := src.WatchStats(context.Background())
+		return err == nil && st.Resyncs == 1 && st.Reading
+	})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	before, err := readPages(ctx, src)
+	if err != nil || len(before) != 4 {
+		t.Fatalf("Pages = %d pages, %v; want 4", len(before), err)
+	}
+	stopWriter := lc.writer(t)
+	stopped := false
+	defer func() {
+		if !stopped {
+			stopWriter()
+		}
+	}()
+	time.Sleep(300 * time.Millisecond) // renames every page, kept in the slot
+	rec := &keysRecorder{}
+	w, err = src.Watch(ctx, rec, "products")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := w.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	// A few intervals suffice; before the writes stop, without the fix,
+	// no bound does. Generous for a loaded machine.
+	within := 3 * time.Second
+	if testkit.Race {
+		within *= 5
+	}
+	start := time.Now()
+	pctx, cancel := context.WithTimeout(ctx, within)
+	after, err := readPages(pctx, src)
+	cancel()
+	waited := time.Since(start)
+	n := stopWriter()
+	stopped = true
+	t.Logf("Pages waited %v for the catch-up; %d renames committed meanwhile", waited.Round(time.Millisecond), n)
+	if err != nil {
+		t.Fatalf("Pages while the writer writes: %v (the catch-up waits for the writes to stop)", err)
+	}
+	if len(after) != 4 {
+		t.Fatalf("Pages = %d pages; want 4", len(after))
+	}
+	for i := range 3 { // the writer's first renames: keys 1, 1920, 839, 2758; page 4 is key 3000 alone
+		if after[i].Version == before[i].Version {
+			t.Errorf("page %d at once after Watch: %+v, as before the renames (%+v)", after[i].Number, after[i], before[i])
+		}
+	}
+	if len(rec.told(true)) == 0 {
+		t.Error("the watcher told no keys")
+	}
+}
+
 // TestWatchLogicalTruncate: a TRUNCATE names no row, so the Watcher counts
 // every page again, skipping the gaps of the keys however large (a key a
 // trillion past the others), and tells them all; the pages emptied leave

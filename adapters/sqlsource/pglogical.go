@@ -215,12 +215,19 @@ func (f *pgLogical) ack(ctx context.Context, pos feedPos) error {
 }
 
 // caughtUp reports whether every change committed up to target is
-// delivered and acknowledged: the stream has heard the server decode past
-// target, and nothing is queued or waits for an ack.
+// delivered and acknowledged, no resync waiting: an ack reached target
+// (the stream is in commit order, so every transaction that ended before
+// it is applied), or the stream has heard the server decode past target
+// and nothing is queued or waits for an ack (no change of the table came
+// since). Under a steady stream of commits the second never holds while
+// the consumer waits between batches (the keys' pacing, watch.go).
 func (f *pgLogical) caughtUp(target feedPos) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.holding && f.seen >= target && len(f.queue) == 0 && !f.resync && f.told == nil && f.acked >= f.delivered
+	if f.resync || f.told != nil {
+		return false
+	}
+	return f.acked >= target || f.holding && f.seen >= target && len(f.queue) == 0 && f.acked >= f.delivered
 }
 
 // busy reports whether another consumer holds the slot, so that this

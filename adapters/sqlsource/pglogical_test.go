@@ -310,3 +310,33 @@ func TestPGLogicalFromSource(t *testing.T) {
 		t.Error("a rename is not significant")
 	}
 }
+
+// TestPGLogicalCaughtUp: the feed has caught up with a position once an
+// ack reaches it, even with later changes queued and delivered (a steady
+// stream of commits, read while the consumer waits between batches), or
+// once the server decoded past it with nothing queued or unacknowledged;
+// never while a resync waits to be taken or acknowledged.
+func TestPGLogicalCaughtUp(t *testing.T) {
+	const target = feedPos(1000)
+	later := []rowChange{{Key: 7}}
+	for _, c := range []struct {
+		name string
+		f    *pgLogical
+		want bool
+	}{
+		{"nothing read yet", &pgLogical{}, false},
+		{"acked short of target, later changes queued", &pgLogical{holding: true, seen: 2000, acked: 900, delivered: 900, queue: later, queueEnd: 1100}, false},
+		{"acked short of target, delivered past it", &pgLogical{holding: true, seen: 2000, acked: 900, delivered: 1100}, false},
+		{"acked past target, later changes queued", &pgLogical{holding: true, seen: 2000, acked: 1100, delivered: 1100, queue: later, queueEnd: 1200}, true},
+		{"acked past target, later changes delivered", &pgLogical{holding: true, seen: 2000, acked: 1100, delivered: 1300}, true},
+		{"acked past target, not holding the slot now", &pgLogical{acked: 1100, delivered: 1100}, true},
+		{"decoded past target, nothing of the table", &pgLogical{holding: true, seen: 1000, acked: 500, delivered: 500}, true},
+		{"decoded short of target", &pgLogical{holding: true, seen: 999, acked: 500, delivered: 500}, false},
+		{"a resync queued (a new slot)", &pgLogical{holding: true, seen: 2000, acked: 1100, delivered: 1100, resync: true}, false},
+		{"a resync delivered, not acknowledged", &pgLogical{holding: true, seen: 2000, acked: 1100, delivered: 1200, told: &told{pos: 1200}}, false},
+	} {
+		if got := c.f.caughtUp(target); got != c.want {
+			t.Errorf("%s: caughtUp = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
