@@ -17,16 +17,22 @@ import (
 //
 // The rules:
 //
-//  1. Bytes other than those last served get the later of now (or, from
-//     a Source that keeps its change time and gives one newer than the
-//     clock, that time), their newest lastmod and a second past every
-//     clock given before. A clock
+//  1. Bytes other than those last served get the later of now, their
+//     newest lastmod and a second past every clock given before. A clock
 //     may run at most one second ahead of the server's time (two changes
 //     within a second); a change that would need more is served without
 //     Last-Modified (its strong ETag still validates it) until a later
-//     build gives it a clock of its own.
+//     build gives it a clock of its own. From a Source that keeps its
+//     change time (PageInfo.Changed), they get the clock that time gives
+//     (rule 3) if later, and never one ahead of the second the build
+//     read them in: a change after that read, however soon, has a later
+//     change time, so a restart gives its bytes a later clock. Bytes read
+//     with a change time older than one known (or, after an Invalidate,
+//     one the index has not read yet) may show a change that time does
+//     not: none until a build reads it (TestRestartsWithChangeTimes).
 //  2. The same bytes keep their clock; an Invalidate, a new Version or a
-//     rebuild that finds the bytes unchanged moves nothing.
+//     rebuild that finds the bytes unchanged moves nothing (but a newer
+//     lastmod or change time moves it ahead).
 //  3. A file with no history here takes the later of its newest lastmod
 //     and the floor: a time after every clock any earlier process may have
 //     served for it. What is kept where it lasts (the Store, the clock
@@ -34,11 +40,15 @@ import (
 //     every clock; with nothing kept, the floor is this process's start,
 //     and every file's first Last-Modified here is after it (a deploy
 //     makes every file look new to If-Modified-Since, never stale). A
-//     Source that keeps its own per-page change time (PageInfo.Changed)
-//     needs no floor: that time is the page's clock.
+//     Source that keeps its own per-page change time needs no floor: the
+//     page's clock is the second after that time, which bytes read in
+//     that same second do not get (a change later in it would get it
+//     too: TestRestartChangeInTheSecond), and which bytes read later get
+//     in every process alike.
 //  4. Lastmods and change times ahead of now count as now (encode.go
-//     clamps those in the bytes); a stored clock from a replica more than
-//     maxSkew ahead is refused.
+//     clamps those in the bytes), so bytes with a change time ahead get
+//     no Last-Modified until it is past; a stored clock from a replica
+//     more than maxSkew ahead is refused.
 //
 // The index lists each page's clock; with nothing kept and no change seen
 // here, a floor is a process's start, not a time the page changed, so the
@@ -116,11 +126,22 @@ func fact(t, now time.Time) time.Time {
 // first is the clock of a file with no history here whose newest lastmod
 // is newest and whose Source change time is changed (zero if unknown).
 func (c *clocks) first(newest, changed time.Time) *fileClock {
-	r := &fileClock{at: later(newest, changed), fact: later(newest, changed), changed: changed, ungiven: true}
+	r := &fileClock{at: sourceClock(newest, changed), fact: later(newest, changed), changed: changed, ungiven: true}
 	if changed.IsZero() && c.floor.After(r.at) {
 		r.at, r.floored = c.floor, true
 	}
 	return r
+}
+
+// sourceClock is the clock the Source's own times give bytes whose newest
+// lastmod is newest and whose change time is changed (zero if unknown):
+// with a change time, the second after it (rule 3), or the newest lastmod
+// if later; without, the newest lastmod.
+func sourceClock(newest, changed time.Time) time.Time {
+	if changed.IsZero() {
+		return newest
+	}
+	return later(newest, second(changed).Add(time.Second))
 }
 
 // built records that k was built into bytes whose xxhash is hash, whose
@@ -142,30 +163,39 @@ func (c *clocks) built(k docKey, hash uint64, newest, changed, now time.Time, ag
 	}
 	prev := r.at
 	f := later(newest, changed)
+	// A change time older than one the index read since, or an
+	// Invalidate the index has not read yet: these bytes may show a
+	// change their change time does not.
+	behind := r.told || r.changed.After(changed)
 	r.fact, r.changed, r.newest = later(r.fact, f), later(r.changed, changed), f
-	var lm time.Time
-	switch {
-	case !r.built || r.hash == hash && !r.served.IsZero():
-		lm = later(r.at, f) // rules 2 and 3
-	default:
-		// Rule 1: a second past at, unless no bytes had it yet (here or,
-		// the build being agreed, on another replica: seed).
-		step := time.Second
-		if r.ungiven {
-			step = 0
-		}
-		// Not now when the Source's change time is newer than the clock
-		// (rule 3): a restart takes that time back as the clock, which
-		// must not be earlier than the one given here. A change time
-		// not newer (read before the change these bytes show) says
-		// nothing of them: now.
-		base := later(now, f)
-		if !changed.IsZero() && changed.After(r.at) {
-			base = f
-		}
-		lm = later(base, r.at.Add(step))
+	step := time.Second // rule 1: a second past at, unless no bytes had it yet (here or, agreed, on another replica: seed)
+	if r.ungiven {
+		step = 0
 	}
-	if !agreed || lm.After(later(now.Add(maxAhead), c.floor)) {
+	var lm time.Time
+	limit := later(now.Add(maxAhead), c.floor)
+	switch src := sourceClock(newest, changed); {
+	case !r.built || r.hash == hash && !r.served.IsZero():
+		lm = later(r.at, src) // rules 2 and 3
+		if !changed.IsZero() {
+			limit = now
+		}
+	case !changed.IsZero():
+		// Rule 1 with a change time: the clock it gives, past the
+		// clock of the bytes before. Read before the change these bytes
+		// show (the index an Invalidate's rebuild reads is older than
+		// the change it tells), it is not the clock a restart would give
+		// them: none until a build reads the change time (behind), or,
+		// when none is known or said to come, a second past the clock
+		// before.
+		lm, limit = later(src, r.at.Add(step)), now
+		if behind {
+			lm = time.Time{}
+		}
+	default:
+		lm = later(later(now, f), r.at.Add(step)) // rule 1
+	}
+	if !agreed || lm.IsZero() || lm.After(limit) {
 		r.served = time.Time{} // rule 1: no Last-Modified until a later build
 	} else {
 		r.at, r.served, r.ungiven = lm, lm, false
@@ -222,8 +252,8 @@ func (c *clocks) listed(k docKey, info PageInfo, now time.Time, cached bool) (at
 	}
 	r.version = info.Version
 	r.fact, r.changed = later(r.fact, later(lastMod, ch)), later(r.changed, ch)
-	if !cached && later(lastMod, ch).After(r.at) {
-		r.at, r.floored, r.ungiven = later(lastMod, ch), false, true
+	if at := sourceClock(lastMod, ch); !cached && at.After(r.at) {
+		r.at, r.floored, r.ungiven = at, false, true
 	}
 	return c.lastmod(r), changed
 }
