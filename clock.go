@@ -27,12 +27,12 @@ import (
 //     (rule 3) if later, and never one ahead of the second the build
 //     read them in: a change after that read, however soon, has a later
 //     change time, so a restart gives its bytes a later clock. Bytes read
-//     with a change time older than one known (or, after an Invalidate,
-//     one the index has not read yet) may show a change that time does
-//     not: none until a build reads it (TestRestartsWithChangeTimes).
-//  2. The same bytes keep their clock; an Invalidate, a new Version or a
-//     rebuild that finds the bytes unchanged moves nothing (but a newer
-//     lastmod or change time moves it ahead).
+//     with a change time older than they show (the index an Invalidate's
+//     rebuild reads) get a second past the clock before, not after the
+//     one a restart gives them (TestRestartsWithChangeTimes).
+//  2. The same bytes keep their clock; an Invalidate, a new Version, a
+//     newer change time or a rebuild that finds the bytes unchanged moves
+//     nothing.
 //  3. A file with no history here takes the later of its newest lastmod
 //     and the floor: a time after every clock any earlier process may have
 //     served for it. What is kept where it lasts (the Store, the clock
@@ -45,10 +45,15 @@ import (
 //     that same second do not get (a change later in it would get it
 //     too: TestRestartChangeInTheSecond), and which bytes read later get
 //     in every process alike.
-//  4. Lastmods and change times ahead of now count as now (encode.go
-//     clamps those in the bytes), so bytes with a change time ahead get
-//     no Last-Modified until it is past; a stored clock from a replica
-//     more than maxSkew ahead is refused.
+//  4. Lastmods ahead of now count as now (encode.go clamps those in the
+//     bytes). A change time ahead of now (a Source that moves it a second
+//     past the one before with every change, in a burst; or a database's
+//     clock ahead of this one) gives a first build no clock until it is
+//     past, and other bytes of a file with a clock here the later of now
+//     and a second past that clock: before the clock the change time
+//     gives, which every later change's is at least (a restart gives the
+//     same bytes that later one). A stored clock from a replica more than
+//     maxSkew ahead is refused.
 //
 // The index lists each page's clock; with nothing kept and no change seen
 // here, a floor is a process's start, not a time the page changed, so the
@@ -154,7 +159,7 @@ func sourceClock(newest, changed time.Time) time.Time {
 // gives no Last-Modified, and leaves the clock to the next agreed build.
 func (c *clocks) built(k docKey, hash uint64, newest, changed, now time.Time, agreed bool) (lastMod, listed time.Time, moved bool) {
 	now = second(now)
-	newest, changed = fact(newest, now), fact(changed, now)
+	newest, changed = fact(newest, now), second(changed)
 	c.mu.Lock()
 	r := c.m[k]
 	if r == nil {
@@ -162,36 +167,41 @@ func (c *clocks) built(k docKey, hash uint64, newest, changed, now time.Time, ag
 		c.m[k] = r
 	}
 	prev := r.at
-	f := later(newest, changed)
-	// A change time older than one the index read since, or an
-	// Invalidate the index has not read yet: these bytes may show a
-	// change their change time does not.
-	behind := r.told || r.changed.After(changed)
+	f := later(newest, fact(changed, now))
 	r.fact, r.changed, r.newest = later(r.fact, f), later(r.changed, changed), f
 	step := time.Second // rule 1: a second past at, unless no bytes had it yet (here or, agreed, on another replica: seed)
 	if r.ungiven {
 		step = 0
 	}
+	same := r.built && r.hash == hash && !r.served.IsZero() // the bytes last served, under their clock
 	var lm time.Time
 	limit := later(now.Add(maxAhead), c.floor)
 	switch src := sourceClock(newest, changed); {
-	case !r.built || r.hash == hash && !r.served.IsZero():
-		lm = later(r.at, src) // rules 2 and 3
+	case !r.built:
+		lm = later(r.at, src) // rule 3
 		if !changed.IsZero() {
 			limit = now
 		}
+	case same:
+		// Rule 2: the same bytes keep their clock (lastmods in them are
+		// the same; a newer change time says nothing of them). One given
+		// from an older or ahead change time stays before the one a
+		// restart gives them: they are fetched once more then.
+		lm = later(r.at, newest)
+	case changed.After(now):
+		// Rule 4: a change time ahead of now (a burst that moved it a
+		// second per change) gives these bytes the later of now and a
+		// second past the clock before: before the clock that time
+		// gives, which every later change's is at least.
+		lm, limit = later(now, r.at.Add(step)), now
 	case !changed.IsZero():
 		// Rule 1 with a change time: the clock it gives, past the
 		// clock of the bytes before. Read before the change these bytes
 		// show (the index an Invalidate's rebuild reads is older than
-		// the change it tells), it is not the clock a restart would give
-		// them: none until a build reads the change time (behind), or,
-		// when none is known or said to come, a second past the clock
-		// before.
+		// the change it tells), it is a second past the clock before:
+		// not after the clock the change time gives, which a restart
+		// gives these bytes (later: they are fetched again once).
 		lm, limit = later(src, r.at.Add(step)), now
-		if behind {
-			lm = time.Time{}
-		}
 	default:
 		lm = later(later(now, f), r.at.Add(step)) // rule 1
 	}
@@ -235,7 +245,7 @@ func (c *clocks) known(k docKey) time.Time {
 // it is); the caller then starts that rebuild.
 func (c *clocks) listed(k docKey, info PageInfo, now time.Time, cached bool) (at time.Time, changed bool) {
 	now = second(now)
-	lastMod, ch := fact(info.LastMod, now), fact(info.Changed, now)
+	lastMod, ch := fact(info.LastMod, now), second(info.Changed)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	r := c.m[k]
@@ -252,7 +262,7 @@ func (c *clocks) listed(k docKey, info PageInfo, now time.Time, cached bool) (at
 	}
 	r.version = info.Version
 	r.fact, r.changed = later(r.fact, later(lastMod, ch)), later(r.changed, ch)
-	if at := sourceClock(lastMod, ch); !cached && at.After(r.at) {
+	if at := sourceClock(lastMod, ch); !cached && at.After(r.at) && !ch.After(now) { // rule 4: not a change time ahead
 		r.at, r.floored, r.ungiven = at, false, true
 	}
 	return c.lastmod(r), changed

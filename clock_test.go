@@ -487,23 +487,33 @@ func TestClockChangeTime(t *testing.T) {
 	if lm, _ := c.build(k, 2, time.Time{}, ch, t0.Add(12*time.Second)); !lm.Equal(t0.Add(12 * time.Second)) {
 		t.Errorf("other bytes a second on: Last-Modified %v, want %v", lm, t0.Add(12*time.Second))
 	}
-	// An Invalidate the index has not read: none until a build that
-	// reads the change time, which then gives its own clock.
+	// An Invalidate's rebuild, from an index read before the change: a
+	// second past the clock before, which the same bytes keep when a
+	// build reads the change time (rule 2; a restart gives them its).
 	c.told(k)
-	if lm, _ := c.build(k, 3, time.Time{}, ch, t0.Add(20*time.Second)); !lm.IsZero() {
-		t.Errorf("told, with the change time before it: Last-Modified %v, want none", lm)
+	if lm, _ := c.build(k, 3, time.Time{}, ch, t0.Add(20*time.Second)); !lm.Equal(t0.Add(13 * time.Second)) {
+		t.Errorf("told, with the change time before it: Last-Modified %v, want %v", lm, t0.Add(13*time.Second))
 	}
 	ch2 := t0.Add(19*time.Second + 900*time.Millisecond)
 	c.listed(k, PageInfo{Number: 1, Changed: ch2}, t0.Add(20*time.Second), true)
-	if lm, _ := c.build(k, 3, time.Time{}, ch2, t0.Add(21*time.Second)); !lm.Equal(t0.Add(20 * time.Second)) {
-		t.Errorf("with its change time: Last-Modified %v, want %v", lm, t0.Add(20*time.Second))
+	if lm, _ := c.build(k, 3, time.Time{}, ch2, t0.Add(21*time.Second)); !lm.Equal(t0.Add(13 * time.Second)) {
+		t.Errorf("the same bytes with their change time: Last-Modified %v, want %v as before", lm, t0.Add(13*time.Second))
 	}
-	// A change time ahead of the server's time: none until it is past.
+	if lm, _ := c.build(k, 33, time.Time{}, ch2, t0.Add(22*time.Second)); !lm.Equal(t0.Add(20 * time.Second)) {
+		t.Errorf("other bytes with their change time: Last-Modified %v, want %v", lm, t0.Add(20*time.Second))
+	}
+	// A change time ahead of the server's time: other bytes of a file
+	// with a clock take now (rule 4), before the clock it gives; a first
+	// build takes none until it is past.
 	ahead := t0.Add(40 * time.Second)
-	if lm, _ := c.build(k, 4, time.Time{}, ahead, t0.Add(30*time.Second)); !lm.IsZero() {
-		t.Errorf("a change time ahead: Last-Modified %v, want none", lm)
+	if lm, _ := c.build(k, 4, time.Time{}, ahead, t0.Add(30*time.Second)); !lm.Equal(t0.Add(30 * time.Second)) {
+		t.Errorf("a change time ahead: Last-Modified %v, want now", lm)
 	}
-	if lm, _ := c.build(k, 4, time.Time{}, ahead, t0.Add(41*time.Second)); !lm.Equal(t0.Add(41 * time.Second)) {
+	k2 := pageKey(0, 2)
+	if lm, _ := c.build(k2, 1, time.Time{}, ahead, t0.Add(30*time.Second)); !lm.IsZero() {
+		t.Errorf("a first build, change time ahead: Last-Modified %v, want none", lm)
+	}
+	if lm, _ := c.build(k2, 1, time.Time{}, ahead, t0.Add(41*time.Second)); !lm.Equal(t0.Add(41 * time.Second)) {
 		t.Errorf("once past: Last-Modified %v, want %v", lm, t0.Add(41*time.Second))
 	}
 }

@@ -21,12 +21,16 @@ type changeSource struct {
 	mu      sync.Mutex
 	rev     int
 	changed time.Time
+	step    bool // as sqlsource's summary: every write moves the change time a second past the one before, or to the write's second if later
 }
 
 func (s *changeSource) write(at time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.rev++
+	if s.step && !s.changed.IsZero() {
+		at = later(s.changed.Add(time.Second), at.Truncate(time.Second))
+	}
 	s.changed = at
 }
 
@@ -160,30 +164,36 @@ func TestRestartChangeInTheSecond(t *testing.T) {
 	}
 }
 
-// TestRestartsWithChangeTimes drives writes (each told by Invalidate, or
-// left to the TTL), requests and restarts at random instants, with a
-// Source that keeps its change time, and checks every response with a
+// TestRestartsWithChangeTimes drives writes (told by Invalidate or left
+// to the TTL; in a third of the runs, all left to the TTL), requests and restarts at random instants, with a
+// Source that keeps its change time (the write's instant; or, as
+// sqlsource's, a second past the one before, which a burst runs ahead of
+// the server's time), and checks every response with a
 // holder: no Last-Modified for two different bytes, none moving back, no
 // 304 for bytes other than those held. Each run ends quiet: once a
-// crawler has read the index and the page past the TTL, the page has a
-// Last-Modified, which a restart keeps, with its 304.
+// crawler has read the index and the page past the TTL and the last
+// change time, the page has a Last-Modified, and a restart is checked
+// as above. (That it keeps an unchanged page's is
+// TestRestartChangeInTheSecond's: bytes given a clock from an older or
+// ahead change time, rules 1 and 4, get a later one from a restart.)
 func TestRestartsWithChangeTimes(t *testing.T) {
-	for seed := range uint64(20) {
+	for seed := range uint64(100) {
 		t.Run(strconv.FormatUint(seed, 10), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(seed, 27))
 			clk := testkit.NewClock(t0.Add(time.Duration(r.IntN(1000)) * time.Millisecond))
-			src := &changeSource{}
+			src := &changeSource{step: seed%2 == 1} // odd seeds: change times that run ahead in a burst
 			src.write(t0.Add(-time.Hour))
 			cfg := Config{TTL: time.Duration(1+r.IntN(3)) * time.Second, Now: clk.Now}
 			h := newHolder(t, "/sitemap-1.xml")
 			sm := newQuickSitemap(t, cfg, src)
+			tells := seed%3 != 0 // writes told by Invalidate, or left to the TTL
 			for i := range 200 {
 				step := "step " + strconv.Itoa(i)
 				clk.Add(time.Duration(r.IntN(700)) * time.Millisecond)
 				switch n := r.IntN(10); {
 				case n < 3:
 					src.write(clk.Now())
-					if r.IntN(3) > 0 {
+					if tells && r.IntN(3) > 0 {
 						if err := sm.Invalidate("", 1); err != nil {
 							t.Fatal(err)
 						}
@@ -199,9 +209,10 @@ func TestRestartsWithChangeTimes(t *testing.T) {
 					h.fetch(sm, step)
 				}
 			}
-			// Quiet: a crawler reads the index and the page past the TTL,
+			// Quiet: past the TTL and the last change time (which a burst
+			// may have run ahead), a crawler reads the index and the page,
 			// then a second later the page again.
-			clk.Add(cfg.TTL + time.Second)
+			clk.Add(max(cfg.TTL, src.changed.Sub(clk.Now())) + time.Second)
 			sm.docs.wg.Wait()
 			get(sm, "/sitemap_index.xml")
 			h.fetch(sm, "quiet")
@@ -214,12 +225,7 @@ func TestRestartsWithChangeTimes(t *testing.T) {
 			sm.Close()
 			clk.Add(time.Second)
 			sm = newQuickSitemap(t, cfg, src)
-			if w := get(sm, h.path, "If-Modified-Since", lm); w.Code != http.StatusNotModified {
-				t.Errorf("a quiet restart: If-Modified-Since %s = %d, want 304", lm, w.Code)
-			}
-			if _, again := h.fetch(sm, "a quiet restart"); again != lm {
-				t.Errorf("a quiet restart: Last-Modified %q, want %q as before", again, lm)
-			}
+			h.fetch(sm, "a quiet restart")
 			h.check(sm, "a quiet restart")
 		})
 	}

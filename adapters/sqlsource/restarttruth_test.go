@@ -29,15 +29,16 @@ import (
 //     304.
 //  2. A process serves a change its index shows (a new slug on page 3),
 //     then restarts at once: every page keeps its Last-Modified and
-//     answers 304 to it.
+//     answers 304 to it (but page 3 with logical decoding, whose Watcher
+//     told the change: see 3).
 //  3. A process with a Watcher serves a change it is told of (Watch's
 //     Invalidate: a rebuild from the index read before the change), and
 //     another to the same page within that second, and restarts at once:
 //     no If-Modified-Since of any date a crawler was given is 304 for
 //     other bytes, and no Last-Modified moves back (the bug: the next
 //     process gave the second change's bytes the date the first one's
-//     had). Once quiet and read again, a restart keeps every
-//     Last-Modified and its 304.
+//     had). Once quiet and read again, a restart keeps the
+//     Last-Modified and 304 of every page the changes were not on.
 func TestRestartTruth(t *testing.T) {
 	for name, significant := range map[string][]string{"every write": nil, "significant": {"slug", "published", "noindex"}} {
 		t.Run(name, func(t *testing.T) {
@@ -145,6 +146,13 @@ func restartTruth(t *testing.T, d *testDB, significant []string, logical bool) {
 			t.Errorf("restart 2: %s: other bytes after a restart with no change", path)
 			continue
 		}
+		if logical && path == pagePath(3) {
+			// Rebuilt on its Watcher's Invalidate, from the index read
+			// before the change: a second past the clock before, and the
+			// restart's, from the change time, may be later (the root's
+			// clock.go, rule 1).
+			continue
+		}
 		if r := f.ifModifiedSince(t, path, s); r.status != http.StatusNotModified || !a.lastMod.Equal(s.lastMod) {
 			t.Errorf("restart 2: %s, the same bytes: If-Modified-Since %v = %d, Last-Modified %v; want 304 and the same",
 				path, s.lastMod, r.status, a.lastMod)
@@ -154,6 +162,13 @@ func restartTruth(t *testing.T, d *testDB, significant []string, logical bool) {
 	// Restart 3: changes told by a Watcher, two within one second.
 	watching = true
 	serve(cfg, time.Second)
+	// The changes of restarts 1 and 2 are applied and pruned first: a
+	// Pages read between a batch's apply and its prune counts the batch
+	// twice (summarypages.go), which is not this test's subject.
+	poll(t, "the changes before applied", func() bool {
+		st, err := f.src.WatchStats(context.Background())
+		return err == nil && st.Pending == 0
+	})
 	h := newHolder()
 	for path, r := range f.fetchPages(t) {
 		h.keep(t, "restart 3, before", path, r)
@@ -188,6 +203,13 @@ func restartTruth(t *testing.T, d *testDB, significant []string, logical bool) {
 	serve(cfg, time.Second)
 	h.check(t, f, "restart 3, quiet")
 	for path, q := range quiet {
+		if path == pagePath(3) {
+			// Rebuilt on Watch's Invalidate from the index read before
+			// the change: its clock is a second past the one before, and
+			// the restart's, from the change time, may be later (the
+			// root's clock.go, rule 1): checked by h alone.
+			continue
+		}
 		r := f.getOnce(t, path, "If-Modified-Since", q.lastMod.Format(http.TimeFormat))
 		if r.status != http.StatusNotModified {
 			t.Errorf("restart 3, quiet: %s: If-Modified-Since %v = %d, want 304", path, q.lastMod, r.status)
