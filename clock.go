@@ -17,16 +17,22 @@ import (
 //
 // The rules:
 //
-//  1. Bytes other than those last served get the later of now (or, from
-//     a Source that keeps its change time and gives one newer than the
-//     clock, that time), their newest lastmod and a second past every
-//     clock given before. A clock
+//  1. Bytes other than those last served get the later of now, their
+//     newest lastmod and a second past every clock given before. A clock
 //     may run at most one second ahead of the server's time (two changes
 //     within a second); a change that would need more is served without
 //     Last-Modified (its strong ETag still validates it) until a later
-//     build gives it a clock of its own.
-//  2. The same bytes keep their clock; an Invalidate, a new Version or a
-//     rebuild that finds the bytes unchanged moves nothing.
+//     build gives it a clock of its own. From a Source that keeps its
+//     change time (PageInfo.Changed), they get the clock that time gives
+//     (rule 3) if later, and never one ahead of the second the build
+//     read them in: a change after that read, however soon, has a later
+//     change time, so a restart gives its bytes a later clock. Bytes read
+//     with a change time older than they show (the index an Invalidate's
+//     rebuild reads) get a second past the clock before, not after the
+//     one a restart gives them (TestRestartsWithChangeTimes).
+//  2. The same bytes keep their clock; an Invalidate, a new Version, a
+//     newer change time or a rebuild that finds the bytes unchanged moves
+//     nothing.
 //  3. A file with no history here takes the later of its newest lastmod
 //     and the floor: a time after every clock any earlier process may have
 //     served for it. What is kept where it lasts (the Store, the clock
@@ -34,10 +40,19 @@ import (
 //     every clock; with nothing kept, the floor is this process's start,
 //     and every file's first Last-Modified here is after it (a deploy
 //     makes every file look new to If-Modified-Since, never stale). A
-//     Source that keeps its own per-page change time (PageInfo.Changed)
-//     needs no floor: that time is the page's clock.
-//  4. Lastmods and change times ahead of now count as now (encode.go
-//     clamps those in the bytes); a stored clock from a replica more than
+//     Source that keeps its own per-page change time needs no floor: the
+//     page's clock is the second after that time, which bytes read in
+//     that same second do not get (a change later in it would get it
+//     too: TestRestartChangeInTheSecond), and which bytes read later get
+//     in every process alike.
+//  4. Lastmods ahead of now count as now (encode.go clamps those in the
+//     bytes). A change time ahead of now (a Source that moves it a second
+//     past the one before with every change, in a burst; or a database's
+//     clock ahead of this one) gives a first build no clock until it is
+//     past, and other bytes of a file with a clock here the later of now
+//     and a second past that clock: before the clock the change time
+//     gives, which every later change's is at least (a restart gives the
+//     same bytes that later one). A stored clock from a replica more than
 //     maxSkew ahead is refused.
 //
 // The index lists each page's clock; with nothing kept and no change seen
@@ -116,11 +131,22 @@ func fact(t, now time.Time) time.Time {
 // first is the clock of a file with no history here whose newest lastmod
 // is newest and whose Source change time is changed (zero if unknown).
 func (c *clocks) first(newest, changed time.Time) *fileClock {
-	r := &fileClock{at: later(newest, changed), fact: later(newest, changed), changed: changed, ungiven: true}
+	r := &fileClock{at: sourceClock(newest, changed), fact: later(newest, changed), changed: changed, ungiven: true}
 	if changed.IsZero() && c.floor.After(r.at) {
 		r.at, r.floored = c.floor, true
 	}
 	return r
+}
+
+// sourceClock is the clock the Source's own times give bytes whose newest
+// lastmod is newest and whose change time is changed (zero if unknown):
+// with a change time, the second after it (rule 3), or the newest lastmod
+// if later; without, the newest lastmod.
+func sourceClock(newest, changed time.Time) time.Time {
+	if changed.IsZero() {
+		return newest
+	}
+	return later(newest, second(changed).Add(time.Second))
 }
 
 // built records that k was built into bytes whose xxhash is hash, whose
@@ -133,7 +159,7 @@ func (c *clocks) first(newest, changed time.Time) *fileClock {
 // gives no Last-Modified, and leaves the clock to the next agreed build.
 func (c *clocks) built(k docKey, hash uint64, newest, changed, now time.Time, agreed bool) (lastMod, listed time.Time, moved bool) {
 	now = second(now)
-	newest, changed = fact(newest, now), fact(changed, now)
+	newest, changed = fact(newest, now), second(changed)
 	c.mu.Lock()
 	r := c.m[k]
 	if r == nil {
@@ -141,31 +167,45 @@ func (c *clocks) built(k docKey, hash uint64, newest, changed, now time.Time, ag
 		c.m[k] = r
 	}
 	prev := r.at
-	f := later(newest, changed)
+	f := later(newest, fact(changed, now))
 	r.fact, r.changed, r.newest = later(r.fact, f), later(r.changed, changed), f
-	var lm time.Time
-	switch {
-	case !r.built || r.hash == hash && !r.served.IsZero():
-		lm = later(r.at, f) // rules 2 and 3
-	default:
-		// Rule 1: a second past at, unless no bytes had it yet (here or,
-		// the build being agreed, on another replica: seed).
-		step := time.Second
-		if r.ungiven {
-			step = 0
-		}
-		// Not now when the Source's change time is newer than the clock
-		// (rule 3): a restart takes that time back as the clock, which
-		// must not be earlier than the one given here. A change time
-		// not newer (read before the change these bytes show) says
-		// nothing of them: now.
-		base := later(now, f)
-		if !changed.IsZero() && changed.After(r.at) {
-			base = f
-		}
-		lm = later(base, r.at.Add(step))
+	step := time.Second // rule 1: a second past at, unless no bytes had it yet (here or, agreed, on another replica: seed)
+	if r.ungiven {
+		step = 0
 	}
-	if !agreed || lm.After(later(now.Add(maxAhead), c.floor)) {
+	same := r.built && r.hash == hash && !r.served.IsZero() // the bytes last served, under their clock
+	var lm time.Time
+	limit := later(now.Add(maxAhead), c.floor)
+	switch src := sourceClock(newest, changed); {
+	case !r.built:
+		lm = later(r.at, src) // rule 3
+		if !changed.IsZero() {
+			limit = now
+		}
+	case same:
+		// Rule 2: the same bytes keep their clock (lastmods in them are
+		// the same; a newer change time says nothing of them). One given
+		// from an older or ahead change time stays before the one a
+		// restart gives them: they are fetched once more then.
+		lm = later(r.at, newest)
+	case changed.After(now):
+		// Rule 4: a change time ahead of now (a burst that moved it a
+		// second per change) gives these bytes the later of now and a
+		// second past the clock before: before the clock that time
+		// gives, which every later change's is at least.
+		lm, limit = later(now, r.at.Add(step)), now
+	case !changed.IsZero():
+		// Rule 1 with a change time: the clock it gives, past the
+		// clock of the bytes before. Read before the change these bytes
+		// show (the index an Invalidate's rebuild reads is older than
+		// the change it tells), it is a second past the clock before:
+		// not after the clock the change time gives, which a restart
+		// gives these bytes (later: they are fetched again once).
+		lm, limit = later(src, r.at.Add(step)), now
+	default:
+		lm = later(later(now, f), r.at.Add(step)) // rule 1
+	}
+	if !agreed || lm.IsZero() || lm.After(limit) {
 		r.served = time.Time{} // rule 1: no Last-Modified until a later build
 	} else {
 		r.at, r.served, r.ungiven = lm, lm, false
@@ -205,7 +245,7 @@ func (c *clocks) known(k docKey) time.Time {
 // it is); the caller then starts that rebuild.
 func (c *clocks) listed(k docKey, info PageInfo, now time.Time, cached bool) (at time.Time, changed bool) {
 	now = second(now)
-	lastMod, ch := fact(info.LastMod, now), fact(info.Changed, now)
+	lastMod, ch := fact(info.LastMod, now), second(info.Changed)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	r := c.m[k]
@@ -222,8 +262,8 @@ func (c *clocks) listed(k docKey, info PageInfo, now time.Time, cached bool) (at
 	}
 	r.version = info.Version
 	r.fact, r.changed = later(r.fact, later(lastMod, ch)), later(r.changed, ch)
-	if !cached && later(lastMod, ch).After(r.at) {
-		r.at, r.floored, r.ungiven = later(lastMod, ch), false, true
+	if at := sourceClock(lastMod, ch); !cached && at.After(r.at) && !ch.After(now) { // rule 4: not a change time ahead
+		r.at, r.floored, r.ungiven = at, false, true
 	}
 	return c.lastmod(r), changed
 }

@@ -42,7 +42,7 @@ func TestClockFirstBuild(t *testing.T) {
 // a process is after its start, whatever its lastmods say (a row deleted
 // while no process ran is not seen otherwise); the index lists the
 // Source's lastmod, not the start. A Source change time (PageInfo.Changed)
-// needs no floor.
+// needs no floor: the clock is the second after it.
 func TestClockRestartFloor(t *testing.T) {
 	start := t0.Add(500 * time.Millisecond)
 	c := newClocks(start, false, nil)
@@ -57,8 +57,8 @@ func TestClockRestartFloor(t *testing.T) {
 	if at, _ := c.listed(k1, PageInfo{Number: 1, LastMod: t0.Add(-time.Hour)}, start, true); !at.Equal(t0.Add(-time.Hour)) {
 		t.Errorf("index lastmod after the build: %v, want the Source's", at)
 	}
-	if lm, _ := c.build(k2, 1, t0.Add(-time.Hour), t0.Add(-time.Minute), start); !lm.Equal(t0.Add(-time.Minute)) {
-		t.Errorf("first Last-Modified with PageInfo.Changed: %v, want it", lm)
+	if lm, _ := c.build(k2, 1, t0.Add(-time.Hour), t0.Add(-time.Minute+300*time.Millisecond), start); !lm.Equal(t0.Add(-time.Minute + time.Second)) {
+		t.Errorf("first Last-Modified with PageInfo.Changed: %v, want the second after it", lm)
 	}
 	// With a clock kept (a Store, a clock file), the floor is a known time
 	// and listed as it is.
@@ -461,5 +461,59 @@ func TestLastModifiedNotAfterDate(t *testing.T) {
 	next := t0.Add(3 * time.Second).Format(http.TimeFormat)
 	if lm := get(sm, "/sitemap-1.xml.gz").Header().Get("Last-Modified"); lm != next {
 		t.Errorf("a second later: Last-Modified %q, want %s", lm, next)
+	}
+}
+
+// TestClockChangeTime: with a Source change time (PageInfo.Changed), a
+// clock is the second after it, never later than the second the build
+// read its Source in; bytes read in their change's own second get none
+// until a build in a later one, as a later change in that second would
+// get the same clock after a restart.
+func TestClockChangeTime(t *testing.T) {
+	c := newClocks(t0, false, nil)
+	k := pageKey(0, 1)
+	ch := t0.Add(10*time.Second + 400*time.Millisecond)
+	if lm, _ := c.build(k, 1, time.Time{}, ch, ch.Add(100*time.Millisecond)); !lm.IsZero() {
+		t.Errorf("read in its change's second: Last-Modified %v, want none", lm)
+	}
+	if lm, _ := c.build(k, 1, time.Time{}, ch, ch.Add(time.Second)); !lm.Equal(t0.Add(11 * time.Second)) {
+		t.Errorf("read in the next second: Last-Modified %v, want %v", lm, t0.Add(11*time.Second))
+	}
+	// Other bytes, read with the change time before them (an index not
+	// read again): a second past the clock before, never ahead of the read.
+	if lm, _ := c.build(k, 2, time.Time{}, ch, t0.Add(11*time.Second)); !lm.IsZero() {
+		t.Errorf("other bytes in the clock's second: Last-Modified %v, want none", lm)
+	}
+	if lm, _ := c.build(k, 2, time.Time{}, ch, t0.Add(12*time.Second)); !lm.Equal(t0.Add(12 * time.Second)) {
+		t.Errorf("other bytes a second on: Last-Modified %v, want %v", lm, t0.Add(12*time.Second))
+	}
+	// An Invalidate's rebuild, from an index read before the change: a
+	// second past the clock before, which the same bytes keep when a
+	// build reads the change time (rule 2; a restart gives them its).
+	c.told(k)
+	if lm, _ := c.build(k, 3, time.Time{}, ch, t0.Add(20*time.Second)); !lm.Equal(t0.Add(13 * time.Second)) {
+		t.Errorf("told, with the change time before it: Last-Modified %v, want %v", lm, t0.Add(13*time.Second))
+	}
+	ch2 := t0.Add(19*time.Second + 900*time.Millisecond)
+	c.listed(k, PageInfo{Number: 1, Changed: ch2}, t0.Add(20*time.Second), true)
+	if lm, _ := c.build(k, 3, time.Time{}, ch2, t0.Add(21*time.Second)); !lm.Equal(t0.Add(13 * time.Second)) {
+		t.Errorf("the same bytes with their change time: Last-Modified %v, want %v as before", lm, t0.Add(13*time.Second))
+	}
+	if lm, _ := c.build(k, 33, time.Time{}, ch2, t0.Add(22*time.Second)); !lm.Equal(t0.Add(20 * time.Second)) {
+		t.Errorf("other bytes with their change time: Last-Modified %v, want %v", lm, t0.Add(20*time.Second))
+	}
+	// A change time ahead of the server's time: other bytes of a file
+	// with a clock take now (rule 4), before the clock it gives; a first
+	// build takes none until it is past.
+	ahead := t0.Add(40 * time.Second)
+	if lm, _ := c.build(k, 4, time.Time{}, ahead, t0.Add(30*time.Second)); !lm.Equal(t0.Add(30 * time.Second)) {
+		t.Errorf("a change time ahead: Last-Modified %v, want now", lm)
+	}
+	k2 := pageKey(0, 2)
+	if lm, _ := c.build(k2, 1, time.Time{}, ahead, t0.Add(30*time.Second)); !lm.IsZero() {
+		t.Errorf("a first build, change time ahead: Last-Modified %v, want none", lm)
+	}
+	if lm, _ := c.build(k2, 1, time.Time{}, ahead, t0.Add(41*time.Second)); !lm.Equal(t0.Add(41 * time.Second)) {
+		t.Errorf("once past: Last-Modified %v, want %v", lm, t0.Add(41*time.Second))
 	}
 }

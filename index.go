@@ -66,10 +66,13 @@ func (b indexBuilder) build(ctx context.Context, j job) (*entry, effects, error)
 			}
 			if info.LastMod.After(now.Add(maxLastModSkew)) || info.Changed.After(now.Add(maxLastModSkew)) {
 				if future++; future == 1 {
-					b.rep.log.Warn("sitemap: a page lastmod or change time in the future counts as the build time (logged once per index build)",
+					b.rep.log.Warn("sitemap: a page lastmod in the future counts as the build time, a change time in the future as unknown (logged once per index build)",
 						"section", sec.name, "page", info.Number, "lastmod", info.LastMod, "changed", info.Changed)
 				}
-				info.LastMod, info.Changed = earlier(info.LastMod, now), earlier(info.Changed, now)
+				info.LastMod = earlier(info.LastMod, now)
+				if info.Changed.After(now.Add(maxLastModSkew)) {
+					info.Changed = time.Time{} // not the build time: each build's would be another change (clock.go, rule 4)
+				}
 			}
 			pages[i] = append(pages[i], info)
 		}

@@ -29,9 +29,11 @@ type PageInfo struct {
 	// it where it lasts (adapters/sqlsource's page summary does): it must
 	// never move back, and must move with every change to the page's bytes
 	// (a row added, edited, deleted or unpublished, and whatever else the
-	// page is made of). It is then the page's clock (its Last-Modified and
-	// index <lastmod>) on a first build, so a restart keeps the clocks with
-	// no Store or clock file. Zero if unknown.
+	// page is made of), to a time not before the change could be read. It
+	// then gives the page's clock (its Last-Modified and index <lastmod>):
+	// the second after it, in every process alike, so a restart keeps the
+	// clocks with no Store or clock file (docs/content-clock.md). Zero if
+	// unknown.
 	Changed time.Time
 }
 

@@ -378,9 +378,9 @@ func TestWatchLogicalCut(t *testing.T) {
 // committed rename within 2 s of its start; the crawlers of each process
 // are told no lie. (Across the restart, with no Store and no clock file,
 // a page whose change was applied in the second its bytes before got
-// their clock, and not served before the kill, comes back with new bytes
-// under that same second, from the summary: the limit TestRestartTruth's
-// second restart states, of the change table too.)
+// their clock, and not served before the kill, comes back under the
+// second after its change time, later than theirs: the root's clock.go,
+// rule 3.)
 func TestWatchLogicalKilled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("takes 5 s")

@@ -37,6 +37,13 @@ type summaryRow struct {
 // it a listed row?), and its times and Version are those Watch will give it: Changed a second
 // past its time, or its newest change's if later. Without Loaders only:
 // their tables are not seen by the triggers, so Changed stays zero.
+//
+// Known limit: a read between Watch's apply of a batch (its transaction)
+// and its prune of the change table (a statement after it) sees the
+// batch twice, and reports Changed a second past the time the summary
+// keeps, which a later read reports again: a clock given from that read
+// moves back by a second after a restart. Applying and pruning in one
+// transaction would close it (changetable.go, apply.go).
 func (s *Source) summaryPages(ctx context.Context) iter.Seq2[sitemap.PageInfo, error] {
 	return func(yield func(sitemap.PageInfo, error) bool) {
 		fail := func(err error) { yield(sitemap.PageInfo{}, fmt.Errorf("sqlsource: pages: summary: %w", err)) }

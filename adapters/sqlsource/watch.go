@@ -47,6 +47,11 @@ const (
 	callTimeout = 10 * time.Second
 )
 
+// catchUpWait bounds how long Pages waits, from Watch's start, for the
+// changes committed before it to be applied (logical decoding): past it,
+// Pages fails at once, saying why, until they are. A variable for tests.
+var catchUpWait = time.Minute
+
 // A Watcher applies a Source's changes and tells an Invalidator of the
 // pages they are on, from Source.Watch until its context is done or Close
 // is called.
@@ -72,6 +77,7 @@ type Watcher struct {
 	logical *pgLogical
 	target  feedPos       // the server's WAL flush position when Watch started
 	caught  chan struct{} // closed once caught up; nil with the change table
+	started time.Time     // when Watch started: Pages waits for caught until catchUpWait after
 
 	counters watchCounters
 
@@ -124,7 +130,10 @@ type Watcher struct {
 // reads the changes from the table's replication slot instead, and
 // acknowledges them to the server once applied; see the package doc,
 // "Choosing the change capture". Until it has applied the changes
-// committed before it started, the Source's Pages waits for it.
+// committed before it started, the Source's Pages waits for it, for at
+// most a minute from Watch's start: after that, Pages fails at once
+// with an error that says why (the Sitemap answers 503 and keeps serving
+// the copies it has), until the Watcher has caught up.
 //
 // When a read or an apply fails, Watch tries again after 100 ms, doubling
 // up to 10 s, and logs once (Config.Logger). A failed Invalidate (an
@@ -143,7 +152,7 @@ func (s *Source) Watch(ctx context.Context, inv Invalidator, section string) (*W
 		return nil, err
 	}
 	w := &Watcher{src: s, inv: inv, section: section, every: s.watchEvery, log: s.log,
-		done: make(chan struct{}), pending: map[int64]bool{}, keys: map[int64]bool{}}
+		done: make(chan struct{}), pending: map[int64]bool{}, keys: map[int64]bool{}, started: time.Now()}
 	w.keysInv, _ = inv.(keysInvalidator)
 	if capture == CaptureLogical {
 		if err := w.startLogical(ctx); err != nil {
@@ -358,7 +367,9 @@ func (w *Watcher) openGate() {
 
 // waitCaughtUp waits until the Source's logical decoding watcher, if one
 // runs in this process, has applied the changes committed before it
-// started, or ctx's end.
+// started; or, past catchUpWait from its start, or at ctx's end, returns
+// an error that says why it has not (its feed's last failure, such as a
+// replication connection that cannot be made).
 func (s *Source) waitCaughtUp(ctx context.Context) error {
 	w := s.watching.Load()
 	if w == nil || w.caught == nil {
@@ -367,9 +378,32 @@ func (s *Source) waitCaughtUp(ctx context.Context) error {
 	select {
 	case <-w.caught:
 		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("the changes committed before Watch started are not all applied yet: %w", ctx.Err())
+	default:
 	}
+	var cause error
+	if left := time.Until(w.started.Add(catchUpWait)); left > 0 {
+		t := time.NewTimer(left)
+		defer t.Stop()
+		select {
+		case <-w.caught:
+			return nil
+		case <-ctx.Done():
+			cause = ctx.Err()
+		case <-t.C:
+		}
+	}
+	f := w.logical
+	f.mu.Lock()
+	if f.failure != nil {
+		cause = errors.Join(cause, f.failure)
+	}
+	f.mu.Unlock()
+	why := "applying them"
+	if cause != nil {
+		why = cause.Error()
+	}
+	return fmt.Errorf("logical decoding has not applied the changes committed before Watch started %v ago, so the summary may not show them (%s)",
+		time.Since(w.started).Round(time.Second), why)
 }
 
 // watchCounters count what a watcher did.
