@@ -13,6 +13,7 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/freshmap/sitemap/internal/crawllog"
+	"github.com/freshmap/sitemap/internal/hreflang"
 	"github.com/freshmap/sitemap/internal/htmlview"
 	"github.com/freshmap/sitemap/internal/indexnow"
 	"github.com/freshmap/sitemap/internal/warmup"
@@ -276,6 +277,67 @@ type Section struct {
 	// language, every version listing all of them and the x-default (see
 	// Hreflang). Nil means each URL is written as given.
 	Hreflang *Hreflang
+}
+
+// Hreflang declares, once for a whole section, that each of its pages
+// exists in several languages, as Django's i18n, alternates and x_default
+// do: the Source yields each page once, and the section's files hold the
+// page in every language, each <url> listing every language version
+// (itself included) and the x-default, as the hreflang rules ask.
+//
+// A language's version of a page is the Source's loc with the language's
+// Prefix put after the base URL: with the base URL https://example.com/
+// and the Languages {"en", ""}, {"de", "de"}, the Source's
+// https://example.com/p/1 is written as https://example.com/p/1 and
+// https://example.com/de/p/1, each with the links en, de and x-default.
+//
+// A URL that has Alternates of its own is written as given, alone: that is
+// how a page that exists in fewer languages, or under other paths, says
+// so. A Source's loc that does not start with the base URL as New
+// canonicalised it (such as "https://example.com/") is not written and is
+// reported.
+//
+// Each file holds the section's page size times the number of Languages
+// <url> entries, at most 50,000: New refuses a page size that would hold
+// more, and a zero Section.PageSize means 50,000 divided by that number.
+// A FromSlice list short enough for one file is taken whatever its page
+// size.
+// Only page files are expanded: the section's Atom feed lists the
+// Source's URLs as they are. It needs ExtAlternates, and is not for news
+// sections (a news article has one language).
+type Hreflang struct {
+	// Languages are the languages every page of the section exists in, in
+	// the order written: each a BCP 47 tag, none twice (without regard to
+	// case), and each with its own Prefix.
+	Languages []Language
+	// XDefault is the Tag of the language whose version is also the
+	// x-default link, for visitors of no listed language; "" writes no
+	// x-default.
+	XDefault string
+}
+
+// Language is one language of a Hreflang cluster.
+type Language struct {
+	// Tag is the BCP 47 language tag written as the hreflang, such as
+	// "de", "en-GB" or "es-419". "x-default" is not a language: name it
+	// with Hreflang.XDefault.
+	Tag string
+	// Prefix is the path the language's pages have after the base URL's
+	// path, such as "de" or "/de" for /de/p/1 (slashes at its ends are
+	// ignored); "" for the language whose pages are the Source's own
+	// locs. It is one or more path segments of letters, digits and
+	// "-._~".
+	Prefix string
+}
+
+// cluster checks h, the Hreflang of the section named section, into the
+// cluster the section's pages are written by (internal/hreflang).
+func (h *Hreflang) cluster(section string) (*hreflang.Cluster, error) {
+	tags, prefixes := make([]string, len(h.Languages)), make([]string, len(h.Languages))
+	for i, l := range h.Languages {
+		tags[i], prefixes[i] = l.Tag, l.Prefix
+	}
+	return hreflang.New(section, tags, prefixes, h.XDefault)
 }
 
 // ErrConfig is wrapped by every error New returns.
@@ -692,13 +754,13 @@ func (st *site) addSection(i int, sec Section, n int) error {
 			return fmt.Errorf("section %q: a news section holds at most %d URLs a file, not %d", sec.Name, maxNewsPageSize, size)
 		}
 	}
-	var cl *cluster
+	var cl *hreflang.Cluster
 	if sec.Hreflang != nil {
 		var err error
-		if cl, err = newCluster(sec.Name, sec.Hreflang); err != nil {
+		if cl, err = sec.Hreflang.cluster(sec.Name); err != nil {
 			return err
 		}
-		switch per := MaxURLs / cl.size(); {
+		switch per := MaxURLs / cl.Size(); {
 		case ext&ExtNews != 0:
 			return fmt.Errorf("section %q: Hreflang is not for a news section: an article has one language", sec.Name)
 		case ext&ExtAlternates == 0:
@@ -711,7 +773,7 @@ func (st *site) addSection(i int, sec Section, n int) error {
 				break
 			}
 			return fmt.Errorf("section %q: a page size of %d URLs in %d languages makes %d entries a file, more than %d; use a page size of at most %d",
-				sec.Name, size, cl.size(), size*cl.size(), MaxURLs, per)
+				sec.Name, size, cl.Size(), size*cl.Size(), MaxURLs, per)
 		}
 	}
 	switch sec.ChangeFreq {
