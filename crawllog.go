@@ -17,7 +17,7 @@ import (
 // is package internal/crawllog, which knows nothing of this package:
 // this file translates Config.Crawlers into its Options and its answers
 // into CrawlFetch and CrawlCount; a file's key is its File in
-// sectionstats.go (a group per section row of SectionStats, the file's
+// route.go (docKey.crawlFile: a group per section row of SectionStats, the file's
 // number in it), and the handler calls the Log itself.
 
 // Crawlers configures the crawl log (Sitemap.CrawlLog): who fetched each
@@ -177,7 +177,7 @@ func readRangeFile(path string) ([]netip.Prefix, error) {
 
 // newCrawlLog makes the crawl log of a site with sections sections; nil
 // when it is off: Crawlers is zero, or its Files negative. Its files are
-// grouped by the rows of SectionStats (secStats.crawlFile).
+// grouped by the rows of SectionStats (docKey.crawlFile).
 func newCrawlLog(c *Crawlers, sections int) (*crawllog.Log, error) {
 	zero := c.Files == 0 && c.Ranges == nil && c.Resolver == nil && c.AddressHeader == "" && !c.VerifiedOnly // every field of Crawlers
 	if c.Files < 0 || zero {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/freshmap/sitemap/internal/crawllog"
 	"github.com/freshmap/sitemap/internal/htmlview"
+	"github.com/freshmap/sitemap/internal/secstats"
 )
 
 // ServeHTTP serves the sitemap files (and a minimal robots.txt at
@@ -40,7 +41,7 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// serve, which need no escaping, this is r.URL.Path, with no copy.
 	rt, ok := st.route(r.URL.EscapedPath())
 	if !ok {
-		s.notFound(w, &s.rep.perSection.other)
+		s.notFound(w, &s.rep.perSection.Other)
 		return
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -120,9 +121,9 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (s *Sitemap) notFound(w http.ResponseWriter, c *secCounters) {
+func (s *Sitemap) notFound(w http.ResponseWriter, c *secstats.Counters) {
 	s.rep.stats.notFound.Add(1)
-	c.notFound.Add(1)
+	c.NotFound.Add(1)
 	serveError(w, "404 page not found", http.StatusNotFound)
 }
 
@@ -145,7 +146,7 @@ func (s *Sitemap) notFound(w http.ResponseWriter, c *secCounters) {
 // those bytes, and once Date reaches their clock they are served under it
 // (TestLastModifiedNotAfterDate); no other bytes are given that clock in
 // the meantime, so nothing of the clock's promises changes.
-func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, q *reqHeader, k docKey, owner, e *entry, rep representation, c *secCounters, now time.Time) (int, int64, bool) {
+func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, q *reqHeader, k docKey, owner, e *entry, rep representation, c *secstats.Counters, now time.Time) (int, int64, bool) {
 	h := w.Header()
 	modtime, lastMod := e.lastMod, e.lastModHdr
 	if modtime.After(now) {
@@ -208,10 +209,10 @@ func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, q *reqHeade
 	cw.release()
 	if cw.status == http.StatusNotModified {
 		s.rep.stats.notModified.Add(1)
-		c.notModified.Add(1)
+		c.NotModified.Add(1)
 	}
 	s.rep.stats.bytesServed.Add(cw.n)
-	c.bytesServed.Add(cw.n)
+	c.BytesServed.Add(cw.n)
 	return cmp.Or(cw.status, http.StatusOK), cw.n, handed
 }
 

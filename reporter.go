@@ -15,6 +15,7 @@ import (
 	"github.com/freshmap/sitemap/internal/audit"
 	"github.com/freshmap/sitemap/internal/indexnow"
 	"github.com/freshmap/sitemap/internal/purge"
+	"github.com/freshmap/sitemap/internal/secstats"
 )
 
 // reporter is the one home of what the Sitemap tells the world of its
@@ -25,7 +26,7 @@ type reporter struct {
 	site       *site
 	log        *slog.Logger
 	stats      counters
-	perSection *secStats
+	perSection *secstats.Table
 	onReject   func(string, int64, string, error)
 	onNotice   func(string, int64, string, error)
 	onChange   func(Change)
@@ -60,12 +61,14 @@ func (r *reporter) hook(name string, f func()) {
 }
 
 // of returns the counters of k's section.
-func (r *reporter) of(k docKey) *secCounters { return r.perSection.at(k.row(len(r.perSection.pages))) }
+func (r *reporter) of(k docKey) *secstats.Counters {
+	return r.perSection.At(k.row(len(r.perSection.Pages)))
+}
 
 // hit, miss and stale count how a request found the cache.
-func (r *reporter) hit(k docKey)   { r.stats.hits.Add(1); r.of(k).hits.Add(1) }
-func (r *reporter) miss(k docKey)  { r.stats.misses.Add(1); r.of(k).misses.Add(1) }
-func (r *reporter) stale(k docKey) { r.stats.stale.Add(1); r.of(k).stale.Add(1) }
+func (r *reporter) hit(k docKey)   { r.stats.hits.Add(1); r.of(k).Hits.Add(1) }
+func (r *reporter) miss(k docKey)  { r.stats.misses.Add(1); r.of(k).Misses.Add(1) }
+func (r *reporter) stale(k docKey) { r.stats.stale.Add(1); r.of(k).Stale.Add(1) }
 
 // revalidated counts a page renewed without a rebuild.
 func (r *reporter) revalidated() { r.stats.revalidated.Add(1) }
@@ -73,13 +76,13 @@ func (r *reporter) revalidated() { r.stats.revalidated.Add(1) }
 // timed counts the duration d of a build of k, successful or not.
 func (r *reporter) timed(k docKey, d time.Duration) {
 	r.stats.buildNanos.Add(int64(d))
-	r.of(k).observe(d)
+	r.of(k).Observe(d)
 }
 
 // built counts a successful build of k.
 func (r *reporter) built(k docKey) {
 	r.stats.builds.Add(1)
-	r.of(k).builds.Add(1)
+	r.of(k).Builds.Add(1)
 }
 
 // failed logs and counts a failed build of k; old tells whether a last
@@ -87,7 +90,7 @@ func (r *reporter) built(k docKey) {
 // and never told here.
 func (r *reporter) failed(k docKey, old bool, err error) {
 	defer r.stats.buildErrors.Add(1) // last: a test that sees it sees the log
-	r.of(k).buildErrors.Add(1)
+	r.of(k).BuildErrors.Add(1)
 	args := []any{"page", r.site.fileName(k), "err", err, "retry_after", r.site.retryAfter}
 	if f := (*failureError)(nil); errors.As(err, &f) {
 		args = append(args, "failure", f.ref)
@@ -128,7 +131,7 @@ func (r *reporter) abandoned(keys []docKey) {
 func (r *reporter) unavailable(ctx context.Context, k docKey, err error) {
 	r.log.DebugContext(ctx, "sitemap: unavailable", "page", r.site.fileName(k), "err", err)
 	r.stats.unavailable.Add(1)
-	r.of(k).unavailable.Add(1)
+	r.of(k).Unavailable.Add(1)
 }
 
 // urls returns the report of the URLs of one build of document k of sec
@@ -223,7 +226,7 @@ func (t *tally) attrs() []any {
 func (u *urlReport) rejected(loc string, err error) {
 	r := u.r
 	r.stats.rejected.Add(1)
-	r.of(u.k).reject(err)
+	r.of(u.k).Reject(err)
 	u.skipped++
 	u.warn.add(loc, err)
 	if r.onReject != nil {
@@ -241,7 +244,7 @@ func (u *urlReport) noticed(loc string, notes []error) {
 	for _, err := range notes {
 		if errors.Is(err, ErrElementDropped) {
 			r.stats.dropped.Add(1)
-			r.of(u.k).drop(err)
+			r.of(u.k).Drop(err)
 			u.dropped++
 			u.warn.add(loc, err)
 		} else {

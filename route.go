@@ -44,7 +44,7 @@ func feedKey(sec int) docKey { return docKey{kind: docFeed, sec: sec} }
 // first is indexKey.
 func indexFileKey(file int) docKey { return docKey{kind: docIndex, page: int64(file - 1)} }
 
-// row is k's row in SectionStats (secStats.at) in a site of n sections,
+// row is k's row in SectionStats (internal/secstats, Table.At) in a site of n sections,
 // which is also the crawl log's group of its file: the pages of each
 // section, then the feeds, then the index.
 func (k docKey) row(n int) int {

@@ -16,6 +16,7 @@ import (
 	"github.com/freshmap/sitemap/internal/hreflang"
 	"github.com/freshmap/sitemap/internal/htmlview"
 	"github.com/freshmap/sitemap/internal/indexnow"
+	"github.com/freshmap/sitemap/internal/secstats"
 	"github.com/freshmap/sitemap/internal/warmup"
 	"github.com/klauspost/compress/gzip"
 )
@@ -393,7 +394,7 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 	tl := &tools{site: st, clocks: clocks, rep: rep, now: now}
 	d := &documents{
 		site: st, ledger: newLedger(), clocks: clocks, failures: newFailures(), tier: noTier{}, rep: rep, now: now,
-		cache: newPageCache(st.cacheBytes, st.cacheEntries, func(k docKey, n int, b int64) { rep.of(k).cached(n, b) }),
+		cache: newPageCache(st.cacheBytes, st.cacheEntries, func(k docKey, n int, b int64) { rep.of(k).Cached(n, b) }),
 		sem:   make(chan struct{}, st.maxBuilds),
 		builders: [...]builder{
 			docPage:  pageBuilder{tl},
@@ -678,7 +679,7 @@ func newSite(cfg *Config, sections []Section) (*site, error) {
 // newReporter makes the reporter of st, with cfg's hooks; New gives it
 // its senders.
 func newReporter(st *site, cfg *Config, log *slog.Logger) *reporter {
-	return &reporter{site: st, log: log, perSection: newSecStats(len(st.sections), func(i int) string { return st.sections[i].name }),
+	return &reporter{site: st, log: log, perSection: secstats.New(len(st.sections), func(i int) string { return st.sections[i].name }),
 		onReject: cfg.OnReject, onNotice: cfg.OnNotice, onChange: cfg.OnChange}
 }
 
