@@ -295,3 +295,11 @@ func (h *dueHeap[K]) Pop() any {
 	*h = old[:len(old)-1]
 	return x
 }
+
+// Sleeping reports whether a worker sleeps until a rebuild waiting for its
+// turn is due.
+func (r *Queue[K]) Sleeping() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.sleeping
+}

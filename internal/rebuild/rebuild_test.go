@@ -164,7 +164,7 @@ func TestRebuildsDone(t *testing.T) {
 	u.idle(t)
 	u.take()
 	u.Ask([]docKey{p}) // waits an hour for its turn, with one worker asleep
-	unitWait(t, "a worker to sleep", func() bool { u.Queue.mu.Lock(); defer u.Queue.mu.Unlock(); return u.sleeping })
+	unitWait(t, "a worker to sleep", u.Sleeping)
 	u.close()
 	unitWait(t, "the workers to end", func() bool { u.Queue.mu.Lock(); defer u.Queue.mu.Unlock(); return u.Queue.workers == 0 })
 	u.wg.Wait()
