@@ -11,6 +11,7 @@ import (
 
 	"github.com/freshmap/sitemap/internal/crawllog"
 	"github.com/freshmap/sitemap/internal/htmlview"
+	"github.com/freshmap/sitemap/internal/respond"
 	"github.com/freshmap/sitemap/internal/secstats"
 )
 
@@ -26,15 +27,15 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if kf := st.keyFile; kf != nil && r.URL.Path == kf.Path { // Config.IndexNow (internal/indexnow)
-		serveFixed(w, r, kf.Body, hdrTextCT, kf.ETag, nil)
+		respond.Fixed(w, r, kf.Body, respond.HdrTextCT, kf.ETag, nil)
 		return
 	}
 	if st.xsl != nil && r.URL.Path == st.xsl.Path { // Config.Stylesheet (internal/htmlview)
-		serveFixed(w, r, htmlview.Stylesheet, hdrXSLCT, st.xsl.ETag, st.headers.cacheControl)
+		respond.Fixed(w, r, htmlview.Stylesheet, respond.HdrXSLCT, st.xsl.ETag, st.headers.cacheControl)
 		return
 	}
 	h := w.Header()
-	h["X-Robots-Tag"] = hdrNoindex
+	h["X-Robots-Tag"] = respond.HdrNoindex
 	// The path as the client wrote it: a name is served under its one
 	// canonical form, never under a percent-encoded alias such as
 	// /%73itemap-1.xml.gz (TestPercentEncodedAlias). For the names we
@@ -45,22 +46,22 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		h["Allow"] = hdrAllow
-		serveError(w, "method not allowed", http.StatusMethodNotAllowed)
+		h["Allow"] = respond.HdrAllow
+		respond.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
 	k, file := rt.key, rt.key // file: the file's key in the crawl log
 	if k.kind == docIndex {
 		file = indexFileKey(rt.file)
 	}
-	now := s.docs.now()                           // the request's one clock reading: the cache's and the crawl log's
-	q := readReqHeader(r.Header, s.crawls != nil) // the request's header, read once
-	var who crawllog.Slot                         // who asks, known this early only for VerifiedOnly (Log.WhoServed)
+	now := s.docs.now()                                   // the request's one clock reading: the cache's and the crawl log's
+	q := respond.ReadReqHeader(r.Header, s.crawls != nil) // the request's header, read once
+	var who crawllog.Slot                                 // who asks, known this early only for VerifiedOnly (Log.WhoServed)
 	if s.crawls.VerifiedOnly() {
-		who = s.crawls.Who(r, q.ua, now.Unix())
+		who = s.crawls.Who(r, q.UA, now.Unix())
 		if s.crawls.Forbids(who) {
-			serveError(w, "403 forbidden", http.StatusForbidden)
-			s.crawls.Record(file.crawlFile(len(st.sections)), who, now.Unix(), q.validators, http.StatusForbidden, 0, false)
+			respond.Error(w, "403 forbidden", http.StatusForbidden)
+			s.crawls.Record(file.crawlFile(len(st.sections)), who, now.Unix(), q.Validators, http.StatusForbidden, 0, false)
 			return
 		}
 	}
@@ -101,9 +102,9 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		s.rep.unavailable(r.Context(), k, err)
 		h["Retry-After"] = st.headers.retryAfter
-		serveError(w, unavailableText(err, st.retryAfter), http.StatusServiceUnavailable)
+		respond.Error(w, unavailableText(err, st.retryAfter), http.StatusServiceUnavailable)
 		if s.crawls != nil {
-			s.crawls.Record(file.crawlFile(len(st.sections)), s.crawls.WhoServed(r, q.ua, who, now.Unix()), now.Unix(), q.validators, http.StatusServiceUnavailable, 0, false)
+			s.crawls.Record(file.crawlFile(len(st.sections)), s.crawls.WhoServed(r, q.UA, who, now.Unix()), now.Unix(), q.Validators, http.StatusServiceUnavailable, 0, false)
 		}
 		return
 	}
@@ -112,19 +113,19 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// The Date is the clock reading the Last-Modified is held to
 	// (serveEntry), not a later one that net/http would take.
-	h["Date"] = s.date.header(now)
+	h["Date"] = s.date.Header(now)
 	status, n, handed := s.serveEntry(w, r, &q, k, owner, e, rt.rep, s.rep.of(k), now)
 	if s.crawls != nil && rt.rep != asHTML { // the view is for people; the log is of the files crawlers fetch
 		// Only a conditional or ranged request can have validators.
 		sec := now.Unix()
-		s.crawls.Record(file.crawlFile(len(st.sections)), s.crawls.WhoServed(r, q.ua, who, sec), sec, handed && q.validators, status, n, true)
+		s.crawls.Record(file.crawlFile(len(st.sections)), s.crawls.WhoServed(r, q.UA, who, sec), sec, handed && q.Validators, status, n, true)
 	}
 }
 
 func (s *Sitemap) notFound(w http.ResponseWriter, c *secstats.Counters) {
 	s.rep.stats.notFound.Add(1)
 	c.NotFound.Add(1)
-	serveError(w, "404 page not found", http.StatusNotFound)
+	respond.Error(w, "404 page not found", http.StatusNotFound)
 }
 
 // serveEntry sets the representation's headers and answers with
@@ -146,7 +147,7 @@ func (s *Sitemap) notFound(w http.ResponseWriter, c *secstats.Counters) {
 // those bytes, and once Date reaches their clock they are served under it
 // (TestLastModifiedNotAfterDate); no other bytes are given that clock in
 // the meantime, so nothing of the clock's promises changes.
-func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, q *reqHeader, k docKey, owner, e *entry, rep representation, c *secstats.Counters, now time.Time) (int, int64, bool) {
+func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, q *respond.ReqHeader, k docKey, owner, e *entry, rep representation, c *secstats.Counters, now time.Time) (int, int64, bool) {
 	h := w.Header()
 	modtime, lastMod := e.lastMod, e.lastModHdr
 	if modtime.After(now) {
@@ -158,32 +159,32 @@ func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, q *reqHeade
 	cw := countingWriter{ResponseWriter: w}
 	r = wholeIfMultiRange(r, q)
 	var plain *plainBody
-	ct := hdrXMLCT
+	ct := respond.HdrXMLCT
 	switch rep {
 	case asText:
-		ct = hdrTextCT
+		ct = respond.HdrTextCT
 	case asAtom:
-		ct = hdrAtomCT
+		ct = respond.HdrAtomCT
 	case asHTML:
 		ct = hdrHTMLCT
 	}
 	body := e.gz
 	switch {
 	case rep == asGzipFile:
-		h["Content-Type"] = hdrGzipCT
+		h["Content-Type"] = respond.HdrGzipCT
 		h["Etag"] = e.etagFile
 		cw.length = e.gzLen
-	case acceptsGzip(q.accept):
+	case acceptsGzip(q.Accept):
 		h["Content-Type"] = ct
-		h["Vary"] = hdrVary
-		h["Content-Encoding"] = hdrGzip
+		h["Vary"] = respond.HdrVary
+		h["Content-Encoding"] = respond.HdrGzip
 		h["Etag"] = e.etagGzip
 		cw.length = e.gzLen // ServeContent sends none with a Content-Encoding
 	default:
 		h["Content-Type"] = ct
-		h["Vary"] = hdrVary
+		h["Vary"] = respond.HdrVary
 		h["Etag"] = e.etagPlain
-		if cp := s.docs.plainCopy(k, owner, e, r.Method == http.MethodGet && !q.conditional()); cp != nil {
+		if cp := s.docs.plainCopy(k, owner, e, r.Method == http.MethodGet && !q.Conditional()); cp != nil {
 			body, cw.length = cp.xml, cp.length
 			break
 		}
@@ -193,17 +194,17 @@ func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, q *reqHeade
 	}
 	var handed bool
 	if plain == nil {
-		cw.body = bodyReader{b: body}
-		handed = serveCached(&cw, r, q.conditional(), modtime, lastMod, &cw.body, int64(len(body)), cw.length)
+		cw.body = respond.NewBody(body)
+		handed = respond.Cached(&cw, r, q.Conditional(), modtime, lastMod, &cw.body, int64(len(body)), cw.length)
 	} else {
-		handed = serveCached(&cw, r, q.conditional(), modtime, lastMod, plain, e.size, nil)
+		handed = respond.Cached(&cw, r, q.Conditional(), modtime, lastMod, plain, e.size, nil)
 	}
 	if plain != nil && plain.err != nil { // cannot happen: we compressed it
 		s.rep.log.ErrorContext(r.Context(), "sitemap: cached page does not decompress", "err", plain.err)
 		if cw.sent {
 			panic(http.ErrAbortHandler) // the client must not take a cut body for the page
 		}
-		serveError(w, "internal error", http.StatusInternalServerError)
+		respond.Error(w, "internal error", http.StatusInternalServerError)
 		return http.StatusInternalServerError, cw.n, handed
 	}
 	cw.release()
@@ -225,14 +226,14 @@ func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, q *reqHeade
 // the last would restart the decompression, and ServeContent would read
 // the body from a goroutine of its own, which may outlive the call. q is
 // r's header as read (readReqHeader), and loses its Range too.
-func wholeIfMultiRange(r *http.Request, q *reqHeader) *http.Request {
-	if !strings.Contains(q.rng, ",") { // the value ServeContent reads
+func wholeIfMultiRange(r *http.Request, q *respond.ReqHeader) *http.Request {
+	if !strings.Contains(q.Range, ",") { // the value ServeContent reads
 		return r
 	}
 	r = r.WithContext(r.Context()) // a shallow copy
 	r.Header = r.Header.Clone()
 	delete(r.Header, "Range")
-	q.rng = ""
+	q.Range = ""
 	return r
 }
 
@@ -331,7 +332,7 @@ type countingWriter struct {
 	status int  // the status set; 0 if none yet
 	sent   bool // the status has gone to the ResponseWriter
 	n      int64
-	body   bodyReader // the cached body, kept here to save an allocation
+	body   respond.Body // the cached body, kept here to save an allocation
 }
 
 func (c *countingWriter) WriteHeader(code int) {
@@ -383,8 +384,8 @@ var copyBufs sync.Pool
 // 32 KiB window) and allocate 32 KiB a response.
 func (c *countingWriter) ReadFrom(r io.Reader) (int64, error) {
 	if lr, ok := r.(*io.LimitedReader); ok {
-		if br, ok := lr.R.(*bodyReader); ok {
-			n, err := br.writeN(c, lr.N)
+		if br, ok := lr.R.(*respond.Body); ok {
+			n, err := br.WriteN(c, lr.N)
 			lr.N -= n
 			return n, err
 		}

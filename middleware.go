@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/freshmap/sitemap/internal/hostkey"
+	"github.com/freshmap/sitemap/internal/respond"
 )
 
 // Handler returns a middleware that serves robots.txt and the sitemap files
@@ -44,7 +45,7 @@ func (m *middleware) serve(w http.ResponseWriter, r *http.Request, p string) {
 	st := m.s.site
 	switch {
 	case st.keyFile != nil && p == st.keyFile.Path:
-		serveFixed(w, r, st.keyFile.Body, hdrTextCT, st.keyFile.ETag, nil)
+		respond.Fixed(w, r, st.keyFile.Body, respond.HdrTextCT, st.keyFile.ETag, nil)
 	case p == "/robots.txt":
 		m.s.robotsNow(r.Context()).Serve(w, r, m.next)
 	case st.indexName != rootName && len(p) == m.at+len(rootName) && p[m.at:] == rootName && p[:m.at] == st.base.path:

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/freshmap/sitemap/internal/readback"
+	"github.com/freshmap/sitemap/internal/respond"
 	"github.com/klauspost/compress/gzip"
 )
 
@@ -71,7 +72,7 @@ func putPlainBody(b *plainBody) {
 
 // Seek sets the position of the next Read, without decompressing.
 func (b *plainBody) Seek(offset int64, whence int) (int64, error) {
-	pos, err := seekTo(offset, whence, b.pos, b.size)
+	pos, err := respond.SeekTo(offset, whence, b.pos, b.size)
 	if err == nil {
 		b.pos = pos
 	}

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/freshmap/sitemap/internal/respond"
 )
 
 // oldServeEntry is serveEntry as it was before serveCached: the same
@@ -19,25 +21,25 @@ import (
 // gzip-encoded 200 added as countingWriter added it.
 func oldServeEntry(w http.ResponseWriter, r *http.Request, e *entry, xml []byte, path string, cacheControl []string) {
 	h := w.Header()
-	h["X-Robots-Tag"] = hdrNoindex
+	h["X-Robots-Tag"] = respond.HdrNoindex
 	h["Cache-Control"] = cacheControl
-	q := readReqHeader(r.Header, false)
+	q := respond.ReadReqHeader(r.Header, false)
 	r = wholeIfMultiRange(r, &q)
 	body := e.gz
 	var length []string
 	switch {
 	case strings.HasSuffix(path, ".gz"):
-		h["Content-Type"] = hdrGzipCT
+		h["Content-Type"] = respond.HdrGzipCT
 		h["Etag"] = e.etagFile
-	case acceptsGzip(q.accept):
-		h["Content-Type"] = hdrXMLCT
-		h["Vary"] = hdrVary
-		h["Content-Encoding"] = hdrGzip
+	case acceptsGzip(q.Accept):
+		h["Content-Type"] = respond.HdrXMLCT
+		h["Vary"] = respond.HdrVary
+		h["Content-Encoding"] = respond.HdrGzip
 		h["Etag"] = e.etagGzip
 		length = e.gzLen
 	default:
-		h["Content-Type"] = hdrXMLCT
-		h["Vary"] = hdrVary
+		h["Content-Type"] = respond.HdrXMLCT
+		h["Vary"] = respond.HdrVary
 		h["Etag"] = e.etagPlain
 		body = xml
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/freshmap/sitemap/internal/hreflang"
 	"github.com/freshmap/sitemap/internal/htmlview"
 	"github.com/freshmap/sitemap/internal/indexnow"
+	"github.com/freshmap/sitemap/internal/respond"
 	"github.com/freshmap/sitemap/internal/secstats"
 	"github.com/freshmap/sitemap/internal/warmup"
 	"github.com/klauspost/compress/gzip"
@@ -359,7 +360,7 @@ type Sitemap struct {
 	crawls *crawllog.Log             // who fetched each file (crawllog.go); nil when off
 	notes  htmlNoteList              // what the HTML view shows live about a file (html.go)
 	warm   *warmup.Warmer[docKey]    // the warm-up (warmup.go); nil when off
-	date   httpDate                  // the Date header of the files' responses (serve.go)
+	date   respond.Date              // the Date header of the files' responses (serve.go)
 }
 
 // New checks cfg and the sections and returns a Sitemap ready to serve.
@@ -653,7 +654,7 @@ func newSite(cfg *Config, sections []Section) (*site, error) {
 		return nil, err
 	}
 	if cfg.Crawlers.VerifiedOnly { // what only verified crawlers get, no shared cache may keep (internal/crawllog)
-		st.headers.cacheControl = []string{crawllog.PrivateCacheControl(first(st.headers.cacheControl))}
+		st.headers.cacheControl = []string{crawllog.PrivateCacheControl(respond.First(st.headers.cacheControl))}
 	}
 	st.headers.retryAfter = []string{strconv.Itoa(int((st.retryAfter + time.Second - 1) / time.Second))}
 	if cfg.Audit != nil {
