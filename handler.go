@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/freshmap/sitemap/internal/crawllog"
+	"github.com/freshmap/sitemap/internal/gzread"
 	"github.com/freshmap/sitemap/internal/htmlview"
 	"github.com/freshmap/sitemap/internal/respond"
 	"github.com/freshmap/sitemap/internal/secstats"
@@ -133,7 +134,7 @@ func (s *Sitemap) notFound(w http.ResponseWriter, c *secstats.Counters) {
 // conditional or ranged (304, 412, 206, 416) by http.ServeContent. The
 // gzip representations are e's bytes as they are, written in one write;
 // the plain one is e's plain copy if it has one (plainCopyOf), written
-// the same way, or else decompressed as it is written (plainBody), in
+// the same way, or else decompressed as it is written (internal/gzread), in
 // large writes, and only as far as the response needs. e is owner, the
 // copy of k, or a form of it (an HTML part, whose plain copy is counted
 // with owner); the response is counted in c too. It returns the response's status
@@ -158,7 +159,7 @@ func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, q *respond.
 	}
 	cw := countingWriter{ResponseWriter: w}
 	r = wholeIfMultiRange(r, q)
-	var plain *plainBody
+	var plain *gzread.Body
 	ct := respond.HdrXMLCT
 	switch rep {
 	case asText:
@@ -188,8 +189,8 @@ func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, q *respond.
 			body, cw.length = cp.xml, cp.length
 			break
 		}
-		plain = getPlainBody(e)
-		defer putPlainBody(plain) // after serveCached: nothing reads it then
+		plain = gzread.Get(e.gz, e.size)
+		defer gzread.Put(plain) // after serveCached: nothing reads it then
 		cw.hold = true
 	}
 	var handed bool
@@ -199,8 +200,8 @@ func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, q *respond.
 	} else {
 		handed = respond.Cached(&cw, r, q.Conditional(), modtime, lastMod, plain, e.size, nil)
 	}
-	if plain != nil && plain.err != nil { // cannot happen: we compressed it
-		s.rep.log.ErrorContext(r.Context(), "sitemap: cached page does not decompress", "err", plain.err)
+	if plain != nil && plain.Err() != nil { // cannot happen: we compressed it
+		s.rep.log.ErrorContext(r.Context(), "sitemap: cached page does not decompress", "err", plain.Err())
 		if cw.sent {
 			panic(http.ErrAbortHandler) // the client must not take a cut body for the page
 		}
