@@ -12,7 +12,7 @@ import (
 // and passes every other request to next untouched. With chi:
 // r.Use(sm.Handler).
 func (s *Sitemap) Handler(next http.Handler) http.Handler {
-	m := &middleware{s: s, next: next, at: len(s.site.base.path), keyLen: -1, first: s.site.indexName[0]}
+	m := &middleware{s: s, next: next, at: len(s.site.base.path), keyLen: -1, first: s.site.IndexName[0]}
 	if kf := s.site.keyFile; kf != nil {
 		m.keyLen = len(kf.Path)
 	}
@@ -48,7 +48,7 @@ func (m *middleware) serve(w http.ResponseWriter, r *http.Request, p string) {
 		respond.Fixed(w, r, st.keyFile.Body, respond.HdrTextCT, st.keyFile.ETag, nil)
 	case p == "/robots.txt":
 		m.s.robotsNow(r.Context()).Serve(w, r, m.next)
-	case st.indexName != rootName && len(p) == m.at+len(rootName) && p[m.at:] == rootName && p[:m.at] == st.base.path:
+	case st.IndexName != rootName && len(p) == m.at+len(rootName) && p[m.at:] == rootName && p[:m.at] == st.base.path:
 		m.serveRoot(w, r)
 	case st.owns(p):
 		m.s.ServeHTTP(w, r)

@@ -16,6 +16,7 @@ import (
 	"github.com/freshmap/sitemap/internal/hreflang"
 	"github.com/freshmap/sitemap/internal/htmlview"
 	"github.com/freshmap/sitemap/internal/indexnow"
+	"github.com/freshmap/sitemap/internal/paths"
 	"github.com/freshmap/sitemap/internal/respond"
 	"github.com/freshmap/sitemap/internal/secstats"
 	"github.com/freshmap/sitemap/internal/warmup"
@@ -578,7 +579,7 @@ func newSite(cfg *Config, sections []Section) (*site, error) {
 	}
 	base := splitBase(canonical)
 	st := &site{
-		siteNames:    siteNames{path: base.path, indexName: name, indexStem: strings.TrimSuffix(name, ".xml"), numbers: make(map[string]int)},
+		siteNames:    siteNames{Names: paths.Names{Path: base.path, IndexName: name, IndexStem: strings.TrimSuffix(name, ".xml"), Numbers: make(map[string]int)}},
 		base:         base,
 		indexLoc:     canonical + name,
 		byName:       make(map[string]*section),
@@ -595,12 +596,12 @@ func newSite(cfg *Config, sections []Section) (*site, error) {
 		cacheEntries: cmp.Or(cfg.CacheEntries, defaultCacheEntries),
 		maxPages:     maxIndexPages,
 	}
-	st.html, st.htmlIndex = cfg.HTML, cfg.HTML && cfg.HTMLIndexable
+	st.HTML, st.htmlIndex = cfg.HTML, cfg.HTML && cfg.HTMLIndexable
 	if cfg.ListXML {
 		st.listExt = ".xml"
 	}
 	if cfg.Stylesheet {
-		st.xsl, st.siteNames.xslName = htmlview.NewStylesheetFile(st.base.path), htmlview.StylesheetName
+		st.xsl, st.siteNames.XSLName = htmlview.NewStylesheetFile(st.base.path), htmlview.StylesheetName
 		st.stylesheet = st.xsl.Instruction
 	}
 	switch {
@@ -689,7 +690,7 @@ const maxIndexName = 100
 
 // checkIndexName checks Config.IndexName: a file name ending in ".xml",
 // of ASCII letters, digits, '_' and '-' before it (a '.' could make its
-// HTML view's name a part's, htmlRoute), and none of the names the sitemap has for its other files (sitemap-*,
+// HTML view's name a part's, internal/paths), and none of the names the sitemap has for its other files (sitemap-*,
 // sitemap_index-*).
 func checkIndexName(name string) error {
 	stem, ok := strings.CutSuffix(name, ".xml")
@@ -799,12 +800,12 @@ func (st *site) addSection(i int, sec Section, n int) error {
 		st.unnamed = s
 	}
 	s.feed = st.feeds.feedOf(s, sec.Source)
-	files := sectionFiles{name: sec.Name, prefix: pagePrefix(sec.Name)}
+	files := paths.Files{Name: sec.Name, Prefix: pagePrefix(sec.Name)}
 	if s.feed != nil {
-		files.feed = s.feed.name
+		files.Feed = s.feed.name
 	}
-	st.files = append(st.files, files)
-	st.numbers[sec.Name] = i
+	st.Files = append(st.Files, files)
+	st.Numbers[sec.Name] = i
 	specExt := ext
 	if specExt == 0 {
 		specExt = ExtNone // the encoder normalizes again: zero would declare the default set (TestSectionExtNone)
