@@ -3,10 +3,8 @@ package sitemap
 import (
 	"cmp"
 	"errors"
-	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/freshmap/sitemap/internal/crawllog"
@@ -157,7 +155,7 @@ func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, q *respond.
 	if cc := s.site.headers.cacheControl; cc != nil {
 		h["Cache-Control"] = cc
 	}
-	cw := countingWriter{ResponseWriter: w}
+	cw := respond.Writer{ResponseWriter: w}
 	r = wholeIfMultiRange(r, q)
 	var plain *gzread.Body
 	ct := respond.HdrXMLCT
@@ -174,48 +172,48 @@ func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, q *respond.
 	case rep == asGzipFile:
 		h["Content-Type"] = respond.HdrGzipCT
 		h["Etag"] = e.etagFile
-		cw.length = e.gzLen
-	case acceptsGzip(q.Accept):
+		cw.Length = e.gzLen
+	case respond.AcceptsGzip(q.Accept):
 		h["Content-Type"] = ct
 		h["Vary"] = respond.HdrVary
 		h["Content-Encoding"] = respond.HdrGzip
 		h["Etag"] = e.etagGzip
-		cw.length = e.gzLen // ServeContent sends none with a Content-Encoding
+		cw.Length = e.gzLen // ServeContent sends none with a Content-Encoding
 	default:
 		h["Content-Type"] = ct
 		h["Vary"] = respond.HdrVary
 		h["Etag"] = e.etagPlain
 		if cp := s.docs.plainCopy(k, owner, e, r.Method == http.MethodGet && !q.Conditional()); cp != nil {
-			body, cw.length = cp.xml, cp.length
+			body, cw.Length = cp.xml, cp.length
 			break
 		}
 		plain = gzread.Get(e.gz, e.size)
 		defer gzread.Put(plain) // after serveCached: nothing reads it then
-		cw.hold = true
+		cw.Hold = true
 	}
 	var handed bool
 	if plain == nil {
-		cw.body = respond.NewBody(body)
-		handed = respond.Cached(&cw, r, q.Conditional(), modtime, lastMod, &cw.body, int64(len(body)), cw.length)
+		cw.Body = respond.NewBody(body)
+		handed = respond.Cached(&cw, r, q.Conditional(), modtime, lastMod, &cw.Body, int64(len(body)), cw.Length)
 	} else {
 		handed = respond.Cached(&cw, r, q.Conditional(), modtime, lastMod, plain, e.size, nil)
 	}
 	if plain != nil && plain.Err() != nil { // cannot happen: we compressed it
 		s.rep.log.ErrorContext(r.Context(), "sitemap: cached page does not decompress", "err", plain.Err())
-		if cw.sent {
+		if cw.Sent {
 			panic(http.ErrAbortHandler) // the client must not take a cut body for the page
 		}
 		respond.Error(w, "internal error", http.StatusInternalServerError)
-		return http.StatusInternalServerError, cw.n, handed
+		return http.StatusInternalServerError, cw.N, handed
 	}
-	cw.release()
-	if cw.status == http.StatusNotModified {
+	cw.Release()
+	if cw.Status == http.StatusNotModified {
 		s.rep.stats.notModified.Add(1)
 		c.NotModified.Add(1)
 	}
-	s.rep.stats.bytesServed.Add(cw.n)
-	c.BytesServed.Add(cw.n)
-	return cmp.Or(cw.status, http.StatusOK), cw.n, handed
+	s.rep.stats.bytesServed.Add(cw.N)
+	c.BytesServed.Add(cw.N)
+	return cmp.Or(cw.Status, http.StatusOK), cw.N, handed
 }
 
 // wholeIfMultiRange returns r without its Range header if that asks for
@@ -237,184 +235,3 @@ func wholeIfMultiRange(r *http.Request, q *respond.ReqHeader) *http.Request {
 	q.Range = ""
 	return r
 }
-
-// acceptsGzip reports whether an Accept-Encoding header allows gzip
-// (RFC 9110 §12.5.3). An entry for gzip or its alias x-gzip decides
-// wherever it stands; without one, an entry for "*" does; without either,
-// gzip is not allowed. An entry allows gzip if its weight is above zero:
-// no q, or a q other than 0 (0.0, 0.000). A q that is not a qvalue
-// ("q=abc", "q=2", "q=0.0001") refuses, as several entries for the same
-// name do unless all allow: gzip sent to a client that cannot read it
-// breaks that client, while plain XML only costs bytes.
-func acceptsGzip(values []string) bool {
-	gz, star := 0, 0 // 0: not named, 1: allowed, -1: refused
-	for _, v := range values {
-		for v != "" {
-			var item string
-			item, v, _ = strings.Cut(v, ",")
-			name, params, _ := strings.Cut(item, ";")
-			var p *int
-			switch name = strings.TrimSpace(name); {
-			case strings.EqualFold(name, "gzip"), strings.EqualFold(name, "x-gzip"):
-				p = &gz
-			case name == "*":
-				p = &star
-			default:
-				continue
-			}
-			if *p >= 0 {
-				*p = -1
-				if positiveWeight(params) {
-					*p = 1
-				}
-			}
-		}
-	}
-	if gz != 0 {
-		return gz > 0
-	}
-	return star > 0
-}
-
-// positiveWeight reports whether the parameters of an Accept-Encoding
-// entry give it a weight above zero: every q parameter (there should be
-// at most one) is a valid qvalue other than zero. Other parameters, which
-// the grammar does not have, are ignored.
-func positiveWeight(params string) bool {
-	for params != "" {
-		var p string
-		p, params, _ = strings.Cut(params, ";")
-		k, val, _ := strings.Cut(p, "=")
-		if strings.EqualFold(strings.TrimSpace(k), "q") {
-			if q, ok := qvalue(strings.TrimSpace(val)); !ok || q == 0 {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// qvalue parses a weight (RFC 9110 §12.4.2): "0" or "1", then optionally
-// "." and up to three digits, at most 1. It returns thousandths.
-func qvalue(s string) (int, bool) {
-	if s == "" || s[0] != '0' && s[0] != '1' {
-		return 0, false
-	}
-	q := int(s[0]-'0') * 1000
-	if frac := s[1:]; frac != "" {
-		if frac[0] != '.' || len(frac) > 4 {
-			return 0, false
-		}
-		for i, scale := 1, 100; i < len(frac); i, scale = i+1, scale/10 {
-			c := frac[i]
-			if c < '0' || c > '9' {
-				return 0, false
-			}
-			q += int(c-'0') * scale
-		}
-	}
-	return q, q <= 1000
-}
-
-// countingWriter passes a response on to the ResponseWriter, recording its
-// status and the body bytes written. It also:
-//   - sends Content-Length on a 200 with a length it was given, which
-//     ServeContent leaves out when Content-Encoding is set (a HEAD gets
-//     the same as a GET);
-//   - with hold, keeps a 2xx status back until the first body byte (or
-//     release), so that a body that fails before its first byte can still
-//     become a 500;
-//   - copies a body in large writes (ReadFrom): a range of a cached body
-//     in one, a plain body through a pooled buffer of plainWriteSize.
-type countingWriter struct {
-	http.ResponseWriter
-	length []string // Content-Length of a 200, if ServeContent sets none
-	hold   bool
-	status int  // the status set; 0 if none yet
-	sent   bool // the status has gone to the ResponseWriter
-	n      int64
-	body   respond.Body // the cached body, kept here to save an allocation
-}
-
-func (c *countingWriter) WriteHeader(code int) {
-	if c.status != 0 {
-		c.ResponseWriter.WriteHeader(code) // superfluous: let net/http log it
-		return
-	}
-	c.status = code
-	if h := c.Header(); code == http.StatusOK && c.length != nil && h["Content-Length"] == nil {
-		h["Content-Length"] = c.length
-	}
-	if !c.hold || code < 200 || code > 299 {
-		c.release()
-	}
-}
-
-// release sends the status if it is held back (a HEAD, an empty body).
-func (c *countingWriter) release() {
-	if c.status != 0 && !c.sent {
-		c.sent = true
-		c.ResponseWriter.WriteHeader(c.status)
-	}
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	if c.status == 0 {
-		c.WriteHeader(http.StatusOK)
-	}
-	c.release()
-	n, err := c.ResponseWriter.Write(p)
-	c.n += int64(n)
-	return n, err
-}
-
-// plainWriteSize is the size of the writes of a plain body: each write of
-// a response is a system call, so a plain response is written in large
-// writes; but a slow client holds its buffer as long as it reads, which
-// TestPlainConcurrentMemory bounds. BenchmarkServePlainWrites measured
-// the size on loopback (BENCHMARKS.md).
-var plainWriteSize = 64 << 10
-
-// copyBufs holds the buffers plain bodies are copied through.
-var copyBufs sync.Pool
-
-// ReadFrom copies r in large writes. ServeContent copies a body with
-// io.CopyN, so r is an io.LimitedReader: over a bodyReader, its bytes go
-// in one write; else r is filled into a pooled buffer, written when full,
-// where io.Copy would write each read (a gzip reader's are at most its
-// 32 KiB window) and allocate 32 KiB a response.
-func (c *countingWriter) ReadFrom(r io.Reader) (int64, error) {
-	if lr, ok := r.(*io.LimitedReader); ok {
-		if br, ok := lr.R.(*respond.Body); ok {
-			n, err := br.WriteN(c, lr.N)
-			lr.N -= n
-			return n, err
-		}
-	}
-	buf, _ := copyBufs.Get().(*[]byte)
-	if buf == nil || len(*buf) != plainWriteSize {
-		b := make([]byte, plainWriteSize)
-		buf = &b
-	}
-	defer copyBufs.Put(buf)
-	var total int64
-	for {
-		n, err := io.ReadFull(r, *buf)
-		if n > 0 {
-			m, werr := c.Write((*buf)[:n])
-			total += int64(m)
-			if werr != nil {
-				return total, werr
-			}
-		}
-		switch err {
-		case nil:
-		case io.EOF, io.ErrUnexpectedEOF:
-			return total, nil
-		default:
-			return total, err
-		}
-	}
-}
-
-func (c *countingWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -242,7 +243,7 @@ func LastModHeader(t time.Time) []string {
 
 // ReqHeader is what serving a file reads of the request's header, read
 // once: whether it is conditional or ranged (Cached), the Range it
-// asks (the root's wholeIfMultiRange), the encodings it accepts (the root's acceptsGzip), and
+// asks (the root's wholeIfMultiRange), the encodings it accepts (AcceptsGzip), and
 // for the crawl log its User-Agent and whether it has validators.
 //
 // Go hashes the key of every lookup in a map of strings, small ones too
@@ -358,3 +359,184 @@ func Fixed(w http.ResponseWriter, r *http.Request, body string, ct, etag, cacheC
 	h["Etag"] = etag
 	http.ServeContent(w, r, "", time.Time{}, strings.NewReader(body))
 }
+
+// AcceptsGzip reports whether an Accept-Encoding header allows gzip
+// (RFC 9110 §12.5.3). An entry for gzip or its alias x-gzip decides
+// wherever it stands; without one, an entry for "*" does; without either,
+// gzip is not allowed. An entry allows gzip if its weight is above zero:
+// no q, or a q other than 0 (0.0, 0.000). A q that is not a qvalue
+// ("q=abc", "q=2", "q=0.0001") refuses, as several entries for the same
+// name do unless all allow: gzip sent to a client that cannot read it
+// breaks that client, while plain XML only costs bytes.
+func AcceptsGzip(values []string) bool {
+	gz, star := 0, 0 // 0: not named, 1: allowed, -1: refused
+	for _, v := range values {
+		for v != "" {
+			var item string
+			item, v, _ = strings.Cut(v, ",")
+			name, params, _ := strings.Cut(item, ";")
+			var p *int
+			switch name = strings.TrimSpace(name); {
+			case strings.EqualFold(name, "gzip"), strings.EqualFold(name, "x-gzip"):
+				p = &gz
+			case name == "*":
+				p = &star
+			default:
+				continue
+			}
+			if *p >= 0 {
+				*p = -1
+				if positiveWeight(params) {
+					*p = 1
+				}
+			}
+		}
+	}
+	if gz != 0 {
+		return gz > 0
+	}
+	return star > 0
+}
+
+// positiveWeight reports whether the parameters of an Accept-Encoding
+// entry give it a weight above zero: every q parameter (there should be
+// at most one) is a valid qvalue other than zero. Other parameters, which
+// the grammar does not have, are ignored.
+func positiveWeight(params string) bool {
+	for params != "" {
+		var p string
+		p, params, _ = strings.Cut(params, ";")
+		k, val, _ := strings.Cut(p, "=")
+		if strings.EqualFold(strings.TrimSpace(k), "q") {
+			if q, ok := qvalue(strings.TrimSpace(val)); !ok || q == 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// qvalue parses a weight (RFC 9110 §12.4.2): "0" or "1", then optionally
+// "." and up to three digits, at most 1. It returns thousandths.
+func qvalue(s string) (int, bool) {
+	if s == "" || s[0] != '0' && s[0] != '1' {
+		return 0, false
+	}
+	q := int(s[0]-'0') * 1000
+	if frac := s[1:]; frac != "" {
+		if frac[0] != '.' || len(frac) > 4 {
+			return 0, false
+		}
+		for i, scale := 1, 100; i < len(frac); i, scale = i+1, scale/10 {
+			c := frac[i]
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			q += int(c-'0') * scale
+		}
+	}
+	return q, q <= 1000
+}
+
+// Writer passes a response on to the ResponseWriter, recording its
+// status and the body bytes written. It also:
+//   - sends Content-Length on a 200 with a length it was given, which
+//     ServeContent leaves out when Content-Encoding is set (a HEAD gets
+//     the same as a GET);
+//   - with Hold, keeps a 2xx status back until the first body byte (or
+//     Release), so that a body that fails before its first byte can still
+//     become a 500;
+//   - copies a body in large writes (ReadFrom): a range of a cached body
+//     in one, a plain body through a pooled buffer of PlainWriteSize.
+type Writer struct {
+	http.ResponseWriter
+	Length []string // Content-Length of a 200, if ServeContent sets none
+	Hold   bool     // keep a 2xx status back until the first body byte or Release
+	Status int      // the status set; 0 if none yet
+	Sent   bool     // the status has gone to the ResponseWriter
+	N      int64    // the body bytes written
+	Body   Body     // the cached body, kept here to save an allocation
+}
+
+func (c *Writer) WriteHeader(code int) {
+	if c.Status != 0 {
+		c.ResponseWriter.WriteHeader(code) // superfluous: let net/http log it
+		return
+	}
+	c.Status = code
+	if h := c.Header(); code == http.StatusOK && c.Length != nil && h["Content-Length"] == nil {
+		h["Content-Length"] = c.Length
+	}
+	if !c.Hold || code < 200 || code > 299 {
+		c.Release()
+	}
+}
+
+// Release sends the status if it is held back (a HEAD, an empty body).
+func (c *Writer) Release() {
+	if c.Status != 0 && !c.Sent {
+		c.Sent = true
+		c.ResponseWriter.WriteHeader(c.Status)
+	}
+}
+
+func (c *Writer) Write(p []byte) (int, error) {
+	if c.Status == 0 {
+		c.WriteHeader(http.StatusOK)
+	}
+	c.Release()
+	n, err := c.ResponseWriter.Write(p)
+	c.N += int64(n)
+	return n, err
+}
+
+// PlainWriteSize is the size of the writes of a plain body: each write of
+// a response is a system call, so a plain response is written in large
+// writes; but a slow client holds its buffer as long as it reads, which
+// the root's TestPlainConcurrentMemory bounds. Its
+// BenchmarkServePlainWrites measured the size on loopback (BENCHMARKS.md).
+var PlainWriteSize = 64 << 10
+
+// copyBufs holds the buffers plain bodies are copied through.
+var copyBufs sync.Pool
+
+// ReadFrom copies r in large writes. ServeContent copies a body with
+// io.CopyN, so r is an io.LimitedReader: over a Body, its bytes go
+// in one write; else r is filled into a pooled buffer, written when full,
+// where io.Copy would write each read (a gzip reader's are at most its
+// 32 KiB window) and allocate 32 KiB a response.
+func (c *Writer) ReadFrom(r io.Reader) (int64, error) {
+	if lr, ok := r.(*io.LimitedReader); ok {
+		if br, ok := lr.R.(*Body); ok {
+			n, err := br.WriteN(c, lr.N)
+			lr.N -= n
+			return n, err
+		}
+	}
+	buf, _ := copyBufs.Get().(*[]byte)
+	if buf == nil || len(*buf) != PlainWriteSize {
+		b := make([]byte, PlainWriteSize)
+		buf = &b
+	}
+	defer copyBufs.Put(buf)
+	var total int64
+	for {
+		n, err := io.ReadFull(r, *buf)
+		if n > 0 {
+			m, werr := c.Write((*buf)[:n])
+			total += int64(m)
+			if werr != nil {
+				return total, werr
+			}
+		}
+		switch err {
+		case nil:
+		case io.EOF, io.ErrUnexpectedEOF:
+			return total, nil
+		default:
+			return total, err
+		}
+	}
+}
+
+func (c *Writer) Unwrap() http.ResponseWriter { return c.ResponseWriter }
