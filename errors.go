@@ -7,24 +7,14 @@ import (
 	"fmt"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/hashicorp/golang-lru/v2/simplelru"
+
+	"github.com/freshmap/sitemap/internal/tally"
 )
 
-// quote shortens a loc for an error message, cutting it at a rune
-// boundary.
-func quote(s string) string {
-	const max = 200
-	if len(s) > max {
-		cut := max
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "..."
-	}
-	return `"` + s + `"`
-}
+// quote shortens a loc for an error message (internal/tally).
+func quote(s string) string { return tally.Quote(s) }
 
 // The errors of a load (documents.go), which crawlers never see: each
 // becomes a status, and is logged.

@@ -7,8 +7,6 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"slices"
-	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -16,6 +14,7 @@ import (
 	"github.com/freshmap/sitemap/internal/indexnow"
 	"github.com/freshmap/sitemap/internal/purge"
 	"github.com/freshmap/sitemap/internal/secstats"
+	"github.com/freshmap/sitemap/internal/tally"
 )
 
 // reporter is the one home of what the Sitemap tells the world of its
@@ -147,7 +146,7 @@ func (r *reporter) urls(sec *section, k docKey) *urlReport {
 // one line per build (done), whatever the number of URLs: a warning for
 // the URLs skipped and the elements dropped, and an info line for the
 // other corrections (ErrSelfLinkAdded), each with counts by reason and
-// the first maxExamples URLs (TestOneLogLinePerBuild). It is used by the
+// the first few URLs (internal/tally; TestOneLogLinePerBuild). It is used by the
 // build's goroutine only.
 type urlReport struct {
 	r       *reporter
@@ -155,70 +154,8 @@ type urlReport struct {
 	k       docKey
 	skipped int // URLs not written
 	dropped int // elements left out of URLs written
-	warn    tally
-	info    tally
-}
-
-// maxExamples is how many URLs a log line of a build names.
-const maxExamples = 3
-
-// tally counts the reports of one log line by reason, and keeps the first
-// few.
-type tally struct {
-	n        int
-	reasons  map[reason]int
-	order    []reason // the reasons in the order first seen
-	examples []string
-}
-
-// reason is why a URL was reported: the field and the rule it broke, or
-// (field "") ErrPageFull or ErrSelfLinkAdded.
-type reason struct {
-	field string
-	err   error
-}
-
-func reasonOf(err error) reason {
-	if bad := (*InvalidURLError)(nil); errors.As(err, &bad) {
-		return reason{bad.Field, bad.Err}
-	}
-	return reason{err: err}
-}
-
-func (x reason) String() string {
-	text := strings.TrimPrefix(x.err.Error(), "sitemap: ")
-	if x.field == "" {
-		return text
-	}
-	return x.field + ": " + text
-}
-
-func (t *tally) add(loc string, err error) {
-	x := reasonOf(err)
-	if t.reasons == nil {
-		t.reasons = make(map[reason]int)
-	}
-	if t.reasons[x]++; t.reasons[x] == 1 {
-		t.order = append(t.order, x)
-	}
-	if t.n++; len(t.examples) < maxExamples {
-		t.examples = append(t.examples, quote(loc)+" ("+x.String()+")")
-	}
-}
-
-// attrs are the log attributes of t: the reasons with their counts, and
-// the examples.
-func (t *tally) attrs() []any {
-	var reasons strings.Builder
-	for i, x := range t.order {
-		if i > 0 {
-			reasons.WriteString("; ")
-		}
-		reasons.WriteString(x.String())
-		reasons.WriteString(": ")
-		reasons.WriteString(strconv.Itoa(t.reasons[x]))
-	}
-	return []any{"reasons", reasons.String(), "examples", strings.Join(t.examples, "; ")}
+	warn    tally.Tally
+	info    tally.Tally
 }
 
 // rejected reports a URL that was not written, for err (an
@@ -228,7 +165,7 @@ func (u *urlReport) rejected(loc string, err error) {
 	r.stats.rejected.Add(1)
 	r.of(u.k).Reject(err)
 	u.skipped++
-	u.warn.add(loc, err)
+	u.warn.Add(loc, err)
 	if r.onReject != nil {
 		r.hook("OnReject", func() { r.onReject(u.sec.name, u.k.page, loc, err) })
 	}
@@ -246,9 +183,9 @@ func (u *urlReport) noticed(loc string, notes []error) {
 			r.stats.dropped.Add(1)
 			r.of(u.k).Drop(err)
 			u.dropped++
-			u.warn.add(loc, err)
+			u.warn.Add(loc, err)
 		} else {
-			u.info.add(loc, err)
+			u.info.Add(loc, err)
 		}
 		if r.onNotice != nil {
 			r.hook("OnNotice", func() { r.onNotice(u.sec.name, u.k.page, loc, err) })
@@ -259,12 +196,12 @@ func (u *urlReport) noticed(loc string, notes []error) {
 // done logs what the build reported, in at most two lines.
 func (u *urlReport) done() {
 	log := u.r.log
-	if u.warn.n > 0 {
-		args := append([]any{"section", u.sec.name, "page", u.k.page, "skipped", u.skipped, "dropped", u.dropped}, u.warn.attrs()...)
+	if u.warn.N > 0 {
+		args := append([]any{"section", u.sec.name, "page", u.k.page, "skipped", u.skipped, "dropped", u.dropped}, u.warn.Attrs()...)
 		log.Warn("sitemap: URLs skipped or written without elements that break a rule", args...)
 	}
-	if u.info.n > 0 {
-		args := append([]any{"section", u.sec.name, "page", u.k.page, "corrected", u.info.n}, u.info.attrs()...)
+	if u.info.N > 0 {
+		args := append([]any{"section", u.sec.name, "page", u.k.page, "corrected", u.info.N}, u.info.Attrs()...)
 		log.Info("sitemap: URLs corrected", args...)
 	}
 }
