@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
-	"os"
 	"time"
 
 	"github.com/freshmap/sitemap/internal/crawllog"
@@ -147,32 +146,7 @@ func ReadCrawlerRanges(r io.Reader) ([]netip.Prefix, error) {
 // {"/etc/crawlers/chatgpt-user.json"}}. A family's files are read as one
 // list. A file that cannot be read is New's error, naming it.
 func CrawlerRangeFiles(files map[string][]string) func() (map[string][]netip.Prefix, error) {
-	return func() (map[string][]netip.Prefix, error) {
-		out := make(map[string][]netip.Prefix, len(files))
-		for family, paths := range files {
-			for _, path := range paths {
-				p, err := readRangeFile(path)
-				if err != nil {
-					return nil, err
-				}
-				out[family] = append(out[family], p...)
-			}
-		}
-		return out, nil
-	}
-}
-
-func readRangeFile(path string) ([]netip.Prefix, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	p, err := ReadCrawlerRanges(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return p, nil
+	return crawllog.RangeFiles(files)
 }
 
 // newCrawlLog makes the crawl log of a site with sections sections; nil
