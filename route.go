@@ -114,7 +114,7 @@ func pagePrefix(section string) string {
 
 // indexFileName is the name of index file number n (from 1): the first
 // is Config.IndexName; the others keep their names whatever it is, which
-// no IndexName can take (checkIndexName).
+// no IndexName can take (internal/paths, CheckIndexName).
 func (sn *siteNames) indexFileName(n int) string {
 	if n == 1 {
 		return sn.IndexName

@@ -574,7 +574,7 @@ func newSite(cfg *Config, sections []Section) (*site, error) {
 		return nil, err
 	}
 	name := cmp.Or(cfg.IndexName, indexFile)
-	if err := checkIndexName(name); err != nil {
+	if err := paths.CheckIndexName(name); err != nil {
 		return nil, err
 	}
 	base := splitBase(canonical)
@@ -685,30 +685,6 @@ func newReporter(st *site, cfg *Config, log *slog.Logger) *reporter {
 		onReject: cfg.OnReject, onNotice: cfg.OnNotice, onChange: cfg.OnChange}
 }
 
-// maxIndexName is the longest Config.IndexName.
-const maxIndexName = 100
-
-// checkIndexName checks Config.IndexName: a file name ending in ".xml",
-// of ASCII letters, digits, '_' and '-' before it (a '.' could make its
-// HTML view's name a part's, internal/paths), and none of the names the sitemap has for its other files (sitemap-*,
-// sitemap_index-*).
-func checkIndexName(name string) error {
-	stem, ok := strings.CutSuffix(name, ".xml")
-	if !ok || stem == "" || len(name) > maxIndexName {
-		return fmt.Errorf("IndexName %q: want a file name ending in \".xml\", at most %d bytes, such as \"sitemap.xml\"", name, maxIndexName)
-	}
-	for i := 0; i < len(stem); i++ {
-		c := stem[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
-			return fmt.Errorf("IndexName %q: use ASCII letters, digits, '_' and '-' before \".xml\"", name)
-		}
-	}
-	if strings.HasPrefix(name, "sitemap-") || strings.HasPrefix(name, "sitemap_index-") {
-		return fmt.Errorf("IndexName %q is a name of the sitemap's other files (sitemap-*, sitemap_index-*)", name)
-	}
-	return nil
-}
-
 // layoutOf names the sections of an index, in order: the xxhash of their
 // names, in hexadecimal.
 func layoutOf(sections []*section) string {
@@ -726,7 +702,7 @@ func (st *site) addSection(i int, sec Section, n int) error {
 		return fmt.Errorf("section %d (%q) has no Source", i, sec.Name)
 	case sec.Name == "" && n > 1:
 		return fmt.Errorf("section %d has no Name; only a single section may be unnamed", i)
-	case sec.Name != "" && !validSectionName(sec.Name):
+	case sec.Name != "" && !paths.ValidSectionName(sec.Name, maxSectionName):
 		return fmt.Errorf("section name %q: use 1 to %d lower-case letters, digits, '_' or '-', starting with a letter or digit", sec.Name, maxSectionName)
 	case st.byName[sec.Name] != nil:
 		return fmt.Errorf("section name %q is used twice", sec.Name)
@@ -815,17 +791,4 @@ func (st *site) addSection(i int, sec Section, n int) error {
 	st.sections = append(st.sections, s)
 	st.byName[sec.Name] = s
 	return nil
-}
-
-func validSectionName(name string) bool {
-	if len(name) > maxSectionName || name[0] == '-' || name[0] == '_' {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
 }

@@ -7,6 +7,7 @@
 package paths
 
 import (
+	"fmt"
 	"math"
 	"strings"
 )
@@ -214,4 +215,45 @@ func ParsePage(s string) (int64, bool) {
 		return 0, false
 	}
 	return int64(n), true
+}
+
+// MaxIndexName is the longest index name (Config.IndexName).
+const MaxIndexName = 100
+
+// CheckIndexName checks an index name (Config.IndexName): a file name ending in ".xml",
+// of ASCII letters, digits, '_' and '-' before it (a '.' could make its
+// HTML view's name a part's), and none of the names the sitemap has for its other files (sitemap-*,
+// sitemap_index-*).
+func CheckIndexName(name string) error {
+	stem, ok := strings.CutSuffix(name, ".xml")
+	if !ok || stem == "" || len(name) > MaxIndexName {
+		return fmt.Errorf("IndexName %q: want a file name ending in \".xml\", at most %d bytes, such as \"sitemap.xml\"", name, MaxIndexName)
+	}
+	for i := 0; i < len(stem); i++ {
+		c := stem[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return fmt.Errorf("IndexName %q: use ASCII letters, digits, '_' and '-' before \".xml\"", name)
+		}
+	}
+	if strings.HasPrefix(name, "sitemap-") || strings.HasPrefix(name, "sitemap_index-") {
+		return fmt.Errorf("IndexName %q is a name of the sitemap's other files (sitemap-*, sitemap_index-*)", name)
+	}
+	return nil
+}
+
+// ValidSectionName reports whether name is a section name: 1 to max
+// lower-case ASCII letters, digits, '_' or '-', starting with a letter or
+// digit (so no section takes a pseudo-section's name, which starts with
+// '_').
+func ValidSectionName(name string, max int) bool {
+	if len(name) > max || name[0] == '-' || name[0] == '_' {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
 }

@@ -67,3 +67,17 @@ func TestParsePage(t *testing.T) {
 		}
 	}
 }
+
+// TestNames: the rules of an index name and of a section name.
+func TestNames(t *testing.T) {
+	for name, ok := range map[string]bool{"sitemap.xml": true, "sitemap_index.xml": true, "a-b_1.xml": true, ".xml": false, "x.y.xml": false, "index.XML": false, "sitemap-1.xml": false, "sitemap_index-2.xml": false} {
+		if err := CheckIndexName(name); (err == nil) != ok {
+			t.Errorf("CheckIndexName(%q) = %v", name, err)
+		}
+	}
+	for name, ok := range map[string]bool{"news": true, "a-1_b": true, "_idx": false, "-a": false, "News": false, "abcdef": false} {
+		if got := ValidSectionName(name, 5); got != ok {
+			t.Errorf("ValidSectionName(%q, 5) = %v", name, got)
+		}
+	}
+}
