@@ -9,12 +9,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/golang-lru/v2/simplelru"
-
-	"github.com/freshmap/sitemap/internal/tally"
 )
-
-// quote shortens a loc for an error message (internal/tally).
-func quote(s string) string { return tally.Quote(s) }
 
 // The errors of a load (documents.go), which crawlers never see: each
 // becomes a status, and is logged.

@@ -183,6 +183,7 @@ func (a *appRoot) Flush() {
 // Handler and ServeHTTP do.
 type Sites struct {
 	byHost map[string]*Sitemap // host key (internal/hostkey) → its Sitemap
+	serve  hostkey.Router      // ServeHTTP: to byHost's Sitemaps, else a 404
 }
 
 // NewSites returns the Sites serving each Sitemap at the host of its
@@ -211,6 +212,10 @@ func NewSites(sites ...*Sitemap) (*Sites, error) {
 			ss.byHost[k] = s
 		}
 	}
+	ss.serve = hostkey.Router{ByHost: make(map[string]http.Handler, len(ss.byHost)), Next: http.NotFoundHandler()}
+	for k, s := range ss.byHost {
+		ss.serve.ByHost[k] = s
+	}
 	return ss, nil
 }
 
@@ -223,31 +228,10 @@ func (ss *Sites) Handler(next http.Handler) http.Handler {
 	for k, s := range ss.byHost {
 		byHost[k] = s.Handler(next)
 	}
-	return &sitesHandler{byHost: byHost, next: next}
-}
-
-type sitesHandler struct {
-	byHost map[string]http.Handler // the Handler of each host's Sitemap
-	next   http.Handler
-}
-
-func (h *sitesHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	var buf [hostkey.MaxLen]byte
-	if m, ok := h.byHost[string(hostkey.Append(buf[:0], r.Host))]; ok {
-		m.ServeHTTP(w, r)
-		return
-	}
-	h.next.ServeHTTP(w, r)
+	return &hostkey.Router{ByHost: byHost, Next: next}
 }
 
 // ServeHTTP answers a request for a listed host with that host's
 // Sitemap.ServeHTTP (the sitemap paths alone), and any other host with a
 // 404 that involves no Sitemap.
-func (ss *Sites) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	var buf [hostkey.MaxLen]byte
-	if s, ok := ss.byHost[string(hostkey.Append(buf[:0], r.Host))]; ok {
-		s.ServeHTTP(w, r)
-		return
-	}
-	http.NotFound(w, r)
-}
+func (ss *Sites) ServeHTTP(w http.ResponseWriter, r *http.Request) { ss.serve.ServeHTTP(w, r) }

@@ -211,7 +211,7 @@ func (u *urlReport) done() {
 // as it.
 func (r *reporter) future(sec *section, k docKey, n int, loc string) {
 	r.log.Warn("sitemap: URL lastmods in the future written as the build time", "section", sec.name, "page", k.page,
-		"count", n, "first", quote(loc))
+		"count", n, "first", tally.Quote(loc))
 }
 
 // pageBuilt hands the page k, just built (gzipped), to the self-audit,

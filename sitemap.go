@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/cespare/xxhash/v2"
 	"github.com/freshmap/sitemap/internal/crawllog"
 	"github.com/freshmap/sitemap/internal/hreflang"
 	"github.com/freshmap/sitemap/internal/htmlview"
@@ -674,7 +673,7 @@ func newSite(cfg *Config, sections []Section) (*site, error) {
 		}
 		st.keyFile = indexnow.NewKeyFile(st.base.path, cfg.IndexNow.Key)
 	}
-	st.layout = layoutOf(st.sections)
+	st.layout = paths.Layout(st.Files)
 	return st, nil
 }
 
@@ -683,17 +682,6 @@ func newSite(cfg *Config, sections []Section) (*site, error) {
 func newReporter(st *site, cfg *Config, log *slog.Logger) *reporter {
 	return &reporter{site: st, log: log, perSection: secstats.New(len(st.sections), func(i int) string { return st.sections[i].name }),
 		onReject: cfg.OnReject, onNotice: cfg.OnNotice, onChange: cfg.OnChange}
-}
-
-// layoutOf names the sections of an index, in order: the xxhash of their
-// names, in hexadecimal.
-func layoutOf(sections []*section) string {
-	h := xxhash.New()
-	for _, sec := range sections {
-		h.WriteString(sec.name)
-		h.WriteString("\x00")
-	}
-	return strconv.FormatUint(h.Sum64(), 16)
 }
 
 func (st *site) addSection(i int, sec Section, n int) error {

@@ -7,6 +7,7 @@
 package hostkey
 
 import (
+	"net/http"
 	"net/netip"
 	"strings"
 )
@@ -135,4 +136,20 @@ func appendHost(b []byte, host string) []byte {
 		b = append(b, c)
 	}
 	return b
+}
+
+// Router sends a request to the handler of its host's key (Append), and
+// a request for any other host to Next.
+type Router struct {
+	ByHost map[string]http.Handler
+	Next   http.Handler
+}
+
+func (h *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var buf [MaxLen]byte
+	if m, ok := h.ByHost[string(Append(buf[:0], r.Host))]; ok {
+		m.ServeHTTP(w, r)
+		return
+	}
+	h.Next.ServeHTTP(w, r)
 }

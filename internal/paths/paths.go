@@ -9,7 +9,10 @@ package paths
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
+
+	"github.com/cespare/xxhash/v2"
 )
 
 // Kind is the kind of document a path names, in the order of the root's
@@ -256,4 +259,15 @@ func ValidSectionName(name string, max int) bool {
 		}
 	}
 	return true
+}
+
+// Layout names the sections of an index, in order: the xxhash of their
+// names, each followed by a zero byte, in hexadecimal.
+func Layout(files []Files) string {
+	h := xxhash.New()
+	for _, f := range files {
+		h.WriteString(f.Name)
+		h.WriteString("\x00")
+	}
+	return strconv.FormatUint(h.Sum64(), 16)
 }
