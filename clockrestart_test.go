@@ -236,6 +236,6 @@ func TestRestartsWithChangeTimes(t *testing.T) {
 // in real time: the test's time is a fake clock).
 func newQuickSitemap(t *testing.T, cfg Config, src Source) *Sitemap {
 	sm := newTestSitemap(t, cfg, Section{Source: src})
-	sm.docs.rebuilds.every = 0
+	sm.docs.rebuilds.q.SetTurn(0)
 	return sm
 }

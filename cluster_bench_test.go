@@ -19,7 +19,7 @@ var clusterBenchSizes = []int{1_000, 10_000, 16_666}
 // BenchmarkEncodeClusterGiven, writes the same bytes from 3n URLs whose
 // alternates the Source gave, made before the timer starts.
 func BenchmarkEncodeCluster(b *testing.B) {
-	c, err := newCluster("b", threeLanguages)
+	c, err := threeLanguages.cluster("b")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func BenchmarkEncodeCluster(b *testing.B) {
 
 // BenchmarkEncodeClusterGiven is BenchmarkEncodeCluster's reference.
 func BenchmarkEncodeClusterGiven(b *testing.B) {
-	c, err := newCluster("b", threeLanguages)
+	c, err := threeLanguages.cluster("b")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -42,11 +42,11 @@ func BenchmarkEncodeClusterGiven(b *testing.B) {
 		b.Run("urls="+strconv.Itoa(n), func(b *testing.B) {
 			var given []URL
 			for _, u := range benchURLs(n) {
-				alts, err := c.members(benchBase, u.Loc, nil)
+				alts, err := c.Members(benchBase, u.Loc, nil)
 				if err != nil {
 					b.Fatal(err)
 				}
-				for i := range c.size() {
+				for i := range c.Size() {
 					m := u
 					m.Loc, m.Alternates = alts[i].Href, alts
 					given = append(given, m)

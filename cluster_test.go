@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/freshmap/sitemap/internal/hreflang"
 	"github.com/freshmap/sitemap/internal/xsdcheck"
 )
 
@@ -24,7 +25,7 @@ var threeLanguages = &Hreflang{
 // clusterSpec is the pageSpec of a section with Hreflang h.
 func clusterSpec(t *testing.T, h *Hreflang, maxURLs int) pageSpec {
 	t.Helper()
-	c, err := newCluster("t", h)
+	c, err := h.cluster("t")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +100,7 @@ func TestHreflangClusterOwnAlternates(t *testing.T) {
 func TestHreflangClusterBadLoc(t *testing.T) {
 	for _, loc := range []string{"HTTPS://EXAMPLE.COM/p", "https://other.example/p", "/p"} {
 		r := encodeSpec(t, listSource(URL{Loc: loc}, URL{Loc: anchorLoc}), clusterSpec(t, threeLanguages, 10))
-		checkRejected(t, r, loc, "loc", errClusterBase)
+		checkRejected(t, r, loc, "loc", hreflang.ErrBase)
 		if r.err != nil || r.st.urls != 3 {
 			t.Errorf("%s: err %v, %d entries, want the anchor's 3", loc, r.err, r.st.urls)
 		}
@@ -121,8 +122,8 @@ func TestHreflangClusterBadLoc(t *testing.T) {
 	// Strict: the first rejection fails the page.
 	spec := clusterSpec(t, threeLanguages, 10)
 	spec.strict = true
-	if r := encodeSpec(t, listSource(URL{Loc: "/p"}), spec); !errors.Is(r.err, errClusterBase) {
-		t.Errorf("strict: err %v, want errClusterBase", r.err)
+	if r := encodeSpec(t, listSource(URL{Loc: "/p"}), spec); !errors.Is(r.err, hreflang.ErrBase) {
+		t.Errorf("strict: err %v, want hreflang.ErrBase", r.err)
 	}
 }
 
@@ -210,7 +211,7 @@ func FuzzCluster(f *testing.F) {
 	f.Add("/relative", "de", "de", "de", "")
 	f.Add("https://example.com/ü "+strings.Repeat("x", 2030), "zh-Hant-TW", "zh", "ja", "/ja/")
 	f.Fuzz(func(t *testing.T, loc, tag1, prefix1, tag2, prefix2 string) {
-		c, err := newCluster("f", &Hreflang{Languages: []Language{{Tag: tag1, Prefix: prefix1}, {Tag: tag2, Prefix: prefix2}}, XDefault: tag1})
+		c, err := (&Hreflang{Languages: []Language{{Tag: tag1, Prefix: prefix1}, {Tag: tag2, Prefix: prefix2}}, XDefault: tag1}).cluster("f")
 		if err != nil {
 			return
 		}

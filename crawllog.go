@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
-	"os"
 	"time"
 
 	"github.com/freshmap/sitemap/internal/crawllog"
@@ -17,7 +16,7 @@ import (
 // is package internal/crawllog, which knows nothing of this package:
 // this file translates Config.Crawlers into its Options and its answers
 // into CrawlFetch and CrawlCount; a file's key is its File in
-// sectionstats.go (a group per section row of SectionStats, the file's
+// route.go (docKey.crawlFile: a group per section row of SectionStats, the file's
 // number in it), and the handler calls the Log itself.
 
 // Crawlers configures the crawl log (Sitemap.CrawlLog): who fetched each
@@ -147,37 +146,12 @@ func ReadCrawlerRanges(r io.Reader) ([]netip.Prefix, error) {
 // {"/etc/crawlers/chatgpt-user.json"}}. A family's files are read as one
 // list. A file that cannot be read is New's error, naming it.
 func CrawlerRangeFiles(files map[string][]string) func() (map[string][]netip.Prefix, error) {
-	return func() (map[string][]netip.Prefix, error) {
-		out := make(map[string][]netip.Prefix, len(files))
-		for family, paths := range files {
-			for _, path := range paths {
-				p, err := readRangeFile(path)
-				if err != nil {
-					return nil, err
-				}
-				out[family] = append(out[family], p...)
-			}
-		}
-		return out, nil
-	}
-}
-
-func readRangeFile(path string) ([]netip.Prefix, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	p, err := ReadCrawlerRanges(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return p, nil
+	return crawllog.RangeFiles(files)
 }
 
 // newCrawlLog makes the crawl log of a site with sections sections; nil
 // when it is off: Crawlers is zero, or its Files negative. Its files are
-// grouped by the rows of SectionStats (secStats.crawlFile).
+// grouped by the rows of SectionStats (docKey.crawlFile).
 func newCrawlLog(c *Crawlers, sections int) (*crawllog.Log, error) {
 	zero := c.Files == 0 && c.Ranges == nil && c.Resolver == nil && c.AddressHeader == "" && !c.VerifiedOnly // every field of Crawlers
 	if c.Files < 0 || zero {

@@ -8,6 +8,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/freshmap/sitemap/internal/hreflang"
 	"github.com/freshmap/sitemap/internal/segment"
 	"github.com/freshmap/sitemap/internal/xmlenc"
 )
@@ -55,9 +56,9 @@ type pageSpec struct {
 	changeFreq ChangeFreq
 	priority   *float64
 	// cluster, if set, writes each URL once per language (Section.Hreflang,
-	// cluster.go): maxURLs bounds the URLs read, and the file holds up to
+	// internal/hreflang): maxURLs bounds the URLs read, and the file holds up to
 	// maxURLs times its size.
-	cluster *cluster
+	cluster *hreflang.Cluster
 	// segs, if set, is told where the page's entries end, to cut it into
 	// segments (build.go, internal/segment); splice, if set, is the plan of a page rebuilt
 	// from some of its Source's segments, the others kept.
@@ -107,7 +108,7 @@ func encodePage(ctx context.Context, src Source, n int64, w io.Writer, spec *pag
 		maxRead = MaxURLs
 	}
 	if c := spec.cluster; c != nil {
-		maxURLs = maxRead * c.size() // New kept it within MaxURLs
+		maxURLs = maxRead * c.Size() // New kept it within MaxURLs
 	}
 	maxBytes := spec.maxBytes
 	if pl := spec.splice; pl != nil { // what the kept segments leave of the limits
@@ -236,10 +237,10 @@ func (p *pageRun) add(ctx context.Context, u *URL) error {
 		return p.write(u)
 	}
 	var err error
-	if p.alts, err = spec.cluster.members(spec.base, u.Loc, p.alts); err != nil {
+	if p.alts, err = spec.cluster.Members(spec.base, u.Loc, p.alts); err != nil {
 		return p.reject(u.Loc, &InvalidURLError{Loc: u.Loc, Field: "loc", Err: err})
 	}
-	for i := range spec.cluster.size() {
+	for i := range spec.cluster.Size() {
 		m := *u // each language's version, with the cluster's links
 		m.Loc, m.Alternates, m.Hreflang = p.alts[i].Href, p.alts, ""
 		if err := p.write(&m); err != nil {

@@ -7,24 +7,9 @@ import (
 	"fmt"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/hashicorp/golang-lru/v2/simplelru"
 )
-
-// quote shortens a loc for an error message, cutting it at a rune
-// boundary.
-func quote(s string) string {
-	const max = 200
-	if len(s) > max {
-		cut := max
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "..."
-	}
-	return `"` + s + `"`
-}
 
 // The errors of a load (documents.go), which crawlers never see: each
 // becomes a status, and is logged.
@@ -156,4 +141,32 @@ func (f *failures) forget(k docKey) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.lru.Remove(k)
+}
+
+// unavailableText is the body of a 503 for err: why, in words that are
+// safe for anyone to read. The Source's own error (a database's message,
+// a host name, a query) never reaches the public: a failed build is
+// named by its failure reference and time, which its log line ("sitemap:
+// build failed", attribute failure) carries with the cause
+// (TestUnavailableSaysWhy).
+func unavailableText(err error, retryAfter time.Duration) string {
+	const head = "sitemap temporarily unavailable: "
+	var fe *failureError
+	switch {
+	case errors.As(err, &fe) && errors.Is(err, errBackoff):
+		return head + "the last build of " + fe.file + " failed (failure " + fe.ref + " at " + fe.at.UTC().Format(time.RFC3339) +
+			"; the server's log has the cause); it is retried after " + retryAfter.String()
+	case errors.As(err, &fe):
+		return head + "the build of " + fe.file + " failed (failure " + fe.ref + " at " + fe.at.UTC().Format(time.RFC3339) +
+			"; the server's log has the cause)"
+	case errors.Is(err, errBackoff):
+		return head + "its last build failed; it is retried after " + retryAfter.String()
+	case errors.Is(err, errWaitTimeout):
+		return head + "its build takes longer than the build timeout"
+	case errors.Is(err, errBusy):
+		return head + "too many requests are waiting for builds"
+	case errors.Is(err, errClosed):
+		return head + "the server is shutting down"
+	}
+	return head + "it could not be built"
 }

@@ -3,14 +3,15 @@ package sitemap
 import (
 	"cmp"
 	"errors"
-	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/freshmap/sitemap/internal/crawllog"
+	"github.com/freshmap/sitemap/internal/gzread"
 	"github.com/freshmap/sitemap/internal/htmlview"
+	"github.com/freshmap/sitemap/internal/respond"
+	"github.com/freshmap/sitemap/internal/secstats"
 )
 
 // ServeHTTP serves the sitemap files (and a minimal robots.txt at
@@ -25,41 +26,41 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if kf := st.keyFile; kf != nil && r.URL.Path == kf.Path { // Config.IndexNow (internal/indexnow)
-		serveFixed(w, r, kf.Body, hdrTextCT, kf.ETag, nil)
+		respond.Fixed(w, r, kf.Body, respond.HdrTextCT, kf.ETag, nil)
 		return
 	}
 	if st.xsl != nil && r.URL.Path == st.xsl.Path { // Config.Stylesheet (internal/htmlview)
-		serveFixed(w, r, htmlview.Stylesheet, hdrXSLCT, st.xsl.ETag, st.headers.cacheControl)
+		respond.Fixed(w, r, htmlview.Stylesheet, respond.HdrXSLCT, st.xsl.ETag, st.headers.cacheControl)
 		return
 	}
 	h := w.Header()
-	h["X-Robots-Tag"] = hdrNoindex
+	h["X-Robots-Tag"] = respond.HdrNoindex
 	// The path as the client wrote it: a name is served under its one
 	// canonical form, never under a percent-encoded alias such as
 	// /%73itemap-1.xml.gz (TestPercentEncodedAlias). For the names we
 	// serve, which need no escaping, this is r.URL.Path, with no copy.
 	rt, ok := st.route(r.URL.EscapedPath())
 	if !ok {
-		s.notFound(w, &s.rep.perSection.other)
+		s.notFound(w, &s.rep.perSection.Other)
 		return
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		h["Allow"] = hdrAllow
-		serveError(w, "method not allowed", http.StatusMethodNotAllowed)
+		h["Allow"] = respond.HdrAllow
+		respond.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
 	k, file := rt.key, rt.key // file: the file's key in the crawl log
 	if k.kind == docIndex {
 		file = indexFileKey(rt.file)
 	}
-	now := s.docs.now()                           // the request's one clock reading: the cache's and the crawl log's
-	q := readReqHeader(r.Header, s.crawls != nil) // the request's header, read once
-	var who crawllog.Slot                         // who asks, known this early only for VerifiedOnly (Log.WhoServed)
+	now := s.docs.now()                                   // the request's one clock reading: the cache's and the crawl log's
+	q := respond.ReadReqHeader(r.Header, s.crawls != nil) // the request's header, read once
+	var who crawllog.Slot                                 // who asks, known this early only for VerifiedOnly (Log.WhoServed)
 	if s.crawls.VerifiedOnly() {
-		who = s.crawls.Who(r, q.ua, now.Unix())
+		who = s.crawls.Who(r, q.UA, now.Unix())
 		if s.crawls.Forbids(who) {
-			serveError(w, "403 forbidden", http.StatusForbidden)
-			s.crawls.Record(file.crawlFile(len(st.sections)), who, now.Unix(), q.validators, http.StatusForbidden, 0, false)
+			respond.Error(w, "403 forbidden", http.StatusForbidden)
+			s.crawls.Record(file.crawlFile(len(st.sections)), who, now.Unix(), q.Validators, http.StatusForbidden, 0, false)
 			return
 		}
 	}
@@ -100,9 +101,9 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		s.rep.unavailable(r.Context(), k, err)
 		h["Retry-After"] = st.headers.retryAfter
-		serveError(w, unavailableText(err, st.retryAfter), http.StatusServiceUnavailable)
+		respond.Error(w, unavailableText(err, st.retryAfter), http.StatusServiceUnavailable)
 		if s.crawls != nil {
-			s.crawls.Record(file.crawlFile(len(st.sections)), s.crawls.WhoServed(r, q.ua, who, now.Unix()), now.Unix(), q.validators, http.StatusServiceUnavailable, 0, false)
+			s.crawls.Record(file.crawlFile(len(st.sections)), s.crawls.WhoServed(r, q.UA, who, now.Unix()), now.Unix(), q.Validators, http.StatusServiceUnavailable, 0, false)
 		}
 		return
 	}
@@ -111,19 +112,19 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// The Date is the clock reading the Last-Modified is held to
 	// (serveEntry), not a later one that net/http would take.
-	h["Date"] = s.date.header(now)
+	h["Date"] = s.date.Header(now)
 	status, n, handed := s.serveEntry(w, r, &q, k, owner, e, rt.rep, s.rep.of(k), now)
 	if s.crawls != nil && rt.rep != asHTML { // the view is for people; the log is of the files crawlers fetch
 		// Only a conditional or ranged request can have validators.
 		sec := now.Unix()
-		s.crawls.Record(file.crawlFile(len(st.sections)), s.crawls.WhoServed(r, q.ua, who, sec), sec, handed && q.validators, status, n, true)
+		s.crawls.Record(file.crawlFile(len(st.sections)), s.crawls.WhoServed(r, q.UA, who, sec), sec, handed && q.Validators, status, n, true)
 	}
 }
 
-func (s *Sitemap) notFound(w http.ResponseWriter, c *secCounters) {
+func (s *Sitemap) notFound(w http.ResponseWriter, c *secstats.Counters) {
 	s.rep.stats.notFound.Add(1)
-	c.notFound.Add(1)
-	serveError(w, "404 page not found", http.StatusNotFound)
+	c.NotFound.Add(1)
+	respond.Error(w, "404 page not found", http.StatusNotFound)
 }
 
 // serveEntry sets the representation's headers and answers with
@@ -131,7 +132,7 @@ func (s *Sitemap) notFound(w http.ResponseWriter, c *secCounters) {
 // conditional or ranged (304, 412, 206, 416) by http.ServeContent. The
 // gzip representations are e's bytes as they are, written in one write;
 // the plain one is e's plain copy if it has one (plainCopyOf), written
-// the same way, or else decompressed as it is written (plainBody), in
+// the same way, or else decompressed as it is written (internal/gzread), in
 // large writes, and only as far as the response needs. e is owner, the
 // copy of k, or a form of it (an HTML part, whose plain copy is counted
 // with owner); the response is counted in c too. It returns the response's status
@@ -145,7 +146,7 @@ func (s *Sitemap) notFound(w http.ResponseWriter, c *secCounters) {
 // those bytes, and once Date reaches their clock they are served under it
 // (TestLastModifiedNotAfterDate); no other bytes are given that clock in
 // the meantime, so nothing of the clock's promises changes.
-func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, q *reqHeader, k docKey, owner, e *entry, rep representation, c *secCounters, now time.Time) (int, int64, bool) {
+func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, q *respond.ReqHeader, k docKey, owner, e *entry, rep representation, c *secstats.Counters, now time.Time) (int, int64, bool) {
 	h := w.Header()
 	modtime, lastMod := e.lastMod, e.lastModHdr
 	if modtime.After(now) {
@@ -154,65 +155,65 @@ func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, q *reqHeade
 	if cc := s.site.headers.cacheControl; cc != nil {
 		h["Cache-Control"] = cc
 	}
-	cw := countingWriter{ResponseWriter: w}
+	cw := respond.Writer{ResponseWriter: w}
 	r = wholeIfMultiRange(r, q)
-	var plain *plainBody
-	ct := hdrXMLCT
+	var plain *gzread.Body
+	ct := respond.HdrXMLCT
 	switch rep {
 	case asText:
-		ct = hdrTextCT
+		ct = respond.HdrTextCT
 	case asAtom:
-		ct = hdrAtomCT
+		ct = respond.HdrAtomCT
 	case asHTML:
 		ct = hdrHTMLCT
 	}
 	body := e.gz
 	switch {
 	case rep == asGzipFile:
-		h["Content-Type"] = hdrGzipCT
+		h["Content-Type"] = respond.HdrGzipCT
 		h["Etag"] = e.etagFile
-		cw.length = e.gzLen
-	case acceptsGzip(q.accept):
+		cw.Length = e.gzLen
+	case respond.AcceptsGzip(q.Accept):
 		h["Content-Type"] = ct
-		h["Vary"] = hdrVary
-		h["Content-Encoding"] = hdrGzip
+		h["Vary"] = respond.HdrVary
+		h["Content-Encoding"] = respond.HdrGzip
 		h["Etag"] = e.etagGzip
-		cw.length = e.gzLen // ServeContent sends none with a Content-Encoding
+		cw.Length = e.gzLen // ServeContent sends none with a Content-Encoding
 	default:
 		h["Content-Type"] = ct
-		h["Vary"] = hdrVary
+		h["Vary"] = respond.HdrVary
 		h["Etag"] = e.etagPlain
-		if cp := s.docs.plainCopy(k, owner, e, r.Method == http.MethodGet && !q.conditional()); cp != nil {
-			body, cw.length = cp.xml, cp.length
+		if cp := s.docs.plainCopy(k, owner, e, r.Method == http.MethodGet && !q.Conditional()); cp != nil {
+			body, cw.Length = cp.xml, cp.length
 			break
 		}
-		plain = getPlainBody(e)
-		defer putPlainBody(plain) // after serveCached: nothing reads it then
-		cw.hold = true
+		plain = gzread.Get(e.gz, e.size)
+		defer gzread.Put(plain) // after serveCached: nothing reads it then
+		cw.Hold = true
 	}
 	var handed bool
 	if plain == nil {
-		cw.body = bodyReader{b: body}
-		handed = serveCached(&cw, r, q.conditional(), modtime, lastMod, &cw.body, int64(len(body)), cw.length)
+		cw.Body = respond.NewBody(body)
+		handed = respond.Cached(&cw, r, q.Conditional(), modtime, lastMod, &cw.Body, int64(len(body)), cw.Length)
 	} else {
-		handed = serveCached(&cw, r, q.conditional(), modtime, lastMod, plain, e.size, nil)
+		handed = respond.Cached(&cw, r, q.Conditional(), modtime, lastMod, plain, e.size, nil)
 	}
-	if plain != nil && plain.err != nil { // cannot happen: we compressed it
-		s.rep.log.ErrorContext(r.Context(), "sitemap: cached page does not decompress", "err", plain.err)
-		if cw.sent {
+	if plain != nil && plain.Err() != nil { // cannot happen: we compressed it
+		s.rep.log.ErrorContext(r.Context(), "sitemap: cached page does not decompress", "err", plain.Err())
+		if cw.Sent {
 			panic(http.ErrAbortHandler) // the client must not take a cut body for the page
 		}
-		serveError(w, "internal error", http.StatusInternalServerError)
-		return http.StatusInternalServerError, cw.n, handed
+		respond.Error(w, "internal error", http.StatusInternalServerError)
+		return http.StatusInternalServerError, cw.N, handed
 	}
-	cw.release()
-	if cw.status == http.StatusNotModified {
+	cw.Release()
+	if cw.Status == http.StatusNotModified {
 		s.rep.stats.notModified.Add(1)
-		c.notModified.Add(1)
+		c.NotModified.Add(1)
 	}
-	s.rep.stats.bytesServed.Add(cw.n)
-	c.bytesServed.Add(cw.n)
-	return cmp.Or(cw.status, http.StatusOK), cw.n, handed
+	s.rep.stats.bytesServed.Add(cw.N)
+	c.BytesServed.Add(cw.N)
+	return cmp.Or(cw.Status, http.StatusOK), cw.N, handed
 }
 
 // wholeIfMultiRange returns r without its Range header if that asks for
@@ -224,194 +225,13 @@ func (s *Sitemap) serveEntry(w http.ResponseWriter, r *http.Request, q *reqHeade
 // the last would restart the decompression, and ServeContent would read
 // the body from a goroutine of its own, which may outlive the call. q is
 // r's header as read (readReqHeader), and loses its Range too.
-func wholeIfMultiRange(r *http.Request, q *reqHeader) *http.Request {
-	if !strings.Contains(q.rng, ",") { // the value ServeContent reads
+func wholeIfMultiRange(r *http.Request, q *respond.ReqHeader) *http.Request {
+	if !strings.Contains(q.Range, ",") { // the value ServeContent reads
 		return r
 	}
 	r = r.WithContext(r.Context()) // a shallow copy
 	r.Header = r.Header.Clone()
 	delete(r.Header, "Range")
-	q.rng = ""
+	q.Range = ""
 	return r
 }
-
-// acceptsGzip reports whether an Accept-Encoding header allows gzip
-// (RFC 9110 §12.5.3). An entry for gzip or its alias x-gzip decides
-// wherever it stands; without one, an entry for "*" does; without either,
-// gzip is not allowed. An entry allows gzip if its weight is above zero:
-// no q, or a q other than 0 (0.0, 0.000). A q that is not a qvalue
-// ("q=abc", "q=2", "q=0.0001") refuses, as several entries for the same
-// name do unless all allow: gzip sent to a client that cannot read it
-// breaks that client, while plain XML only costs bytes.
-func acceptsGzip(values []string) bool {
-	gz, star := 0, 0 // 0: not named, 1: allowed, -1: refused
-	for _, v := range values {
-		for v != "" {
-			var item string
-			item, v, _ = strings.Cut(v, ",")
-			name, params, _ := strings.Cut(item, ";")
-			var p *int
-			switch name = strings.TrimSpace(name); {
-			case strings.EqualFold(name, "gzip"), strings.EqualFold(name, "x-gzip"):
-				p = &gz
-			case name == "*":
-				p = &star
-			default:
-				continue
-			}
-			if *p >= 0 {
-				*p = -1
-				if positiveWeight(params) {
-					*p = 1
-				}
-			}
-		}
-	}
-	if gz != 0 {
-		return gz > 0
-	}
-	return star > 0
-}
-
-// positiveWeight reports whether the parameters of an Accept-Encoding
-// entry give it a weight above zero: every q parameter (there should be
-// at most one) is a valid qvalue other than zero. Other parameters, which
-// the grammar does not have, are ignored.
-func positiveWeight(params string) bool {
-	for params != "" {
-		var p string
-		p, params, _ = strings.Cut(params, ";")
-		k, val, _ := strings.Cut(p, "=")
-		if strings.EqualFold(strings.TrimSpace(k), "q") {
-			if q, ok := qvalue(strings.TrimSpace(val)); !ok || q == 0 {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// qvalue parses a weight (RFC 9110 §12.4.2): "0" or "1", then optionally
-// "." and up to three digits, at most 1. It returns thousandths.
-func qvalue(s string) (int, bool) {
-	if s == "" || s[0] != '0' && s[0] != '1' {
-		return 0, false
-	}
-	q := int(s[0]-'0') * 1000
-	if frac := s[1:]; frac != "" {
-		if frac[0] != '.' || len(frac) > 4 {
-			return 0, false
-		}
-		for i, scale := 1, 100; i < len(frac); i, scale = i+1, scale/10 {
-			c := frac[i]
-			if c < '0' || c > '9' {
-				return 0, false
-			}
-			q += int(c-'0') * scale
-		}
-	}
-	return q, q <= 1000
-}
-
-// countingWriter passes a response on to the ResponseWriter, recording its
-// status and the body bytes written. It also:
-//   - sends Content-Length on a 200 with a length it was given, which
-//     ServeContent leaves out when Content-Encoding is set (a HEAD gets
-//     the same as a GET);
-//   - with hold, keeps a 2xx status back until the first body byte (or
-//     release), so that a body that fails before its first byte can still
-//     become a 500;
-//   - copies a body in large writes (ReadFrom): a range of a cached body
-//     in one, a plain body through a pooled buffer of plainWriteSize.
-type countingWriter struct {
-	http.ResponseWriter
-	length []string // Content-Length of a 200, if ServeContent sets none
-	hold   bool
-	status int  // the status set; 0 if none yet
-	sent   bool // the status has gone to the ResponseWriter
-	n      int64
-	body   bodyReader // the cached body, kept here to save an allocation
-}
-
-func (c *countingWriter) WriteHeader(code int) {
-	if c.status != 0 {
-		c.ResponseWriter.WriteHeader(code) // superfluous: let net/http log it
-		return
-	}
-	c.status = code
-	if h := c.Header(); code == http.StatusOK && c.length != nil && h["Content-Length"] == nil {
-		h["Content-Length"] = c.length
-	}
-	if !c.hold || code < 200 || code > 299 {
-		c.release()
-	}
-}
-
-// release sends the status if it is held back (a HEAD, an empty body).
-func (c *countingWriter) release() {
-	if c.status != 0 && !c.sent {
-		c.sent = true
-		c.ResponseWriter.WriteHeader(c.status)
-	}
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	if c.status == 0 {
-		c.WriteHeader(http.StatusOK)
-	}
-	c.release()
-	n, err := c.ResponseWriter.Write(p)
-	c.n += int64(n)
-	return n, err
-}
-
-// plainWriteSize is the size of the writes of a plain body: each write of
-// a response is a system call, so a plain response is written in large
-// writes; but a slow client holds its buffer as long as it reads, which
-// TestPlainConcurrentMemory bounds. BenchmarkServePlainWrites measured
-// the size on loopback (BENCHMARKS.md).
-var plainWriteSize = 64 << 10
-
-// copyBufs holds the buffers plain bodies are copied through.
-var copyBufs sync.Pool
-
-// ReadFrom copies r in large writes. ServeContent copies a body with
-// io.CopyN, so r is an io.LimitedReader: over a bodyReader, its bytes go
-// in one write; else r is filled into a pooled buffer, written when full,
-// where io.Copy would write each read (a gzip reader's are at most its
-// 32 KiB window) and allocate 32 KiB a response.
-func (c *countingWriter) ReadFrom(r io.Reader) (int64, error) {
-	if lr, ok := r.(*io.LimitedReader); ok {
-		if br, ok := lr.R.(*bodyReader); ok {
-			n, err := br.writeN(c, lr.N)
-			lr.N -= n
-			return n, err
-		}
-	}
-	buf, _ := copyBufs.Get().(*[]byte)
-	if buf == nil || len(*buf) != plainWriteSize {
-		b := make([]byte, plainWriteSize)
-		buf = &b
-	}
-	defer copyBufs.Put(buf)
-	var total int64
-	for {
-		n, err := io.ReadFull(r, *buf)
-		if n > 0 {
-			m, werr := c.Write((*buf)[:n])
-			total += int64(m)
-			if werr != nil {
-				return total, werr
-			}
-		}
-		switch err {
-		case nil:
-		case io.EOF, io.ErrUnexpectedEOF:
-			return total, nil
-		default:
-			return total, err
-		}
-	}
-}
-
-func (c *countingWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freshmap/sitemap/internal/respond"
 	"github.com/freshmap/sitemap/internal/testkit"
 	"github.com/freshmap/sitemap/internal/xsdcheck"
 )
@@ -86,7 +87,7 @@ func TestAcceptsGzip(t *testing.T) {
 		// Other parameters (not in the grammar) are ignored; empty entries too.
 		"gzip;level=9": true, "gzip;": true, ",,gzip,": true, "br,,": false,
 	} {
-		if got := acceptsGzip([]string{h}); got != want {
+		if got := respond.AcceptsGzip([]string{h}); got != want {
 			t.Errorf("acceptsGzip(%q) = %v, want %v", h, got, want)
 		}
 	}
@@ -100,7 +101,7 @@ func TestAcceptsGzip(t *testing.T) {
 		{[]string{"gzip;q=0", "*"}, false},
 		{nil, false},
 	} {
-		if got := acceptsGzip(tc.values); got != tc.want {
+		if got := respond.AcceptsGzip(tc.values); got != tc.want {
 			t.Errorf("acceptsGzip(%q) = %v, want %v", tc.values, got, tc.want)
 		}
 	}

@@ -121,8 +121,8 @@ func (st *site) indexHTML(e *entry, count func(docKey) int) (*htmlView, error) {
 	for f := range files {
 		files[f] = e.file(f + 1).gz
 	}
-	prefix := strings.TrimSuffix(st.indexLoc, st.indexName)
-	sh := &htmlview.Shell{Stem: st.htmlStem(indexKey), Title: "Sitemap index", Intro: htmlview.IndexIntro(st.indexName, e.lastMod), Noun: "Files", Cols: htmlview.IndexCols}
+	prefix := strings.TrimSuffix(st.indexLoc, st.IndexName)
+	sh := &htmlview.Shell{Stem: st.htmlStem(indexKey), Title: "Sitemap index", Intro: htmlview.IndexIntro(st.IndexName, e.lastMod), Noun: "Files", Cols: htmlview.IndexCols}
 	ps, err := htmlview.IndexView(sh, st.gzipLevel, files, func(n int, sm *htmlview.Sitemap) *htmlview.FileRow { return st.fileRow(n, sm, prefix, count) })
 	if err != nil {
 		return nil, err

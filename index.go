@@ -138,7 +138,7 @@ func (b indexBuilder) encodeFile(list []indexEntry, file int, now time.Time, agr
 		defer xmlenc.Put(e)
 		e.Reset(w, xmlenc.Index, 0, st.base.url, MaxURLs, MaxBytes, st.stylesheet)
 		for _, it := range list {
-			loc := st.base.url + st.files[it.sec].prefix + strconv.FormatInt(it.n, 10) + st.listExt
+			loc := st.base.url + st.Files[it.sec].Prefix + strconv.FormatInt(it.n, 10) + st.listExt
 			err := e.AddSitemap(loc, it.at)
 			if errors.Is(err, ErrPageFull) {
 				break

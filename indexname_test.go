@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freshmap/sitemap/internal/paths"
 	"github.com/freshmap/sitemap/internal/testkit"
 )
 
@@ -117,7 +118,7 @@ func TestIndexNameOther(t *testing.T) {
 func TestIndexNameChecked(t *testing.T) {
 	src := FromSlice([]URL{{Loc: "https://example.com/"}}, 0)
 	for _, name := range []string{"sitemap", "a/b.xml", ".xml", "maps.xml.gz", "sitemap-1.xml", "sitemap_index-2.xml",
-		"x.y.xml", "s p.xml", "ü.xml", strings.Repeat("a", maxIndexName) + ".xml", "index.XML"} {
+		"x.y.xml", "s p.xml", "ü.xml", strings.Repeat("a", paths.MaxIndexName) + ".xml", "index.XML"} {
 		if _, err := New(Config{BaseURL: "https://example.com", IndexName: name}, Section{Source: src}); !errors.Is(err, ErrConfig) {
 			t.Errorf("IndexName %q: %v, want ErrConfig", name, err)
 		}

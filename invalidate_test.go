@@ -298,11 +298,7 @@ func TestInvalidateCloseEndsWorkers(t *testing.T) {
 	sm.Invalidate("", 1)
 	waitFor(t, func() bool { return src.urlsCalls.Load() == 2 })
 	sm.Invalidate("", 1) // its turn comes in a second: a worker sleeps until then
-	waitFor(t, func() bool {
-		sm.docs.rebuilds.mu.Lock()
-		defer sm.docs.rebuilds.mu.Unlock()
-		return sm.docs.rebuilds.sleeping
-	})
+	waitFor(t, sm.docs.rebuilds.q.Sleeping)
 	sm.Close()
 	waitGoroutines(t, before)
 	if n := src.urlsCalls.Load(); n != 2 {

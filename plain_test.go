@@ -18,6 +18,7 @@ import (
 	"testing/iotest"
 	"time"
 
+	"github.com/freshmap/sitemap/internal/gzread"
 	"github.com/freshmap/sitemap/internal/testkit"
 )
 
@@ -83,7 +84,7 @@ func plainCopies(sm *Sitemap, on bool) {
 // inflation counts the plain responses' decompression since it was taken.
 type inflation struct{ streams, bytes int64 }
 
-func inflationNow() inflation { return inflation{plainStreams.Load(), plainInflated.Load()} }
+func inflationNow() inflation { return inflation{gzread.Streams.Load(), gzread.Inflated.Load()} }
 
 func (a inflation) since() inflation {
 	b := inflationNow()
@@ -100,8 +101,8 @@ func TestPlainBodySeeker(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := newEntry(gz, sum, 6, time.Time{}, time.Time{})
-	b := getPlainBody(e)
-	defer putPlainBody(b)
+	b := gzread.Get(e.gz, e.size)
+	defer gzread.Put(b)
 
 	before := inflationNow()
 	if n, err := b.Seek(0, io.SeekEnd); n != int64(len(data)) || err != nil {
@@ -138,8 +139,8 @@ func TestPlainBodySeeker(t *testing.T) {
 	if _, err := b.Seek(-1, io.SeekStart); err == nil {
 		t.Error("a negative position was accepted")
 	}
-	if b.err != nil {
-		t.Errorf("error recorded: %v", b.err)
+	if b.Err() != nil {
+		t.Errorf("error recorded: %v", b.Err())
 	}
 }
 

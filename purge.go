@@ -78,10 +78,10 @@ func (st *site) purgeURLs(k docKey, file int) []string {
 	switch k.kind {
 	case docIndex:
 		urls := []string{st.base.url + st.indexFileName(file)}
-		if file == 1 && st.indexName != rootName {
+		if file == 1 && st.IndexName != rootName {
 			urls = append(urls, st.base.url+rootName) // the index too, where the application has none (middleware.go)
 		}
-		if st.html && file == 1 {
+		if st.HTML && file == 1 {
 			urls = append(urls, st.base.url+htmlPartName(st.htmlStem(k), 1))
 		}
 		return urls
@@ -90,7 +90,7 @@ func (st *site) purgeURLs(k docKey, file int) []string {
 	}
 	stem := st.base.url + st.htmlStem(k)
 	urls := []string{stem + ".xml.gz", stem + ".xml", stem + ".txt"}
-	if st.html {
+	if st.HTML {
 		urls = append(urls, stem+".html")
 	}
 	return urls

@@ -7,14 +7,14 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"slices"
-	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/freshmap/sitemap/internal/audit"
 	"github.com/freshmap/sitemap/internal/indexnow"
 	"github.com/freshmap/sitemap/internal/purge"
+	"github.com/freshmap/sitemap/internal/secstats"
+	"github.com/freshmap/sitemap/internal/tally"
 )
 
 // reporter is the one home of what the Sitemap tells the world of its
@@ -25,7 +25,7 @@ type reporter struct {
 	site       *site
 	log        *slog.Logger
 	stats      counters
-	perSection *secStats
+	perSection *secstats.Table
 	onReject   func(string, int64, string, error)
 	onNotice   func(string, int64, string, error)
 	onChange   func(Change)
@@ -60,12 +60,14 @@ func (r *reporter) hook(name string, f func()) {
 }
 
 // of returns the counters of k's section.
-func (r *reporter) of(k docKey) *secCounters { return r.perSection.at(k.row(len(r.perSection.pages))) }
+func (r *reporter) of(k docKey) *secstats.Counters {
+	return r.perSection.At(k.row(len(r.perSection.Pages)))
+}
 
 // hit, miss and stale count how a request found the cache.
-func (r *reporter) hit(k docKey)   { r.stats.hits.Add(1); r.of(k).hits.Add(1) }
-func (r *reporter) miss(k docKey)  { r.stats.misses.Add(1); r.of(k).misses.Add(1) }
-func (r *reporter) stale(k docKey) { r.stats.stale.Add(1); r.of(k).stale.Add(1) }
+func (r *reporter) hit(k docKey)   { r.stats.hits.Add(1); r.of(k).Hits.Add(1) }
+func (r *reporter) miss(k docKey)  { r.stats.misses.Add(1); r.of(k).Misses.Add(1) }
+func (r *reporter) stale(k docKey) { r.stats.stale.Add(1); r.of(k).Stale.Add(1) }
 
 // revalidated counts a page renewed without a rebuild.
 func (r *reporter) revalidated() { r.stats.revalidated.Add(1) }
@@ -73,13 +75,13 @@ func (r *reporter) revalidated() { r.stats.revalidated.Add(1) }
 // timed counts the duration d of a build of k, successful or not.
 func (r *reporter) timed(k docKey, d time.Duration) {
 	r.stats.buildNanos.Add(int64(d))
-	r.of(k).observe(d)
+	r.of(k).Observe(d)
 }
 
 // built counts a successful build of k.
 func (r *reporter) built(k docKey) {
 	r.stats.builds.Add(1)
-	r.of(k).builds.Add(1)
+	r.of(k).Builds.Add(1)
 }
 
 // failed logs and counts a failed build of k; old tells whether a last
@@ -87,7 +89,7 @@ func (r *reporter) built(k docKey) {
 // and never told here.
 func (r *reporter) failed(k docKey, old bool, err error) {
 	defer r.stats.buildErrors.Add(1) // last: a test that sees it sees the log
-	r.of(k).buildErrors.Add(1)
+	r.of(k).BuildErrors.Add(1)
 	args := []any{"page", r.site.fileName(k), "err", err, "retry_after", r.site.retryAfter}
 	if f := (*failureError)(nil); errors.As(err, &f) {
 		args = append(args, "failure", f.ref)
@@ -128,7 +130,7 @@ func (r *reporter) abandoned(keys []docKey) {
 func (r *reporter) unavailable(ctx context.Context, k docKey, err error) {
 	r.log.DebugContext(ctx, "sitemap: unavailable", "page", r.site.fileName(k), "err", err)
 	r.stats.unavailable.Add(1)
-	r.of(k).unavailable.Add(1)
+	r.of(k).Unavailable.Add(1)
 }
 
 // urls returns the report of the URLs of one build of document k of sec
@@ -144,7 +146,7 @@ func (r *reporter) urls(sec *section, k docKey) *urlReport {
 // one line per build (done), whatever the number of URLs: a warning for
 // the URLs skipped and the elements dropped, and an info line for the
 // other corrections (ErrSelfLinkAdded), each with counts by reason and
-// the first maxExamples URLs (TestOneLogLinePerBuild). It is used by the
+// the first few URLs (internal/tally; TestOneLogLinePerBuild). It is used by the
 // build's goroutine only.
 type urlReport struct {
 	r       *reporter
@@ -152,70 +154,8 @@ type urlReport struct {
 	k       docKey
 	skipped int // URLs not written
 	dropped int // elements left out of URLs written
-	warn    tally
-	info    tally
-}
-
-// maxExamples is how many URLs a log line of a build names.
-const maxExamples = 3
-
-// tally counts the reports of one log line by reason, and keeps the first
-// few.
-type tally struct {
-	n        int
-	reasons  map[reason]int
-	order    []reason // the reasons in the order first seen
-	examples []string
-}
-
-// reason is why a URL was reported: the field and the rule it broke, or
-// (field "") ErrPageFull or ErrSelfLinkAdded.
-type reason struct {
-	field string
-	err   error
-}
-
-func reasonOf(err error) reason {
-	if bad := (*InvalidURLError)(nil); errors.As(err, &bad) {
-		return reason{bad.Field, bad.Err}
-	}
-	return reason{err: err}
-}
-
-func (x reason) String() string {
-	text := strings.TrimPrefix(x.err.Error(), "sitemap: ")
-	if x.field == "" {
-		return text
-	}
-	return x.field + ": " + text
-}
-
-func (t *tally) add(loc string, err error) {
-	x := reasonOf(err)
-	if t.reasons == nil {
-		t.reasons = make(map[reason]int)
-	}
-	if t.reasons[x]++; t.reasons[x] == 1 {
-		t.order = append(t.order, x)
-	}
-	if t.n++; len(t.examples) < maxExamples {
-		t.examples = append(t.examples, quote(loc)+" ("+x.String()+")")
-	}
-}
-
-// attrs are the log attributes of t: the reasons with their counts, and
-// the examples.
-func (t *tally) attrs() []any {
-	var reasons strings.Builder
-	for i, x := range t.order {
-		if i > 0 {
-			reasons.WriteString("; ")
-		}
-		reasons.WriteString(x.String())
-		reasons.WriteString(": ")
-		reasons.WriteString(strconv.Itoa(t.reasons[x]))
-	}
-	return []any{"reasons", reasons.String(), "examples", strings.Join(t.examples, "; ")}
+	warn    tally.Tally
+	info    tally.Tally
 }
 
 // rejected reports a URL that was not written, for err (an
@@ -223,9 +163,9 @@ func (t *tally) attrs() []any {
 func (u *urlReport) rejected(loc string, err error) {
 	r := u.r
 	r.stats.rejected.Add(1)
-	r.of(u.k).reject(err)
+	r.of(u.k).Reject(err)
 	u.skipped++
-	u.warn.add(loc, err)
+	u.warn.Add(loc, err)
 	if r.onReject != nil {
 		r.hook("OnReject", func() { r.onReject(u.sec.name, u.k.page, loc, err) })
 	}
@@ -241,11 +181,11 @@ func (u *urlReport) noticed(loc string, notes []error) {
 	for _, err := range notes {
 		if errors.Is(err, ErrElementDropped) {
 			r.stats.dropped.Add(1)
-			r.of(u.k).drop(err)
+			r.of(u.k).Drop(err)
 			u.dropped++
-			u.warn.add(loc, err)
+			u.warn.Add(loc, err)
 		} else {
-			u.info.add(loc, err)
+			u.info.Add(loc, err)
 		}
 		if r.onNotice != nil {
 			r.hook("OnNotice", func() { r.onNotice(u.sec.name, u.k.page, loc, err) })
@@ -256,12 +196,12 @@ func (u *urlReport) noticed(loc string, notes []error) {
 // done logs what the build reported, in at most two lines.
 func (u *urlReport) done() {
 	log := u.r.log
-	if u.warn.n > 0 {
-		args := append([]any{"section", u.sec.name, "page", u.k.page, "skipped", u.skipped, "dropped", u.dropped}, u.warn.attrs()...)
+	if u.warn.N > 0 {
+		args := append([]any{"section", u.sec.name, "page", u.k.page, "skipped", u.skipped, "dropped", u.dropped}, u.warn.Attrs()...)
 		log.Warn("sitemap: URLs skipped or written without elements that break a rule", args...)
 	}
-	if u.info.n > 0 {
-		args := append([]any{"section", u.sec.name, "page", u.k.page, "corrected", u.info.n}, u.info.attrs()...)
+	if u.info.N > 0 {
+		args := append([]any{"section", u.sec.name, "page", u.k.page, "corrected", u.info.N}, u.info.Attrs()...)
 		log.Info("sitemap: URLs corrected", args...)
 	}
 }
@@ -271,7 +211,7 @@ func (u *urlReport) done() {
 // as it.
 func (r *reporter) future(sec *section, k docKey, n int, loc string) {
 	r.log.Warn("sitemap: URL lastmods in the future written as the build time", "section", sec.name, "page", k.page,
-		"count", n, "first", quote(loc))
+		"count", n, "first", tally.Quote(loc))
 }
 
 // pageBuilt hands the page k, just built (gzipped), to the self-audit,

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/freshmap/sitemap/internal/tally"
 	"github.com/freshmap/sitemap/internal/xmlenc"
 )
 
@@ -73,7 +74,7 @@ func TestOneLogLinePerBuild(t *testing.T) {
 		return func(section string, _ int64, _ string, err error) {
 			mu.Lock()
 			defer mu.Unlock()
-			m[section+" "+reasonOf(err).String()]++
+			m[section+" "+tally.ReasonOf(err)]++
 		}
 	}
 	sm := newTestSitemap(t, Config{Logger: slog.New(&logs), OnReject: count(rejects), OnNotice: count(notices)},
@@ -94,7 +95,7 @@ func TestOneLogLinePerBuild(t *testing.T) {
 		if w["skipped"] != "1000" || w["dropped"] != "1000" || w["page"] != "1" || w["reasons"] != want {
 			t.Errorf("section %s warning %v, want reasons %q", sec, w, want)
 		}
-		if got := strings.Count(w["examples"], "; ") + 1; got != maxExamples || !strings.HasPrefix(w["examples"], `"https://elsewhere.example/`+sec+`/0" (loc: `) {
+		if got := strings.Count(w["examples"], "; ") + 1; got != tally.MaxExamples || !strings.HasPrefix(w["examples"], `"https://elsewhere.example/`+sec+`/0" (loc: `) {
 			t.Errorf("section %s: %d examples %q", sec, got, w["examples"])
 		}
 		info := logs.at(slog.LevelInfo, sec)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/freshmap/sitemap/internal/respond"
 	"github.com/freshmap/sitemap/internal/robotstxt"
 )
 
@@ -82,7 +83,7 @@ func newPolicyRobots(lines []string, p *robotstxt.Policy) *robotstxt.Server {
 
 // respondRobots answers with a robots.txt body by serveCached.
 func respondRobots(w http.ResponseWriter, r *http.Request, modtime time.Time, lastMod []string, content io.ReadSeeker, size int64, length []string) {
-	serveCached(w, r, conditional(r.Header), modtime, lastMod, content, size, length)
+	respond.Cached(w, r, respond.Conditional(r.Header), modtime, lastMod, content, size, length)
 }
 
 // robotsSet is the robots.txt merger for an index of n files.

@@ -1,12 +1,11 @@
 package sitemap
 
 import (
-	"math"
 	"strconv"
-	"strings"
 
 	"github.com/freshmap/sitemap/internal/crawllog"
 	"github.com/freshmap/sitemap/internal/htmlview"
+	"github.com/freshmap/sitemap/internal/paths"
 )
 
 // Document identity, in one place: a request path names a route (a
@@ -18,9 +17,9 @@ import (
 type keyKind uint8
 
 const (
-	docPage  keyKind = iota // page n of a section
-	docIndex                // the index; a clock's key may name its file n+1 (indexFileKey)
-	docFeed                 // the Atom feed of a section (feed.go)
+	docPage  = keyKind(paths.Page)  // page n of a section
+	docIndex = keyKind(paths.Index) // the index; a clock's key may name its file n+1 (indexFileKey)
+	docFeed  = keyKind(paths.Feed)  // the Atom feed of a section (feed.go)
 )
 
 // docKey names a document: its kind, its section (pages and feeds) and
@@ -44,7 +43,7 @@ func feedKey(sec int) docKey { return docKey{kind: docFeed, sec: sec} }
 // first is indexKey.
 func indexFileKey(file int) docKey { return docKey{kind: docIndex, page: int64(file - 1)} }
 
-// row is k's row in SectionStats (secStats.at) in a site of n sections,
+// row is k's row in SectionStats (internal/secstats, Table.At) in a site of n sections,
 // which is also the crawl log's group of its file: the pages of each
 // section, then the feeds, then the index.
 func (k docKey) row(n int) int {
@@ -101,21 +100,8 @@ const unnamedFeed = "sitemap.atom"
 // it, settings.go): the base path, the index's names and each section's
 // file names. New fills it in; nothing changes it after.
 type siteNames struct {
-	path      string         // the base URL's path: "/shop/"
-	indexName string         // Config.IndexName: sitemap_index.xml by default
-	indexStem string         // indexName less ".xml": its HTML view's name less ".html"
-	layout    string         // names the sections, in order, in the index's store key
-	html      bool           // serve the HTML view (html.go)
-	xslName   string         // the stylesheet's file name (Config.Stylesheet, xsl.go); "" when off
-	files     []sectionFiles // by section number
-	numbers   map[string]int // the section numbers by name, "" for the unnamed section
-}
-
-// sectionFiles are the names of a section's files.
-type sectionFiles struct {
-	name   string // the section's name; "" if it is unnamed
-	prefix string // of its pages: "sitemap-NAME-" or "sitemap-"
-	feed   string // of its Atom feed: sitemap-NAME.atom or sitemap.atom; "" if it has none
+	paths.Names        // the base path, the index's names, each section's file names (internal/paths)
+	layout      string // names the sections, in order, in the index's store key
 }
 
 // pagePrefix is the start of the file names of a section's pages.
@@ -128,10 +114,10 @@ func pagePrefix(section string) string {
 
 // indexFileName is the name of index file number n (from 1): the first
 // is Config.IndexName; the others keep their names whatever it is, which
-// no IndexName can take (checkIndexName).
+// no IndexName can take (internal/paths, CheckIndexName).
 func (sn *siteNames) indexFileName(n int) string {
 	if n == 1 {
-		return sn.indexName
+		return sn.IndexName
 	}
 	return "sitemap_index-" + strconv.Itoa(n) + ".xml"
 }
@@ -143,9 +129,9 @@ func (sn *siteNames) fileName(k docKey) string {
 	case docIndex:
 		return sn.indexFileName(int(k.page) + 1)
 	case docFeed:
-		return sn.files[k.sec].feed
+		return sn.Files[k.sec].Feed
 	}
-	return sn.files[k.sec].prefix + strconv.FormatInt(k.page, 10) + ".xml.gz"
+	return sn.Files[k.sec].Prefix + strconv.FormatInt(k.page, 10) + ".xml.gz"
 }
 
 // storeName is the name of document k in the Store. An index depends on
@@ -161,7 +147,7 @@ func (sn *siteNames) storeName(k docKey) string {
 // keyOf returns the key of the document whose file name is name (as
 // fileName gives it), if this site has it.
 func (sn *siteNames) keyOf(name string) (docKey, bool) {
-	rt, ok := sn.route(sn.path + name)
+	rt, ok := sn.route(sn.Path + name)
 	switch {
 	case !ok, rt.rep == asHTML:
 		return docKey{}, false
@@ -171,15 +157,15 @@ func (sn *siteNames) keyOf(name string) (docKey, bool) {
 	return docKey{}, false
 }
 
-// representation is the form a document is served in.
-type representation uint8
+// representation is the form a document is served in (internal/paths).
+type representation = paths.Rep
 
 const (
-	asGzipFile representation = iota // .xml.gz: application/gzip, no Content-Encoding
-	asXML                            // .xml: negotiated, gzip-encoded or plain
-	asText                           // .txt: the page's locations, one a line (plain.go), negotiated
-	asAtom                           // .atom: a section's Atom feed (feed.go), negotiated
-	asHTML                           // .html: a part of the document's HTML view (html.go), negotiated
+	asGzipFile = paths.GzipFile // .xml.gz: application/gzip, no Content-Encoding
+	asXML      = paths.XML      // .xml: negotiated, gzip-encoded or plain
+	asText     = paths.Text     // .txt: the page's locations, one a line (plain.go), negotiated
+	asAtom     = paths.Atom     // .atom: a section's Atom feed (feed.go), negotiated
+	asHTML     = paths.HTML     // .html: a part of the document's HTML view (html.go), negotiated
 )
 
 // route is what a sitemap path names: a document, the form it is served
@@ -195,117 +181,16 @@ type route struct {
 }
 
 // owns reports whether path is one of the sitemap's file names, valid or
-// not: the index's (Config.IndexName) and sitemap.xml, or sitemap-*.xml, sitemap-*.xml.gz, sitemap-*.txt,
-// sitemap-*.atom and sitemap.atom under the base path, sitemap.xsl
-// with Config.Stylesheet, and sitemap_index*.html and sitemap-*.html with
-// Config.HTML. The middleware passes every other path on.
-func (sn *siteNames) owns(path string) bool {
-	prefix := sn.path
-	// Most requests are not ours: reject them on one byte first.
-	if len(path) <= len(prefix) || path[len(prefix)] != 's' && path[len(prefix)] != sn.indexName[0] {
-		return false
-	}
-	rest, ok := strings.CutPrefix(path, prefix)
-	if !ok {
-		return false
-	}
-	if sn.html && strings.HasSuffix(rest, ".html") && (strings.HasPrefix(rest, "sitemap-") || strings.HasPrefix(rest, "sitemap_index") || strings.HasPrefix(rest, sn.indexStem)) {
-		return true
-	}
-	return rest == sn.indexName || rest == rootName || rest == unnamedFeed || sn.xslName != "" && rest == sn.xslName || strings.HasPrefix(rest, "sitemap_index-") && strings.HasSuffix(rest, ".xml") ||
-		strings.HasPrefix(rest, "sitemap-") && (strings.HasSuffix(rest, ".xml") || strings.HasSuffix(rest, ".xml.gz") ||
-			strings.HasSuffix(rest, ".txt") || strings.HasSuffix(rest, ".atom"))
-}
+// not (internal/paths, Names.Owns). The middleware passes every other
+// path on.
+func (sn *siteNames) owns(path string) bool { return sn.Owns(path) }
 
-// route parses a sitemap path. Only the one canonical name of each file is
-// accepted: a page number is a decimal without sign or leading zero.
+// route parses a sitemap path (internal/paths, Names.Route). Only the one
+// canonical name of each file is accepted: a page number is a decimal
+// without sign or leading zero.
 func (sn *siteNames) route(path string) (route, bool) {
-	rest, ok := strings.CutPrefix(path, sn.path)
-	if !ok {
-		return route{}, false
-	}
-	if rest == sn.indexName {
-		return route{key: indexKey, file: 1, rep: asXML}, true
-	}
-	if rest == rootName {
-		return route{key: indexKey, file: 1, rep: asXML, root: true}, true
-	}
-	if rest == unnamedFeed {
-		i, ok := sn.numbers[""]
-		return sn.feedRoute(i, ok)
-	}
-	if sn.html && strings.HasSuffix(rest, ".html") {
-		return sn.htmlRoute(strings.TrimSuffix(rest, ".html"))
-	}
-	if num, ok := strings.CutPrefix(rest, "sitemap_index-"); ok {
-		// sitemap_index-2.xml and on; the first file has no number.
-		if num, ok = strings.CutSuffix(num, ".xml"); !ok {
-			return route{}, false
-		}
-		if n, ok := parsePage(num); ok && n >= 2 {
-			return route{key: indexKey, file: int(min(n, math.MaxInt32)), rep: asXML}, true
-		}
-		return route{}, false
-	}
-	name, ok := strings.CutPrefix(rest, "sitemap-")
-	if !ok {
-		return route{}, false
-	}
-	var rep representation
-	switch {
-	case strings.HasSuffix(name, ".xml.gz"):
-		name, rep = strings.TrimSuffix(name, ".xml.gz"), asGzipFile
-	case strings.HasSuffix(name, ".xml"):
-		name, rep = strings.TrimSuffix(name, ".xml"), asXML
-	case strings.HasSuffix(name, ".txt"):
-		name, rep = strings.TrimSuffix(name, ".txt"), asText
-	case strings.HasSuffix(name, ".atom"):
-		// sitemap-NAME.atom: a page number never ends a feed's name, so
-		// sitemap-NAME-N.atom (or a named sitemap-.atom) is nobody's.
-		if i, ok := sn.numbers[strings.TrimSuffix(name, ".atom")]; ok && sn.files[i].name != "" {
-			return sn.feedRoute(i, true)
-		}
-		return route{}, false
-	default:
-		return route{}, false
-	}
-	secName, num := "", name
-	if i := strings.LastIndexByte(name, '-'); i >= 0 {
-		if i == 0 {
-			return route{}, false
-		}
-		secName, num = name[:i], name[i+1:]
-	}
-	sec, ok := sn.numbers[secName]
-	if !ok {
-		return route{}, false
-	}
-	page, ok := parsePage(num)
-	if !ok {
-		return route{}, false
-	}
-	return route{key: pageKey(sec, page), rep: rep}, true
-}
-
-// htmlRoute routes the name of a part of an HTML view, less ".html":
-// sitemap_index or sitemap-NAME-N for the first part, and with ".partP"
-// (P from 2, canonical) for the others (htmlPartName).
-func (sn *siteNames) htmlRoute(stem string) (route, bool) {
-	part := int64(1)
-	if i := strings.LastIndex(stem, ".part"); i >= 0 {
-		p, ok := parsePage(stem[i+len(".part"):])
-		if !ok || p < 2 {
-			return route{}, false
-		}
-		stem, part = stem[:i], min(p, math.MaxInt32)
-	}
-	rt, ok := route{key: indexKey, file: 1}, stem == sn.indexStem
-	if !ok {
-		// The page's XML route decides: the same names, the same rules.
-		rt, ok = sn.route(sn.path + stem + ".xml.gz")
-	}
-	rt.rep, rt.part = asHTML, int(part)
-	return rt, ok && rt.key.kind != docFeed
+	r, ok := sn.Route(path)
+	return route{key: docKey{kind: keyKind(r.Kind), sec: r.Sec, page: r.Page}, file: r.File, rep: r.Rep, part: r.Part, root: r.Root}, ok
 }
 
 // htmlStem is the name of the first part of document k's HTML view, less
@@ -313,40 +198,11 @@ func (sn *siteNames) htmlRoute(stem string) (route, bool) {
 // sitemap-NAME-N.
 func (sn *siteNames) htmlStem(k docKey) string {
 	if k.kind == docIndex {
-		return sn.indexStem
+		return sn.IndexStem
 	}
-	return sn.files[k.sec].prefix + strconv.FormatInt(k.page, 10)
+	return sn.Files[k.sec].Prefix + strconv.FormatInt(k.page, 10)
 }
 
 // htmlPartName is the file name of part n (from 1) of the HTML view
 // whose stem is stem.
 func htmlPartName(stem string, n int) string { return htmlview.PartName(stem, n) }
-
-// feedRoute routes to the feed of section sec, if ok (there is such a
-// section) and it has one.
-func (sn *siteNames) feedRoute(sec int, ok bool) (route, bool) {
-	if !ok || sn.files[sec].feed == "" {
-		return route{}, false
-	}
-	return route{key: feedKey(sec), rep: asAtom}, true
-}
-
-// parsePage accepts a canonical page number: 1 to math.MaxInt64 in
-// decimal, with no sign and no leading zero.
-func parsePage(s string) (int64, bool) {
-	if len(s) == 0 || len(s) > 19 || s[0] == '0' {
-		return 0, false
-	}
-	var n uint64
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + uint64(c-'0') // 19 digits fit a uint64
-	}
-	if n > math.MaxInt64 {
-		return 0, false
-	}
-	return int64(n), true
-}

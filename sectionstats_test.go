@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/freshmap/sitemap/internal/secstats"
 )
 
 // sectionStatsOf returns the snapshot of the section named name.
@@ -137,11 +139,11 @@ func TestSectionStatsPageFull(t *testing.T) {
 }
 
 func TestBuildHistogramBuckets(t *testing.T) {
-	var c secCounters
+	var c secstats.Counters
 	for _, d := range []time.Duration{0, time.Millisecond, 3 * time.Millisecond, time.Second, time.Hour} {
-		c.observe(d)
+		c.Observe(d)
 	}
-	h := c.snapshot().BuildSeconds
+	h := snapshotOf(&c).BuildSeconds
 	bounds := BuildBuckets()
 	if bounds[0] != 0.001 || bounds[len(bounds)-1] != 120 || !slices.IsSorted(bounds) {
 		t.Errorf("bounds %v", bounds)

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freshmap/sitemap/internal/respond"
 	"github.com/freshmap/sitemap/internal/testkit"
 )
 
@@ -258,10 +259,10 @@ func loopbackBench(b *testing.B, h http.Handler, path string, size int64, hdr ..
 // BenchmarkServePlainWritesBaseline, which writes the same XML from memory
 // in one write.
 func BenchmarkServePlainWrites(b *testing.B) {
-	defer func(n int) { plainWriteSize = n }(plainWriteSize)
+	defer func(n int) { respond.PlainWriteSize = n }(respond.PlainWriteSize)
 	for _, kib := range []int{16, 32, 64, 128, 256, 512} {
 		b.Run("KiB="+strconv.Itoa(kib), func(b *testing.B) {
-			plainWriteSize = kib << 10
+			respond.PlainWriteSize = kib << 10
 			sm, e := cachedBench(b, MaxURLs)
 			plainCopies(sm, false)
 			loopbackBench(b, sm, "/sitemap-1.xml", e.size)

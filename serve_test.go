@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/freshmap/sitemap/internal/respond"
 )
 
 // oldServeEntry is serveEntry as it was before serveCached: the same
@@ -19,25 +21,25 @@ import (
 // gzip-encoded 200 added as countingWriter added it.
 func oldServeEntry(w http.ResponseWriter, r *http.Request, e *entry, xml []byte, path string, cacheControl []string) {
 	h := w.Header()
-	h["X-Robots-Tag"] = hdrNoindex
+	h["X-Robots-Tag"] = respond.HdrNoindex
 	h["Cache-Control"] = cacheControl
-	q := readReqHeader(r.Header, false)
+	q := respond.ReadReqHeader(r.Header, false)
 	r = wholeIfMultiRange(r, &q)
 	body := e.gz
 	var length []string
 	switch {
 	case strings.HasSuffix(path, ".gz"):
-		h["Content-Type"] = hdrGzipCT
+		h["Content-Type"] = respond.HdrGzipCT
 		h["Etag"] = e.etagFile
-	case acceptsGzip(q.accept):
-		h["Content-Type"] = hdrXMLCT
-		h["Vary"] = hdrVary
-		h["Content-Encoding"] = hdrGzip
+	case respond.AcceptsGzip(q.Accept):
+		h["Content-Type"] = respond.HdrXMLCT
+		h["Vary"] = respond.HdrVary
+		h["Content-Encoding"] = respond.HdrGzip
 		h["Etag"] = e.etagGzip
 		length = e.gzLen
 	default:
-		h["Content-Type"] = hdrXMLCT
-		h["Vary"] = hdrVary
+		h["Content-Type"] = respond.HdrXMLCT
+		h["Vary"] = respond.HdrVary
 		h["Etag"] = e.etagPlain
 		body = xml
 	}
@@ -242,7 +244,7 @@ func boundary(h http.Header) string {
 // take one write of headers and body together, or two (the headers and
 // the start of the body fill net/http's 4 KiB buffer, the rest goes in
 // one), never one per 16 or 32 KiB; a plain .xml of 8 MB takes one per
-// plainWriteSize, give or take the first, and two once it has its plain
+// respond.PlainWriteSize, give or take the first, and two once it has its plain
 // copy.
 func TestServeCachedWrites(t *testing.T) {
 	sm, e, _ := plainPage(t, MaxURLs, 105)
@@ -262,7 +264,7 @@ func TestServeCachedWrites(t *testing.T) {
 	}{
 		{"/sitemap-1.xml.gz", "", int64(len(e.gz)), 2, false},
 		{"/sitemap-1.xml", "gzip", int64(len(e.gz)), 2, false},
-		{"/sitemap-1.xml", "", e.size, e.size/int64(plainWriteSize) + 2, false},
+		{"/sitemap-1.xml", "", e.size, e.size/int64(respond.PlainWriteSize) + 2, false},
 		{"/sitemap-1.xml", "", e.size, 2, true},
 		{"/sitemap_index.xml", "gzip", -1, 1, false},
 		{"/robots.txt", "", -1, 1, false},

@@ -6,6 +6,7 @@ import (
 
 	"github.com/freshmap/sitemap/internal/htmlview"
 	"github.com/freshmap/sitemap/internal/indexnow"
+	"github.com/freshmap/sitemap/internal/respond"
 	"github.com/freshmap/sitemap/internal/robotstxt"
 	"github.com/freshmap/sitemap/internal/xmlenc"
 )
@@ -94,3 +95,7 @@ func splitBase(canonical string) baseURL {
 	i := strings.IndexByte(rest, '/')
 	return baseURL{url: canonical, scheme: scheme, host: rest[:i], path: rest[i:]}
 }
+
+// lastModHeader is the Last-Modified header value of t, or nil for none
+// (internal/respond).
+func lastModHeader(t time.Time) []string { return respond.LastModHeader(t) }

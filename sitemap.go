@@ -11,10 +11,13 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/cespare/xxhash/v2"
 	"github.com/freshmap/sitemap/internal/crawllog"
+	"github.com/freshmap/sitemap/internal/hreflang"
 	"github.com/freshmap/sitemap/internal/htmlview"
 	"github.com/freshmap/sitemap/internal/indexnow"
+	"github.com/freshmap/sitemap/internal/paths"
+	"github.com/freshmap/sitemap/internal/respond"
+	"github.com/freshmap/sitemap/internal/secstats"
 	"github.com/freshmap/sitemap/internal/warmup"
 	"github.com/klauspost/compress/gzip"
 )
@@ -278,6 +281,67 @@ type Section struct {
 	Hreflang *Hreflang
 }
 
+// Hreflang declares, once for a whole section, that each of its pages
+// exists in several languages, as Django's i18n, alternates and x_default
+// do: the Source yields each page once, and the section's files hold the
+// page in every language, each <url> listing every language version
+// (itself included) and the x-default, as the hreflang rules ask.
+//
+// A language's version of a page is the Source's loc with the language's
+// Prefix put after the base URL: with the base URL https://example.com/
+// and the Languages {"en", ""}, {"de", "de"}, the Source's
+// https://example.com/p/1 is written as https://example.com/p/1 and
+// https://example.com/de/p/1, each with the links en, de and x-default.
+//
+// A URL that has Alternates of its own is written as given, alone: that is
+// how a page that exists in fewer languages, or under other paths, says
+// so. A Source's loc that does not start with the base URL as New
+// canonicalised it (such as "https://example.com/") is not written and is
+// reported.
+//
+// Each file holds the section's page size times the number of Languages
+// <url> entries, at most 50,000: New refuses a page size that would hold
+// more, and a zero Section.PageSize means 50,000 divided by that number.
+// A FromSlice list short enough for one file is taken whatever its page
+// size.
+// Only page files are expanded: the section's Atom feed lists the
+// Source's URLs as they are. It needs ExtAlternates, and is not for news
+// sections (a news article has one language).
+type Hreflang struct {
+	// Languages are the languages every page of the section exists in, in
+	// the order written: each a BCP 47 tag, none twice (without regard to
+	// case), and each with its own Prefix.
+	Languages []Language
+	// XDefault is the Tag of the language whose version is also the
+	// x-default link, for visitors of no listed language; "" writes no
+	// x-default.
+	XDefault string
+}
+
+// Language is one language of a Hreflang cluster.
+type Language struct {
+	// Tag is the BCP 47 language tag written as the hreflang, such as
+	// "de", "en-GB" or "es-419". "x-default" is not a language: name it
+	// with Hreflang.XDefault.
+	Tag string
+	// Prefix is the path the language's pages have after the base URL's
+	// path, such as "de" or "/de" for /de/p/1 (slashes at its ends are
+	// ignored); "" for the language whose pages are the Source's own
+	// locs. It is one or more path segments of letters, digits and
+	// "-._~".
+	Prefix string
+}
+
+// cluster checks h, the Hreflang of the section named section, into the
+// cluster the section's pages are written by (internal/hreflang).
+func (h *Hreflang) cluster(section string) (*hreflang.Cluster, error) {
+	tags, prefixes := make([]string, len(h.Languages)), make([]string, len(h.Languages))
+	for i, l := range h.Languages {
+		tags[i], prefixes[i] = l.Tag, l.Prefix
+	}
+	return hreflang.New(section, tags, prefixes, h.XDefault)
+}
+
 // ErrConfig is wrapped by every error New returns.
 var ErrConfig = errors.New("sitemap: invalid configuration")
 
@@ -296,7 +360,7 @@ type Sitemap struct {
 	crawls *crawllog.Log             // who fetched each file (crawllog.go); nil when off
 	notes  htmlNoteList              // what the HTML view shows live about a file (html.go)
 	warm   *warmup.Warmer[docKey]    // the warm-up (warmup.go); nil when off
-	date   httpDate                  // the Date header of the files' responses (serve.go)
+	date   respond.Date              // the Date header of the files' responses (serve.go)
 }
 
 // New checks cfg and the sections and returns a Sitemap ready to serve.
@@ -331,7 +395,7 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 	tl := &tools{site: st, clocks: clocks, rep: rep, now: now}
 	d := &documents{
 		site: st, ledger: newLedger(), clocks: clocks, failures: newFailures(), tier: noTier{}, rep: rep, now: now,
-		cache: newPageCache(st.cacheBytes, st.cacheEntries, func(k docKey, n int, b int64) { rep.of(k).cached(n, b) }),
+		cache: newPageCache(st.cacheBytes, st.cacheEntries, func(k docKey, n int, b int64) { rep.of(k).Cached(n, b) }),
 		sem:   make(chan struct{}, st.maxBuilds),
 		builders: [...]builder{
 			docPage:  pageBuilder{tl},
@@ -539,12 +603,12 @@ func newSite(cfg *Config, sections []Section) (*site, error) {
 		return nil, err
 	}
 	name := cmp.Or(cfg.IndexName, indexFile)
-	if err := checkIndexName(name); err != nil {
+	if err := paths.CheckIndexName(name); err != nil {
 		return nil, err
 	}
 	base := splitBase(canonical)
 	st := &site{
-		siteNames:    siteNames{path: base.path, indexName: name, indexStem: strings.TrimSuffix(name, ".xml"), numbers: make(map[string]int)},
+		siteNames:    siteNames{Names: paths.Names{Path: base.path, IndexName: name, IndexStem: strings.TrimSuffix(name, ".xml"), Numbers: make(map[string]int)}},
 		base:         base,
 		indexLoc:     canonical + name,
 		byName:       make(map[string]*section),
@@ -561,12 +625,12 @@ func newSite(cfg *Config, sections []Section) (*site, error) {
 		cacheEntries: cmp.Or(cfg.CacheEntries, defaultCacheEntries),
 		maxPages:     maxIndexPages,
 	}
-	st.html, st.htmlIndex = cfg.HTML, cfg.HTML && cfg.HTMLIndexable
+	st.HTML, st.htmlIndex = cfg.HTML, cfg.HTML && cfg.HTMLIndexable
 	if cfg.ListXML {
 		st.listExt = ".xml"
 	}
 	if cfg.Stylesheet {
-		st.xsl, st.siteNames.xslName = htmlview.NewStylesheetFile(st.base.path), htmlview.StylesheetName
+		st.xsl, st.siteNames.XSLName = htmlview.NewStylesheetFile(st.base.path), htmlview.StylesheetName
 		st.stylesheet = st.xsl.Instruction
 	}
 	switch {
@@ -620,7 +684,7 @@ func newSite(cfg *Config, sections []Section) (*site, error) {
 		return nil, err
 	}
 	if cfg.Crawlers.VerifiedOnly { // what only verified crawlers get, no shared cache may keep (internal/crawllog)
-		st.headers.cacheControl = []string{crawllog.PrivateCacheControl(first(st.headers.cacheControl))}
+		st.headers.cacheControl = []string{crawllog.PrivateCacheControl(respond.First(st.headers.cacheControl))}
 	}
 	st.headers.retryAfter = []string{strconv.Itoa(int((st.retryAfter + time.Second - 1) / time.Second))}
 	if cfg.Audit != nil {
@@ -639,50 +703,15 @@ func newSite(cfg *Config, sections []Section) (*site, error) {
 		}
 		st.keyFile = indexnow.NewKeyFile(st.base.path, cfg.IndexNow.Key)
 	}
-	st.layout = layoutOf(st.sections)
+	st.layout = paths.Layout(st.Files)
 	return st, nil
 }
 
 // newReporter makes the reporter of st, with cfg's hooks; New gives it
 // its senders.
 func newReporter(st *site, cfg *Config, log *slog.Logger) *reporter {
-	return &reporter{site: st, log: log, perSection: newSecStats(len(st.sections), func(i int) string { return st.sections[i].name }),
+	return &reporter{site: st, log: log, perSection: secstats.New(len(st.sections), func(i int) string { return st.sections[i].name }),
 		onReject: cfg.OnReject, onNotice: cfg.OnNotice, onChange: cfg.OnChange}
-}
-
-// maxIndexName is the longest Config.IndexName.
-const maxIndexName = 100
-
-// checkIndexName checks Config.IndexName: a file name ending in ".xml",
-// of ASCII letters, digits, '_' and '-' before it (a '.' could make its
-// HTML view's name a part's, htmlRoute), and none of the names the sitemap has for its other files (sitemap-*,
-// sitemap_index-*).
-func checkIndexName(name string) error {
-	stem, ok := strings.CutSuffix(name, ".xml")
-	if !ok || stem == "" || len(name) > maxIndexName {
-		return fmt.Errorf("IndexName %q: want a file name ending in \".xml\", at most %d bytes, such as \"sitemap.xml\"", name, maxIndexName)
-	}
-	for i := 0; i < len(stem); i++ {
-		c := stem[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
-			return fmt.Errorf("IndexName %q: use ASCII letters, digits, '_' and '-' before \".xml\"", name)
-		}
-	}
-	if strings.HasPrefix(name, "sitemap-") || strings.HasPrefix(name, "sitemap_index-") {
-		return fmt.Errorf("IndexName %q is a name of the sitemap's other files (sitemap-*, sitemap_index-*)", name)
-	}
-	return nil
-}
-
-// layoutOf names the sections of an index, in order: the xxhash of their
-// names, in hexadecimal.
-func layoutOf(sections []*section) string {
-	h := xxhash.New()
-	for _, sec := range sections {
-		h.WriteString(sec.name)
-		h.WriteString("\x00")
-	}
-	return strconv.FormatUint(h.Sum64(), 16)
 }
 
 func (st *site) addSection(i int, sec Section, n int) error {
@@ -691,7 +720,7 @@ func (st *site) addSection(i int, sec Section, n int) error {
 		return fmt.Errorf("section %d (%q) has no Source", i, sec.Name)
 	case sec.Name == "" && n > 1:
 		return fmt.Errorf("section %d has no Name; only a single section may be unnamed", i)
-	case sec.Name != "" && !validSectionName(sec.Name):
+	case sec.Name != "" && !paths.ValidSectionName(sec.Name, maxSectionName):
 		return fmt.Errorf("section name %q: use 1 to %d lower-case letters, digits, '_' or '-', starting with a letter or digit", sec.Name, maxSectionName)
 	case st.byName[sec.Name] != nil:
 		return fmt.Errorf("section name %q is used twice", sec.Name)
@@ -722,13 +751,13 @@ func (st *site) addSection(i int, sec Section, n int) error {
 			return fmt.Errorf("section %q: a news section holds at most %d URLs a file, not %d", sec.Name, maxNewsPageSize, size)
 		}
 	}
-	var cl *cluster
+	var cl *hreflang.Cluster
 	if sec.Hreflang != nil {
 		var err error
-		if cl, err = newCluster(sec.Name, sec.Hreflang); err != nil {
+		if cl, err = sec.Hreflang.cluster(sec.Name); err != nil {
 			return err
 		}
-		switch per := MaxURLs / cl.size(); {
+		switch per := MaxURLs / cl.Size(); {
 		case ext&ExtNews != 0:
 			return fmt.Errorf("section %q: Hreflang is not for a news section: an article has one language", sec.Name)
 		case ext&ExtAlternates == 0:
@@ -741,7 +770,7 @@ func (st *site) addSection(i int, sec Section, n int) error {
 				break
 			}
 			return fmt.Errorf("section %q: a page size of %d URLs in %d languages makes %d entries a file, more than %d; use a page size of at most %d",
-				sec.Name, size, cl.size(), size*cl.size(), MaxURLs, per)
+				sec.Name, size, cl.Size(), size*cl.Size(), MaxURLs, per)
 		}
 	}
 	switch sec.ChangeFreq {
@@ -765,12 +794,12 @@ func (st *site) addSection(i int, sec Section, n int) error {
 		st.unnamed = s
 	}
 	s.feed = st.feeds.feedOf(s, sec.Source)
-	files := sectionFiles{name: sec.Name, prefix: pagePrefix(sec.Name)}
+	files := paths.Files{Name: sec.Name, Prefix: pagePrefix(sec.Name)}
 	if s.feed != nil {
-		files.feed = s.feed.name
+		files.Feed = s.feed.name
 	}
-	st.files = append(st.files, files)
-	st.numbers[sec.Name] = i
+	st.Files = append(st.Files, files)
+	st.Numbers[sec.Name] = i
 	specExt := ext
 	if specExt == 0 {
 		specExt = ExtNone // the encoder normalizes again: zero would declare the default set (TestSectionExtNone)
@@ -780,17 +809,4 @@ func (st *site) addSection(i int, sec Section, n int) error {
 	st.sections = append(st.sections, s)
 	st.byName[sec.Name] = s
 	return nil
-}
-
-func validSectionName(name string) bool {
-	if len(name) > maxSectionName || name[0] == '-' || name[0] == '_' {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
 }

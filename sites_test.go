@@ -169,45 +169,6 @@ func TestSitesHostVariants(t *testing.T) {
 	}
 }
 
-func TestRequestHostKey(t *testing.T) {
-	for host, want := range map[string]string{
-		"Example.COM":                   "example.com",
-		"example.com.:8080":             "example.com:8080",
-		"example.com:":                  "example.com",
-		"\u212a.example":                "", // Kelvin sign: strings.ToLower would make it "k.example"
-		"ex\u0131mple.com":              "", // dotless i
-		"[::1]:8080":                    "[::1]:8080",
-		"[0:0::1]":                      "[::1]",
-		"[::FFFF:1.2.3.4]:80":           "[::ffff:1.2.3.4]:80",
-		"[fe80::1%25eth0]:80":           "",
-		"[1.2.3.4]":                     "",
-		"::1":                           "",
-		"[::1]8080":                     "",
-		"[::1":                          "",
-		"127.0.0.1:8080":                "127.0.0.1:8080",
-		"x:0":                           "",
-		strings.Repeat("a", maxHostKey): "",
-	} {
-		if got := string(requestHostKey(nil, host)); got != want {
-			t.Errorf("requestHostKey(%q) = %q, want %q", host, got, want)
-		}
-	}
-	for base, want := range map[string]string{
-		"https://a.example/":             "a.example:443 a.example",
-		"http://a.example/x/":            "a.example:80 a.example",
-		"https://b.example:8443/":        "b.example:8443",
-		"http://b.example:443/":          "b.example:443",
-		"http://[::1]:8080/":             "[::1]:8080",
-		"https://[0:0::1]/":              "[::1]:443 [::1]",
-		"https://xn--bcher-kva.example/": "xn--bcher-kva.example:443 xn--bcher-kva.example",
-	} {
-		keys, err := siteKeys(splitBase(base))
-		if got := strings.Join(keys, " "); err != nil || got != want {
-			t.Errorf("siteKeys(%q) = %q, %v; want %q", base, got, err, want)
-		}
-	}
-}
-
 func TestNewSitesErrors(t *testing.T) {
 	sm := func(base string) *Sitemap {
 		return newTestSitemap(t, Config{BaseURL: base}, Section{Source: newFake(1, 1)})

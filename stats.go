@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/freshmap/sitemap/internal/crawllog"
+	"github.com/freshmap/sitemap/internal/secstats"
 )
 
 // Stats is a snapshot of a Sitemap's counters since New, for metrics.
@@ -75,6 +76,71 @@ type Stats struct {
 	CrawlLogFull                                         int64 // fetches of files not logged: the log had Crawlers.Files files already
 }
 
+// BuildBuckets returns the upper bounds, in seconds and increasing, of the
+// buckets of every BuildHistogram: 0.001 to 120. It returns a new slice
+// on every call.
+func BuildBuckets() []float64 {
+	b := make([]float64, len(secstats.Bounds))
+	for i, d := range secstats.Bounds {
+		b[i] = d.Seconds()
+	}
+	return b
+}
+
+// BuildHistogram counts builds by how long they took, failed ones too.
+type BuildHistogram struct {
+	Count uint64  // builds timed
+	Sum   float64 // their total duration, in seconds
+	// Buckets are cumulative counts, one per bound of BuildBuckets:
+	// Buckets[i] builds took at most BuildBuckets()[i] seconds. Those that
+	// took longer than the last bound are in Count only.
+	Buckets []uint64
+}
+
+// SectionStats is a snapshot of one section's counters since New (see
+// Sitemap.SectionStats).
+type SectionStats struct {
+	// Section is the section's Name ("" for an unnamed one), or one of the
+	// pseudo-sections "_index", "_feed" (the unnamed section's feed),
+	// "_feed:NAME" (section NAME's feed) and "_other" (404s of sitemap
+	// paths that name no file).
+	Section string
+
+	CacheHits   int64 // requests answered by a fresh cached document
+	CacheMisses int64 // requests that found no cached document
+	CacheStale  int64 // requests answered by an expired document while it refreshed
+
+	Builds       int64          // documents built successfully
+	BuildErrors  int64          // builds that failed (source error, panic, timeout)
+	BuildSeconds BuildHistogram // how long builds took
+
+	// RejectedURLs counts the URLs skipped, by reason: the Field of their
+	// InvalidURLError ("loc", "news.publication_date", …), or "page_full"
+	// for ErrPageFull. Nil if none was.
+	RejectedURLs map[string]int64
+	// DroppedElements counts the elements left out of URLs written (see
+	// ErrElementDropped), by the Field of their InvalidURLError
+	// ("image.loc", "video.title", "xhtml:link.hreflang", …). Nil if none
+	// was.
+	DroppedElements map[string]int64
+
+	NotModified int64 // 304 responses
+	NotFound    int64 // 404 responses
+	Unavailable int64 // 503 responses
+	BytesServed int64 // response body bytes written
+
+	CachedDocuments int   // documents in the cache now
+	CachedBytes     int64 // their compressed size (with their text forms)
+
+	// Crawls is the crawl log of the section's files (Sitemap.CrawlLog
+	// has it per file): for each crawler family that fetched one, verified
+	// apart from unverified, its latest fetch of any, with Fetches its
+	// fetches of them all. CrawlCounts counts those fetches by status.
+	// Nil if none; always nil for "_other".
+	Crawls      []CrawlFetch
+	CrawlCounts []CrawlCount
+}
+
 // Stats returns the current counters.
 func (s *Sitemap) Stats() Stats {
 	n, b := s.docs.cache.usage()
@@ -122,23 +188,38 @@ func (s *Sitemap) SectionStats() []SectionStats {
 	st := s.rep.perSection
 	n := len(s.site.sections)
 	out := make([]SectionStats, 0, 2*n+2)
-	for i := range st.pages {
-		out = append(out, s.withCrawls(st.pages[i].snapshot(), i))
+	for i := range st.Pages {
+		out = append(out, s.withCrawls(&st.Pages[i], i))
 	}
 	for i, sec := range s.site.sections {
 		if sec.feed != nil {
-			out = append(out, s.withCrawls(st.feeds[i].snapshot(), n+i))
+			out = append(out, s.withCrawls(&st.Feeds[i], n+i))
 		}
 	}
-	return append(out, s.withCrawls(st.index.snapshot(), 2*n), st.other.snapshot())
+	return append(out, s.withCrawls(&st.Index, 2*n), snapshotOf(&st.Other))
 }
 
-// withCrawls adds the crawl log of section row i (secStats.crawlFile).
-func (s *Sitemap) withCrawls(st SectionStats, i int) SectionStats {
+// withCrawls is the snapshot of c, the counters of section row i
+// (docKey.row), with the row's crawl log.
+func (s *Sitemap) withCrawls(c *secstats.Counters, i int) SectionStats {
+	st := snapshotOf(c)
 	if s.crawls != nil {
 		st.Crawls, st.CrawlCounts = crawlSection(s.crawls, i)
 	}
 	return st
+}
+
+// snapshotOf is c's counters as SectionStats gives them, with no crawl log.
+func snapshotOf(c *secstats.Counters) SectionStats {
+	v := c.Snapshot()
+	return SectionStats{
+		Section: v.Name, CacheHits: v.Hits, CacheMisses: v.Misses, CacheStale: v.Stale,
+		Builds: v.Builds, BuildErrors: v.BuildErrors,
+		BuildSeconds: BuildHistogram{Count: v.BuildCount, Sum: v.BuildSeconds, Buckets: v.BuildBuckets},
+		RejectedURLs: v.Rejected, DroppedElements: v.Dropped,
+		NotModified: v.NotModified, NotFound: v.NotFound, Unavailable: v.Unavailable, BytesServed: v.BytesServed,
+		CachedDocuments: v.CachedDocuments, CachedBytes: v.CachedBytes,
+	}
 }
 
 // CrawlLog returns the crawl log (Config.Crawlers): for each file fetched
@@ -151,7 +232,13 @@ func (s *Sitemap) CrawlLog() []FileCrawls {
 		return nil
 	}
 	n := len(s.site.sections)
-	return s.rep.perSection.crawlFiles(s.crawls, func(row int, page int64) string { return s.site.fileName(rowKey(row, n, page)) })
+	all := s.crawls.Files()
+	out := make([]FileCrawls, len(all))
+	for i, f := range all {
+		row := f.File.Group // the crawl log's group of a file is its row (docKey.crawlFile)
+		out[i] = FileCrawls{File: s.site.fileName(rowKey(row, n, f.File.N)), Section: s.rep.perSection.At(row).Name(), Crawls: crawlFetches(f.Fetches)}
+	}
+	return out
 }
 
 // Audit returns what the self-audit (Config.Audit) found: the totals

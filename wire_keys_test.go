@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/freshmap/sitemap/internal/paths"
 )
 
 // wireStore is an in-memory Store that records every call: the operation
@@ -213,7 +215,7 @@ func TestWireKeys(t *testing.T) {
 		// The names as the Sitemap makes them (the layout names the
 		// sections in the index's key: the xxhash of "products\x00news\x00").
 		names(t, []string{
-			layoutOf(sm.site.sections),
+			paths.Layout(sm.site.Files),
 			sm.site.storeName(indexKey),
 			sm.site.storeName(pageKey(0, 3)),
 			sm.site.storeName(pageKey(1, 1)),
@@ -287,7 +289,7 @@ func TestWireKeys(t *testing.T) {
 		}
 		defer sm.Close()
 		names(t, []string{
-			layoutOf(sm.site.sections),
+			paths.Layout(sm.site.Files),
 			sm.site.storeName(indexKey),
 			sm.site.storeName(pageKey(0, 3)),
 			sm.site.storeName(feedKey(0)),

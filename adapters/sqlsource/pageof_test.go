@@ -93,7 +93,7 @@ func TestPagesPastLastPage(t *testing.T) {
 
 // TestNineteenDigitPage serves a page whose number has 19 digits, which
 // pages of fewer than 10 keys reach: the index lists it, so it must be
-// served. It is not: the root's parsePage (route.go) accepts at most 18
+// served. It is not: the root's page-number parser (internal/paths, ParsePage) accepts at most 18
 // digits, so the file the index lists is a 404.
 func TestNineteenDigitPage(t *testing.T) {
 	d := openDB(t, "sqlite")

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
+	"os"
 	"slices"
 	"strings"
 )
@@ -228,4 +229,37 @@ func firstNonSpace(br *bufio.Reader) (byte, error) {
 			return c, br.UnreadByte()
 		}
 	}
+}
+
+// RangeFiles returns a function that reads the files of each family (by
+// name, the paths of its files), downloaded beforehand, with ReadRanges:
+// a family's files are read as one list. Its error names the file that
+// could not be read or is no list of ranges.
+func RangeFiles(files map[string][]string) func() (map[string][]netip.Prefix, error) {
+	return func() (map[string][]netip.Prefix, error) {
+		out := make(map[string][]netip.Prefix, len(files))
+		for family, paths := range files {
+			for _, path := range paths {
+				p, err := readRangeFile(path)
+				if err != nil {
+					return nil, err
+				}
+				out[family] = append(out[family], p...)
+			}
+		}
+		return out, nil
+	}
+}
+
+func readRangeFile(path string) ([]netip.Prefix, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	p, err := ReadRanges(f)
+	if err != nil {
+		return nil, fmt.Errorf("sitemap: %s: %w", path, err)
+	}
+	return p, nil
 }

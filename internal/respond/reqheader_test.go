@@ -1,4 +1,4 @@
-package sitemap
+package respond
 
 import (
 	"math/rand/v2"
@@ -17,7 +17,7 @@ var reqHeaderFields = []string{"User-Agent", "Range", "Accept-Encoding", "If-Non
 
 // TestReqHeaderScanLikeLookups holds the one pass over a header to the
 // lookups, field by field, on random headers of 0 to 12 fields with
-// empty, several and no values: the two readers (serve.go, reqHeader) must read
+// empty, several and no values: the two readers (serve.go, ReqHeader) must read
 // the same, whichever readReqHeader picks for a header's size.
 func TestReqHeaderScanLikeLookups(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -31,10 +31,10 @@ func TestReqHeaderScanLikeLookups(t *testing.T) {
 		if !reflect.DeepEqual(scan, look) {
 			t.Fatalf("header %d %v:\nscan    %+v\nlookups %+v", i, h, scan, look)
 		}
-		if got := readReqHeader(h, true); !reflect.DeepEqual(got, look) {
+		if got := ReadReqHeader(h, true); !reflect.DeepEqual(got, look) {
 			t.Fatalf("header %d %v: readReqHeader %+v, want %+v", i, h, got, look)
 		}
-		if got := readReqHeader(h, false); got.ua != "" && len(h) > reqHeaderPass {
+		if got := ReadReqHeader(h, false); got.UA != "" && len(h) > reqHeaderPass {
 			t.Fatalf("header %d %v: the User-Agent looked up unasked", i, h)
 		}
 	}
@@ -59,10 +59,10 @@ func TestReqHeaderFields(t *testing.T) {
 		{http.Header{"If-None-Match": {""}, "Range": {""}}, false, false},
 		{http.Header{"If-None-Match": {"", `"x"`}}, false, false}, // the first value counts
 	} {
-		for _, read := range []func(http.Header) reqHeader{reqHeaderScan, lookupsWithUA} {
+		for _, read := range []func(http.Header) ReqHeader{reqHeaderScan, lookupsWithUA} {
 			q := read(c.h)
-			if q.conditional() != c.cond || q.validators != c.validators {
-				t.Errorf("%v: conditional %v, validators %v; want %v, %v", c.h, q.conditional(), q.validators, c.cond, c.validators)
+			if q.Conditional() != c.cond || q.Validators != c.validators {
+				t.Errorf("%v: conditional %v, validators %v; want %v, %v", c.h, q.Conditional(), q.Validators, c.cond, c.validators)
 			}
 		}
 	}
@@ -70,7 +70,7 @@ func TestReqHeaderFields(t *testing.T) {
 
 // BenchmarkReqHeader reads headers of 1 to 10 fields, none conditional
 // (a crawler's first fetch: its User-Agent first), by one pass and by the
-// lookups; readReqHeader takes the pass up to reqHeaderPass fields.
+// lookups; ReadReqHeader takes the pass up to reqHeaderPass fields.
 func BenchmarkReqHeader(b *testing.B) {
 	names := []string{"User-Agent", "Accept", "Accept-Encoding", "From", "Connection", "Accept-Language",
 		"X-Forwarded-For", "Cache-Control", "Pragma", "Dnt"}
@@ -81,7 +81,7 @@ func BenchmarkReqHeader(b *testing.B) {
 		}
 		for _, r := range []struct {
 			name string
-			read func(http.Header) reqHeader
+			read func(http.Header) ReqHeader
 		}{{"scan", reqHeaderScan}, {"lookups", lookupsWithUA}} {
 			b.Run(r.name+"/fields="+strconv.Itoa(n), func(b *testing.B) {
 				b.ReportAllocs()
@@ -93,8 +93,8 @@ func BenchmarkReqHeader(b *testing.B) {
 	}
 }
 
-var reqHeaderSink reqHeader
+var reqHeaderSink ReqHeader
 
 // lookupsWithUA is reqHeaderLookups with the User-Agent, as the crawl log
 // reads it.
-func lookupsWithUA(h http.Header) reqHeader { return reqHeaderLookups(h, true) }
+func lookupsWithUA(h http.Header) ReqHeader { return reqHeaderLookups(h, true) }

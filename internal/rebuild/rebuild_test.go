@@ -1,4 +1,4 @@
-package sitemap
+package rebuild
 
 import (
 	"slices"
@@ -7,10 +7,10 @@ import (
 	"time"
 )
 
-// unitRebuilds is a rebuilds whose builds are recorded and may be held,
+// unitRebuilds is a Queue whose builds are recorded and may be held,
 // with a short turn so that tests need not wait a second.
 type unitRebuilds struct {
-	*rebuilds
+	*Queue[docKey]
 	mu      sync.Mutex
 	built   []docKey
 	running int
@@ -19,6 +19,27 @@ type unitRebuilds struct {
 	wg      sync.WaitGroup
 	close   func()
 	gate    chan struct{} // workers start once it is closed
+}
+
+// docKey names a document in these tests: a page of a section, or the
+// index.
+type docKey struct {
+	sec  int
+	page int64
+}
+
+var indexKey = docKey{sec: -1}
+
+func pageKey(sec int, n int64) docKey { return docKey{sec, n} }
+
+// unitWait waits up to 15 s for cond.
+func unitWait(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(15 * time.Second); !cond(); time.Sleep(2 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
 }
 
 func newUnitRebuilds(t *testing.T, max int) *unitRebuilds {
@@ -33,7 +54,7 @@ func newUnitRebuilds(t *testing.T, max int) *unitRebuilds {
 		})
 		return true
 	}
-	u.rebuilds = newRebuilds(max, start, u.build, done)
+	u.Queue = New(max, indexKey, start, u.build, done)
 	u.every = 50 * time.Millisecond
 	t.Cleanup(func() { u.close(); u.wg.Wait() })
 	return u
@@ -66,10 +87,10 @@ func (u *unitRebuilds) take() []docKey {
 func (u *unitRebuilds) idle(t *testing.T) {
 	t.Helper()
 	unitWait(t, "the rebuilds to end", func() bool {
-		w, b := u.waiting()
-		u.rebuilds.mu.Lock()
-		defer u.rebuilds.mu.Unlock()
-		return w == 0 && b == 0 && u.rebuilds.workers == 0
+		w, b := u.Waiting()
+		u.Queue.mu.Lock()
+		defer u.Queue.mu.Unlock()
+		return w == 0 && b == 0 && u.Queue.workers == 0
 	})
 	u.wg.Wait()
 }
@@ -81,7 +102,7 @@ func TestRebuildsOrder(t *testing.T) {
 	u.gate = make(chan struct{}) // no build starts before the last ask
 	pages := []docKey{pageKey(0, 1), pageKey(0, 2), pageKey(0, 3), pageKey(1, 1)}
 	for range 100 {
-		u.ask(append(pages, pages...))
+		u.Ask(append(pages, pages...))
 	}
 	close(u.gate)
 	u.idle(t)
@@ -107,13 +128,13 @@ func TestRebuildsAgainAndTurn(t *testing.T) {
 	p := pageKey(0, 1)
 	release := make(chan bool)
 	u.hold[p] = release
-	u.ask([]docKey{p})
-	unitWait(t, "the first build", func() bool { _, b := u.waiting(); return b == 1 })
+	u.Ask([]docKey{p})
+	unitWait(t, "the first build", func() bool { _, b := u.Waiting(); return b == 1 })
 	start := time.Now()
 	for range 1000 {
-		u.ask([]docKey{p})
+		u.Ask([]docKey{p})
 	}
-	if w, b := u.waiting(); w != 2 || b != 1 {
+	if w, b := u.Waiting(); w != 2 || b != 1 {
 		t.Errorf("%d waiting, %d building; want the page again and the index, and the page", w, b)
 	}
 	// Released once the page's turn has come: the index, asked a moment
@@ -126,7 +147,7 @@ func TestRebuildsAgainAndTurn(t *testing.T) {
 	if got := u.take(); !slices.Equal(got, []docKey{p, p, indexKey}) {
 		t.Errorf("built %v, want the page twice, then the index", got)
 	}
-	u.ask([]docKey{p}) // its turn has come again: at once
+	u.Ask([]docKey{p}) // its turn has come again: at once
 	u.idle(t)
 	if got := u.take(); !slices.Equal(got, []docKey{p, indexKey}) {
 		t.Errorf("built %v, want the page, then the index", got)
@@ -139,13 +160,13 @@ func TestRebuildsDone(t *testing.T) {
 	u := newUnitRebuilds(t, 2)
 	u.every = time.Hour
 	p := pageKey(0, 1)
-	u.ask([]docKey{p})
+	u.Ask([]docKey{p})
 	u.idle(t)
 	u.take()
-	u.ask([]docKey{p}) // waits an hour for its turn, with one worker asleep
-	unitWait(t, "a worker to sleep", func() bool { u.rebuilds.mu.Lock(); defer u.rebuilds.mu.Unlock(); return u.sleeping })
+	u.Ask([]docKey{p}) // waits an hour for its turn, with one worker asleep
+	unitWait(t, "a worker to sleep", u.Sleeping)
 	u.close()
-	unitWait(t, "the workers to end", func() bool { u.rebuilds.mu.Lock(); defer u.rebuilds.mu.Unlock(); return u.rebuilds.workers == 0 })
+	unitWait(t, "the workers to end", func() bool { u.Queue.mu.Lock(); defer u.Queue.mu.Unlock(); return u.Queue.workers == 0 })
 	u.wg.Wait()
 	if got := u.take(); len(got) != 0 {
 		t.Errorf("built %v after done", got)
@@ -163,7 +184,7 @@ func TestRebuildsIndexNotStarved(t *testing.T) {
 		// Each page asked for every 2 ms, page n from n×15 ms on: their
 		// turns come apart, and one of them always waits for its own.
 		n := min(int(time.Since(start)/(15*time.Millisecond))+1, len(pages))
-		u.ask(pages[:n])
+		u.Ask(pages[:n])
 		time.Sleep(2 * time.Millisecond)
 	}
 	got := u.take()
