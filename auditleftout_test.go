@@ -156,13 +156,19 @@ func TestAuditLeaveOutFlapping(t *testing.T) {
 
 // TestAuditLeaveOutChange: a URL left out is a URL the file removed, for
 // OnChange (and so for IndexNow, which then asks the engines to recrawl
-// it and see its noindex).
+// it and see its noindex). The build is held at its last line of log,
+// before its copy is kept, until the audit has found the URL (or for
+// half a second, if the audit never comes first): the order a loaded
+// machine gave now and then when a build handed its file to the audit
+// before keeping it, whose rebuild then found no copy to rebuild, and
+// the OnChange never came.
 func TestAuditLeaveOutChange(t *testing.T) {
 	app := &leaveOutApp{}
 	app.hidden.Store(true)
 	var mu sync.Mutex
 	var removed []string
-	sm := newTestSitemap(t, Config{Audit: &Audit{Share: 1, LeaveOut: true}, OnChange: func(c Change) {
+	hold := &holdBuild{found: make(chan struct{})}
+	sm := newTestSitemap(t, Config{Logger: slog.New(hold), Audit: &Audit{Share: 1, LeaveOut: true}, OnChange: func(c Change) {
 		mu.Lock()
 		defer mu.Unlock()
 		removed = append(removed, c.Removed...)
@@ -175,6 +181,36 @@ func TestAuditLeaveOutChange(t *testing.T) {
 	if len(removed) != 1 || removed[0] != "https://example.com/hidden" {
 		t.Errorf("removed %q, want the left-out URL", removed)
 	}
+}
+
+// holdBuild is a log that holds the first build's line "built page",
+// its last step before its copy is kept, until the audit logs its
+// findings, or for half a second at most: the audit then acts before
+// the copy is kept, if it was handed the file before.
+type holdBuild struct {
+	built, seen sync.Once
+	found       chan struct{}
+}
+
+func (h *holdBuild) Enabled(context.Context, slog.Level) bool { return true }
+func (h *holdBuild) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h *holdBuild) WithGroup(string) slog.Handler            { return h }
+
+func (h *holdBuild) Handle(_ context.Context, r slog.Record) error {
+	switch r.Message {
+	case "sitemap: audit found problems":
+		h.seen.Do(func() { close(h.found) })
+	case "sitemap: built page":
+		h.built.Do(func() {
+			t := time.NewTimer(500 * time.Millisecond)
+			defer t.Stop()
+			select {
+			case <-h.found:
+			case <-t.C:
+			}
+		})
+	}
+	return nil
 }
 
 // laterDate tells whether the HTTP date a is after b.
