@@ -131,7 +131,11 @@ func TestAuditLeaveOut(t *testing.T) {
 // TestAuditLeaveOutFlapping: a page that says noindex to every other
 // request is left out once, and its file rebuilt once: the rebuilt file's
 // audit does not ask it again within leftOutHold, so the audit never
-// rebuilds a file again and again by itself.
+// rebuilds a file again and again by itself. The page's builds are
+// counted from New, as the audit's rebuild may come before the first
+// GET returns; once the rebuilt file's audit is in, the copy it audited
+// is the one cached, and a GET finds it fresh unless that audit had the
+// file rebuilt once more.
 func TestAuditLeaveOutFlapping(t *testing.T) {
 	clk := testkit.NewClock(time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC))
 	var flips atomic.Int64
@@ -145,24 +149,33 @@ func TestAuditLeaveOutFlapping(t *testing.T) {
 	sm := newTestSitemap(t, Config{Now: clk.Now, Audit: &Audit{Share: 1, LeaveOut: true}}, Section{Source: listSource(urlsAt("/ok", "/flip")...)})
 	h := sm.Handler(app)
 	get(h, "/sitemap-1.xml.gz")
-	builds := sm.Stats().Builds
 	waitFor(t, func() bool { return !strings.Contains(get(h, "/sitemap-1.xml").Body.String(), "/flip<") })
 	waitFor(t, func() bool { a := sm.Audit(); return len(a.Files) == 1 && a.Files[0].Checked == 1 }) // the rebuilt file's audit
-	time.Sleep(50 * time.Millisecond)
-	if n, b := flips.Load(), sm.Stats().Builds-builds; n != 1 || b < 1 || b > 2 { // the page, and the index that lists its new clock
-		t.Errorf("/flip asked %d times, %d builds after the first; want 1, at most 2", n, b)
+	hits := sm.SectionStats()[0].CacheHits
+	get(h, "/sitemap-1.xml.gz")
+	if st := sm.SectionStats()[0]; st.CacheHits != hits+1 {
+		t.Errorf("the rebuilt file is not fresh after its audit (%d hits, %d stale): the audit had it rebuilt again", st.CacheHits-hits, st.CacheStale)
+	}
+	if n, b := flips.Load(), sm.SectionStats()[0].Builds; n != 1 || b != 2 {
+		t.Errorf("/flip asked %d times, the page built %d times; want 1, 2 (the first build, and the one without /flip)", n, b)
 	}
 }
 
 // TestAuditLeaveOutChange: a URL left out is a URL the file removed, for
 // OnChange (and so for IndexNow, which then asks the engines to recrawl
-// it and see its noindex).
+// it and see its noindex). The build is held at its last line of log,
+// before its copy is kept, until the audit has found the URL (or for
+// half a second, if the audit never comes first): the order a loaded
+// machine gave now and then when a build handed its file to the audit
+// before keeping it, whose rebuild then found no copy to rebuild, and
+// the OnChange never came.
 func TestAuditLeaveOutChange(t *testing.T) {
 	app := &leaveOutApp{}
 	app.hidden.Store(true)
 	var mu sync.Mutex
 	var removed []string
-	sm := newTestSitemap(t, Config{Audit: &Audit{Share: 1, LeaveOut: true}, OnChange: func(c Change) {
+	hold := &holdBuild{found: make(chan struct{})}
+	sm := newTestSitemap(t, Config{Logger: slog.New(hold), Audit: &Audit{Share: 1, LeaveOut: true}, OnChange: func(c Change) {
 		mu.Lock()
 		defer mu.Unlock()
 		removed = append(removed, c.Removed...)
@@ -175,6 +188,36 @@ func TestAuditLeaveOutChange(t *testing.T) {
 	if len(removed) != 1 || removed[0] != "https://example.com/hidden" {
 		t.Errorf("removed %q, want the left-out URL", removed)
 	}
+}
+
+// holdBuild is a log that holds the first build's line "built page",
+// its last step before its copy is kept, until the audit logs its
+// findings, or for half a second at most: the audit then acts before
+// the copy is kept, if it was handed the file before.
+type holdBuild struct {
+	built, seen sync.Once
+	found       chan struct{}
+}
+
+func (h *holdBuild) Enabled(context.Context, slog.Level) bool { return true }
+func (h *holdBuild) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h *holdBuild) WithGroup(string) slog.Handler            { return h }
+
+func (h *holdBuild) Handle(_ context.Context, r slog.Record) error {
+	switch r.Message {
+	case "sitemap: audit found problems":
+		h.seen.Do(func() { close(h.found) })
+	case "sitemap: built page":
+		h.built.Do(func() {
+			t := time.NewTimer(500 * time.Millisecond)
+			defer t.Stop()
+			select {
+			case <-h.found:
+			case <-t.C:
+			}
+		})
+	}
+	return nil
 }
 
 // laterDate tells whether the HTTP date a is after b.

@@ -38,6 +38,7 @@ type effects struct {
 	outdate []docKey // documents that changed (an index build: pages whose Version moved)
 	refresh []docKey // cached copies to rebuild in the background
 	change  *Change  // what a page changed, for OnChange and IndexNow; nil if nothing
+	audit   []byte   // a page's bytes just built, for the self-audit once they are kept; nil if none
 }
 
 // tools are what every builder builds with besides its job.
@@ -129,7 +130,6 @@ func (b pageBuilder) build(ctx context.Context, j job) (*entry, effects, error) 
 		}
 	}
 	b.rep.built(k)
-	b.rep.pageBuilt(k, gz)
 	if st.future > 0 {
 		b.rep.future(sec, k, st.future, st.futureLoc)
 	}
@@ -137,7 +137,7 @@ func (b pageBuilder) build(ctx context.Context, j job) (*entry, effects, error) 
 	e := newEntry(gz, sum, b.site.gzipLevel, at, now)
 	e.info, e.unclocked, e.alone, e.urls, e.segs = info, at.IsZero() && !j.alone, j.alone, st.urls, pg.tab
 	b.marks.Built(k, marks, sum)
-	fx := effects{moved: moved}
+	fx := effects{moved: moved, audit: gz}
 	switch {
 	case pg.change != nil:
 		e.sums, fx.change = pg.sums, pg.change

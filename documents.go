@@ -387,6 +387,12 @@ func (d *documents) load(k docKey, old *entry) (e *entry, err error) {
 		d.clocks.withdraw(k, e.hash)
 		e = e.withoutClock()
 	}
+	if fx.audit != nil {
+		// Audited once kept: a URL the audit leaves out then has the copy
+		// that lists it rebuilt, which reports it removed
+		// (TestAuditLeaveOutChange).
+		d.rep.pageBuilt(k, fx.audit)
+	}
 	if fx.moved {
 		d.tier.announce([]docKey{indexKey})
 	}

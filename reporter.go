@@ -214,8 +214,8 @@ func (r *reporter) future(sec *section, k docKey, n int, loc string) {
 		"count", n, "first", tally.Quote(loc))
 }
 
-// pageBuilt hands the page k, just built (gzipped), to the self-audit,
-// when it is on.
+// pageBuilt hands the page k, just built (gzipped) and kept, if it was,
+// to the self-audit, when it is on.
 func (r *reporter) pageBuilt(k docKey, gz []byte) {
 	if r.audit != nil {
 		r.audit.Enqueue(k, r.site.fileName(k), gz)
