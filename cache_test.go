@@ -11,11 +11,11 @@ func TestCacheBudget(t *testing.T) {
 	sm := newTestSitemap(t, Config{CacheBytes: 3000}, Section{Source: src, PageSize: 100})
 	for p := 1; p <= 20; p++ {
 		get(sm, fmt.Sprintf("/sitemap-%d.xml.gz", p))
-		if _, b := sm.docs.cache.usage(); b > 3000 {
+		if _, b := sm.docs.cache.Usage(); b > 3000 {
 			t.Fatalf("cache holds %d bytes, budget 3000", b)
 		}
 	}
-	n, _ := sm.docs.cache.usage()
+	n, _ := sm.docs.cache.Usage()
 	if n == 0 || n >= 20 {
 		t.Errorf("%d entries cached", n)
 	}

@@ -51,7 +51,7 @@ type documents struct {
 // all, whatever the Source does. now is the request's reading of d.now
 // (the crawl log stores the same one).
 func (d *documents) get(ctx context.Context, k docKey, now time.Time) (*entry, error) {
-	if sl, ok := d.cache.get(k); ok {
+	if sl, ok := d.cache.Get(k); ok {
 		// Expired, said to have changed, or cached before this replica
 		// last lost touch with the others: another replica may have
 		// stored a newer copy; if not, serve it (while it is rebuilt, if
@@ -60,7 +60,7 @@ func (d *documents) get(ctx context.Context, k docKey, now time.Time) (*entry, e
 		if !fresh || d.tier.unsynced(sl) {
 			if rec := d.tier.newer(k, sl); rec != nil {
 				d.adopt(k, rec)
-				if nsl, ok := d.cache.peek(k); ok && nsl.e == rec && !d.fresh(k, nsl, now) {
+				if nsl, ok := d.cache.Peek(k); ok && nsl.e == rec && !d.fresh(k, nsl, now) {
 					d.refresh(k, nsl, now) // past its TTL: served while it is rebuilt
 				}
 				return rec, nil
@@ -109,7 +109,7 @@ func (d *documents) fresh(k docKey, sl *slot, now time.Time) bool {
 // k has then.
 func (d *documents) unclock(k docKey, sl *slot) *slot {
 	e := sl.e.withoutClock()
-	if n, ok := d.cache.swap(k, sl.e, e); ok {
+	if n, ok := d.cache.Swap(k, sl.e, func(cur *slot) *slot { return newSlot(e, cur.synced.Load()) }); ok {
 		return n
 	}
 	n := &slot{e: e} // too large to cache, or gone
@@ -123,7 +123,7 @@ func (d *documents) unclock(k docKey, sl *slot) *slot {
 // RetryAfter ago, a stale copy decides.
 func (d *documents) listed(ctx context.Context, k docKey, now, deadline time.Time) (bool, error) {
 	var idx *entry
-	sl, ok := d.cache.peek(indexKey)
+	sl, ok := d.cache.Peek(indexKey)
 	if ok {
 		idx = sl.e
 	}
@@ -275,7 +275,7 @@ func (d *documents) close(bound time.Duration) {
 //     keep here (TestFleetInvalidate); then the effects.
 func (d *documents) load(k docKey, old *entry) (e *entry, err error) {
 	// 1.
-	if sl, ok := d.cache.peek(k); ok && sl.e != old && d.fresh(k, sl, d.now()) {
+	if sl, ok := d.cache.Peek(k); ok && sl.e != old && d.fresh(k, sl, d.now()) {
 		return sl.e, nil
 	}
 	if !d.loads.Start(k) {
@@ -301,7 +301,7 @@ func (d *documents) load(k docKey, old *entry) (e *entry, err error) {
 			d.failures.forget(k)
 		case errors.Is(err, errNotFound):
 			if old != nil {
-				d.cache.remove(k) // the page is gone: 404 from now on
+				d.cache.Remove(k) // the page is gone: 404 from now on
 			}
 		case d.ctx.Err() != nil && !errors.As(err, new(*panicError)):
 			// Close ended it: no failure (TestCloseCancelledNotAnError).
@@ -398,7 +398,7 @@ func (d *documents) load(k docKey, old *entry) (e *entry, err error) {
 	}
 	d.rep.changed(fx.change)
 	for _, r := range fx.refresh {
-		if sl, ok := d.cache.peek(r); ok {
+		if sl, ok := d.cache.Peek(r); ok {
 			d.refresh(r, sl, d.now())
 		}
 	}
@@ -413,17 +413,17 @@ func (d *documents) job(k docKey, old *entry) job {
 	}
 	switch k.kind {
 	case docPage:
-		if sl, ok := d.cache.peek(indexKey); ok {
+		if sl, ok := d.cache.Peek(indexKey); ok {
 			j.index = sl.e
 		}
 		j.prev = old
 		if j.prev == nil {
-			if sl, ok := d.cache.peek(k); ok { // a copy an Invalidate or the index outdated
+			if sl, ok := d.cache.Peek(k); ok { // a copy an Invalidate or the index outdated
 				j.prev = sl.e
 			}
 		}
 	case docIndex:
-		j.cached = func(p docKey) bool { _, ok := d.cache.peek(p); return ok }
+		j.cached = func(p docKey) bool { _, ok := d.cache.Peek(p); return ok }
 		j.storedClocks = d.tier.storedClocks
 	}
 	return j
@@ -433,7 +433,7 @@ func (d *documents) job(k docKey, old *entry) job {
 // with any concurrent load of it) if not. A failure is left to the page
 // build, which then reads the page.
 func (d *documents) freshIndex() {
-	if sl, ok := d.cache.peek(indexKey); ok && d.fresh(indexKey, sl, d.now()) {
+	if sl, ok := d.cache.Peek(indexKey); ok && d.fresh(indexKey, sl, d.now()) {
 		return
 	}
 	if d.failures.recent(indexKey, d.now()) {
@@ -450,10 +450,10 @@ func (d *documents) keep(k docKey, e *entry) {
 	}
 	var recount bool // the index's HTML view shows another URL count
 	if k.kind == docPage && e.urls > 0 {
-		sl, ok := d.cache.peek(k)
+		sl, ok := d.cache.Peek(k)
 		recount = !ok || sl.e.urls != e.urls
 	}
-	d.cache.add(k, e, d.tier.breaks())
+	d.cache.Add(k, newSlot(e, d.tier.breaks()))
 	if recount {
 		d.counted.Add(1)
 	}
@@ -484,7 +484,7 @@ func (d *documents) outdateHere(keys ...docKey) {
 // text returns the plain-text form of e, the copy of page k, made once
 // and counted in the cache's budget.
 func (d *documents) text(k docKey, e *entry) (*entry, error) {
-	t, err := textOf(e, d.site.gzipLevel, func(t *entry) { d.cache.attach(k, e, int64(len(t.gz)), func() { e.text.Store(t) }) })
+	t, err := textOf(e, d.site.gzipLevel, func(t *entry) { d.cache.Attach(k, e, int64(len(t.gz)), func() { e.text.Store(t) }) })
 	if err != nil {
 		return nil, fmt.Errorf("the text form of %s: %w", d.site.fileName(k), err)
 	}
@@ -497,9 +497,9 @@ func (d *documents) text(k docKey, e *entry) (*entry, error) {
 // owner is cached with e among its forms, counted with owner
 // (plainCopyOf). Nil means the response decompresses as it goes.
 func (d *documents) plainCopy(k docKey, owner, e *entry, full bool) *plainCopy {
-	return plainCopyOf(e, full, func() bool { return d.cache.mayCopy(k, owner, e.size) },
+	return plainCopyOf(e, full, func() bool { return d.cache.MayCopy(k, owner, e.size) },
 		func(p *plainCopy) {
-			d.cache.attachCopy(k, owner, int64(len(p.xml)), func() bool {
+			d.cache.AttachCopy(k, owner, int64(len(p.xml)), func() bool {
 				if !owner.holds(e) {
 					return false
 				}
@@ -512,7 +512,7 @@ func (d *documents) plainCopy(k docKey, owner, e *entry, full bool) *plainCopy {
 // peekOrGet returns the cached copy of k, fresh or not, without counting
 // a request; with none cached, it gets one as get does.
 func (d *documents) peekOrGet(ctx context.Context, k docKey) (*entry, error) {
-	if sl, ok := d.cache.peek(k); ok {
+	if sl, ok := d.cache.Peek(k); ok {
 		return sl.e, nil
 	}
 	return d.get(ctx, k, d.now())

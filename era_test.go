@@ -76,7 +76,7 @@ func TestEraAfterFlush(t *testing.T) {
 	// The others are told (msgLost), and look before serving what they
 	// cached.
 	for i, sm := range sms {
-		if sl, ok := sm.docs.cache.peek(pageKey(0, 1)); ok && i < 2 {
+		if sl, ok := sm.docs.cache.Peek(pageKey(0, 1)); ok && i < 2 {
 			waitFor(t, func() bool { return sm.docs.tier.unsynced(sl) })
 		}
 		if got := lastModOf(t, sm, path); got == old {
@@ -126,7 +126,7 @@ func TestEraGenerationBack(t *testing.T) {
 	if b, err := sms[0].docs.tier.(*fleet).sh.getBorn(t.Context()); err != nil || !b.Equal(era) {
 		t.Fatalf("the store's born is %v (%v), want replica 0's new era %v", b, err, era)
 	}
-	sl, _ := sms[1].docs.cache.peek(pageKey(0, 1))
+	sl, _ := sms[1].docs.cache.Peek(pageKey(0, 1))
 	waitFor(t, func() bool { return sms[1].docs.tier.unsynced(sl) }) // told by msgLost
 	lastModOf(t, sms[1], "/sitemap-1.xml.gz")                        // so it looks first
 	if e := sms[1].docs.tier.(*fleet).era(); !e.Equal(era) {
@@ -195,7 +195,7 @@ func TestEraFlushWithinASecond(t *testing.T) {
 	if w := testkit.Fetch(sms[0], "/sitemap-1.xml.gz"); w.Code != http.StatusOK {
 		t.Fatalf("GET /sitemap-1.xml.gz: %d", w.Code)
 	}
-	sl0, ok := sms[0].docs.cache.peek(k)
+	sl0, ok := sms[0].docs.cache.Peek(k)
 	if !ok || sl0.e.lastMod.IsZero() {
 		t.Fatal("replica 0 holds no copy of page 1 with a clock")
 	}
@@ -210,7 +210,7 @@ func TestEraFlushWithinASecond(t *testing.T) {
 	if era := sms[1].docs.tier.(*fleet).era(); !era.After(era0) {
 		t.Fatalf("replica 1's era after the flush is %v, want one after %v", era, era0)
 	}
-	sl1, ok := sms[1].docs.cache.peek(k)
+	sl1, ok := sms[1].docs.cache.Peek(k)
 	if !ok {
 		t.Fatal("replica 1 holds no copy of page 1")
 	}

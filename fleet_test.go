@@ -470,7 +470,7 @@ func TestFleetStaleLooksBounded(t *testing.T) {
 	a.Invalidate("", 2)
 	waitFor(t, func() bool { return a.Stats().StoreWaits == 1 }) // a waits for the lock
 	waitFor(t, func() bool {                                     // b heard of the change
-		sl, ok := b.docs.cache.peek(pageKey(0, 2))
+		sl, ok := b.docs.cache.Peek(pageKey(0, 2))
 		return ok && !b.docs.ledger.current(pageKey(0, 2), sl.e.stamp)
 	})
 	gets, first := st.gets.Load(), time.Now()

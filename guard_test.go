@@ -51,7 +51,7 @@ func TestGoexitSource(t *testing.T) {
 			get(sm, "/sitemap_index.xml") // Pages once, fine
 			clk.Add(2 * time.Minute)      // the index is stale: Pages again
 			if tc.name == "Pages" {
-				sm.docs.cache.remove(indexKey) // a cold index: the request waits for it
+				sm.docs.cache.Remove(indexKey) // a cold index: the request waits for it
 			}
 			start := time.Now()
 			for range 3 {

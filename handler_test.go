@@ -416,7 +416,7 @@ func TestErrorClearsValidators(t *testing.T) {
 	}
 	broken := e.renewed(e.built)
 	broken.gz = []byte("not gzip")
-	sm.docs.cache.add(k, broken, 0)
+	sm.docs.cache.Add(k, newSlot(broken, 0))
 	w := get(sm, "/sitemap-1.xml")
 	if w.Code != http.StatusInternalServerError {
 		t.Fatalf("status %d, want 500", w.Code)

@@ -408,7 +408,7 @@ func TestMain(m *testing.M) { testenv.Main(m) }
 // cachedEntry returns the cached copy of k, fresh or not, without marking
 // it used.
 func cachedEntry(sm *Sitemap, k docKey) (*entry, bool) {
-	sl, ok := sm.docs.cache.peek(k)
+	sl, ok := sm.docs.cache.Peek(k)
 	if !ok {
 		return nil, false
 	}

@@ -254,7 +254,7 @@ func (d *documents) htmlPart(ctx context.Context, k docKey, e *entry, n int, not
 		return p.bare, nil
 	}
 	return p.withNotes(notes, d.site.gzipLevel, e.built, func(c *notedPart) {
-		d.cache.swapForm(k, e, func() (bool, int64, int64) {
+		d.cache.SwapForm(k, e, func() (bool, int64, int64) {
 			if e.html.Load() != v {
 				return false, 0, 0 // the view was made again meanwhile
 			}
@@ -308,7 +308,7 @@ func (d *documents) makeHTML(ctx context.Context, k docKey, e *entry) (*htmlView
 		return nil, err
 	}
 	v.counted, v.made = counted, made
-	d.cache.swapForm(k, e, func() (bool, int64, int64) {
+	d.cache.SwapForm(k, e, func() (bool, int64, int64) {
 		old := e.html.Swap(v) // counted under the cache's lock: the parts' copies with notes change under it too
 		if old == nil {
 			return true, htmlCost(v), 0
@@ -320,7 +320,7 @@ func (d *documents) makeHTML(ctx context.Context, k docKey, e *entry) (*htmlView
 
 // urls is the URL count of page k if a copy built here is cached, or 0.
 func (d *documents) urls(k docKey) int {
-	if sl, ok := d.cache.peek(k); ok {
+	if sl, ok := d.cache.Peek(k); ok {
 		return sl.e.urls
 	}
 	return 0

@@ -337,7 +337,7 @@ func TestHTMLTakesBuildSlot(t *testing.T) {
 func TestHTMLRepeated(t *testing.T) {
 	sm, _ := htmlTestSitemap(t, Config{})
 	get(sm, "/sitemap-products-1.html")
-	entries, bytes := sm.docs.cache.usage()
+	entries, bytes := sm.docs.cache.Usage()
 	before := runtime.NumGoroutine()
 	v := mustEntry(t, sm, pageKey(0, 1)).html.Load()
 	for i := range 100_000 {
@@ -350,7 +350,7 @@ func TestHTMLRepeated(t *testing.T) {
 		}
 	}
 	// The part, asked for plain often, has a plain copy now, once.
-	if e, b := sm.docs.cache.usage(); e != entries || b != bytes+v.parts[0].bare.ownCopy() || mustEntry(t, sm, pageKey(0, 1)).html.Load() != v {
+	if e, b := sm.docs.cache.Usage(); e != entries || b != bytes+v.parts[0].bare.ownCopy() || mustEntry(t, sm, pageKey(0, 1)).html.Load() != v {
 		t.Errorf("cache %d entries, %d bytes, want %d, %d and the same view", e, b, entries, bytes+v.parts[0].bare.ownCopy())
 	}
 	waitGoroutines(t, before)

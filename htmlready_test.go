@@ -38,7 +38,7 @@ func TestHTMLNotesKept(t *testing.T) {
 	if c == nil {
 		t.Fatal("no copy with notes kept")
 	}
-	if _, bytes := sm.docs.cache.usage(); bytes != sumCost(sm) || e.cost() != int64(len(e.gz))+htmlCost(e.html.Load()) ||
+	if _, bytes := sm.docs.cache.Usage(); bytes != sumCost(sm) || e.cost() != int64(len(e.gz))+htmlCost(e.html.Load()) ||
 		htmlCost(e.html.Load()) != int64(len(e.html.Load().part(1).bare.gz)+len(c.e.gz)) {
 		t.Errorf("cache bytes %d, the entry's cost %d", bytes, e.cost())
 	}
@@ -53,7 +53,7 @@ func TestHTMLNotesKept(t *testing.T) {
 		t.Errorf("the notes changed more than their list:\n%s\n----\n%s", body, bare.Body)
 	}
 	allocs := testing.AllocsPerRun(20, func() { get(sm, "/sitemap-products-1.html", "Accept-Encoding", "gzip") })
-	if sm.docs.cache.usage(); e.html.Load().part(1).noted.Load() != c {
+	if sm.docs.cache.Usage(); e.html.Load().part(1).noted.Load() != c {
 		t.Error("the same notes made the copy again")
 	}
 	etag := first.Header().Get("Etag")
@@ -65,8 +65,8 @@ func TestHTMLNotesKept(t *testing.T) {
 	for range plainHot + 1 { // hot: a plain copy of the part with notes, counted with the page
 		get(sm, "/sitemap-products-1.html")
 	}
-	if c.e.plain.Load() == nil || sm.docs.cache.copies != e.copyCost() || e.copyCost() != int64(len(c.e.plain.Load().xml)) {
-		t.Errorf("plain copy %v, copies %d, the entry's %d", c.e.plain.Load() != nil, sm.docs.cache.copies, e.copyCost())
+	if c.e.plain.Load() == nil || cacheCopies(sm) != e.copyCost() || e.copyCost() != int64(len(c.e.plain.Load().xml)) {
+		t.Errorf("plain copy %v, copies %d, the entry's %d", c.e.plain.Load() != nil, cacheCopies(sm), e.copyCost())
 	}
 
 	if n := asked.Load(); n != 1 {
@@ -78,11 +78,11 @@ func TestHTMLNotesKept(t *testing.T) {
 	if w.Code != http.StatusOK || w.Header().Get("Etag") == etag || !strings.Contains(string(testkit.Gunzip(t, w.Body.Bytes())), note) {
 		t.Errorf("other notes: %d %v", w.Code, w.Header())
 	}
-	if _, bytes := sm.docs.cache.usage(); bytes != sumCost(sm) {
+	if _, bytes := sm.docs.cache.Usage(); bytes != sumCost(sm) {
 		t.Errorf("cache bytes %d after the notes changed, the entries' cost %d", bytes, sumCost(sm))
 	}
-	if sm.docs.cache.copies != 0 || e.copyCost() != 0 {
-		t.Errorf("the old notes' plain copy is still counted: %d, %d", sm.docs.cache.copies, e.copyCost())
+	if cacheCopies(sm) != 0 || e.copyCost() != 0 {
+		t.Errorf("the old notes' plain copy is still counted: %d, %d", cacheCopies(sm), e.copyCost())
 	}
 }
 
@@ -112,7 +112,7 @@ func TestHTMLIndexCountsAtOnce(t *testing.T) {
 	if idx.html.Load() != v {
 		t.Error("the view was made again with no count changed")
 	}
-	if _, bytes := sm.docs.cache.usage(); bytes != sumCost(sm) {
+	if _, bytes := sm.docs.cache.Usage(); bytes != sumCost(sm) {
 		t.Errorf("cache bytes %d, the entries' cost %d", bytes, sumCost(sm))
 	}
 }
@@ -120,8 +120,8 @@ func TestHTMLIndexCountsAtOnce(t *testing.T) {
 // sumCost is the cost of every cached entry of sm.
 func sumCost(sm *Sitemap) int64 {
 	var n int64
-	for _, k := range sm.docs.cache.lru.Keys() {
-		if sl, ok := sm.docs.cache.peek(k); ok {
+	for _, k := range sm.docs.cache.Keys() {
+		if sl, ok := sm.docs.cache.Peek(k); ok {
 			n += sl.e.cost()
 		}
 	}
@@ -190,4 +190,10 @@ func TestHTMLIndexCountsLarge(t *testing.T) {
 	if c := count(); c != "1" {
 		t.Errorf("a second later: %q, want 1", c)
 	}
+}
+
+// cacheCopies is the bytes of plain copies sm's cache counts.
+func cacheCopies(sm *Sitemap) int64 {
+	_, _, copies, _ := sm.docs.cache.Budget()
+	return copies
 }

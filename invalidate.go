@@ -37,7 +37,7 @@ func (d *documents) invalidated(keys []docKey, feeds []docKey) {
 			continue
 		}
 		seen[k] = true
-		if _, cached := d.cache.peek(k); cached {
+		if _, cached := d.cache.Peek(k); cached {
 			rebuild = append(rebuild, k)
 		} else if d.known(k) {
 			listed = append(listed, k)
@@ -60,7 +60,7 @@ func (d *documents) invalidated(keys []docKey, feeds []docKey) {
 // cached now, unless there is none or it is current already, rebuilt by a
 // request since k was said to have changed.
 func (d *documents) rebuild(k docKey) {
-	sl, ok := d.cache.peek(k)
+	sl, ok := d.cache.Peek(k)
 	if !ok || d.ledger.current(k, sl.e.stamp) {
 		return
 	}
@@ -75,10 +75,10 @@ func (d *documents) known(k docKey) bool {
 	if k.kind != docPage {
 		return true
 	}
-	if _, ok := d.cache.peek(k); ok {
+	if _, ok := d.cache.Peek(k); ok {
 		return true
 	}
-	sl, ok := d.cache.peek(indexKey)
+	sl, ok := d.cache.Peek(indexKey)
 	return ok && sl.e.lists(k)
 }
 
@@ -86,7 +86,7 @@ func (d *documents) known(k docKey) bool {
 // longer knows of, once there are many (ledger.prune).
 func (d *documents) pruneMarks() {
 	if d.ledger.overgrown() {
-		d.ledger.prune(d.known, d.cache.keys())
+		d.ledger.prune(d.known, d.cache.Keys())
 	}
 }
 
@@ -94,12 +94,12 @@ func (d *documents) pruneMarks() {
 // or the cache holds.
 func (d *documents) knownPages(sec int) []int64 {
 	var pages []int64
-	if sl, ok := d.cache.peek(indexKey); ok && sec < len(sl.e.pages) {
+	if sl, ok := d.cache.Peek(indexKey); ok && sec < len(sl.e.pages) {
 		for _, p := range sl.e.pages[sec] {
 			pages = append(pages, p.Number)
 		}
 	}
-	for _, k := range d.cache.keys() {
+	for _, k := range d.cache.Keys() {
 		if k.kind == docPage && k.sec == sec {
 			pages = append(pages, k.page)
 		}
@@ -124,7 +124,7 @@ func (d *documents) heard(k docKey, gen int64) {
 	if !d.known(k) {
 		return // no longer known
 	}
-	sl, cached := d.cache.peek(k)
+	sl, cached := d.cache.Peek(k)
 	if cached {
 		sl.looked.Store(0) // the tier has news of k: look there on the next request
 	}
@@ -146,7 +146,7 @@ func (d *documents) heard(k docKey, gen int64) {
 // only when the Store has lost the copy, which that build stores again.
 // Nothing is kept for a document not cached.
 func (d *documents) stored(k docKey, hash uint64) {
-	if sl, cached := d.cache.peek(k); cached {
+	if sl, cached := d.cache.Peek(k); cached {
 		sl.looked.Store(0)
 		if sl.e.hash != hash {
 			sl.superseded.Store(true)

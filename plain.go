@@ -17,7 +17,7 @@ import (
 // checked against their trailer, goes with the entry (a new build, a
 // revalidation, an Invalidate or an eviction drops it), is served under
 // the entry's ETag and Last-Modified, and is counted in the cache's byte
-// budget, where copies take a quarter at most (pageCache.copyBudget).
+// budget, where copies take a quarter at most (internal/lrucache, CopyShare).
 type plainCopy struct {
 	xml    []byte
 	length []string // the Content-Length header value of xml

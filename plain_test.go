@@ -72,13 +72,7 @@ func plainPage(t testing.TB, n, locLen int) (*Sitemap, *entry, []byte) {
 // plainCopies turns sm's plain copies on, with their share of the budget,
 // or off.
 func plainCopies(sm *Sitemap, on bool) {
-	c := sm.docs.cache
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.copyBudget = 0
-	if on {
-		c.copyBudget = c.budget / copyShare
-	}
+	sm.docs.cache.SetCopies(on)
 }
 
 // inflation counts the plain responses' decompression since it was taken.
@@ -275,7 +269,7 @@ func TestPlainCorrupt(t *testing.T) {
 	breakEntry := func(gz []byte, size int64) {
 		b := e.renewed(e.built)
 		b.gz, b.size = gz, size
-		sm.docs.cache.add(k, b, 0)
+		sm.docs.cache.Add(k, newSlot(b, 0))
 	}
 	crc := bytes.Clone(e.gz)
 	crc[len(crc)-8] ^= 0xff

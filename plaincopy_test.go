@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/freshmap/sitemap/internal/testkit"
+
+	"github.com/freshmap/sitemap/internal/lrucache"
 )
 
 // makeCopy asks for path as plain XML until e, its entry, has its plain
@@ -50,7 +52,7 @@ func TestPlainCopy(t *testing.T) {
 		do(sm, http.MethodHead, "/sitemap-1.xml")
 	}
 	first := get(sm, "/sitemap-1.xml")
-	_, cached := sm.docs.cache.usage()
+	_, cached := sm.docs.cache.Usage()
 	for i := 2; i <= plainHot+3; i++ {
 		before := inflationNow()
 		w := get(sm, "/sitemap-1.xml")
@@ -71,7 +73,7 @@ func TestPlainCopy(t *testing.T) {
 			t.Errorf("GET %d: plain copy %v", i, got)
 		}
 	}
-	if _, b := sm.docs.cache.usage(); b != cached+e.size {
+	if _, b := sm.docs.cache.Usage(); b != cached+e.size {
 		t.Errorf("cache holds %d bytes, want %d + the copy's %d", b, cached, e.size)
 	}
 	for _, tc := range [][]string{{"Range", "bytes=100-199"}, {"If-None-Match", e.etagPlain[0]}} {
@@ -124,24 +126,23 @@ func TestPlainCopyBudget(t *testing.T) {
 	probe := newTestSitemap(t, Config{}, Section{Source: newFake(size, size), PageSize: size})
 	get(probe, "/sitemap-1.xml.gz")
 	pe, _ := cachedEntry(probe, pageKey(0, 1))
-	budget := copyShare * (pe.size*5/2 + 10<<10) // two copies fit its share, not three
+	budget := lrucache.CopyShare * (pe.size*5/2 + 10<<10) // two copies fit its share, not three
 	sm := newTestSitemap(t, Config{CacheBytes: budget}, Section{Source: newFake(pages*size, size), PageSize: size})
 	c := sm.docs.cache
 	check := func(when string) (copies int) {
 		t.Helper()
-		c.mu.Lock()
-		defer c.mu.Unlock()
 		var sum int64
-		for _, k := range c.lru.Keys() {
-			sl, _ := c.lru.Peek(k)
+		for _, k := range c.Keys() {
+			sl, _ := c.Peek(k)
 			sum += sl.e.copyCost()
 			if sl.e.plain.Load() != nil {
 				copies++
 			}
 		}
-		if c.bytes > c.budget || c.copies > c.copyBudget || c.copies != sum {
+		bytes, budget, held, copyBudget := c.Budget()
+		if bytes > budget || held > copyBudget || held != sum {
 			t.Fatalf("%s: %d bytes of %d, copies %d bytes of %d, cached entries' copies %d bytes",
-				when, c.bytes, c.budget, c.copies, c.copyBudget, sum)
+				when, bytes, budget, held, copyBudget, sum)
 		}
 		return copies
 	}
@@ -158,7 +159,7 @@ func TestPlainCopyBudget(t *testing.T) {
 		t.Errorf("%d plain copies, want 2", n)
 	}
 	// Evicting a page with a copy makes room for another's.
-	c.remove(pageKey(0, 1))
+	c.Remove(pageKey(0, 1))
 	check("page 1 removed")
 	get(sm, "/sitemap-6.xml")
 	if n := check("page 6 again"); n != 2 {
@@ -168,7 +169,7 @@ func TestPlainCopyBudget(t *testing.T) {
 		t.Error("page 6 got no copy once there was room")
 	}
 
-	small := newTestSitemap(t, Config{CacheBytes: copyShare * pe.size / 2}, Section{Source: newFake(size, size), PageSize: size})
+	small := newTestSitemap(t, Config{CacheBytes: lrucache.CopyShare * pe.size / 2}, Section{Source: newFake(size, size), PageSize: size})
 	get(small, "/sitemap-1.xml.gz")
 	e, _ := cachedEntry(small, pageKey(0, 1))
 	for i := range plainHot + 3 {
@@ -197,8 +198,8 @@ func TestPlainCopyCorrupt(t *testing.T) {
 			b := e.renewed(e.built)
 			b.gz = gz
 			b.plainGets.Store(plainHot) // the next full GET makes the copy
-			sm.docs.cache.add(pageKey(0, 1), b, 0)
-			_, cached := sm.docs.cache.usage()
+			sm.docs.cache.Add(pageKey(0, 1), newSlot(b, 0))
+			_, cached := sm.docs.cache.Usage()
 			w, p := serveRecover(sm, mustRequest("/sitemap-1.xml"))
 			if p == nil && w.Code != http.StatusInternalServerError || p != nil && p != http.ErrAbortHandler {
 				t.Errorf("status %d, panic %v; want 500 or http.ErrAbortHandler", w.Code, p)
@@ -206,7 +207,7 @@ func TestPlainCopyCorrupt(t *testing.T) {
 			if b.plain.Load() != nil {
 				t.Error("a plain copy was made of bytes that do not decompress")
 			}
-			if _, now := sm.docs.cache.usage(); now != cached {
+			if _, now := sm.docs.cache.Usage(); now != cached {
 				t.Errorf("cache holds %d bytes, %d before", now, cached)
 			}
 		})

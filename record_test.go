@@ -6,9 +6,9 @@ import (
 	"errors"
 	"reflect"
 	"testing"
-	"time"
 
 	"github.com/cespare/xxhash/v2"
+	"github.com/freshmap/sitemap/internal/record"
 )
 
 // recordEntry builds an index entry of three files with two sections,
@@ -110,19 +110,9 @@ func TestRecordGarbage(t *testing.T) {
 			t.Fatalf("byte %d changed: %v", i, err)
 		}
 	}
-	for _, v := range []string{"", "OK", "1", recordMagic, "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"} {
+	for _, v := range []string{"", "OK", "1", record.Magic, "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"} {
 		if _, _, err := decodeRecord(indexKey, []byte(v)); !errors.Is(err, errRecord) {
 			t.Errorf("%q: %v", v, err)
-		}
-	}
-	c := fileClock{at: time.Unix(1e9, 0).UTC(), served: time.Unix(1e9, 0).UTC(), hash: 7, built: true, version: "v"}
-	k := encodeClock(c)
-	if got, err := decodeClock(k); err != nil || clockString(got) != clockString(c) {
-		t.Errorf("clock round trip: %v %v", got, err)
-	}
-	for n := range len(k) {
-		if _, err := decodeClock(k[:n]); err == nil {
-			t.Fatalf("clock cut at %d decodes", n)
 		}
 	}
 	if _, err := decodeMessage([]byte{9, 1, 2}); err == nil {
@@ -151,7 +141,7 @@ func FuzzRecord(f *testing.F) {
 	for _, v := range st.vals {
 		f.Add(v)
 	}
-	f.Add([]byte(recordMagic))
+	f.Add([]byte(record.Magic))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if len(b) > 0 && b[0] == 'S' && len(b) > 12 {
 			// Make the checksum right, so the fuzzer reaches the decoder.

@@ -319,7 +319,7 @@ func gunzipped(t testing.TB, gz []byte) []byte {
 func settle(t *testing.T, sm *Sitemap, k docKey, path string) {
 	t.Helper()
 	for start := time.Now(); ; time.Sleep(time.Millisecond) {
-		if sl, ok := sm.docs.cache.peek(k); ok && sm.docs.fresh(k, sl, sm.docs.now()) && !sl.refreshing.Load() {
+		if sl, ok := sm.docs.cache.Peek(k); ok && sm.docs.fresh(k, sl, sm.docs.now()) && !sl.refreshing.Load() {
 			return
 		}
 		if time.Since(start) > 10*time.Second {

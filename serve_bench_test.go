@@ -209,7 +209,7 @@ func BenchmarkServeBuild(b *testing.B) {
 			b.SetBytes(int64(len(doc)))
 			cpu := testkit.StartCPU(b)
 			for b.Loop() {
-				sm.docs.cache.remove(page)
+				sm.docs.cache.Remove(page)
 				clear(w.h)
 				w.code = 0
 				sm.ServeHTTP(w, r)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/freshmap/sitemap/internal/breaker"
+	"github.com/freshmap/sitemap/internal/record"
 )
 
 // shared is the Store as the fleet calls it (fleet.go): the names of its
@@ -271,7 +272,7 @@ func (m *message) encode() []byte {
 	b = binary.LittleEndian.AppendUint64(b, m.hash)
 	b = binary.AppendUvarint(b, uint64(len(m.names)))
 	for _, n := range m.names {
-		b = appendString(b, n)
+		b = record.AppendString(b, n)
 	}
 	return b
 }
@@ -280,13 +281,13 @@ func decodeMessage(b []byte) (*message, error) {
 	if len(b) == 0 {
 		return nil, errRecord
 	}
-	d := &decoder{b: b[1:]}
-	m := &message{kind: b[0], from: d.uint64(), gen: d.varint(), hash: d.uint64()}
-	m.names = make([]string, d.count(1))
+	d := record.NewDecoder(b[1:])
+	m := &message{kind: b[0], from: d.Uint64(), gen: d.Varint(), hash: d.Uint64()}
+	m.names = make([]string, d.Count(1))
 	for i := range m.names {
-		m.names[i] = d.string()
+		m.names[i] = d.String()
 	}
-	if d.err != nil || len(d.b) != 0 || m.kind != msgChanged && m.kind != msgBuilt && m.kind != msgLost {
+	if !d.Done() || m.kind != msgChanged && m.kind != msgBuilt && m.kind != msgLost {
 		return nil, errRecord
 	}
 	return m, nil

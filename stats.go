@@ -143,7 +143,7 @@ type SectionStats struct {
 
 // Stats returns the current counters.
 func (s *Sitemap) Stats() Stats {
-	n, b := s.docs.cache.usage()
+	n, b := s.docs.cache.Usage()
 	c := &s.rep.stats
 	st := Stats{
 		CacheHits: c.hits.Load(), CacheMisses: c.misses.Load(), CacheStale: c.stale.Load(),

@@ -45,7 +45,7 @@ func TestText(t *testing.T) {
 	if w := get(sm, "/sitemap-p-1.txt", "If-None-Match", w.Header().Get("Etag")); w.Code != http.StatusNotModified {
 		t.Errorf("If-None-Match on the text: %d", w.Code)
 	}
-	if n, b := sm.docs.cache.usage(); n != 2 || b != int64(len(mustEntry(t, sm, pageKey(0, 1)).gz)+len(mustEntry(t, sm, pageKey(0, 1)).text.Load().gz))+mustEntry(t, sm, indexKey).cost() {
+	if n, b := sm.docs.cache.Usage(); n != 2 || b != int64(len(mustEntry(t, sm, pageKey(0, 1)).gz)+len(mustEntry(t, sm, pageKey(0, 1)).text.Load().gz))+mustEntry(t, sm, indexKey).cost() {
 		t.Errorf("cache usage %d entries, %d bytes: the text is not counted", n, b)
 	}
 	for _, p := range []string{"/sitemap-p-2.txt", "/sitemap_index.txt", "/sitemap-p-1.txt.gz", "/sitemap-p-01.txt"} {

@@ -69,7 +69,7 @@ func startWarmer(docs *documents, w *WarmUp) *warmup.Warmer[docKey] {
 // BuildTimeout. It reports whether a load was waited for.
 func (d *documents) warm(ctx context.Context, k docKey) (bool, error) {
 	now := d.now()
-	sl, cached := d.cache.peek(k)
+	sl, cached := d.cache.Peek(k)
 	var old *entry
 	if cached {
 		if d.fresh(k, sl, now) {
@@ -91,7 +91,7 @@ func (d *documents) warm(ctx context.Context, k docKey) (bool, error) {
 // then each section's feed.
 func (d *documents) warmKeys() []docKey {
 	var keys []docKey
-	if sl, ok := d.cache.peek(indexKey); ok {
+	if sl, ok := d.cache.Peek(indexKey); ok {
 		for sec, pages := range sl.e.pages {
 			for _, p := range pages {
 				keys = append(keys, pageKey(sec, p.Number))

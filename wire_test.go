@@ -12,7 +12,7 @@ import (
 // record, a stored clock and each message, and the names of the keys and
 // the channel. Replicas of two versions share one Store during a rolling
 // deploy, so these must not change unless the format's version changes
-// (recordMagic, clockMagic) and the deploy is planned for it. Each golden
+// (record.Magic, record.ClockMagic in internal/record) and the deploy is planned for it. Each golden
 // value is a hex literal; a mismatch prints the bytes now produced.
 
 // Fixed gzip files (stored blocks, as compress writes data this small):
