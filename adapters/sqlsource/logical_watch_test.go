@@ -671,3 +671,57 @@ func TestWatchLogicalLongTransaction(t *testing.T) {
 		t.Errorf("Pages = %d pages, %v; want 4", len(infos), err)
 	}
 }
+
+// TestWatchLogicalSlotInTheMaking: a slot that another connection is
+// still making (it waits for a long transaction) is active for that
+// connection's PID, yet nobody reads it or has applied its changes; a
+// Watcher that finds it must wait for it to be made, not take it for a
+// replica that holds the slot and open its Pages at once. (A setup of our
+// own that timed out leaves the same slot behind until the server ends
+// it, which made TestWatchLogicalLongTransaction flaky under load.)
+func TestWatchLogicalSlotInTheMaking(t *testing.T) {
+	if testing.Short() {
+		t.Skip("takes 3 s")
+	}
+	lc := newLogicalCatalogue(t, 3000)
+	ctx := context.Background()
+	tx, err := lc.d.db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, "SELECT txid_current()"); err != nil { // an xid, as a writer has
+		t.Fatal(err)
+	}
+	slot := "sqlsource_" + strings.ToLower(strings.ReplaceAll(lc.c.products, ".", "_"))
+	made := make(chan error, 1)
+	go func() {
+		_, err := lc.d.db.ExecContext(ctx, "SELECT pg_create_logical_replication_slot($1, 'pgoutput')", slot)
+		made <- err
+	}()
+	poll(t, "the slot in the making", func() bool {
+		var n int
+		err := lc.d.db.QueryRowContext(ctx, "SELECT count(*) FROM pg_replication_slots WHERE slot_name = $1 AND active_pid IS NOT NULL", slot).Scan(&n)
+		return err == nil && n == 1
+	})
+	logs := &testkit.SyncBuffer{}
+	src := lc.source(t, lc.d.db, logs)
+	watch(t, src, &recorder{})
+	pctx, cancel := context.WithTimeout(ctx, time.Second)
+	_, err = readPages(pctx, src)
+	cancel()
+	if err == nil {
+		t.Errorf("Pages read the summary while the slot was still being made:\n%s", logs)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-made; err != nil {
+		t.Fatal(err)
+	}
+	pctx, cancel = context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if infos, err := readPages(pctx, src); err != nil || len(infos) != 4 {
+		t.Errorf("Pages = %d pages, %v; want 4", len(infos), err)
+	}
+}

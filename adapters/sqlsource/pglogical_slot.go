@@ -264,8 +264,8 @@ func ensureSlot(ctx context.Context, db *sql.DB, c logicalConfig) (bool, feedPos
 	if errors.Is(err, sql.ErrNoRows) {
 		var at string
 		err = db.QueryRowContext(ctx, "SELECT lsn::text FROM pg_create_logical_replication_slot($1, 'pgoutput')", c.Slot).Scan(&at)
-		if pgCode(err) == "42710" { // made by another replica meanwhile
-			return false, 0, nil
+		if pgCode(err) == "42710" { // another replica makes it meanwhile, and may not be done
+			return false, 0, fmt.Errorf("sqlsource: logical decoding: replication slot %s is being made: %w", c.Slot, errSlotWait)
 		}
 		switch {
 		case pgCode(err) == "42501":
@@ -287,11 +287,17 @@ func ensureSlot(ctx context.Context, db *sql.DB, c logicalConfig) (bool, feedPos
 	if plugin.String != "pgoutput" || !here {
 		return false, 0, fmt.Errorf("sqlsource: logical decoding: replication slot %s exists for plugin %q in database %q; name another", c.Slot, plugin.String, database.String)
 	}
-	var pos pglogrepl.LSN
-	if confirmed.Valid {
-		if pos, err = pglogrepl.ParseLSN(confirmed.String); err != nil {
-			return false, 0, fmt.Errorf("sqlsource: logical decoding: slot %s: %w", c.Slot, err)
-		}
+	if !confirmed.Valid {
+		// A slot in the making (the server sets its confirmed position
+		// last): another replica's setup, or one of ours that timed out
+		// and that the server has not ended yet. It is active for that
+		// setup's PID, and nobody has applied its changes: reading it now
+		// would take the setup for a replica that holds the slot.
+		return false, 0, fmt.Errorf("sqlsource: logical decoding: replication slot %s is being made: %w", c.Slot, errSlotWait)
+	}
+	pos, err := pglogrepl.ParseLSN(confirmed.String)
+	if err != nil {
+		return false, 0, fmt.Errorf("sqlsource: logical decoding: slot %s: %w", c.Slot, err)
 	}
 	return false, feedPos(pos), nil
 }
