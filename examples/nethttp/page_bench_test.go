@@ -26,9 +26,10 @@ import (
 )
 
 // The cold page benchmarks read the products page 1 of a demo catalogue
-// of benchProducts products, benchPageSize a page (the demo's default):
-// about 9,800 published products, each with 1 to 3 images and 4
-// alternates.
+// of benchProducts products, benchPageSize a page (the demo's default),
+// with the demo's hreflang cluster (productLanguages): about 9,800
+// published products, each listed in its three languages with 1 to 3
+// images and 4 alternates, about 29,400 URLs.
 const (
 	benchProducts = 20_000
 	benchPageSize = 10_000
@@ -126,7 +127,7 @@ func newDemoPage(b *testing.B, name string) *demoPage {
 		b.Fatal(err)
 	}
 	sm, err := sitemap.New(sitemap.Config{BaseURL: benchBase, CacheBytes: 64 << 10},
-		sitemap.Section{Name: "products", Source: src, Extensions: sitemap.ExtImage | sitemap.ExtAlternates})
+		sitemap.Section{Name: "products", Source: src, Extensions: sitemap.ExtImage | sitemap.ExtAlternates, Hreflang: productLanguages()})
 	if err != nil {
 		b.Fatal(err)
 	}
