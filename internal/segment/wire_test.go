@@ -3,8 +3,8 @@ package segment
 import (
 	"bytes"
 	"compress/gzip"
-	"io"
 	"errors"
+	"io"
 	"math/rand/v2"
 	"reflect"
 	"slices"
