@@ -1,6 +1,7 @@
 package sitemap
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -201,13 +202,10 @@ type builtPage struct {
 // previous copy's segments that come again. tr, if set, tracks the
 // changes of a whole build.
 func (b pageBuilder) encode(ctx context.Context, src Source, k docKey, spec *pageSpec, j job, tr *tracker, marks segment.Taken, now time.Time) (builtPage, error) {
-	var prevTab *segment.Table
-	if j.prev != nil {
-		prevTab = j.prev.segs
-	}
+	prevTab := b.tableOf(j.prev)
 	ss, bySource := src.(SegmentSource)
 	if bySource && marks.OK {
-		if pl := b.plan(ss, spec, j.prev, marks, tr != nil, now); pl != nil {
+		if pl := b.plan(ss, spec, j.prev, prevTab, marks, tr != nil, now); pl != nil {
 			pg, err := b.splice(ctx, ss, k, *spec, pl, j.prev, tr != nil)
 			if !errors.Is(err, errSplice) {
 				return pg, err
@@ -235,20 +233,55 @@ func (b pageBuilder) encode(ctx context.Context, src Source, k docKey, spec *pag
 	return pg, nil
 }
 
+// tableOf returns the segment table of prev, the previous copy, to splice
+// or reuse; nil if it has none, or if its table came with a stored copy
+// and does not check: before any of its segments is reused, each is
+// decompressed alone and compared with its figures, and its <url>
+// entries counted (segment.Table.Check). A copy from the Store was
+// checked against its table's figures when read (record.go); this is
+// the rest, paid once a build, and only by one that has such a copy.
+func (b pageBuilder) tableOf(prev *entry) *segment.Table {
+	switch {
+	case prev == nil:
+		return nil
+	case !prev.segsStored:
+		return prev.segs // built here, or checked already (nil if none)
+	}
+	t := prev.segs
+	err := t.Check(func(i int, run []byte) error {
+		if bytes.Count(run, urlTag) != t.Segs[i].URLs {
+			return errTableURLs
+		}
+		return nil
+	})
+	if err != nil {
+		b.rep.log.Warn("sitemap: the segment table of a stored copy does not match its bytes; the page is read whole", "err", err)
+		return nil
+	}
+	return t
+}
+
+// urlTag starts each <url> entry of a page, and nothing else in it (a
+// '<' in text is escaped).
+var urlTag = []byte("<url>")
+
+// errTableURLs: a stored table's segment holds another number of entries
+// than it says.
+var errTableURLs = errors.New("a segment's entries are not as many as its table says")
+
 // plan returns the plan of a rebuild of a SegmentSource page from the
 // segments marks names, or nil if the page must be read whole: when the
-// previous copy is not the one the marks are relative to, or has no
-// segment table of its Source's cut (a copy from the Store, or of other
-// settings); when the page was last read whole more than TTL ago (a
+// previous copy is not the one the marks are relative to, or old, its
+// segment table (tableOf), is none or not of its Source's cut (a copy
+// from an older replica, or of other settings); when the page was last read whole more than TTL ago (a
 // change nobody said is then seen as it would be without InvalidateKeys);
 // when its bytes depend on more than its URLs (hreflang clusters, news
 // and its age bound, the self-audit's leaving out); or when the kept
 // segments fill the page's limits.
-func (b pageBuilder) plan(ss SegmentSource, spec *pageSpec, prev *entry, marks segment.Taken, tracking bool, now time.Time) *splicePlan {
-	if prev == nil || prev.segs == nil || prev.hash != marks.Base {
+func (b pageBuilder) plan(ss SegmentSource, spec *pageSpec, prev *entry, old *segment.Table, marks segment.Taken, tracking bool, now time.Time) *splicePlan {
+	if prev == nil || old == nil || prev.hash != marks.Base {
 		return nil
 	}
-	old := prev.segs
 	body := old.Body()
 	switch {
 	case !old.BySource || old.Level != b.site.gzipLevel || len(body) != ss.Segments():

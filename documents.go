@@ -460,8 +460,14 @@ func (d *documents) keep(k docKey, e *entry) {
 }
 
 // adopt keeps rec, a current copy of k that the tier gave, and returns it.
+// A page's copy becomes the base of its segment marks, as if built here,
+// so that a change said here by InvalidateKeys splices it (its table came
+// with it, record.go) instead of reading it whole.
 func (d *documents) adopt(k docKey, rec *entry) *entry {
 	d.keep(k, rec)
+	if k.kind == docPage {
+		d.marks().Adopted(k, rec.hash, func() bool { return d.ledger.current(k, rec.stamp) })
+	}
 	return rec
 }
 
