@@ -169,11 +169,5 @@ func (d *documents) invalidateKeys(segs map[docKey][]int, feeds []docKey) {
 	d.invalidated(keys, feeds)
 }
 
-// marks are the builders' segment marks; nil (no marks kept) if a test put
-// builders of its own.
-func (d *documents) marks() *segment.Marks[docKey] {
-	if b, ok := d.builders[docIndex].(indexBuilder); ok {
-		return &b.marks
-	}
-	return nil
-}
+// marks are the builders' segment marks.
+func (d *documents) marks() *segment.Marks[docKey] { return d.segMarks }
