@@ -204,9 +204,13 @@ type builtPage struct {
 func (b pageBuilder) encode(ctx context.Context, src Source, k docKey, spec *pageSpec, j job, tr *tracker, marks segment.Taken, now time.Time) (builtPage, error) {
 	prevTab := b.tableOf(j.prev)
 	ss, bySource := src.(SegmentSource)
+	var prevSums []urlSum // with change tracking: the previous copy's URL hashes (read back if it came from the Store)
+	if tr != nil {
+		prevSums = tr.prev
+	}
 	if bySource && marks.OK {
-		if pl := b.plan(ss, spec, j.prev, prevTab, marks, tr != nil, now); pl != nil {
-			pg, err := b.splice(ctx, ss, k, *spec, pl, j.prev, tr != nil)
+		if pl := b.plan(ss, spec, j.prev, prevTab, marks, tr != nil, len(prevSums), now); pl != nil {
+			pg, err := b.splice(ctx, ss, k, *spec, pl, prevSums, tr != nil)
 			if !errors.Is(err, errSplice) {
 				return pg, err
 			}
@@ -278,7 +282,7 @@ var errTableURLs = errors.New("a segment's entries are not as many as its table 
 // when its bytes depend on more than its URLs (hreflang clusters, news
 // and its age bound, the self-audit's leaving out); or when the kept
 // segments fill the page's limits.
-func (b pageBuilder) plan(ss SegmentSource, spec *pageSpec, prev *entry, old *segment.Table, marks segment.Taken, tracking bool, now time.Time) *splicePlan {
+func (b pageBuilder) plan(ss SegmentSource, spec *pageSpec, prev *entry, old *segment.Table, marks segment.Taken, tracking bool, prevSums int, now time.Time) *splicePlan {
 	if prev == nil || old == nil || prev.hash != marks.Base {
 		return nil
 	}
@@ -290,7 +294,7 @@ func (b pageBuilder) plan(ss SegmentSource, spec *pageSpec, prev *entry, old *se
 		return nil
 	case spec.cluster != nil || spec.omit != nil || spec.ext&ExtNews != 0:
 		return nil
-	case tracking && len(prev.sums) != old.URLs():
+	case tracking && prevSums != old.URLs():
 		return nil
 	}
 	pl := &splicePlan{old: old, reread: make([]bool, len(body))}
@@ -322,10 +326,10 @@ func (b pageBuilder) plan(ss SegmentSource, spec *pageSpec, prev *entry, old *se
 // again, encoded and compressed, and the others kept. With change
 // tracking, the changes are those of the segments read, each against the
 // previous copy's same segment.
-func (b pageBuilder) splice(ctx context.Context, ss SegmentSource, k docKey, spec pageSpec, pl *splicePlan, prev *entry, tracking bool) (builtPage, error) {
+func (b pageBuilder) splice(ctx context.Context, ss SegmentSource, k docKey, spec pageSpec, pl *splicePlan, prevSums []urlSum, tracking bool) (builtPage, error) {
 	body := pl.old.Body()
 	var trs []*tracker
-	var firsts []int // where each body segment's URLs start in prev.sums
+	var firsts []int // where each body segment's URLs start in prevSums
 	if tracking {
 		trs = make([]*tracker, len(body))
 		firsts = make([]int, len(body)+1)
@@ -336,8 +340,8 @@ func (b pageBuilder) splice(ctx context.Context, ss SegmentSource, k docKey, spe
 		spec.visit = func(entry []byte, lastmod time.Time) { cur.visit(entry, lastmod) }
 		since := b.clocks.known(k)
 		pl.before = func(i int) {
-			prevSums := prev.sums[firsts[i]:firsts[i+1]]
-			cur = newTracker(prevSums, since, len(prevSums))
+			segSums := prevSums[firsts[i]:firsts[i+1]]
+			cur = newTracker(segSums, since, len(segSums))
 			trs[i] = cur
 		}
 	}
@@ -372,7 +376,7 @@ func (b pageBuilder) splice(ctx context.Context, ss SegmentSource, k docKey, spe
 	ch := &Change{Section: b.site.sections[k.sec].name, Page: k.page}
 	for i, t := range trs {
 		if t == nil {
-			pg.sums = append(pg.sums, prev.sums[firsts[i]:firsts[i+1]]...)
+			pg.sums = append(pg.sums, prevSums[firsts[i]:firsts[i+1]]...)
 			continue
 		}
 		pg.sums = append(pg.sums, t.sums...)

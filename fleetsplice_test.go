@@ -3,7 +3,9 @@ package sitemap
 import (
 	"bytes"
 	"encoding/binary"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,6 +23,8 @@ type spliceFleet struct {
 	st  *memStore
 	src *keyedSource
 	clk *testkit.Clock
+	// onChange, if set, is every replica's OnChange (change tracking).
+	onChange func(Change)
 }
 
 const fleetPage = "/sitemap-p-1.xml.gz"
@@ -34,7 +38,7 @@ func newSpliceFleet(t *testing.T) *spliceFleet {
 }
 
 func (f *spliceFleet) replica() *Sitemap {
-	sm := newTestSitemap(f.t, Config{Store: f.st, TTL: time.Hour, Now: f.clk.Now}, Section{Name: "p", Source: f.src})
+	sm := newTestSitemap(f.t, Config{Store: f.st, TTL: time.Hour, Now: f.clk.Now, OnChange: f.onChange}, Section{Name: "p", Source: f.src})
 	get(sm, "/sitemap_index.xml")
 	return sm
 }
@@ -124,6 +128,41 @@ func TestFleetSplice(t *testing.T) {
 	}
 	if st := a.Stats(); st.Splices != 1 || st.SpliceFallbacks != 0 {
 		t.Errorf("the first replica: %d splices, %d fallbacks; want 1, 0", st.Splices, st.SpliceFallbacks)
+	}
+}
+
+// TestFleetSpliceTracked: with change tracking (OnChange), a replica that
+// took the copy from the Store reads its URL hashes back from its bytes
+// and splices it too; the change it reports is the one row's (its
+// location changed: the old one removed, the new one added).
+func TestFleetSpliceTracked(t *testing.T) {
+	f := newSpliceFleet(t)
+	var mu sync.Mutex
+	var changes []Change
+	f.onChange = func(c Change) {
+		mu.Lock()
+		changes = append(changes, c)
+		mu.Unlock()
+	}
+	a := f.replica()
+	settle(t, a, pageKey(0, 1), fleetPage)
+	b := f.replica()
+	get(b, fleetPage)
+	mu.Lock()
+	changes = nil
+	mu.Unlock()
+	if n := f.change(b, 2100, 7); n > 1000 {
+		t.Errorf("%d rows read, want one segment's 1,000", n)
+	}
+	if st := b.Stats(); st.Splices != 1 || st.SpliceFallbacks != 0 {
+		t.Errorf("%d splices, %d fallbacks; want 1, 0", st.Splices, st.SpliceFallbacks)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	added, removed := keyedURL(2100, 7).Loc, keyedURL(2100, 0).Loc
+	if len(changes) != 1 || !slices.Equal(changes[0].Added, []string{added}) || !slices.Equal(changes[0].Removed, []string{removed}) ||
+		len(changes[0].Changed) != 0 {
+		t.Errorf("changes %+v, want %s added and %s removed alone", changes, added, removed)
 	}
 }
 
