@@ -85,26 +85,49 @@ var syncFlush = []byte{0, 0, 0xff, 0xff}
 // refer to nothing before them, end with a sync flush on a byte boundary
 // after a whole block, hold no final block, and give a run whose length,
 // CRC-32 and xxhash64 are s's own. A Segment that passed joins with any
-// others that did into the stream of their runs.
+// others that did into the stream of their runs. A Checker checks several
+// with one decompressor.
 func (s *Segment) Check(dst []byte) ([]byte, error) {
-	if !bytes.HasSuffix(s.deflate, syncFlush) {
-		return dst[:0], ErrSplit
+	var c Checker
+	c.out = dst
+	return c.Check(s)
+}
+
+// Checker checks Segments (Segment.Check) with one decompressor and one
+// buffer for their bytes and one for their runs, reused from one to the
+// next: a run it returns is good until its next Check.
+type Checker struct {
+	in, out []byte
+	br      bytes.Reader
+	r       io.ReadCloser
+}
+
+// Check is Segment.Check of s with c's decompressor and buffers.
+func (c *Checker) Check(s *Segment) ([]byte, error) {
+	if !bytes.HasSuffix(s.deflate, syncFlush) || s.n < 0 {
+		return nil, ErrSplit
 	}
-	in := bytes.NewReader(append(append(make([]byte, 0, len(s.deflate)+len(probe)), s.deflate...), probe...))
-	r := flate.NewReader(in)
-	defer r.Close()
-	out := bytes.NewBuffer(dst[:0])
+	c.in = append(append(c.in[:0], s.deflate...), probe...)
+	c.br.Reset(c.in)
+	if c.r == nil {
+		c.r = flate.NewReader(&c.br)
+	} else if err := c.r.(flate.Resetter).Reset(&c.br, nil); err != nil {
+		return nil, ErrSplit
+	}
 	// At most the run and the probe: a Segment that gives more is wrong,
 	// and is not read to its end.
-	_, err := io.Copy(out, io.LimitReader(r, s.n+int64(len("SEG!"))+1))
-	b := out.Bytes()
-	tag := len(b) - len("SEG!")
-	if err != nil || int64(tag) != s.n || string(b[tag:]) != "SEG!" || in.Len() != 0 {
-		return b[:0], ErrSplit
+	want := int(s.n) + len("SEG!")
+	if cap(c.out) < want+1 {
+		c.out = make([]byte, 0, want+1)
 	}
-	run := b[:tag]
+	b := c.out[:want+1]
+	n, err := io.ReadFull(c.r, b)
+	if err != io.ErrUnexpectedEOF || n != want || string(b[s.n:want]) != "SEG!" || c.br.Len() != 0 {
+		return nil, ErrSplit
+	}
+	run := b[:s.n]
 	if crc32.ChecksumIEEE(run) != s.crc || xxhash.Sum64(run) != s.sum {
-		return run[:0], ErrSplit
+		return nil, ErrSplit
 	}
 	return run, nil
 }

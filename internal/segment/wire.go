@@ -119,9 +119,9 @@ func ParseTable(b, gz []byte, sum uint64) (*Table, error) {
 // from elsewhere is checked so before any segment of it is reused. The
 // first error ends it.
 func (t *Table) Check(f func(i int, run []byte) error) error {
-	var buf []byte
+	var c gzsplice.Checker
 	for i := range t.Segs {
-		run, err := t.Segs[i].Z.Check(buf)
+		run, err := c.Check(t.Segs[i].Z)
 		if err != nil {
 			return err
 		}
@@ -130,7 +130,6 @@ func (t *Table) Check(f func(i int, run []byte) error) error {
 				return err
 			}
 		}
-		buf = run[:0]
 	}
 	return nil
 }
