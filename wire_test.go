@@ -129,9 +129,7 @@ func wirePageEntry(t *testing.T) *entry {
 
 // TestWireRecordPage pins the stored record of a page. These bytes are
 // the Store's wire format, shared by old and new replicas during a
-// deploy: they must not change (they did once on purpose: version 3, the
-// extension fields, which a page's segment table is, TestWireRecordTable;
-// a record of version 2 still decodes). The URL sums of change tracking are no
+// deploy: they must not change. The URL sums of change tracking are no
 // longer stored (a replica reads them back from the gzip bytes, sumsOf):
 // a page with sums is stored as one without; a record that an older
 // replica stored with sums still decodes, sums and all.
@@ -139,9 +137,7 @@ func TestWireRecordPage(t *testing.T) {
 	k := pageKey(0, 3)
 	clock := fileClock{at: wireT1, served: wireT4, hash: 0xbec8920c7645895a, built: true, version: "v17"}
 	clocks := []keyClock{{k, clock}}
-	const without = "534d52035a8945760c92c8be060180bb91e30c0001f0bd91e30ccba1e58e020180bb91e30c0001feba91e30c005a8945760c92c8be01037631375d1f8b080000096e8800ff004400bbff3c75726c7365743e3c75726c3e3c6c6f633e68747470733a2f2f6578616d706c652e636f6d2f73686f702f702f313c2f6c6f633e3c2f75726c3e3c2f75726c7365743e0a03009264bc3a440000001801809485e30c000601809485e30c0003763137000000001060a70bc56d2efb"
-	// What a replica of record version 2 stored, before extension fields.
-	const withoutV2 = "534d52025a8945760c92c8be060180bb91e30c0001f0bd91e30ccba1e58e020180bb91e30c0001feba91e30c005a8945760c92c8be01037631375d1f8b080000096e8800ff004400bbff3c75726c7365743e3c75726c3e3c6c6f633e68747470733a2f2f6578616d706c652e636f6d2f73686f702f702f313c2f6c6f633e3c2f75726c3e3c2f75726c7365743e0a03009264bc3a440000001801809485e30c000601809485e30c0003763137000000170e074705ca0448"
+	const without = "534d52025a8945760c92c8be060180bb91e30c0001f0bd91e30ccba1e58e020180bb91e30c0001feba91e30c005a8945760c92c8be01037631375d1f8b080000096e8800ff004400bbff3c75726c7365743e3c75726c3e3c6c6f633e68747470733a2f2f6578616d706c652e636f6d2f73686f702f702f313c2f6c6f633e3c2f75726c3e3c2f75726c7365743e0a03009264bc3a440000001801809485e30c000601809485e30c0003763137000000170e074705ca0448"
 	const withSums = "534d52025a8945760c92c8be060180bb91e30c0001f0bd91e30ccba1e58e020180bb91e30c0001feba91e30c005a8945760c92c8be01037631375d1f8b080000096e8800ff004400bbff3c75726c7365743e3c75726c3e3c6c6f633e68747470733a2f2f6578616d706c652e636f6d2f73686f702f702f313c2f6c6f633e3c2f75726c3e3c2f75726c7365743e0a03009264bc3a440000001801809485e30c000601809485e30c000376313702efcdab89674523011032547698badcfe01000000000000000200000000000000000013cd0501bb644672"
 	sums := []urlSum{{loc: 0x0123456789abcdef, entry: 0xfedcba9876543210}, {loc: 1, entry: 2}}
 	for _, tc := range []struct {
@@ -154,7 +150,6 @@ func TestWireRecordPage(t *testing.T) {
 		{"without sums", nil, without, without, nil},
 		{"with sums", sums, without, without, nil},
 		{"stored with sums by an older replica", nil, without, withSums, sums},
-		{"stored by a replica of version 2", nil, without, withoutV2, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := wirePageEntry(t)
@@ -186,9 +181,7 @@ func TestWireRecordPage(t *testing.T) {
 // of every page it lists. These bytes are the Store's wire format, shared
 // by old and new replicas during a deploy: they must not change.
 func TestWireRecordIndex(t *testing.T) {
-	const golden = "534d5203653bf2957309066a090180bb91e30c0001f0bd91e30ccba1e58e020180bb91e30c000180bb91e30c00653bf2957309066a01007e1f8b080000096e8800ff0065009aff3c736974656d6170696e6465783e3c736974656d61703e3c6c6f633e68747470733a2f2f6578616d706c652e636f6d2f73686f702f736974656d61702d312e786d6c2e677a3c2f6c6f633e3c2f736974656d61703e3c2f736974656d6170696e6465783e0a03003a545a1c650000000e01809485e30c000000000002020201809485e30c0002613101809485e30c0001809485e30c0011110000000000000102613104000001f0bd91e30ccba1e58e020000000000000000000000010a01feba91e30c0000000000000000000000000000017bbf65b29cb01e130901feba91e30c0001f0bd91e30ccba1e58e0201feba91e30c0001feba91e30c007bbf65b29cb01e1301007e1f8b080000096e8800ff0065009aff3c736974656d6170696e6465783e3c736974656d61703e3c6c6f633e68747470733a2f2f6578616d706c652e636f6d2f73686f702f736974656d61702d322e786d6c2e677a3c2f6c6f633e3c2f736974656d61703e3c2f736974656d6170696e6465783e0a0300b2e4e636650000000036d27b248328ea04"
-	// What a replica of record version 2 stored.
-	const goldenV2 = "534d5202653bf2957309066a090180bb91e30c0001f0bd91e30ccba1e58e020180bb91e30c000180bb91e30c00653bf2957309066a01007e1f8b080000096e8800ff0065009aff3c736974656d6170696e6465783e3c736974656d61703e3c6c6f633e68747470733a2f2f6578616d706c652e636f6d2f73686f702f736974656d61702d312e786d6c2e677a3c2f6c6f633e3c2f736974656d61703e3c2f736974656d6170696e6465783e0a03003a545a1c650000000e01809485e30c000000000002020201809485e30c0002613101809485e30c0001809485e30c0011110000000000000102613104000001f0bd91e30ccba1e58e020000000000000000000000010a01feba91e30c0000000000000000000000000000017bbf65b29cb01e130901feba91e30c0001f0bd91e30ccba1e58e0201feba91e30c0001feba91e30c007bbf65b29cb01e1301007e1f8b080000096e8800ff0065009aff3c736974656d6170696e6465783e3c736974656d61703e3c6c6f633e68747470733a2f2f6578616d706c652e636f6d2f73686f702f736974656d61702d322e786d6c2e677a3c2f6c6f633e3c2f736974656d61703e3c2f736974656d6170696e6465783e0a0300b2e4e63665000000bcd6fa66a9700b1e"
+	const golden = "534d5202653bf2957309066a090180bb91e30c0001f0bd91e30ccba1e58e020180bb91e30c000180bb91e30c00653bf2957309066a01007e1f8b080000096e8800ff0065009aff3c736974656d6170696e6465783e3c736974656d61703e3c6c6f633e68747470733a2f2f6578616d706c652e636f6d2f73686f702f736974656d61702d312e786d6c2e677a3c2f6c6f633e3c2f736974656d61703e3c2f736974656d6170696e6465783e0a03003a545a1c650000000e01809485e30c000000000002020201809485e30c0002613101809485e30c0001809485e30c0011110000000000000102613104000001f0bd91e30ccba1e58e020000000000000000000000010a01feba91e30c0000000000000000000000000000017bbf65b29cb01e130901feba91e30c0001f0bd91e30ccba1e58e0201feba91e30c0001feba91e30c007bbf65b29cb01e1301007e1f8b080000096e8800ff0065009aff3c736974656d6170696e6465783e3c736974656d61703e3c6c6f633e68747470733a2f2f6578616d706c652e636f6d2f73686f702f736974656d61702d322e786d6c2e677a3c2f6c6f633e3c2f736974656d61703e3c2f736974656d6170696e6465783e0a0300b2e4e63665000000bcd6fa66a9700b1e"
 	e := newEntry(wireHex(t, wireGzIndex1), 0x6a06097395f23b65, 9, wireT1, wireT2)
 	e.gen, e.era = 7, wireT3
 	e.pages = [][]PageInfo{
@@ -207,33 +200,31 @@ func TestWireRecordIndex(t *testing.T) {
 	}
 	b := encodeRecord(indexKey, e, wireClockFunc(t, clocks))
 	wireGolden(t, "index record", b, golden)
-	for _, g := range []string{golden, goldenV2} {
-		got, gotClocks, err := decodeRecord(indexKey, wireHex(t, g))
-		if err != nil {
-			t.Fatalf("the golden record does not decode: %v", err)
-		}
-		wireSameFile(t, "index file 1", got, e)
-		wireSameInfo(t, "info", got.info, e.info)
-		if got.gen != e.gen || !got.era.Equal(e.era) || got.sums != nil {
-			t.Errorf("decoded gen %d sums %v, want %d and none", got.gen, got.sums, e.gen)
-		}
-		if len(got.pages) != len(e.pages) {
-			t.Fatalf("decoded %d sections, want %d", len(got.pages), len(e.pages))
-		}
-		for i := range e.pages {
-			if len(got.pages[i]) != len(e.pages[i]) {
-				t.Fatalf("section %d: decoded %d pages, want %d", i, len(got.pages[i]), len(e.pages[i]))
-			}
-			for j := range e.pages[i] {
-				wireSameInfo(t, "page", got.pages[i][j], e.pages[i][j])
-			}
-		}
-		if len(got.more) != 1 {
-			t.Fatalf("decoded %d more files, want 1", len(got.more))
-		}
-		wireSameFile(t, "index file 2", got.more[0], e.more[0])
-		wireSameClocks(t, gotClocks, clocks)
+	got, gotClocks, err := decodeRecord(indexKey, wireHex(t, golden))
+	if err != nil {
+		t.Fatalf("the golden record does not decode: %v", err)
 	}
+	wireSameFile(t, "index file 1", got, e)
+	wireSameInfo(t, "info", got.info, e.info)
+	if got.gen != e.gen || !got.era.Equal(e.era) || got.sums != nil {
+		t.Errorf("decoded gen %d sums %v, want %d and none", got.gen, got.sums, e.gen)
+	}
+	if len(got.pages) != len(e.pages) {
+		t.Fatalf("decoded %d sections, want %d", len(got.pages), len(e.pages))
+	}
+	for i := range e.pages {
+		if len(got.pages[i]) != len(e.pages[i]) {
+			t.Fatalf("section %d: decoded %d pages, want %d", i, len(got.pages[i]), len(e.pages[i]))
+		}
+		for j := range e.pages[i] {
+			wireSameInfo(t, "page", got.pages[i][j], e.pages[i][j])
+		}
+	}
+	if len(got.more) != 1 {
+		t.Fatalf("decoded %d more files, want 1", len(got.more))
+	}
+	wireSameFile(t, "index file 2", got.more[0], e.more[0])
+	wireSameClocks(t, gotClocks, clocks)
 }
 
 // TestWireClock pins the clock of a page as it is stored apart from its

@@ -19,9 +19,11 @@ import (
 // Version 3 added the extension fields after the files: each a tag and
 // bytes, which a replica that does not know the tag skips, so that a
 // field added later needs no new version (an older replica reading a
-// newer record serves it without the field). A record of version 2, from
-// an older replica, still decodes (it has none); a replica older than
-// version 3 reads a record of it as a miss, and builds its own copy.
+// newer record serves it without the field). A record with no extension
+// field is written as version 2, which older replicas read: only a page
+// with its segment table is of version 3, which a replica older than it
+// reads as a miss (it builds its own copy). A record of version 2 decodes
+// here too, with no extension field.
 const Magic = "SMR\x03"
 
 // MagicV2 starts a record of version 2: the same fields, without the
@@ -104,7 +106,8 @@ type Doc struct {
 	Table []byte
 }
 
-// Encode returns the record of d. Sums are not written (a replica reads
+// Encode returns the record of d: of version 2 if it has no extension
+// field, else 3. Sums are not written (a replica reads
 // them back from the bytes); their count stays, 0, so records with sums,
 // from older replicas, still decode.
 func Encode(d *Doc) []byte {
@@ -116,7 +119,11 @@ func Encode(d *Doc) []byte {
 		n += 48 * len(ps)
 	}
 	b := make([]byte, 0, n)
-	b = append(b, Magic...)
+	if len(d.Table) == 0 {
+		b = append(b, MagicV2...) // no extension field: what every replica reads
+	} else {
+		b = append(b, Magic...)
+	}
 	b = appendFile(b, &d.Main)
 	b = binary.AppendVarint(b, d.Gen)
 	b = AppendTime(b, d.Era)
@@ -138,9 +145,7 @@ func Encode(d *Doc) []byte {
 	for i := range d.More {
 		b = appendFile(b, &d.More[i])
 	}
-	if len(d.Table) == 0 {
-		b = binary.AppendUvarint(b, 0)
-	} else {
+	if len(d.Table) > 0 {
 		b = binary.AppendUvarint(b, 1)
 		b = binary.AppendUvarint(b, TagTable)
 		b = binary.AppendUvarint(b, uint64(len(d.Table)))
