@@ -243,13 +243,14 @@ func (b pageBuilder) encode(ctx context.Context, src Source, k docKey, spec *pag
 // decompressed alone and compared with its figures, and its <url>
 // entries counted (segment.Table.Check). A copy from the Store was
 // checked against its table's figures when read (record.go); this is
-// the rest, paid once a build, and only by one that has such a copy.
+// the rest, paid by each build whose previous copy is such a one (the
+// copy it makes is its own: the next build's pays nothing).
 func (b pageBuilder) tableOf(prev *entry) *segment.Table {
 	switch {
 	case prev == nil:
 		return nil
 	case !prev.segsStored:
-		return prev.segs // built here, or checked already (nil if none)
+		return prev.segs // built here (nil if none)
 	}
 	t := prev.segs
 	err := t.Check(func(i int, run []byte) error {
@@ -277,8 +278,9 @@ var errTableURLs = errors.New("a segment's entries are not as many as its table 
 // segments marks names, or nil if the page must be read whole: when the
 // previous copy is not the one the marks are relative to, or old, its
 // segment table (tableOf), is none or not of its Source's cut (a copy
-// from an older replica, or of other settings); when the page was last read whole more than TTL ago (a
-// change nobody said is then seen as it would be without InvalidateKeys);
+// from an older replica, or of other settings); when the page was last
+// read whole more than TTL ago (a change nobody said is then seen as it
+// would be without InvalidateKeys);
 // when its bytes depend on more than its URLs (hreflang clusters, news
 // and its age bound, the self-audit's leaving out); or when the kept
 // segments fill the page's limits.
