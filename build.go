@@ -1,6 +1,7 @@
 package sitemap
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -201,14 +202,15 @@ type builtPage struct {
 // previous copy's segments that come again. tr, if set, tracks the
 // changes of a whole build.
 func (b pageBuilder) encode(ctx context.Context, src Source, k docKey, spec *pageSpec, j job, tr *tracker, marks segment.Taken, now time.Time) (builtPage, error) {
-	var prevTab *segment.Table
-	if j.prev != nil {
-		prevTab = j.prev.segs
-	}
+	prevTab := b.tableOf(j.prev)
 	ss, bySource := src.(SegmentSource)
+	var prevSums []urlSum // with change tracking: the previous copy's URL hashes (read back if it came from the Store)
+	if tr != nil {
+		prevSums = tr.prev
+	}
 	if bySource && marks.OK {
-		if pl := b.plan(ss, spec, j.prev, marks, tr != nil, now); pl != nil {
-			pg, err := b.splice(ctx, ss, k, *spec, pl, j.prev, tr != nil)
+		if pl := b.plan(ss, spec, j.prev, prevTab, marks, tr != nil, len(prevSums), now); pl != nil {
+			pg, err := b.splice(ctx, ss, k, *spec, pl, prevSums, tr != nil)
 			if !errors.Is(err, errSplice) {
 				return pg, err
 			}
@@ -235,20 +237,57 @@ func (b pageBuilder) encode(ctx context.Context, src Source, k docKey, spec *pag
 	return pg, nil
 }
 
+// tableOf returns the segment table of prev, the previous copy, to splice
+// or reuse; nil if it has none, or if its table came with a stored copy
+// and does not check: before any of its segments is reused, each is
+// decompressed alone and compared with its figures, and its <url>
+// entries counted (segment.Table.Check). A copy from the Store was
+// checked against its table's figures when read (record.go); this is
+// the rest, paid by each build whose previous copy is such a one (the
+// copy it makes is its own: the next build's pays nothing).
+func (b pageBuilder) tableOf(prev *entry) *segment.Table {
+	switch {
+	case prev == nil:
+		return nil
+	case !prev.segsStored:
+		return prev.segs // built here (nil if none)
+	}
+	t := prev.segs
+	err := t.Check(func(i int, run []byte) error {
+		if bytes.Count(run, urlTag) != t.Segs[i].URLs {
+			return errTableURLs
+		}
+		return nil
+	})
+	if err != nil {
+		b.rep.log.Warn("sitemap: the segment table of a stored copy does not match its bytes; the page is read whole", "err", err)
+		return nil
+	}
+	return t
+}
+
+// urlTag starts each <url> entry of a page, and nothing else in it (a
+// '<' in text is escaped).
+var urlTag = []byte("<url>")
+
+// errTableURLs: a stored table's segment holds another number of entries
+// than it says.
+var errTableURLs = errors.New("a segment's entries are not as many as its table says")
+
 // plan returns the plan of a rebuild of a SegmentSource page from the
 // segments marks names, or nil if the page must be read whole: when the
-// previous copy is not the one the marks are relative to, or has no
-// segment table of its Source's cut (a copy from the Store, or of other
-// settings); when the page was last read whole more than TTL ago (a
-// change nobody said is then seen as it would be without InvalidateKeys);
+// previous copy is not the one the marks are relative to, or old, its
+// segment table (tableOf), is none or not of its Source's cut (a copy
+// from an older replica, or of other settings); when the page was last
+// read whole more than TTL ago (a change nobody said is then seen as it
+// would be without InvalidateKeys);
 // when its bytes depend on more than its URLs (hreflang clusters, news
 // and its age bound, the self-audit's leaving out); or when the kept
 // segments fill the page's limits.
-func (b pageBuilder) plan(ss SegmentSource, spec *pageSpec, prev *entry, marks segment.Taken, tracking bool, now time.Time) *splicePlan {
-	if prev == nil || prev.segs == nil || prev.hash != marks.Base {
+func (b pageBuilder) plan(ss SegmentSource, spec *pageSpec, prev *entry, old *segment.Table, marks segment.Taken, tracking bool, prevSums int, now time.Time) *splicePlan {
+	if prev == nil || old == nil || prev.hash != marks.Base {
 		return nil
 	}
-	old := prev.segs
 	body := old.Body()
 	switch {
 	case !old.BySource || old.Level != b.site.gzipLevel || len(body) != ss.Segments():
@@ -257,7 +296,7 @@ func (b pageBuilder) plan(ss SegmentSource, spec *pageSpec, prev *entry, marks s
 		return nil
 	case spec.cluster != nil || spec.omit != nil || spec.ext&ExtNews != 0:
 		return nil
-	case tracking && len(prev.sums) != old.URLs():
+	case tracking && prevSums != old.URLs():
 		return nil
 	}
 	pl := &splicePlan{old: old, reread: make([]bool, len(body))}
@@ -289,10 +328,10 @@ func (b pageBuilder) plan(ss SegmentSource, spec *pageSpec, prev *entry, marks s
 // again, encoded and compressed, and the others kept. With change
 // tracking, the changes are those of the segments read, each against the
 // previous copy's same segment.
-func (b pageBuilder) splice(ctx context.Context, ss SegmentSource, k docKey, spec pageSpec, pl *splicePlan, prev *entry, tracking bool) (builtPage, error) {
+func (b pageBuilder) splice(ctx context.Context, ss SegmentSource, k docKey, spec pageSpec, pl *splicePlan, prevSums []urlSum, tracking bool) (builtPage, error) {
 	body := pl.old.Body()
 	var trs []*tracker
-	var firsts []int // where each body segment's URLs start in prev.sums
+	var firsts []int // where each body segment's URLs start in prevSums
 	if tracking {
 		trs = make([]*tracker, len(body))
 		firsts = make([]int, len(body)+1)
@@ -303,8 +342,8 @@ func (b pageBuilder) splice(ctx context.Context, ss SegmentSource, k docKey, spe
 		spec.visit = func(entry []byte, lastmod time.Time) { cur.visit(entry, lastmod) }
 		since := b.clocks.known(k)
 		pl.before = func(i int) {
-			prevSums := prev.sums[firsts[i]:firsts[i+1]]
-			cur = newTracker(prevSums, since, len(prevSums))
+			segSums := prevSums[firsts[i]:firsts[i+1]]
+			cur = newTracker(segSums, since, len(segSums))
 			trs[i] = cur
 		}
 	}
@@ -339,7 +378,7 @@ func (b pageBuilder) splice(ctx context.Context, ss SegmentSource, k docKey, spe
 	ch := &Change{Section: b.site.sections[k.sec].name, Page: k.page}
 	for i, t := range trs {
 		if t == nil {
-			pg.sums = append(pg.sums, prev.sums[firsts[i]:firsts[i+1]]...)
+			pg.sums = append(pg.sums, prevSums[firsts[i]:firsts[i+1]]...)
 			continue
 		}
 		pg.sums = append(pg.sums, t.sums...)

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/freshmap/sitemap/internal/segment"
 	"golang.org/x/sync/singleflight"
 )
 
@@ -28,6 +29,9 @@ type documents struct {
 	failures *failures
 	tier     tier
 	builders [3]builder // by the key's kind
+	// segMarks are the page builder's segment marks (InvalidateKeys):
+	// told of what changed, and of copies taken from the Store (adopt).
+	segMarks *segment.Marks[docKey]
 	rep      *reporter
 	now      func() time.Time
 
@@ -460,8 +464,14 @@ func (d *documents) keep(k docKey, e *entry) {
 }
 
 // adopt keeps rec, a current copy of k that the tier gave, and returns it.
+// A page's copy becomes the base of its segment marks, as if built here,
+// so that a change said here by InvalidateKeys splices it (its table came
+// with it, record.go) instead of reading it whole.
 func (d *documents) adopt(k docKey, rec *entry) *entry {
 	d.keep(k, rec)
+	if k.kind == docPage {
+		d.segMarks.Adopted(k, rec.hash, func() bool { return d.ledger.current(k, rec.stamp) })
+	}
 	return rec
 }
 

@@ -42,7 +42,10 @@ type entry struct {
 	pages [][]PageInfo   // index only: every section's pages, in order
 	more  []*entry       // index only: its files after the first (sitemap_index-2.xml, …)
 	sums  []urlSum       // a page's URLs, hashed, when changes are tracked (changes.go)
-	segs  *segment.Table // a page's segments, when built here (build.go)
+	segs  *segment.Table // a page's segments (build.go), also when taken from the Store (record.go)
+	// segsStored: segs came with a stored copy, checked against its bytes
+	// and hash but not yet decompressed (build.go, storedTable).
+	segsStored bool
 
 	stamp stamp     // the ledger when it was made: current until a change after it (ledger.go)
 	gen   int64     // the store generation when its build started, as its record carries it (record.go)
@@ -122,7 +125,7 @@ func (e *entry) renewed(now time.Time) *entry {
 		gz: e.gz, size: e.size, lastMod: e.lastMod, built: now, info: e.info, hash: e.hash, level: e.level,
 		stamp: e.stamp, gen: e.gen, era: e.era,
 		etagFile: e.etagFile, etagGzip: e.etagGzip, etagPlain: e.etagPlain, gzLen: e.gzLen, lastModHdr: e.lastModHdr,
-		pages: e.pages, more: e.more, sums: e.sums, urls: e.urls, segs: e.segs,
+		pages: e.pages, more: e.more, sums: e.sums, urls: e.urls, segs: e.segs, segsStored: e.segsStored,
 	}
 	// The same bytes, the same text and HTML. Not the plain copy: it is
 	// counted with the cached entry it was made for, and this one is

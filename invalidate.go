@@ -20,6 +20,7 @@ import (
 // per document, however many calls). A page neither cached nor listed by
 // the cached index is ignored: no such page, as far as anyone knows.
 func (d *documents) invalidate(keys []docKey, feeds []docKey) {
+	defer d.marks().Saying()()
 	d.marks().Unknown(keys...)
 	d.invalidated(keys, feeds)
 }
@@ -159,6 +160,7 @@ func (d *documents) stored(k docKey, hash uint64) {
 // changed, and nothing else of them.
 func (d *documents) invalidateKeys(segs map[docKey][]int, feeds []docKey) {
 	marks := d.marks()
+	defer marks.Saying()() // until the ledger knows (invalidated): no copy is adopted in between
 	keys := make([]docKey, 0, len(segs))
 	for k, ss := range segs {
 		marks.Mark(k, ss)
@@ -167,11 +169,5 @@ func (d *documents) invalidateKeys(segs map[docKey][]int, feeds []docKey) {
 	d.invalidated(keys, feeds)
 }
 
-// marks are the builders' segment marks; nil (no marks kept) if a test put
-// builders of its own.
-func (d *documents) marks() *segment.Marks[docKey] {
-	if b, ok := d.builders[docIndex].(indexBuilder); ok {
-		return &b.marks
-	}
-	return nil
-}
+// marks are the builders' segment marks.
+func (d *documents) marks() *segment.Marks[docKey] { return d.segMarks }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/freshmap/sitemap/internal/record"
+	"github.com/freshmap/sitemap/internal/segment"
 )
 
 // The record of a document in a Store: everything a replica needs to
@@ -12,7 +13,9 @@ import (
 // gzip bytes, the validators' hash, the content clock, when it was built,
 // its PageInfo, the store generation its build started at and the Store's
 // era then), and what the next build needs to keep the clock going
-// forward (the clock's state; for an index, every page's). The URL sums
+// forward (the clock's state; for an index, every page's), and for a
+// page its segment table, so that a replica that took the copy splices it
+// as its builder would (internal/segment's wire form). The URL sums
 // that derive changes are read back from the gzip bytes instead (sumsOf);
 // a record from an older replica may still carry them, and they decode.
 // The format, checked by xxhash, is internal/record's; this file
@@ -48,6 +51,9 @@ func encodeRecord(k docKey, e *entry, clock func(docKey) fileClock) []byte {
 				}
 			}
 		}
+	}
+	if e.segs != nil {
+		d.Table = segment.AppendTable(nil, e.segs)
 	}
 	if len(e.more) > 0 {
 		d.More = make([]record.File, len(e.more))
@@ -104,6 +110,15 @@ func decodeRecord(k docKey, b []byte) (*entry, []keyClock, error) {
 		return nil, nil, err
 	}
 	e := fromRecordFile(d.Main)
+	if d.Table != nil {
+		// Checked against the copy's own bytes and hash; one that does not
+		// match is dropped, and the copy served without it (a rebuild then
+		// reads the page whole). Its segments are decompressed before any is
+		// reused (build.go, storedTable).
+		if tab, err := segment.ParseTable(d.Table, e.gz, e.hash); err == nil {
+			e.segs, e.segsStored = tab, true
+		}
+	}
 	clocks := []keyClock{{k, fromRecordClock(d.Main.Clock)}}
 	e.gen, e.era = d.Gen, d.Era
 	e.info.Number, e.info.LastMod, e.info.Version = d.Info.Number, d.Info.LastMod, d.Info.Version

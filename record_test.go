@@ -2,13 +2,17 @@ package sitemap
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/binary"
 	"errors"
+	"io"
 	"reflect"
 	"testing"
 
 	"github.com/cespare/xxhash/v2"
+	"github.com/freshmap/sitemap/internal/gzsplice"
 	"github.com/freshmap/sitemap/internal/record"
+	"github.com/freshmap/sitemap/internal/segment"
 )
 
 // recordEntry builds an index entry of three files with two sections,
@@ -138,8 +142,15 @@ func FuzzRecord(f *testing.F) {
 	for _, p := range []string{"/sitemap_index.xml", "/sitemap-a-1.xml.gz", "/sitemap-b-2.xml.gz"} {
 		get(sm, p)
 	}
+	tables := 0
 	for _, v := range st.vals {
 		f.Add(v)
+		if d, err := record.Decode(v); err == nil && d.Table != nil {
+			tables++
+		}
+	}
+	if tables == 0 {
+		f.Fatal("no stored page came with its segment table")
 	}
 	f.Add([]byte(record.Magic))
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -152,6 +163,22 @@ func FuzzRecord(f *testing.F) {
 		if err != nil {
 			return
 		}
+		if e.segs != nil {
+			// A table that came with the copy tiles its bytes; one whose
+			// segments all check reads back the copy's data.
+			if !bytes.Equal(gzsplice.Join(nil, segZs(e.segs)), e.gz) {
+				t.Fatal("a decoded table does not join to its copy")
+			}
+			if e.segs.Check(nil) == nil {
+				var data []byte
+				for _, s := range e.segs.Segs {
+					data = append(data, gunzipOrNil(s.Z.Member())...)
+				}
+				if want := gunzipOrNil(e.gz); want == nil || !bytes.Equal(data, want) {
+					t.Fatal("a table that checks reads back other data than its copy")
+				}
+			}
+		}
 		once := encodeRecord(indexKey, e, clockOf(clocks))
 		again, clocks, err := decodeRecord(indexKey, once)
 		if err != nil {
@@ -161,6 +188,28 @@ func FuzzRecord(f *testing.F) {
 			t.Fatalf("a record changed through an encoding: %d bytes, then %d", len(once), len(twice))
 		}
 	})
+}
+
+// segZs are the segments of t.
+func segZs(t *segment.Table) []*gzsplice.Segment {
+	zs := make([]*gzsplice.Segment, len(t.Segs))
+	for i := range t.Segs {
+		zs[i] = t.Segs[i].Z
+	}
+	return zs
+}
+
+// gunzipOrNil is the data of gz, nil if it does not read back.
+func gunzipOrNil(gz []byte) []byte {
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		return nil
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		return nil
+	}
+	return b
 }
 
 // clockOf returns the clock function of the clocks a record carried (the

@@ -402,6 +402,7 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 			docIndex: indexBuilder{tl},
 			docFeed:  feedBuilder{tl},
 		},
+		segMarks: &tl.marks,
 	}
 	d.ctx, d.cancel = context.WithCancel(context.Background())
 	d.rebuilds = newRebuilds(st.maxBuilds, d.background, d.rebuild, d.ctx.Done())

@@ -68,6 +68,7 @@ func TestRedisMemoryAtScale(t *testing.T) {
 			}
 			kinds := map[string]int64{}
 			counts := map[string]int64{}
+			lens := map[string]int64{} // the values' own lengths (MEMORY USAGE rounds to the allocator's size classes)
 			iter := c.Scan(t.Context(), 0, p+"*", 1000).Iterator()
 			for iter.Next(t.Context()) {
 				k := iter.Val()
@@ -81,12 +82,13 @@ func TestRedisMemoryAtScale(t *testing.T) {
 					kind = "page clock"
 				}
 				kinds[kind] += c.MemoryUsage(t.Context(), k).Val()
+				lens[kind] += c.StrLen(t.Context(), k).Val()
 				counts[kind]++
 			}
 			var total int64
 			for kind, b := range kinds {
 				total += b
-				t.Logf("%-10s %6d keys %12d bytes", kind, counts[kind], b)
+				t.Logf("%-10s %6d keys %12d bytes (values %d bytes)", kind, counts[kind], b, lens[kind])
 			}
 			t.Logf("%d URLs in %d files, tracking %v: %d bytes in Redis, %.0f a file, %.2f a URL; at 1,000,000,000 URLs: %.1f GB",
 				n, files, tracking, total, float64(total)/float64(files), float64(total)/float64(n), float64(total)/float64(n)*1e9/1e9)

@@ -16,7 +16,26 @@ import (
 )
 
 // Magic starts every record; its last byte is the format version.
-const Magic = "SMR\x02"
+// Version 3 added the extension fields after the files: each a tag and
+// bytes, which a replica that does not know the tag skips, so that a
+// field added later needs no new version (an older replica reading a
+// newer record serves it without the field). A record with no extension
+// field is written as version 2, which older replicas read: only a page
+// with its segment table is of version 3, which a replica older than it
+// reads as a miss (it builds its own copy). A record of version 2 decodes
+// here too, with no extension field.
+const Magic = "SMR\x03"
+
+// MagicV2 starts a record of version 2: the same fields, without the
+// extension fields.
+const MagicV2 = "SMR\x02"
+
+// The tags of the extension fields.
+const (
+	// TagTable: the segment table of the main file, a page's
+	// (internal/segment's wire form, which slices the file's bytes).
+	TagTable = 1
+)
 
 // ClockMagic starts the stored clock of a page.
 const ClockMagic = "SMK\x01"
@@ -82,13 +101,17 @@ type Doc struct {
 	Sums  []Sum // read from older records only; never written
 	Pages [][]Page
 	More  []File
+	// Table is the segment table of Main (an extension field), nil if
+	// none; its bytes are opaque here.
+	Table []byte
 }
 
-// Encode returns the record of d. Sums are not written (a replica reads
+// Encode returns the record of d: of version 2 if it has no extension
+// field, else 3. Sums are not written (a replica reads
 // them back from the bytes); their count stays, 0, so records with sums,
 // from older replicas, still decode.
 func Encode(d *Doc) []byte {
-	n := len(Magic) + len(d.Main.Gz) + 128
+	n := len(Magic) + len(d.Main.Gz) + len(d.Table) + 128
 	for _, f := range d.More {
 		n += len(f.Gz) + 64
 	}
@@ -96,7 +119,11 @@ func Encode(d *Doc) []byte {
 		n += 48 * len(ps)
 	}
 	b := make([]byte, 0, n)
-	b = append(b, Magic...)
+	if len(d.Table) == 0 {
+		b = append(b, MagicV2...) // no extension field: what every replica reads
+	} else {
+		b = append(b, Magic...)
+	}
 	b = appendFile(b, &d.Main)
 	b = binary.AppendVarint(b, d.Gen)
 	b = AppendTime(b, d.Era)
@@ -118,6 +145,12 @@ func Encode(d *Doc) []byte {
 	for i := range d.More {
 		b = appendFile(b, &d.More[i])
 	}
+	if len(d.Table) > 0 {
+		b = binary.AppendUvarint(b, 1)
+		b = binary.AppendUvarint(b, TagTable)
+		b = binary.AppendUvarint(b, uint64(len(d.Table)))
+		b = append(b, d.Table...)
+	}
 	return binary.LittleEndian.AppendUint64(b, xxhash.Sum64(b))
 }
 
@@ -131,12 +164,19 @@ func appendFile(b []byte, f *File) []byte {
 	return append(b, f.Gz...)
 }
 
-// Decode returns the Doc a record holds. Its files' Gz share memory with
-// b: a caller that keeps them apart from b copies them.
+// Decode returns the Doc a record holds. Its files' Gz and its Table
+// share memory with b: a caller that keeps them apart from b copies them.
+// A record of version 2 decodes too, with no extension fields; one
+// whose extension fields have tags this version does not know decodes
+// without them.
 func Decode(b []byte) (*Doc, error) {
 	body, ok := sealed(b, Magic)
+	v2 := false
 	if !ok {
-		return nil, ErrRecord
+		if body, ok = sealed(b, MagicV2); !ok {
+			return nil, ErrRecord
+		}
+		v2 = true
 	}
 	dec := NewDecoder(body)
 	d := &Doc{Main: dec.file()}
@@ -162,6 +202,19 @@ func Decode(b []byte) (*Doc, error) {
 		d.More = make([]File, n)
 		for i := range d.More {
 			d.More[i] = dec.file()
+		}
+	}
+	if !v2 {
+		for n := dec.Count(2); n > 0 && dec.Err() == nil; n-- {
+			tag, v := dec.Uvarint(), dec.Bytes(dec.Uvarint())
+			switch {
+			case tag != TagTable:
+				// A field of a later replica: skipped.
+			case d.Table != nil || len(v) == 0:
+				return nil, ErrRecord // twice, or empty (never written)
+			default:
+				d.Table = v
+			}
 		}
 	}
 	if !dec.Done() {

@@ -26,7 +26,71 @@ func testDoc() *Doc {
 			{{Info{Number: 1, LastMod: t0}, c}, {Info{Number: 4, Version: "p4"}, Clock{Ungiven: true}}},
 			{},
 		},
-		More: []File{{Hash: 2, Level: 1, Gz: append(bytes.Clone(gz), 'x')}},
+		More:  []File{{Hash: 2, Level: 1, Gz: append(bytes.Clone(gz), 'x')}},
+		Table: []byte("a table"),
+	}
+}
+
+// reseal returns b, a record body without its checksum, with one.
+func reseal(b []byte) []byte { return binary.LittleEndian.AppendUint64(b, xxhash.Sum64(b)) }
+
+// asV2 returns the record of d, which has no extension field: of
+// version 2, as an older replica writes it.
+func asV2(t *testing.T, d *Doc) []byte {
+	t.Helper()
+	b := Encode(d)
+	if string(b[:len(MagicV2)]) != MagicV2 {
+		t.Fatal("a record without extension fields is not written as version 2")
+	}
+	return b
+}
+
+// remagic returns record b sealed again with magic m in place of its own.
+func remagic(b []byte, m string) []byte {
+	return reseal(append([]byte(m), b[len(m):len(b)-8]...))
+}
+
+// TestVersions: a record of version 2 (an older replica's) decodes, with
+// no table; extension fields of tags this version does not know are
+// skipped; a table given twice, or empty, does not decode.
+func TestVersions(t *testing.T) {
+	if b := Encode(testDoc()); string(b[:len(Magic)]) != Magic {
+		t.Error("a record with a table is not written as version 3")
+	}
+	d := testDoc()
+	d.Table = nil
+	got, err := Decode(asV2(t, d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Table != nil || got.Main.Hash != d.Main.Hash || len(got.More) != 1 {
+		t.Errorf("a version 2 record decoded as %+v", got)
+	}
+	ext := func(fields ...[]byte) []byte {
+		b := Encode(d)
+		b = append([]byte(Magic), b[len(MagicV2):len(b)-8]...)
+		b = append(b, byte(len(fields)))
+		for _, f := range fields {
+			b = append(b, f...)
+		}
+		return reseal(b)
+	}
+	field := func(tag byte, v string) []byte { return append([]byte{tag, byte(len(v))}, v...) }
+	got, err = Decode(ext(field(9, "later"), field(TagTable, "tab"), field(100, "")))
+	if err != nil || string(got.Table) != "tab" {
+		t.Fatalf("unknown tags: %+v %v", got, err)
+	}
+	for name, b := range map[string][]byte{
+		"table twice":  ext(field(TagTable, "a"), field(TagTable, "b")),
+		"empty table":  ext(field(TagTable, "")),
+		"field cut":    ext(field(TagTable, "abc")[:3]),
+		"count past":   ext(field(TagTable, "abc"), nil, nil),
+		"v2 with ext":  remagic(Encode(testDoc()), MagicV2),
+		"v3 with none": remagic(Encode(d), Magic),
+	} {
+		if _, err := Decode(b); !errors.Is(err, ErrRecord) {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 }
 
@@ -152,6 +216,9 @@ func TestDecoder(t *testing.T) {
 // bytes again once its sums are dropped.
 func FuzzDecode(f *testing.F) {
 	f.Add(Encode(testDoc()))
+	d := testDoc()
+	d.Table = nil
+	f.Add(asV2(&testing.T{}, d))
 	f.Add([]byte(Magic))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if len(b) > 12 && b[0] == 'S' {

@@ -16,6 +16,7 @@ type Marks[K comparable] struct {
 	mu     sync.Mutex
 	m      map[K]*record
 	builds uint64
+	saying int // changes being said (Saying): Mark or Unknown told, the ledger not yet
 }
 
 // record is one page's marks.
@@ -102,4 +103,46 @@ func (s *Marks[K]) Built(k K, t Taken, hash uint64) {
 	if r := s.m[k]; r != nil && r.pending == t.build {
 		r.base, r.known, r.pending = hash, true, 0
 	}
+}
+
+// Saying says that a change is being said (Mark or Unknown, then the
+// caller's own record that the page changed, which Adopted's current
+// reads); done says it was. While one is, no copy is Adopted: a Mark of
+// a page with no record is dropped, and the copy taken may be from
+// before the change, which its record, not yet told, still calls current.
+func (s *Marks[K]) Saying() (done func()) {
+	if s == nil {
+		return func() {}
+	}
+	s.mu.Lock()
+	s.saying++
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		s.saying--
+		s.mu.Unlock()
+	}
+}
+
+// Adopted says that the copy of k is now one whose hash is hash, taken
+// from elsewhere (a Store), not built here: it becomes the base of k's
+// marks, with none, as a build's copy does (Built), if current, asked
+// under the lock, reports it made after every change said of k; and if no
+// change is being said (Saying) and no build of k is under way (whose
+// copy is to be the base). Else nothing changes: the next build of k
+// reads it whole, as without a record.
+func (s *Marks[K]) Adopted(k K, hash uint64, current func() bool) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = make(map[K]*record)
+	}
+	r := s.m[k]
+	if s.saying > 0 || r != nil && r.pending != 0 || !current() {
+		return
+	}
+	s.m[k] = &record{base: hash, known: true, segs: make(map[int]bool)}
 }

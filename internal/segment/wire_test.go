@@ -1,0 +1,226 @@
+package segment
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/freshmap/sitemap/internal/gzsplice"
+)
+
+// wireFields are the fields of the types a table is made of that
+// AppendTable writes (Seg.Z as its gzsplice figures; Table.Segs as the
+// segments). A field added to one of them fails TestWireFields until it
+// is written and read back (wire.go) and listed here.
+var wireFields = map[reflect.Type][]string{
+	reflect.TypeFor[Table]():            {"Level", "BySource", "Full", "Segs"},
+	reflect.TypeFor[Seg]():              {"Z", "URLs", "Read", "Newest", "Volatile"},
+	reflect.TypeFor[gzsplice.Segment](): {"deflate", "crc", "n", "sum"},
+}
+
+func TestWireFields(t *testing.T) {
+	for typ, want := range wireFields {
+		var got []string
+		for f := range typ.Fields() {
+			got = append(got, f.Name)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%v has the fields %q; the wire form writes %q: write the new ones (internal/segment/wire.go) and list them", typ, got, want)
+		}
+	}
+}
+
+// sourceTable builds a page cut by its Source into segs segments.
+func sourceTable(t *testing.T, n, segs int) (page, []byte, *Table) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(3, 4))
+	p := newPage(n, 0)
+	var cuts []int
+	for i := 1; i <= segs; i++ {
+		cuts = append(cuts, i*n/segs)
+	}
+	w := NewWriter(6, true, nil)
+	p.write(r, w, cuts, nil)
+	gz, tab, err := w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, gz, tab
+}
+
+// fill sets every field of v (a struct, addressable) but skip to a value
+// of its kind that differs with i; a kind it does not know fails the test.
+func fill(t *testing.T, v reflect.Value, i int, skip ...string) {
+	t.Helper()
+	for j := range v.NumField() {
+		f, name := v.Field(j), v.Type().Field(j).Name
+		if slices.Contains(skip, name) {
+			continue
+		}
+		switch {
+		case f.Type() == reflect.TypeFor[time.Time]():
+			f.Set(reflect.ValueOf(time.Unix(1_700_000_000+int64(i), int64(i)).UTC()))
+		case f.Kind() == reflect.Int:
+			f.SetInt(int64(1 + (i+j)%9))
+		case f.Kind() == reflect.Bool:
+			f.SetBool(true)
+		default:
+			t.Fatalf("%v.%s: this test does not know how to fill a %v; teach it", v.Type(), name, f.Type())
+		}
+	}
+}
+
+// TestWireRoundTrip: every field of a table, each set, reads back as it
+// was written, with its segments' bytes sliced from the gzip file.
+func TestWireRoundTrip(t *testing.T) {
+	_, gz, tab := sourceTable(t, 5000, 7)
+	fill(t, reflect.ValueOf(tab).Elem(), 0, "Segs")
+	tab.Level = 6
+	for i := range tab.Segs {
+		fill(t, reflect.ValueOf(&tab.Segs[i]).Elem(), i, "Z")
+	}
+	b := AppendTable(nil, tab)
+	got, err := ParseTable(b, gz, tab.Sum())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, tab) {
+		t.Errorf("read back %+v\nwant %+v", got, tab)
+	}
+	if err := got.Check(nil); err != nil {
+		t.Errorf("a table as built fails its check: %v", err)
+	}
+	// The segments read back share the file's bytes: none is copied.
+	if zs := got.zs(); !bytes.Equal(gzsplice.Join(nil, zs), gz) {
+		t.Error("the segments read back do not join to the file")
+	}
+	// A few allocations, however many segments: none for each.
+	if n := testing.AllocsPerRun(10, func() { ParseTable(b, gz, tab.Sum()) }); n > 8 {
+		t.Errorf("ParseTable makes %v allocations, want 8 at most", n)
+	}
+	if len(b) > 30*len(tab.Segs)+20 {
+		t.Errorf("the wire form of %d segments takes %d bytes", len(tab.Segs), len(b))
+	}
+}
+
+// TestWireRejects: a table cut anywhere, or with its figures of the
+// segments' bytes changed, or read with another file or hash, does not
+// parse; a byte of the file changed, where its table still parses, fails
+// the check; a table that moves a boundary, its lengths tiling the file
+// still, fails the check.
+func TestWireRejects(t *testing.T) {
+	_, gz, tab := sourceTable(t, 3000, 5)
+	b := AppendTable(nil, tab)
+	sum := tab.Sum()
+	for n := range len(b) {
+		if _, err := ParseTable(b[:n], gz, sum); !errors.Is(err, ErrWire) {
+			t.Fatalf("cut at %d of %d: %v", n, len(b), err)
+		}
+	}
+	for i := range b {
+		for _, bit := range []byte{1, 0x20, 0x80} {
+			c := bytes.Clone(b)
+			c[i] ^= bit
+			got, err := ParseTable(c, gz, sum)
+			if err != nil {
+				continue
+			}
+			// Only what is not the segments' bytes may change unseen.
+			for j := range got.Segs {
+				if !reflect.DeepEqual(got.Segs[j].Z, tab.Segs[j].Z) {
+					t.Fatalf("byte %d ^ %#x: segment %d's figures changed, and it parses", i, bit, j)
+				}
+			}
+		}
+	}
+	if _, err := ParseTable(b, gz, sum+1); !errors.Is(err, ErrWire) {
+		t.Errorf("another hash: %v", err)
+	}
+	_, other, _ := sourceTable(t, 3001, 5)
+	if _, err := ParseTable(b, other, sum); !errors.Is(err, ErrWire) {
+		t.Errorf("another file: %v", err)
+	}
+	for i := 0; i < len(gz); i += 1 + len(gz)/500 {
+		c := bytes.Clone(gz)
+		c[i] ^= 0x10
+		got, err := ParseTable(b, c, sum)
+		if err == nil && got.Check(nil) == nil {
+			t.Fatalf("file byte %d of %d changed: the table parses and checks", i, len(gz))
+		}
+	}
+	// Move a boundary: segment 1 gives its last byte to segment 2. The
+	// lengths still tile the file, and the figures are the same.
+	parts := make([]gzsplice.Parts, len(tab.Segs))
+	for i, s := range tab.Segs {
+		parts[i] = gzsplice.PartsOf(s.Z)
+	}
+	parts[1].Compressed--
+	parts[2].Compressed++
+	zs, err := gzsplice.Split(gz, parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := *tab
+	forged.Segs = slices.Clone(tab.Segs)
+	for i := range forged.Segs {
+		forged.Segs[i].Z = zs[i]
+	}
+	got, err := ParseTable(AppendTable(nil, &forged), gz, sum)
+	if err != nil {
+		t.Fatalf("a moved boundary does not parse: %v", err)
+	}
+	if err := got.Check(nil); !errors.Is(err, gzsplice.ErrSplit) {
+		t.Errorf("a moved boundary checks: %v", err)
+	}
+}
+
+// FuzzParseTable: whatever bytes come as a table, parsing neither panics
+// nor allocates past their size; a table that parses and checks joins to
+// the file it came with, and its segments read back its data.
+func FuzzParseTable(f *testing.F) {
+	_, gz, tab := sourceTable(&testing.T{}, 400, 3)
+	f.Add(AppendTable(nil, tab), uint16(0), byte(0))
+	f.Add([]byte{wireVersion, 6, 1, 0, 2}, uint16(0), byte(0))
+	sum := tab.Sum()
+	want := gunzipOK(gz)
+	f.Fuzz(func(t *testing.T, b []byte, at uint16, flip byte) {
+		g := bytes.Clone(gz)
+		g[int(at)%len(g)] ^= flip
+		got, err := ParseTable(b, g, sum)
+		if err != nil {
+			return
+		}
+		if got.Check(nil) != nil {
+			return
+		}
+		if !bytes.Equal(gzsplice.Join(nil, got.zs()), g) {
+			t.Fatal("a table that checks does not join to its file")
+		}
+		var data []byte
+		for _, s := range got.Segs {
+			data = append(data, gunzipOK(s.Z.Member())...)
+		}
+		if !bytes.Equal(data, want) {
+			t.Fatal("a table that checks reads back other data")
+		}
+	})
+}
+
+// gunzipOK is the data of gz, nil if it does not read back.
+func gunzipOK(gz []byte) []byte {
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		return nil
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		return nil
+	}
+	return b
+}
