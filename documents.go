@@ -375,7 +375,7 @@ func (d *documents) load(k docKey, old *entry) (e *entry, err error) {
 	if len(fx.outdate) > 0 {
 		// A Version that moved says nothing of which segments changed:
 		// the next build of those pages reads them whole.
-		d.marks().Unknown(fx.outdate...)
+		d.segMarks.Unknown(fx.outdate...)
 		d.outdate(fx.outdate...)
 	}
 	if d.ledger.current(k, e.stamp) {
