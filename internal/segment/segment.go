@@ -32,6 +32,17 @@ const (
 	MaxRun     = 4 << 20
 )
 
+// A segment cut by its Source is compressed as units (gzsplice.Chain),
+// cut by content: after an entry whose bytes hash to a value with its
+// top unitBits bits zero, a mean of 512 entries, or after maxUnitEntries
+// entries or maxUnitRun bytes. A segment read again compresses only the
+// units whose bytes or dictionary changed.
+const (
+	unitBits       = 9
+	maxUnitEntries = 4 << unitBits
+	maxUnitRun     = 1 << 20
+)
+
 // Seg is one segment of a page as kept: its compressed bytes and what
 // the page's figures are summed from.
 type Seg struct {
@@ -125,6 +136,14 @@ type mark struct {
 	at   int64
 	info Seg
 	keep *Seg
+	unit bool // only a unit of the segment ends here
+}
+
+// ukey names a unit's bytes and its dictionary's.
+type ukey struct {
+	sum  uint64
+	n    int64
+	dict uint64
 }
 
 // Writer takes a page's XML as the encoder writes it (Write), told where
@@ -135,6 +154,10 @@ type Writer struct {
 	level     int
 	byContent bool
 	old       map[key]*gzsplice.Segment // the previous copy's segments, by their bytes
+	oldUnits  map[ukey]gzsplice.Unit    // and their units (cut by Source), by theirs and their dictionary's
+	cuts      []int64                   // the stream offsets where units of the segment gathered end (with old)
+	unitN     int                       // entries since the last unit's end
+	unitStart int64                     // the stream offset where that unit starts
 	buf       []byte                    // the stream from offset base, not yet in a segment (with old)
 	sw        *gzsplice.SegmentWriter   // the segment being compressed as it comes (without old)
 	open      bool                      // the segment being streamed has begun
@@ -163,6 +186,14 @@ func NewWriter(level int, bySource bool, old *Table) *Writer {
 		for _, s := range old.Segs {
 			w.old[key{s.Z.Sum(), s.Z.Size()}] = s.Z
 		}
+		if bySource {
+			w.oldUnits = make(map[ukey]gzsplice.Unit)
+			for _, s := range old.Segs {
+				for _, u := range s.Z.Units() {
+					w.oldUnits[ukey{u.Sum, u.N, u.Dict}] = u
+				}
+			}
+		}
 	}
 	return w
 }
@@ -175,11 +206,18 @@ func (w *Writer) Start(n int64) {
 
 // Entry is told of each <url> entry as written, in order, with its
 // lastmod (the encoder's Visit), when the body is cut by the Source.
+// It ends a unit after it where the content says so (unitBits).
 func (w *Writer) Entry(elem []byte, lastmod time.Time) {
 	w.end += int64(len(elem))
 	w.cur.URLs++
 	if lastmod.After(w.cur.Newest) {
 		w.cur.Newest = lastmod
+	}
+	w.unitN++
+	if xxhash.Sum64(elem)>>(64-unitBits) == 0 || w.unitN >= maxUnitEntries || w.end-w.unitStart >= maxUnitRun {
+		w.marks = append(w.marks, mark{at: w.end, unit: true})
+		w.unitN, w.unitStart = 0, w.end
+		w.drain()
 	}
 }
 
@@ -233,8 +271,12 @@ func (w *Writer) Cut() {
 	if w.old == nil && w.end < w.base && w.err == nil {
 		w.err = errors.New("segment: a cut behind the bytes compressed")
 	}
+	if n := len(w.marks); n > 0 && w.marks[n-1].unit && w.marks[n-1].at == w.end {
+		w.marks = w.marks[:n-1] // the unit ends with its segment
+	}
 	w.marks = append(w.marks, mark{at: w.end, info: w.cur})
 	w.cur, w.start = Seg{}, w.end
+	w.unitN, w.unitStart = 0, w.end
 	w.drain()
 }
 
@@ -285,10 +327,15 @@ func (w *Writer) stream(p []byte) {
 		if !w.open && k > 0 { // a segment's first bytes
 			w.open = true
 			if w.par == nil && !w.parTried && w.base >= parFrom {
-				w.par, w.parTried = startHelpers(w.level), true
+				w.par, w.parTried = startHelpers(w.level, !w.byContent), true
 			}
 			if w.async = w.par != nil; !w.async {
-				if w.sw, w.err = gzsplice.NewSegmentWriter(w.level); w.err != nil {
+				if w.byContent {
+					w.sw, w.err = gzsplice.NewSegmentWriter(w.level)
+				} else {
+					w.sw, w.err = gzsplice.NewChainWriter(w.level)
+				}
+				if w.err != nil {
 					return
 				}
 			}
@@ -309,11 +356,17 @@ func (w *Writer) ended() {
 	for w.err == nil && len(w.marks) > 0 && w.marks[0].at <= w.base {
 		m := w.marks[0]
 		w.marks = w.marks[1:]
-		if m.keep != nil {
+		switch {
+		case m.unit && w.async:
+			w.par.endUnit()
+		case m.unit && w.sw != nil:
+			w.sw.EndUnit()
+		case m.unit:
+		case m.keep != nil:
 			w.segs = append(w.segs, *m.keep)
-			continue
+		default:
+			w.endStream(m.info)
 		}
-		w.endStream(m.info)
 	}
 }
 
@@ -342,6 +395,10 @@ func (w *Writer) drain() {
 	for len(w.marks) > 0 && w.marks[0].at <= w.base+int64(len(w.buf)) {
 		m := w.marks[0]
 		w.marks = w.marks[1:]
+		if m.unit {
+			w.cuts = append(w.cuts, m.at-w.base)
+			continue
+		}
 		if m.keep != nil {
 			w.segs = append(w.segs, *m.keep)
 			continue
@@ -361,6 +418,10 @@ func (w *Writer) emit(run []byte, info Seg) {
 	if w.err != nil {
 		return
 	}
+	if !w.byContent {
+		w.emitUnits(run, info)
+		return
+	}
 	sum := xxhash.Sum64(run)
 	if z := w.old[key{sum, int64(len(run))}]; z != nil && !info.Volatile {
 		info.Z = z
@@ -371,7 +432,48 @@ func (w *Writer) emit(run []byte, info Seg) {
 	w.segs = append(w.segs, info)
 }
 
-// Fresh is how many segments were compressed, not kept or reused.
+// emitUnits makes the segment of run, cut by the Source, from its units
+// (cut at w.cuts), each the previous copy's where its bytes and its
+// dictionary come again.
+func (w *Writer) emitUnits(run []byte, info Seg) {
+	var units []gzsplice.Unit
+	var dict []byte
+	start := 0
+	for i := 0; i <= len(w.cuts) && w.err == nil; i++ {
+		end := len(run)
+		if i < len(w.cuts) {
+			end = int(w.cuts[i])
+		}
+		if end <= start || end > len(run) {
+			continue
+		}
+		u := run[start:end]
+		sum := xxhash.Sum64(u)
+		if z, ok := w.oldUnits[ukey{sum, int64(len(u)), gzsplice.DictSum(dict)}]; ok && !info.Volatile {
+			units = append(units, z)
+		} else {
+			var z gzsplice.Unit
+			z, w.err = gzsplice.NewUnit(u, dict, w.level, sum)
+			units = append(units, z)
+			w.fresh++
+		}
+		dict, start = gzsplice.DictOf(u), end
+	}
+	w.cuts = w.cuts[:0]
+	if w.err != nil {
+		return
+	}
+	if len(units) == 0 { // an empty segment
+		info.Z, w.err = gzsplice.NewSegment(nil, w.level)
+		w.fresh++
+	} else {
+		info.Z = gzsplice.Chain(units)
+	}
+	w.segs = append(w.segs, info)
+}
+
+// Fresh is how many segments, or units of a segment cut by the Source,
+// were compressed, not kept or reused.
 func (w *Writer) Fresh() int { return w.fresh }
 
 // Abort gives back what the Writer holds: the compressor of the segment
