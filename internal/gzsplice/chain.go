@@ -25,7 +25,7 @@ import (
 )
 
 // DictSize is how much of a unit's end is the next unit's dictionary.
-const DictSize = 16 << 10
+const DictSize = 12 << 10
 
 // part is a unit of a Segment: where its deflate bytes end in the
 // Segment's, and what Unit says of it.

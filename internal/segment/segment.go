@@ -33,13 +33,14 @@ const (
 )
 
 // A segment cut by its Source is compressed as units (gzsplice.Chain),
-// cut by content: after an entry whose bytes hash to a value with its
-// top unitBits bits zero, a mean of 512 entries, or after maxUnitEntries
+// cut by content: after an entry whose location hashes (Ended) to a value with its
+// top unitBits bits zero, a mean of 1,024 entries, or after maxUnitEntries
 // entries or maxUnitRun bytes. A segment read again compresses only the
 // units whose bytes or dictionary changed.
 const (
-	unitBits       = 9
-	maxUnitEntries = 4 << unitBits
+	unitBits       = 8
+	minUnitEntries = 768
+	maxUnitEntries = 4 << 10
 	maxUnitRun     = 1 << 20
 )
 
@@ -206,31 +207,50 @@ func (w *Writer) Start(n int64) {
 
 // Entry is told of each <url> entry as written, in order, with its
 // lastmod (the encoder's Visit), when the body is cut by the Source.
-// It ends a unit after it where the content says so (unitBits).
 func (w *Writer) Entry(elem []byte, lastmod time.Time) {
 	w.end += int64(len(elem))
 	w.cur.URLs++
 	if lastmod.After(w.cur.Newest) {
 		w.cur.Newest = lastmod
 	}
+}
+
+// Ended is told of each <url> entry written, in order: end is the
+// stream offset past it, loc its URL's location (as the Source gave it).
+// It cuts after it where the content says so: where a hash of the
+// location, from its length and its last 16 bytes (where the locations of
+// one site differ most), has its top cutBits bits zero. That is cheaper
+// than a hash of all its bytes, and it only places cuts; the top bits of
+// the product depend on every bit read. When the body is cut by the
+// Source (Entry is told of the entry too), it ends a unit of the
+// segment there where the hash's top unitBits bits are zero.
+func (w *Writer) Ended(end int64, loc string) {
+	if !w.byContent {
+		w.unitEnded(loc)
+		return
+	}
+	w.end = end
+	w.cur.URLs++
+	h := locHash(loc)
+	if h>>(64-cutBits) == 0 || w.cur.URLs >= MaxEntries || end-w.start >= MaxRun {
+		w.Cut()
+	}
+}
+
+// unitEnded ends a unit after the entry at loc, just told (Entry), where
+// the content says so, or where the unit reached maxUnitEntries or
+// maxUnitRun.
+func (w *Writer) unitEnded(loc string) {
 	w.unitN++
-	if xxhash.Sum64(elem)>>(64-unitBits) == 0 || w.unitN >= maxUnitEntries || w.end-w.unitStart >= maxUnitRun {
+	if w.unitN >= minUnitEntries && locHash(loc)>>(64-unitBits) == 0 || w.unitN >= maxUnitEntries || w.end-w.unitStart >= maxUnitRun {
 		w.marks = append(w.marks, mark{at: w.end, unit: true})
 		w.unitN, w.unitStart = 0, w.end
 		w.drain()
 	}
 }
 
-// Ended is told of each <url> entry written, in order, when the body is
-// cut by its content: end is the stream offset past it, loc its URL's
-// location (as the Source gave it). It cuts after it where the content
-// says so: where a hash of the location, from its length and its last 16
-// bytes (where the locations of one site differ most), has its top
-// cutBits bits zero. That is cheaper than a hash of all its bytes, and it
-// only places cuts; the top bits of the product depend on every bit read.
-func (w *Writer) Ended(end int64, loc string) {
-	w.end = end
-	w.cur.URLs++
+// locHash hashes a location for Ended: its length and last 16 bytes.
+func locHash(loc string) uint64 {
 	var a, b uint64
 	if n := len(loc); n >= 16 {
 		a, b = le64(loc[n-16:]), le64(loc[n-8:])
@@ -241,9 +261,7 @@ func (w *Writer) Ended(end int64, loc string) {
 		}
 	}
 	h := (a*0x9e3779b97f4a7c15 ^ b ^ uint64(len(loc))) * 0xc2b2ae3d27d4eb4f
-	if (h^h>>31)*0x165667b19e3779f9>>(64-cutBits) == 0 || w.cur.URLs >= MaxEntries || end-w.start >= MaxRun {
-		w.Cut()
-	}
+	return (h ^ h>>31) * 0x165667b19e3779f9
 }
 
 // BySource reports whether the body is cut by the Source (Entry), not by

@@ -26,8 +26,8 @@ type page struct {
 	pad     int
 }
 
-// write feeds p to w as an encoder does: each entry told (Entry) once it
-// is in the encoder's buffer, the buffer written out at random points;
+// write feeds p to w as an encoder does: each entry told (Entry, when
+// cut by source, then Ended) once it is in the encoder's buffer, the buffer written out at random points;
 // cuts after the entries in srcCuts (by source); kept[i], if set, is
 // kept in place of source segment i, whose entries are then not written.
 func (p page) write(r *rand.Rand, w *Writer, srcCuts []int, kept []*Seg) {
@@ -68,9 +68,8 @@ func (p page) write(r *rand.Rand, w *Writer, srcCuts []int, kept []*Seg) {
 		total += int64(len(e))
 		if w.BySource() {
 			w.Entry(e, time.Date(2026, 11, 1+p.vs[i]%28, 0, 0, 0, 0, time.UTC))
-		} else {
-			w.Ended(total, fmt.Sprintf("https://shop.example.com/p/%d%s", p.ids[i], strings.Repeat("x", p.pad)))
 		}
+		w.Ended(total, fmt.Sprintf("https://shop.example.com/p/%d%s", p.ids[i], strings.Repeat("x", p.pad)))
 		if r.IntN(50) == 0 {
 			flush()
 		}
