@@ -225,32 +225,6 @@ func (w *Writer) Entry(elem []byte, lastmod time.Time) {
 // Source (Entry is told of the entry too), it ends a unit of the
 // segment there where the hash's top unitBits bits are zero.
 func (w *Writer) Ended(end int64, loc string) {
-	if !w.byContent {
-		w.unitEnded(loc)
-		return
-	}
-	w.end = end
-	w.cur.URLs++
-	h := locHash(loc)
-	if h>>(64-cutBits) == 0 || w.cur.URLs >= MaxEntries || end-w.start >= MaxRun {
-		w.Cut()
-	}
-}
-
-// unitEnded ends a unit after the entry at loc, just told (Entry), where
-// the content says so, or where the unit reached maxUnitEntries or
-// maxUnitRun.
-func (w *Writer) unitEnded(loc string) {
-	w.unitN++
-	if w.unitN >= minUnitEntries && locHash(loc)>>(64-unitBits) == 0 || w.unitN >= maxUnitEntries || w.end-w.unitStart >= maxUnitRun {
-		w.marks = append(w.marks, mark{at: w.end, unit: true})
-		w.unitN, w.unitStart = 0, w.end
-		w.drain()
-	}
-}
-
-// locHash hashes a location for Ended: its length and last 16 bytes.
-func locHash(loc string) uint64 {
 	var a, b uint64
 	if n := len(loc); n >= 16 {
 		a, b = le64(loc[n-16:]), le64(loc[n-8:])
@@ -261,7 +235,28 @@ func locHash(loc string) uint64 {
 		}
 	}
 	h := (a*0x9e3779b97f4a7c15 ^ b ^ uint64(len(loc))) * 0xc2b2ae3d27d4eb4f
-	return (h ^ h>>31) * 0x165667b19e3779f9
+	h = (h ^ h>>31) * 0x165667b19e3779f9
+	if !w.byContent {
+		w.unitEnded(h)
+		return
+	}
+	w.end = end
+	w.cur.URLs++
+	if h>>(64-cutBits) == 0 || w.cur.URLs >= MaxEntries || end-w.start >= MaxRun {
+		w.Cut()
+	}
+}
+
+// unitEnded ends a unit after the entry just told (Entry), whose
+// location hashes to h, where the content says so, or where the unit
+// reached maxUnitEntries or maxUnitRun.
+func (w *Writer) unitEnded(h uint64) {
+	w.unitN++
+	if w.unitN >= minUnitEntries && h>>(64-unitBits) == 0 || w.unitN >= maxUnitEntries || w.end-w.unitStart >= maxUnitRun {
+		w.marks = append(w.marks, mark{at: w.end, unit: true})
+		w.unitN, w.unitStart = 0, w.end
+		w.drain()
+	}
 }
 
 // BySource reports whether the body is cut by the Source (Entry), not by
