@@ -186,9 +186,7 @@ func runOf(e *xmlenc.Encoder, spec *pageSpec, n int64, maxRead int) pageRun {
 		maxRead = MaxURLs
 	}
 	p := pageRun{e: e, spec: spec, n: n, maxRead: maxRead}
-	if sg := spec.segs; sg != nil && !sg.BySource() {
-		p.cut = sg
-	}
+	p.cut = spec.segs
 	p.future = spec.now.Add(maxLastModSkew) // a lastmod after it is in the future
 	p.futureSec = p.future.Unix()           // its second: a cheaper first test
 	if spec.now.IsZero() {
@@ -205,7 +203,7 @@ type pageRun struct {
 	i         int             // URLs read
 	maxRead   int             // URLs the page may read: the section's page size
 	alts      []Alternate     // a cluster's links, reused from one URL to the next
-	cut       *segment.Writer // told of each entry written, to cut the page by content
+	cut       *segment.Writer // told of each entry written, to cut the page, or a Source's segment's units, by content
 	future    time.Time
 	futureSec int64
 	st        pageStats

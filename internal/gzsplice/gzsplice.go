@@ -58,6 +58,7 @@ type compressor struct {
 	crc   uint32
 	n     int64
 	err   error
+	dict  bool // the compressor was given a preset dictionary (chain.go)
 }
 
 // writers holds a pool of compressors per level (flate's -2 to 9).
@@ -101,6 +102,9 @@ func (c *compressor) Write(p []byte) (int, error) {
 
 // release puts the compressor and buffer back; c is not used after.
 func (c *compressor) release() {
+	if c.dict { // a pooled compressor's Reset would fill its window with the dictionary again
+		c.zw.ResetDict(nil, nil)
+	}
 	writers[c.level+2].Put(c.zw)
 	if c.buf.Cap() <= maxPooledBuf {
 		buffers.Put(c.buf)

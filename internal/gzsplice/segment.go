@@ -26,7 +26,8 @@ type Segment struct {
 	deflate []byte // deflate blocks, none final, ending on a byte boundary
 	crc     uint32 // the CRC-32 (IEEE) of the run
 	n       int64  // the run's length
-	sum     uint64 // the run's xxhash64
+	sum     uint64 // the run's xxhash64; of its units' (chainSum) when it has several
+	units   []part // its units, when it has several (chain.go); none: one, with no dictionary
 }
 
 // NewSegment compresses data at level (flate's levels) into a Segment.
@@ -44,6 +45,7 @@ func NewSegment(data []byte, level int) (*Segment, error) {
 type SegmentWriter struct {
 	c   compressor
 	sum *xxhash.Digest
+	ch  *chainer // set when it cuts units (NewChainWriter)
 }
 
 // NewSegmentWriter returns a SegmentWriter at level; Close gives the
@@ -61,12 +63,18 @@ func (w *SegmentWriter) Write(p []byte) (int, error) {
 	if w.sum != nil {
 		w.sum.Write(p)
 	}
+	if w.ch != nil {
+		w.ch.keep(p)
+	}
 	return w.c.Write(p)
 }
 
 // Close ends the run with a sync flush and returns the Segment; the
 // writer is not used after.
 func (w *SegmentWriter) Close() (*Segment, error) {
+	if w.ch != nil && len(w.ch.parts) > 0 {
+		return w.closeChain()
+	}
 	err := w.c.err
 	if err == nil {
 		err = w.c.zw.Flush()
@@ -88,8 +96,10 @@ func (s *Segment) Size() int64 { return s.n }
 // Compressed is the length of the Segment's deflate bytes.
 func (s *Segment) Compressed() int { return len(s.deflate) }
 
-// Sum is the xxhash64 of the Segment's run: two Segments with one Sum
-// and Size hold the same bytes, as far as a 64-bit hash tells.
+// Sum is the xxhash64 of the Segment's run, or for a Segment of several
+// units a hash of theirs (chain.go): two Segments with one Sum and Size
+// hold the same bytes, as far as a 64-bit hash tells, and a run's Sum
+// depends only on its bytes and where its units are cut.
 func (s *Segment) Sum() uint64 { return s.sum }
 
 // finalBlock is an empty stored block marked final: BFINAL 1 and BTYPE 00

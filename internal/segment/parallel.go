@@ -59,12 +59,14 @@ type op struct {
 	data *[chunkSize]byte
 	n    int
 	res  *result
+	unit bool // a unit of the segment ends
 }
 
 // helper compresses the segments given to it, in order.
 type helper struct {
 	ops   chan op
 	level int
+	units bool // segments are cut into units (gzsplice.NewChainWriter)
 }
 
 func (h *helper) run(wg *sync.WaitGroup) {
@@ -72,8 +74,16 @@ func (h *helper) run(wg *sync.WaitGroup) {
 	var sw *gzsplice.SegmentWriter
 	var err error
 	for o := range h.ops {
+		if o.unit {
+			if sw != nil {
+				sw.EndUnit()
+			}
+			continue
+		}
 		if o.res == nil {
-			if sw == nil && err == nil {
+			if sw == nil && err == nil && h.units {
+				sw, err = gzsplice.NewChainWriter(h.level)
+			} else if sw == nil && err == nil {
 				sw, err = gzsplice.NewSegmentWriter(h.level)
 			}
 			if sw != nil {
@@ -106,8 +116,8 @@ type helpers struct {
 }
 
 // startHelpers starts up to maxHelpers helpers, one per spare core;
-// nil if there is none.
-func startHelpers(level int) *helpers {
+// nil if there is none. With units, segments are cut into units.
+func startHelpers(level int, units bool) *helpers {
 	sp := spareCores()
 	var h *helpers
 	for range maxHelpers {
@@ -119,7 +129,7 @@ func startHelpers(level int) *helpers {
 		if h == nil {
 			h = &helpers{}
 		}
-		hp := &helper{ops: make(chan op, helperQueue), level: level}
+		hp := &helper{ops: make(chan op, helperQueue), level: level, units: units}
 		h.hs = append(h.hs, hp)
 		h.wg.Add(1)
 		go hp.run(&h.wg)
@@ -137,6 +147,9 @@ func (h *helpers) write(p []byte) {
 		p = p[n:]
 	}
 }
+
+// endUnit ends a unit of the segment being streamed.
+func (h *helpers) endUnit() { h.hs[h.n%len(h.hs)].ops <- op{unit: true} }
 
 // end ends the segment being streamed; its result comes at wait.
 func (h *helpers) end() *result {

@@ -32,6 +32,18 @@ const (
 	MaxRun     = 4 << 20
 )
 
+// A segment cut by its Source is compressed as units (gzsplice.Chain),
+// cut by content: after an entry whose location hashes (Ended) to a value with its
+// top unitBits bits zero, a mean of 1,024 entries, or after maxUnitEntries
+// entries or maxUnitRun bytes. A segment read again compresses only the
+// units whose bytes or dictionary changed.
+const (
+	unitBits       = 8
+	minUnitEntries = 768
+	maxUnitEntries = 4 << 10
+	maxUnitRun     = 1 << 20
+)
+
 // Seg is one segment of a page as kept: its compressed bytes and what
 // the page's figures are summed from.
 type Seg struct {
@@ -125,6 +137,14 @@ type mark struct {
 	at   int64
 	info Seg
 	keep *Seg
+	unit bool // only a unit of the segment ends here
+}
+
+// ukey names a unit's bytes and its dictionary's.
+type ukey struct {
+	sum  uint64
+	n    int64
+	dict uint64
 }
 
 // Writer takes a page's XML as the encoder writes it (Write), told where
@@ -135,6 +155,10 @@ type Writer struct {
 	level     int
 	byContent bool
 	old       map[key]*gzsplice.Segment // the previous copy's segments, by their bytes
+	oldUnits  map[ukey]gzsplice.Unit    // and their units (cut by Source), by theirs and their dictionary's
+	cuts      []int64                   // the stream offsets where units of the segment gathered end (with old)
+	unitN     int                       // entries since the last unit's end
+	unitStart int64                     // the stream offset where that unit starts
 	buf       []byte                    // the stream from offset base, not yet in a segment (with old)
 	sw        *gzsplice.SegmentWriter   // the segment being compressed as it comes (without old)
 	open      bool                      // the segment being streamed has begun
@@ -163,6 +187,14 @@ func NewWriter(level int, bySource bool, old *Table) *Writer {
 		for _, s := range old.Segs {
 			w.old[key{s.Z.Sum(), s.Z.Size()}] = s.Z
 		}
+		if bySource {
+			w.oldUnits = make(map[ukey]gzsplice.Unit)
+			for _, s := range old.Segs {
+				for _, u := range s.Z.Units() {
+					w.oldUnits[ukey{u.Sum, u.N, u.Dict}] = u
+				}
+			}
+		}
 	}
 	return w
 }
@@ -183,16 +215,16 @@ func (w *Writer) Entry(elem []byte, lastmod time.Time) {
 	}
 }
 
-// Ended is told of each <url> entry written, in order, when the body is
-// cut by its content: end is the stream offset past it, loc its URL's
-// location (as the Source gave it). It cuts after it where the content
-// says so: where a hash of the location, from its length and its last 16
-// bytes (where the locations of one site differ most), has its top
-// cutBits bits zero. That is cheaper than a hash of all its bytes, and it
-// only places cuts; the top bits of the product depend on every bit read.
+// Ended is told of each <url> entry written, in order: end is the
+// stream offset past it, loc its URL's location (as the Source gave it).
+// It cuts after it where the content says so: where a hash of the
+// location, from its length and its last 16 bytes (where the locations of
+// one site differ most), has its top cutBits bits zero. That is cheaper
+// than a hash of all its bytes, and it only places cuts; the top bits of
+// the product depend on every bit read. When the body is cut by the
+// Source (Entry is told of the entry too), it ends a unit of the
+// segment there where the hash's top unitBits bits are zero.
 func (w *Writer) Ended(end int64, loc string) {
-	w.end = end
-	w.cur.URLs++
 	var a, b uint64
 	if n := len(loc); n >= 16 {
 		a, b = le64(loc[n-16:]), le64(loc[n-8:])
@@ -203,8 +235,27 @@ func (w *Writer) Ended(end int64, loc string) {
 		}
 	}
 	h := (a*0x9e3779b97f4a7c15 ^ b ^ uint64(len(loc))) * 0xc2b2ae3d27d4eb4f
-	if (h^h>>31)*0x165667b19e3779f9>>(64-cutBits) == 0 || w.cur.URLs >= MaxEntries || end-w.start >= MaxRun {
+	h = (h ^ h>>31) * 0x165667b19e3779f9
+	if !w.byContent {
+		w.unitEnded(h)
+		return
+	}
+	w.end = end
+	w.cur.URLs++
+	if h>>(64-cutBits) == 0 || w.cur.URLs >= MaxEntries || end-w.start >= MaxRun {
 		w.Cut()
+	}
+}
+
+// unitEnded ends a unit after the entry just told (Entry), whose
+// location hashes to h, where the content says so, or where the unit
+// reached maxUnitEntries or maxUnitRun.
+func (w *Writer) unitEnded(h uint64) {
+	w.unitN++
+	if w.unitN >= minUnitEntries && h>>(64-unitBits) == 0 || w.unitN >= maxUnitEntries || w.end-w.unitStart >= maxUnitRun {
+		w.marks = append(w.marks, mark{at: w.end, unit: true})
+		w.unitN, w.unitStart = 0, w.end
+		w.drain()
 	}
 }
 
@@ -233,8 +284,12 @@ func (w *Writer) Cut() {
 	if w.old == nil && w.end < w.base && w.err == nil {
 		w.err = errors.New("segment: a cut behind the bytes compressed")
 	}
+	if n := len(w.marks); n > 0 && w.marks[n-1].unit && w.marks[n-1].at == w.end {
+		w.marks = w.marks[:n-1] // the unit ends with its segment
+	}
 	w.marks = append(w.marks, mark{at: w.end, info: w.cur})
 	w.cur, w.start = Seg{}, w.end
+	w.unitN, w.unitStart = 0, w.end
 	w.drain()
 }
 
@@ -285,10 +340,15 @@ func (w *Writer) stream(p []byte) {
 		if !w.open && k > 0 { // a segment's first bytes
 			w.open = true
 			if w.par == nil && !w.parTried && w.base >= parFrom {
-				w.par, w.parTried = startHelpers(w.level), true
+				w.par, w.parTried = startHelpers(w.level, !w.byContent), true
 			}
 			if w.async = w.par != nil; !w.async {
-				if w.sw, w.err = gzsplice.NewSegmentWriter(w.level); w.err != nil {
+				if w.byContent {
+					w.sw, w.err = gzsplice.NewSegmentWriter(w.level)
+				} else {
+					w.sw, w.err = gzsplice.NewChainWriter(w.level)
+				}
+				if w.err != nil {
 					return
 				}
 			}
@@ -309,11 +369,17 @@ func (w *Writer) ended() {
 	for w.err == nil && len(w.marks) > 0 && w.marks[0].at <= w.base {
 		m := w.marks[0]
 		w.marks = w.marks[1:]
-		if m.keep != nil {
+		switch {
+		case m.unit && w.async:
+			w.par.endUnit()
+		case m.unit && w.sw != nil:
+			w.sw.EndUnit()
+		case m.unit:
+		case m.keep != nil:
 			w.segs = append(w.segs, *m.keep)
-			continue
+		default:
+			w.endStream(m.info)
 		}
-		w.endStream(m.info)
 	}
 }
 
@@ -342,6 +408,10 @@ func (w *Writer) drain() {
 	for len(w.marks) > 0 && w.marks[0].at <= w.base+int64(len(w.buf)) {
 		m := w.marks[0]
 		w.marks = w.marks[1:]
+		if m.unit {
+			w.cuts = append(w.cuts, m.at-w.base)
+			continue
+		}
 		if m.keep != nil {
 			w.segs = append(w.segs, *m.keep)
 			continue
@@ -361,6 +431,10 @@ func (w *Writer) emit(run []byte, info Seg) {
 	if w.err != nil {
 		return
 	}
+	if !w.byContent {
+		w.emitUnits(run, info)
+		return
+	}
 	sum := xxhash.Sum64(run)
 	if z := w.old[key{sum, int64(len(run))}]; z != nil && !info.Volatile {
 		info.Z = z
@@ -371,7 +445,48 @@ func (w *Writer) emit(run []byte, info Seg) {
 	w.segs = append(w.segs, info)
 }
 
-// Fresh is how many segments were compressed, not kept or reused.
+// emitUnits makes the segment of run, cut by the Source, from its units
+// (cut at w.cuts), each the previous copy's where its bytes and its
+// dictionary come again.
+func (w *Writer) emitUnits(run []byte, info Seg) {
+	var units []gzsplice.Unit
+	var dict []byte
+	start := 0
+	for i := 0; i <= len(w.cuts) && w.err == nil; i++ {
+		end := len(run)
+		if i < len(w.cuts) {
+			end = int(w.cuts[i])
+		}
+		if end <= start || end > len(run) {
+			continue
+		}
+		u := run[start:end]
+		sum := xxhash.Sum64(u)
+		if z, ok := w.oldUnits[ukey{sum, int64(len(u)), gzsplice.DictSum(dict)}]; ok && !info.Volatile {
+			units = append(units, z)
+		} else {
+			var z gzsplice.Unit
+			z, w.err = gzsplice.NewUnit(u, dict, w.level, sum)
+			units = append(units, z)
+			w.fresh++
+		}
+		dict, start = gzsplice.DictOf(u), end
+	}
+	w.cuts = w.cuts[:0]
+	if w.err != nil {
+		return
+	}
+	if len(units) == 0 { // an empty segment
+		info.Z, w.err = gzsplice.NewSegment(nil, w.level)
+		w.fresh++
+	} else {
+		info.Z = gzsplice.Chain(units)
+	}
+	w.segs = append(w.segs, info)
+}
+
+// Fresh is how many segments, or units of a segment cut by the Source,
+// were compressed, not kept or reused.
 func (w *Writer) Fresh() int { return w.fresh }
 
 // Abort gives back what the Writer holds: the compressor of the segment

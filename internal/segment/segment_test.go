@@ -26,8 +26,8 @@ type page struct {
 	pad     int
 }
 
-// write feeds p to w as an encoder does: each entry told (Entry) once it
-// is in the encoder's buffer, the buffer written out at random points;
+// write feeds p to w as an encoder does: each entry told (Entry, when
+// cut by source, then Ended) once it is in the encoder's buffer, the buffer written out at random points;
 // cuts after the entries in srcCuts (by source); kept[i], if set, is
 // kept in place of source segment i, whose entries are then not written.
 func (p page) write(r *rand.Rand, w *Writer, srcCuts []int, kept []*Seg) {
@@ -68,9 +68,8 @@ func (p page) write(r *rand.Rand, w *Writer, srcCuts []int, kept []*Seg) {
 		total += int64(len(e))
 		if w.BySource() {
 			w.Entry(e, time.Date(2026, 11, 1+p.vs[i]%28, 0, 0, 0, 0, time.UTC))
-		} else {
-			w.Ended(total, fmt.Sprintf("https://shop.example.com/p/%d%s", p.ids[i], strings.Repeat("x", p.pad)))
 		}
+		w.Ended(total, fmt.Sprintf("https://shop.example.com/p/%d%s", p.ids[i], strings.Repeat("x", p.pad)))
 		if r.IntN(50) == 0 {
 			flush()
 		}
@@ -242,49 +241,62 @@ func TestBadLevel(t *testing.T) {
 }
 
 // TestHelpers: a cold page compressed by helpers (a spare core) has the
-// bytes of one compressed in the build's goroutine (none spare), and an
-// aborted build gives its helpers' cores back.
+// bytes of one compressed in the build's goroutine (none spare), cut by
+// its content or by its Source (then in units), and an aborted build
+// gives its helpers' cores back.
 func TestHelpers(t *testing.T) {
 	sp := spareCores()
 	if cap(sp) == 0 {
 		t.Skip("GOMAXPROCS 1: no helper")
 	}
 	r := rand.New(rand.NewPCG(7, 8))
-	p := newPage(40000, 0)
-	w := NewWriter(6, false, nil)
-	p.write(r, w, nil, nil)
-	if w.par == nil || len(w.par.hs) == 0 {
-		t.Fatal("no helper started with cores to spare")
-	}
-	withHelpers, _, err := w.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(sp) != cap(sp) {
-		t.Fatalf("%d of %d spare cores given back", len(sp), cap(sp))
-	}
-	var taken int
-	for len(sp) > 0 { // no core to spare
-		<-sp
-		taken++
-	}
-	w = NewWriter(6, false, nil)
-	p.write(r, w, nil, nil)
-	alone, _, err := w.Close()
-	for range taken {
-		sp <- struct{}{}
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if w.par != nil || !bytes.Equal(withHelpers, alone) {
-		t.Fatalf("helpers %v; same bytes %v", w.par != nil, bytes.Equal(withHelpers, alone))
-	}
-	w = NewWriter(6, false, nil) // a page that fails half-way
-	p.ids, p.vs = p.ids[:20000], p.vs[:20000]
-	p.write(r, w, nil, nil)
-	w.Abort()
-	if len(sp) != cap(sp) {
-		t.Fatalf("after Abort, %d of %d spare cores given back", len(sp), cap(sp))
+	for _, bySource := range []bool{false, true} {
+		p := newPage(40000, 0)
+		var cuts []int
+		if bySource {
+			cuts = []int{5000, 10000, 10000, 25000, 40000}
+		}
+		w := NewWriter(6, bySource, nil)
+		p.write(r, w, cuts, nil)
+		if w.par == nil || len(w.par.hs) == 0 {
+			t.Fatal("no helper started with cores to spare")
+		}
+		withHelpers, _, err := w.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(sp) != cap(sp) {
+			t.Fatalf("%d of %d spare cores given back", len(sp), cap(sp))
+		}
+		var taken int
+		for len(sp) > 0 { // no core to spare
+			<-sp
+			taken++
+		}
+		w = NewWriter(6, bySource, nil)
+		p.write(r, w, cuts, nil)
+		alone, _, err := w.Close()
+		for range taken {
+			sp <- struct{}{}
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w.par != nil || !bytes.Equal(withHelpers, alone) {
+			t.Fatalf("by source %v: helpers %v; same bytes %v", bySource, w.par != nil, bytes.Equal(withHelpers, alone))
+		}
+		if !bytes.Equal(gunzip(t, alone), p.xml()) {
+			t.Fatalf("by source %v: reads back wrong", bySource)
+		}
+		w = NewWriter(6, bySource, nil) // a page that fails half-way
+		p.ids, p.vs = p.ids[:20000], p.vs[:20000]
+		if bySource {
+			cuts = cuts[:3]
+		}
+		p.write(r, w, cuts, nil)
+		w.Abort()
+		if len(sp) != cap(sp) {
+			t.Fatalf("after Abort, %d of %d spare cores given back", len(sp), cap(sp))
+		}
 	}
 }
