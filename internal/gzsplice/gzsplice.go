@@ -63,7 +63,11 @@ type compressor struct {
 // writers holds a pool of compressors per level (flate's -2 to 9).
 var writers [12]sync.Pool
 
-var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+// buffers holds the compressors' buffers; a new one is made newBuffer
+// long, as much as a page's segment compresses to, so that it seldom grows.
+var buffers = sync.Pool{New: func() any { return bytes.NewBuffer(make([]byte, 0, newBuffer)) }}
+
+const newBuffer = 32 << 10
 
 // maxPooledBuf is the largest buffer kept for reuse.
 const maxPooledBuf = 8 << 20
@@ -101,11 +105,22 @@ func (c *compressor) Write(p []byte) (int, error) {
 
 // release puts the compressor and buffer back; c is not used after.
 func (c *compressor) release() {
+	putBuffer(c.buf)
+	c.releaseWriter()
+}
+
+// releaseWriter puts the compressor back and keeps the buffer, whose
+// bytes the caller has taken.
+func (c *compressor) releaseWriter() {
 	writers[c.level+2].Put(c.zw)
-	if c.buf.Cap() <= maxPooledBuf {
-		buffers.Put(c.buf)
-	}
 	c.zw, c.buf = nil, nil
+}
+
+// putBuffer gives a buffer back to the pool, unless it grew too large.
+func putBuffer(b *bytes.Buffer) {
+	if b.Cap() <= maxPooledBuf {
+		buffers.Put(b)
+	}
 }
 
 // NewTailWriter returns a TailWriter at level; Close gives the Tail.

@@ -39,14 +39,19 @@ const maxHelpers = 3
 // its own.
 const wholeCore = 0.75
 
-// maxPooled is the largest segment buffer kept for reuse (a segment is
-// at most MaxRun and an entry).
-const maxPooled = 8 << 20
+// A segment buffer is made newBuf long, more than most segments (a
+// mean of 2,048 entries, some 360 KB at 50,000 URLs), so that it seldom
+// grows; one up to maxPooled is kept for reuse (a segment is at most
+// MaxRun and an entry).
+const (
+	newBuf    = 512 << 10
+	maxPooled = 8 << 20
+)
 
 var (
 	lanes  atomic.Int64 // the cores the process's builds past parFrom hold now: theirs and their helpers'
 	helped atomic.Int64 // builds that had helpers, since the process started
-	bufs   = sync.Pool{New: func() any { return new([]byte) }}
+	bufs   = sync.Pool{New: func() any { b := make([]byte, 0, newBuf); return &b }}
 )
 
 // result is a segment compressed, or its error.
