@@ -4,7 +4,7 @@ package segment
 // has a core to spare. The build's own goroutine (the encoder's) goes on
 // compressing segments as they come, and hands others, whole, to helper
 // goroutines: a segment is handed when, as its first bytes come, fewer
-// segments wait for the helpers than there are helpers; else the build
+// segments wait for the helpers than queue for each; else the build
 // compresses it itself, as it comes, with no copy. So a helper always has
 // the next segment ready when it is done with one, the build never waits
 // for a helper, and a segment is copied only to be handed. When the
@@ -32,6 +32,12 @@ import (
 
 // maxHelpers bounds the helpers of one build.
 const maxHelpers = 3
+
+// queue is how many segments may wait for each helper: with one, a
+// helper done with its segment sometimes finds none waiting while the
+// build compresses a long one; the build takes back at the end any that
+// no helper has started.
+const queue = 2
 
 // wholeCore is the share of a core that, idle, counts as a core to
 // spare: the kernel counts in ticks of 10 ms, so a window of 100 ms tells
@@ -116,7 +122,7 @@ func startHelpers(level int) *helpers {
 	h.res = h.first[:0]
 	if k > 0 {
 		helped.Add(1)
-		h.jobs = make(chan job, k)
+		h.jobs = make(chan job, queue*k)
 		h.wg.Add(k)
 		for range k {
 			go h.run()
@@ -143,7 +149,7 @@ func (h *helpers) run() {
 func (h *helpers) write(p []byte) {
 	if !h.open {
 		h.open = true
-		if len(h.jobs) < h.k {
+		if len(h.jobs) < cap(h.jobs) {
 			h.buf = bufs.Get().(*[]byte)
 		} else {
 			h.sw, h.err = gzsplice.NewSegmentWriter(h.level)
@@ -166,7 +172,7 @@ func (h *helpers) end() *result {
 	h.res = h.res[:len(h.res)+1]
 	r := &h.res[len(h.res)-1]
 	switch {
-	case h.buf != nil: // never blocks: fewer than k wait, and only this goroutine adds
+	case h.buf != nil: // never blocks: fewer than cap(jobs) wait, and only this goroutine adds
 		h.jobs <- job{data: h.buf, res: r}
 		h.buf = nil
 		h.hand++
