@@ -194,32 +194,35 @@ func benchHandler(b *testing.B, h http.Handler) {
 // XML's length, so MB/s compares with BenchmarkGzipBaseline's directly.
 func BenchmarkServeBuild(b *testing.B) {
 	for _, n := range benchSizes {
-		b.Run("urls="+strconv.Itoa(n), func(b *testing.B) {
-			_, _, doc := benchDoc(b, n)
-			sm, err := New(Config{BaseURL: benchBase}, Section{Source: FromSlice(benchURLs(n), 0)})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer sm.Close()
-			r := mustRequest("/sitemap-1.xml.gz")
-			w := &discard{h: http.Header{}}
-			sm.ServeHTTP(w, r) // the index, and the page once
-			page := pageKey(0, 1)
-			b.ReportAllocs()
-			b.SetBytes(int64(len(doc)))
-			cpu := testkit.StartCPU(b)
-			for b.Loop() {
-				sm.docs.cache.Remove(page)
-				clear(w.h)
-				w.code = 0
-				sm.ServeHTTP(w, r)
-				if w.code != 0 && w.code != http.StatusOK {
-					b.Fatalf("status %d", w.code)
-				}
-			}
-			cpu.Report()
-		})
+		b.Run("urls="+strconv.Itoa(n), func(b *testing.B) { serveBuild(b, n) })
 	}
+}
+
+// serveBuild is BenchmarkServeBuild at n URLs.
+func serveBuild(b *testing.B, n int) {
+	_, _, doc := benchDoc(b, n)
+	sm, err := New(Config{BaseURL: benchBase}, Section{Source: FromSlice(benchURLs(n), 0)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer sm.Close()
+	r := mustRequest("/sitemap-1.xml.gz")
+	w := &discard{h: http.Header{}}
+	sm.ServeHTTP(w, r) // the index, and the page once
+	page := pageKey(0, 1)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(doc)))
+	cpu := testkit.StartCPU(b)
+	for b.Loop() {
+		sm.docs.cache.Remove(page)
+		clear(w.h)
+		w.code = 0
+		sm.ServeHTTP(w, r)
+		if w.code != 0 && w.code != http.StatusOK {
+			b.Fatalf("status %d", w.code)
+		}
+	}
+	cpu.Report()
 }
 
 // loopbackBench serves h on a real loopback server and fetches path with

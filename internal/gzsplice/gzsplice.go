@@ -64,7 +64,11 @@ type compressor struct {
 // writers holds a pool of compressors per level (flate's -2 to 9).
 var writers [12]sync.Pool
 
-var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+// buffers holds the compressors' buffers; a new one is made newBuffer
+// long, as much as a page's segment compresses to, so that it seldom grows.
+var buffers = sync.Pool{New: func() any { return bytes.NewBuffer(make([]byte, 0, newBuffer)) }}
+
+const newBuffer = 32 << 10
 
 // maxPooledBuf is the largest buffer kept for reuse.
 const maxPooledBuf = 8 << 20
@@ -102,14 +106,25 @@ func (c *compressor) Write(p []byte) (int, error) {
 
 // release puts the compressor and buffer back; c is not used after.
 func (c *compressor) release() {
+	putBuffer(c.buf)
+	c.releaseWriter()
+}
+
+// releaseWriter puts the compressor back and keeps the buffer, whose
+// bytes the caller has taken.
+func (c *compressor) releaseWriter() {
 	if c.dict { // a pooled compressor's Reset would fill its window with the dictionary again
 		c.zw.ResetDict(nil, nil)
 	}
 	writers[c.level+2].Put(c.zw)
-	if c.buf.Cap() <= maxPooledBuf {
-		buffers.Put(c.buf)
-	}
 	c.zw, c.buf = nil, nil
+}
+
+// putBuffer gives a buffer back to the pool, unless it grew too large.
+func putBuffer(b *bytes.Buffer) {
+	if b.Cap() <= maxPooledBuf {
+		buffers.Put(b)
+	}
 }
 
 // NewTailWriter returns a TailWriter at level; Close gives the Tail.

@@ -17,6 +17,7 @@ package gzsplice
 import (
 	"bytes"
 	"encoding/binary"
+	"sync"
 
 	"github.com/cespare/xxhash/v2"
 )
@@ -28,6 +29,10 @@ type Segment struct {
 	n       int64  // the run's length
 	sum     uint64 // the run's xxhash64; of its units' (chainSum) when it has several
 	units   []part // its units, when it has several (chain.go); none: one, with no dictionary
+	// own, while set, is the pooled buffer deflate is in: a Segment just
+	// compressed, which JoinShared moves into the file it makes and whose
+	// buffer it gives back. Nil once joined, or when kept from before.
+	own *bytes.Buffer
 }
 
 // NewSegment compresses data at level (flate's levels) into a Segment.
@@ -41,26 +46,39 @@ func NewSegment(data []byte, level int) (*Segment, error) {
 }
 
 // SegmentWriter compresses what is written to it into a Segment, with a
-// pooled compressor and buffer.
+// pooled compressor and buffer. SegmentWriters are pooled too: one is
+// not used after its Close.
 type SegmentWriter struct {
-	c   compressor
-	sum *xxhash.Digest
-	ch  *chainer // set when it cuts units (NewChainWriter)
+	c    compressor
+	hash bool // sum is fed the run
+	sum  xxhash.Digest
+	ch   *chainer // set when it cuts units (NewChainWriter)
 }
+
+var segmentWriters = sync.Pool{New: func() any { return new(SegmentWriter) }}
 
 // NewSegmentWriter returns a SegmentWriter at level; Close gives the
 // Segment.
 func NewSegmentWriter(level int) (*SegmentWriter, error) {
+	return newSegmentWriter(level, true)
+}
+
+func newSegmentWriter(level int, hash bool) (*SegmentWriter, error) {
 	c, err := newCompressor(level)
 	if err != nil {
 		return nil, err
 	}
-	return &SegmentWriter{c: c, sum: xxhash.New()}, nil
+	w := segmentWriters.Get().(*SegmentWriter)
+	w.c, w.hash = c, hash
+	if hash {
+		w.sum.Reset()
+	}
+	return w, nil
 }
 
 // Write compresses p; an error is kept for Close.
 func (w *SegmentWriter) Write(p []byte) (int, error) {
-	if w.sum != nil {
+	if w.hash {
 		w.sum.Write(p)
 	}
 	if w.ch != nil {
@@ -69,7 +87,8 @@ func (w *SegmentWriter) Write(p []byte) (int, error) {
 	return w.c.Write(p)
 }
 
-// Close ends the run with a sync flush and returns the Segment; the
+// Close ends the run with a sync flush and returns the Segment, whose
+// deflate bytes stay in the compressor's buffer until JoinShared; the
 // writer is not used after.
 func (w *SegmentWriter) Close() (*Segment, error) {
 	if w.ch != nil && len(w.ch.parts) > 0 {
@@ -81,12 +100,16 @@ func (w *SegmentWriter) Close() (*Segment, error) {
 	}
 	var s *Segment
 	if err == nil {
-		s = &Segment{deflate: bytes.Clone(w.c.buf.Bytes()), crc: w.c.crc, n: w.c.n}
-		if w.sum != nil {
+		s = &Segment{deflate: w.c.buf.Bytes(), crc: w.c.crc, n: w.c.n, own: w.c.buf}
+		if w.hash {
 			s.sum = w.sum.Sum64()
 		}
+		w.c.releaseWriter()
+	} else {
+		w.c.release()
 	}
-	w.c.release()
+	*w = SegmentWriter{sum: w.sum}
+	segmentWriters.Put(w)
 	return s, err
 }
 
@@ -148,19 +171,34 @@ func SumOf(segs []*Segment) uint64 {
 	return d.Sum64()
 }
 
-// JoinShared is Join into a new slice of exact size, with segs' copies
-// that hold their deflate bytes in it: a file kept with its Segments, to
-// be spliced later, holds its compressed bytes once.
+// JoinShared is Join into a new slice of exact size, with Segments that
+// hold their deflate bytes in it: a file kept with its Segments, to be
+// spliced later, holds its compressed bytes once. A Segment just
+// compressed (not yet joined) is itself moved into the file, and its
+// buffer given back: it must not be in use elsewhere meanwhile, as none
+// is before it is joined. Any other is copied, as it may be read
+// elsewhere (a Segment of the file's previous copy).
 func JoinShared(segs []*Segment) ([]byte, []*Segment) {
 	gz := Join(make([]byte, 0, JoinLen(segs)), segs)
 	shared := make([]*Segment, len(segs))
-	all := make([]Segment, len(segs))
+	var copies []Segment
 	off := len(header)
 	for i, s := range segs {
-		all[i] = *s
-		all[i].deflate = gz[off : off+len(s.deflate) : off+len(s.deflate)]
+		in := gz[off : off+len(s.deflate) : off+len(s.deflate)]
 		off += len(s.deflate)
-		shared[i] = &all[i]
+		if s.own != nil {
+			putBuffer(s.own)
+			s.deflate, s.own = in, nil
+			shared[i] = s
+			continue
+		}
+		if copies == nil {
+			copies = make([]Segment, 0, len(segs)-i)
+		}
+		copies = append(copies, *s)
+		c := &copies[len(copies)-1]
+		c.deflate = in
+		shared[i] = c
 	}
 	return gz, shared
 }
@@ -174,11 +212,10 @@ func (s *Segment) CRC() uint32 { return s.crc }
 // NewSegmentSum is NewSegment for data whose xxhash64 is sum, known
 // already: data is not hashed again.
 func NewSegmentSum(data []byte, level int, sum uint64) (*Segment, error) {
-	c, err := newCompressor(level)
+	w, err := newSegmentWriter(level, false)
 	if err != nil {
 		return nil, err
 	}
-	w := &SegmentWriter{c: c}
 	w.c.Write(data)
 	s, err := w.Close()
 	if s != nil {

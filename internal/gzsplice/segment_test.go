@@ -202,3 +202,41 @@ func BenchmarkSegments(b *testing.B) {
 		}
 	})
 }
+
+// TestJoinSharedMoves: JoinShared moves Segments just compressed into the
+// file and gives their buffers back, and copies Segments kept from before,
+// leaving them as they were: after more Segments are compressed into the
+// buffers given back, every Segment still reads back its own run, the
+// file's and the previous file's.
+func TestJoinSharedMoves(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	runs := [][]byte{page(r, 500), page(r, 20), {}, page(r, 900)}
+	_, prev := JoinShared(segmentsOf(t, runs, 6))
+	newRuns := [][]byte{page(r, 300), page(r, 40)}
+	fresh := segmentsOf(t, newRuns, 6)
+	mixed := []*Segment{prev[0], fresh[0], prev[2], fresh[1]}
+	gz, shared := JoinShared(mixed)
+	if shared[1] != fresh[0] || shared[3] != fresh[1] || shared[0] == prev[0] || shared[2] == prev[2] {
+		t.Fatal("fresh Segments not moved, or kept ones not copied")
+	}
+	for _, s := range mixed {
+		if s.own != nil {
+			t.Fatal("a Segment still holds its buffer after JoinShared")
+		}
+	}
+	segmentsOf(t, [][]byte{page(r, 800), page(r, 800), page(r, 800)}, 6) // reuse the buffers given back
+	want := [][]byte{runs[0], newRuns[0], runs[2], newRuns[1]}
+	for i, s := range shared {
+		if got := gunzip(t, s.Member()); !bytes.Equal(got, want[i]) {
+			t.Fatalf("segment %d reads back other bytes", i)
+		}
+	}
+	for i, s := range prev {
+		if got := gunzip(t, s.Member()); !bytes.Equal(got, runs[i]) {
+			t.Fatalf("the previous file's segment %d changed", i)
+		}
+	}
+	if !bytes.Equal(gunzip(t, gz), bytes.Join([][]byte{runs[0], want[1], runs[2], want[3]}, nil)) {
+		t.Fatal("the file reads back other bytes")
+	}
+}

@@ -368,7 +368,7 @@ func (w *Writer) stream(p []byte) {
 func (w *Writer) ended() {
 	for w.err == nil && len(w.marks) > 0 && w.marks[0].at <= w.base {
 		m := w.marks[0]
-		w.marks = w.marks[1:]
+		w.marks = w.marks[:copy(w.marks, w.marks[1:])] // few wait: kept in place, not regrown
 		switch {
 		case m.unit && w.async:
 			w.par.endUnit()
