@@ -15,7 +15,8 @@ import (
 var errInjected = errors.New("injected driver failure")
 
 type driverHooks struct {
-	queries   atomic.Int64 // statements run
+	queries   atomic.Int64 // queries run (statements that return rows)
+	execs     atomic.Int64 // other statements run
 	failAfter int          // if > 0, Next fails on this row of every result
 }
 
@@ -78,6 +79,7 @@ func (c *wrapConn) QueryContext(ctx context.Context, query string, args []driver
 }
 
 func (c *wrapConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	c.hooks.execs.Add(1)
 	return c.Conn.(driver.ExecerContext).ExecContext(ctx, query, args)
 }
 

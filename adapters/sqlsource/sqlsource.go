@@ -201,7 +201,11 @@ type Source struct {
 	nextKeyQuery  string // the first listed key from a key on
 	recentQuery   string // the newest rows by lastmod (recent.go); "" without Config.LastMod
 	keyTypeQuery  string // the key column, no row: its type, for Check
-	listedQuery   string // the first listed row of one key range, if any (apply.go)
+
+	// listedRange is the first listed row of one key range, if any
+	// (listedPages, apply.go), with literal bounds: its [0], the low key,
+	// its [1], the high key, its [2].
+	listedRange [3]string
 }
 
 var (
@@ -345,7 +349,7 @@ func New(db *sql.DB, cfg Config) (*Source, error) {
 	}
 	s.pageInfoQuery = agg + " FROM " + table + inRange
 	s.keyTypeQuery = "SELECT " + key + " FROM " + table + " WHERE 1 = 0"
-	s.listedQuery = "SELECT 1 FROM " + table + inRange + " LIMIT 1"
+	s.listedRange = [3]string{"SELECT 1 FROM " + table + " WHERE " + key + " >= ", " AND " + key + " <= ", where}
 	s.nextKeyQuery = "SELECT " + key + " FROM " + table + " WHERE " + key + " >= " + lo + where + " ORDER BY " + key + " LIMIT 1"
 	if s.hasLM {
 		// The same rows as the pages (from KeyStart, through the filter),

@@ -1,0 +1,99 @@
+package sqlsource_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/freshmap/sitemap/adapters/sqlsource"
+)
+
+// TestApplyStatements: applying a batch of changes on 51 pages, and
+// reading Pages while changes wait on 51 pages, cost a few statements
+// each, not one or two per page (apply.go's listedPages and one upsert
+// for many pages), and leave the summary as the aggregate counts it: a
+// page whose rows all became unlisted is no longer listed.
+func TestApplyStatements(t *testing.T) {
+	forEachDB(t, func(t *testing.T, d *testDB) {
+		ctx := context.Background()
+		c := d.createCatalogue(t, products(ids(1, 200)...))
+		db, hooks := d.db, (*driverHooks)(nil)
+		if d.name == "sqlite" {
+			db, hooks = countingDB(t, d.dsn)
+		}
+		statements := func() int64 {
+			if hooks == nil {
+				return 0
+			}
+			return hooks.queries.Load() + hooks.execs.Load()
+		}
+		cfg := c.config(4) // 51 pages: keys from 0
+		cfg.Summary = true
+		src := newSource(t, db, cfg)
+		installSummary(t, src)
+		agg := newSource(t, d.db, c.config(4))
+		d.exec(t, "UPDATE "+c.products+" SET updated_at = ?", c.timeArg(t0.Add(time.Hour)))
+		d.exec(t, "UPDATE "+c.products+" SET published = ? WHERE id BETWEEN 24 AND 31", false) // pages 7 and 8 (keys from 0, 4 a page)
+
+		before := statements()
+		checkSummary(t, "changes waiting on every page", agg, src)
+		if n := statements() - before; n > 4 {
+			t.Errorf("Pages with changes waiting on 51 pages: %d statements, want at most 4", n)
+		}
+		before = statements()
+		pages, err := sqlsource.ApplyWaiting(ctx, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := statements() - before; n > 10 {
+			t.Errorf("applying changes on 51 pages: %d statements, want at most 10", n)
+		}
+		if want := ids(1, 51); !slices.Equal(pages, want) {
+			t.Errorf("applied pages %v, want %v", pages, want)
+		}
+		if n := d.changeRows(t, c.products); n != 0 {
+			t.Errorf("%d changes left after the ack, want none", n)
+		}
+		got := checkSummary(t, "applied", agg, src)
+		if _, ok := got[7]; ok {
+			t.Errorf("page 7, every row unlisted, is listed: %v", got[7])
+		}
+	})
+}
+
+// TestChangeTableEvery: the change table is read an interval after the
+// last read began, however long the consumer took over that read's
+// changes (within the interval): the time to apply them is not added to
+// the wait; and never sooner than an interval, however quick it was.
+func TestChangeTableEvery(t *testing.T) {
+	d := openDB(t, "sqlite")
+	c := d.createCatalogue(t, products(ids(1, 20)...))
+	cfg := c.config(10)
+	const every = 400 * time.Millisecond
+	cfg.Summary, cfg.WatchInterval = true, every
+	src := newSource(t, d.db, cfg)
+	installSummary(t, src)
+	read := sqlsource.ChangeTableReads(src)
+	ctx := context.Background()
+	first, _, err := read(ctx) // at once
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3 * every / 4) // the consumer applies and tells what it read
+	d.exec(t, "UPDATE "+c.products+" SET slug = ? WHERE id = 3", "renamed")
+	second, n, err := read(ctx)
+	if err != nil || n != 1 {
+		t.Fatalf("second read: %d changes, %v; want the rename", n, err)
+	}
+	if gap := second.Sub(first); gap < every || gap >= every+every/2 {
+		t.Errorf("second read %v after the first began, want %v (the consumer's %v within it)", gap, every, 3*every/4)
+	}
+	third, _, err := read(ctx) // the consumer took no time
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gap := third.Sub(second); gap < every {
+		t.Errorf("third read %v after the second, want at least %v", gap, every)
+	}
+}
