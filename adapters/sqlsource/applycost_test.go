@@ -97,3 +97,32 @@ func TestChangeTableEvery(t *testing.T) {
 		t.Errorf("third read %v after the second, want at least %v", gap, every)
 	}
 }
+
+// TestWatchStatsSteps: WatchStats says how many batches the watcher
+// applied and how long their reads, applies and the rest of their steps
+// took, where the time of commit → told goes.
+func TestWatchStatsSteps(t *testing.T) {
+	d := openDB(t, "sqlite")
+	c := d.createCatalogue(t, products(ids(1, 30)...))
+	cfg := c.config(10)
+	cfg.Summary, cfg.WatchInterval = true, 50*time.Millisecond
+	src := newSource(t, d.db, cfg)
+	installSummary(t, src)
+	rec := &recorder{}
+	watch(t, src, rec)
+	d.exec(t, "UPDATE "+c.products+" SET slug = ? WHERE id IN (3, 15)", "renamed")
+	var st sqlsource.WatchStats
+	poll(t, "the batch applied, told and acknowledged", func() bool {
+		var err error
+		if st, err = src.WatchStats(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		return st.Batches > 0 && st.BatchTime > 0 && st.Pending == 0
+	})
+	if !rec.told(1) || !rec.told(2) {
+		t.Errorf("pages told %v, want 1 and 2", rec.record())
+	}
+	if st.Batches != 1 || st.Applied != 2 || st.ReadTime <= 0 || st.ApplyTime <= 0 || st.BatchTime < st.ApplyTime {
+		t.Errorf("WatchStats = %+v; want one batch of two changes, with its read, apply and step times", st)
+	}
+}

@@ -168,8 +168,9 @@ type changeTable struct {
 	query string        // the oldest changes
 	del   string        // delete, but for the condition on ids
 
-	readAt time.Time // when the last read began; zero before the first
-	full   bool      // the last read was a full batch: read again at once
+	readAt time.Time     // when the last read began; zero before the first
+	took   time.Duration // how long it took
+	full   bool          // the last read was a full batch: read again at once
 	pos    feedPos
 	read   []batchIDs // delivered, not yet acked, oldest first
 }
@@ -226,7 +227,7 @@ func (c *changeTable) next(ctx context.Context) ([]rowChange, feedPos, error) {
 	if err := rows.Err(); err != nil {
 		return nil, c.pos, fmt.Errorf("read the change table: %w", err)
 	}
-	c.full = len(ids) == changeBatch
+	c.full, c.took = len(ids) == changeBatch, time.Since(c.readAt)
 	if len(ids) == 0 {
 		return nil, c.pos, nil
 	}

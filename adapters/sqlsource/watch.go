@@ -101,8 +101,9 @@ type Watcher struct {
 //	}
 //	defer w.Close()
 //
-// Watch reads the change table every Config.WatchInterval (at once again
-// after a full batch of 10,000 changes). For each batch it counts the
+// Watch reads the change table every Config.WatchInterval, counted from
+// the start of the read before (at once again after a full batch of
+// 10,000 changes). For each batch it counts the
 // listed rows of the pages the changes are on and records them, with a
 // later change time, in the page summary (and each changed row's time in
 // the row times), in one transaction; then it tells inv of those pages,
@@ -226,10 +227,17 @@ func (w *Watcher) step(ctx context.Context) error {
 		return err
 	}
 	if len(changes) > 0 || resync {
+		start := time.Now()
 		pages, err := w.src.apply(ctx, changes)
 		if err != nil {
 			return fmt.Errorf("apply %d changes: %w", len(changes), err)
 		}
+		w.counters.batches.Add(1)
+		w.counters.applying.Add(int64(time.Since(start)))
+		if t, ok := w.feed.(*changeTable); ok {
+			w.counters.reading.Add(int64(t.took))
+		}
+		defer func() { w.counters.telling.Add(int64(time.Since(start))) }() // apply, tell and ack
 		if resync {
 			// Every row may have changed: every page is counted again,
 			// its time moved, and told.
@@ -406,9 +414,11 @@ func (s *Source) waitCaughtUp(ctx context.Context) error {
 		time.Since(w.started).Round(time.Second), why)
 }
 
-// watchCounters count what a watcher did.
+// watchCounters count what a watcher did, and the time its steps took,
+// in nanoseconds (WatchStats).
 type watchCounters struct {
-	applied, resyncs atomic.Int64
+	applied, resyncs, batches  atomic.Int64
+	reading, applying, telling atomic.Int64
 }
 
 // stopped reports whether a failed Invalidate stopped the watcher.
