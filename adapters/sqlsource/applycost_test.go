@@ -126,3 +126,66 @@ func TestWatchStatsSteps(t *testing.T) {
 		t.Errorf("WatchStats = %+v; want one batch of two changes, with its read, apply and step times", st)
 	}
 }
+
+// TestWatchSlowApplyOnce: one apply that is slow (it waits for the
+// database's write lock) delays its own batch, not the ones after it:
+// each later batch is told as soon as it is applied, not as long after its
+// read as the slow one was (the pace of the calls kept from the slow one).
+func TestWatchSlowApplyOnce(t *testing.T) {
+	d := openDB(t, "sqlite")
+	c := d.createCatalogue(t, products(ids(1, 40)...))
+	d.exec(t, "CREATE TABLE "+c.products+"_lock (a INTEGER)")
+	db, hooks := countingDB(t, d.dsn)
+	cfg := c.config(10)
+	const every, slow = 300 * time.Millisecond, 200 * time.Millisecond
+	cfg.Summary, cfg.Significant, cfg.WatchInterval = true, []string{"slug", "published"}, every
+	src := newSource(t, db, cfg)
+	installSummary(t, src)
+	rec := &keysRecorder{}
+	w, err := src.Watch(context.Background(), rec, "products")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	toldAt := func(key int64) (time.Time, bool) {
+		for _, call := range rec.record() {
+			if call.keys && slices.Contains(call.args, key) {
+				return call.at, true
+			}
+		}
+		return time.Time{}, false
+	}
+	// The first change's apply waits for a write lock, held until slow
+	// after the read that found it.
+	d.exec(t, "UPDATE "+c.products+" SET slug = ? WHERE id = 1", "slow")
+	committed := time.Now()
+	tx, err := d.db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec("INSERT INTO " + c.products + "_lock VALUES (1)"); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, "the watcher's read", func() bool { r := hooks.watchReads(); return r[len(r)-1].After(committed) })
+	time.Sleep(slow)
+	tx.Rollback()
+	poll(t, "the slow change told", func() bool { _, ok := toldAt(1); return ok })
+	for _, key := range []int64{5, 15, 25, 35} {
+		d.exec(t, "UPDATE "+c.products+" SET slug = ? WHERE id = ?", "quick", key)
+		committed := time.Now()
+		poll(t, "a later change told", func() bool { _, ok := toldAt(key); return ok })
+		at, _ := toldAt(key)
+		var read time.Time // the read that found it: the last before the call
+		for _, r := range hooks.watchReads() {
+			if r.After(committed) && !r.After(at) {
+				read = r
+			}
+		}
+		if read.IsZero() {
+			t.Fatalf("no read of the change table between the commit of key %d and its call", key)
+		}
+		if d := at.Sub(read); d > slow/2 {
+			t.Errorf("change of key %d told %v after the read that found it, want at once (the slow apply's %v kept?)", key, d.Round(time.Millisecond), slow)
+		}
+	}
+}

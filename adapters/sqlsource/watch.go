@@ -85,7 +85,8 @@ type Watcher struct {
 	pending map[int64]bool // pages changed and not yet told
 	keys    map[int64]bool // with keysInv: keys of rows changed and not yet told
 	open    bool           // caught is closed
-	last    time.Time      // when Invalidate was last called
+	last    time.Time      // when Invalidate was last called; with the change table, when the batch it told was read
+	readAt  time.Time      // when the feed returned the batch being applied
 	failing bool           // the last read or apply failed (logged once)
 }
 
@@ -107,9 +108,10 @@ type Watcher struct {
 // listed rows of the pages the changes are on and records them, with a
 // later change time, in the page summary (and each changed row's time in
 // the row times), in one transaction; then it tells inv of those pages,
-// at most once per WatchInterval, every page changed since the call
-// before: a hundred thousand writes to one page in a minute cost at most
-// one rebuild of it per interval. Only then does it delete the batch from
+// at once, and at most once per read (at most one call a WatchInterval
+// after the read of the batch told before), every page changed since the
+// call before: a hundred thousand writes to one page in a minute cost at
+// most one rebuild of it per interval. Only then does it delete the batch from
 // the change table. The changes committed while no Watch ran (a deploy, a
 // crash between reading and deleting) are applied when the next starts.
 //
@@ -222,12 +224,13 @@ func (w *Watcher) run(ctx context.Context) {
 // acknowledges the changes.
 func (w *Watcher) step(ctx context.Context) error {
 	changes, pos, err := w.feed.next(ctx)
+	w.readAt = time.Now()
 	resync := errors.Is(err, errResync)
 	if err != nil && !resync {
 		return err
 	}
 	if len(changes) > 0 || resync {
-		start := time.Now()
+		start := w.readAt
 		pages, err := w.src.apply(ctx, changes)
 		if err != nil {
 			return fmt.Errorf("apply %d changes: %w", len(changes), err)
@@ -323,6 +326,14 @@ func (w *Watcher) flush() bool {
 	clear(w.pending)
 	clear(w.keys)
 	w.last = time.Now()
+	if _, ok := w.feed.(*changeTable); ok {
+		// The change table is read at most once an interval (next), and
+		// a call tells what one read found: paced from that read, a call
+		// follows its read at once. Paced from the call before, one slow
+		// apply would delay every call after it by as much
+		// (TestWatchSlowApplyOnce).
+		w.last = w.readAt
+	}
 	var err error
 	if len(pages) > 0 {
 		err = w.inv.Invalidate(w.section, pages...)
