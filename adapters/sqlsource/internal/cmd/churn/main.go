@@ -21,6 +21,7 @@ import (
 	"log"
 	"os"
 	"os/exec"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -47,6 +48,7 @@ func main() {
 	settle := flag.Duration("settle", 10*time.Second, "the pause before each run")
 	drop := flag.Bool("drop", false, "remove the table and its summary at the end")
 	idle := flag.Duration("idle", 0, "first measure the watcher on the idle table for this long (reads a second, CPU)")
+	profile := flag.String("cpuprofile", "", "write the server's CPU profile over the runs (not the warm-up) to this file")
 	loadSpec := flag.String("load", "", "(the child process) run this load, JSON, and print what it measured")
 	flag.Parse()
 	if *dsn == "" {
@@ -109,6 +111,17 @@ func main() {
 		if err := b.Idle(ctx, *idle); err != nil {
 			log.Fatal(err)
 		}
+	}
+	if *profile != "" {
+		f, err := os.Create(*profile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Fatal(err)
+		}
+		defer f.Close()
+		defer pprof.StopCPUProfile()
 	}
 	for i, r := range rs {
 		time.Sleep(*settle)
