@@ -189,3 +189,27 @@ func TestWatchSlowApplyOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestWatchIntervalDefault: without Config.WatchInterval, the change
+// table is read every DefaultWatchInterval, 250 ms.
+func TestWatchIntervalDefault(t *testing.T) {
+	d := openDB(t, "sqlite")
+	c := d.createCatalogue(t, products(ids(1, 20)...))
+	cfg := c.config(10)
+	cfg.Summary = true
+	src := newSource(t, d.db, cfg)
+	installSummary(t, src)
+	read := sqlsource.ChangeTableReads(src)
+	ctx := context.Background()
+	first, _, err := read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, _, err := read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gap := second.Sub(first); sqlsource.DefaultWatchInterval != 250*time.Millisecond || gap < 250*time.Millisecond || gap > 700*time.Millisecond {
+		t.Errorf("reads %v apart with the default interval %v, want 250 ms", gap, sqlsource.DefaultWatchInterval)
+	}
+}
