@@ -26,12 +26,12 @@ func ApplyWaiting(ctx context.Context, s *Source) ([]int64, error) {
 }
 
 // ChangeTableReads returns a function that reads the change table of s as
-// Watch's feed does, at its pace: it returns when that read returned and
-// how many changes it found.
+// Watch's feed does, at its pace: it returns when that read began and how
+// many changes it found.
 func ChangeTableReads(s *Source) func(ctx context.Context) (time.Time, int, error) {
 	c := s.newChangeTable()
 	return func(ctx context.Context) (time.Time, int, error) {
 		changes, _, err := c.next(ctx)
-		return time.Now(), len(changes), err
+		return c.readAt, len(changes), err
 	}
 }

@@ -85,7 +85,8 @@ type Watcher struct {
 	pending map[int64]bool // pages changed and not yet told
 	keys    map[int64]bool // with keysInv: keys of rows changed and not yet told
 	open    bool           // caught is closed
-	last    time.Time      // when Invalidate was last called; with the change table, when the batch it told was read
+	last    time.Time      // when Invalidate was last called
+	paced   time.Time      // when the pace of the calls counts from: the last call; with the change table, the read of the batch it told
 	readAt  time.Time      // when the feed returned the batch being applied
 	failing bool           // the last read or apply failed (logged once)
 }
@@ -108,9 +109,9 @@ type Watcher struct {
 // listed rows of the pages the changes are on and records them, with a
 // later change time, in the page summary (and each changed row's time in
 // the row times), in one transaction; then it tells inv of those pages,
-// at once, and at most once per read (at most one call a WatchInterval
-// after the read of the batch told before), every page changed since the
-// call before: a hundred thousand writes to one page in a minute cost at
+// at once, and at most once per read (a call is due a WatchInterval after
+// the read of the batch told before, and half of one after the call
+// before), every page changed since the call before: a hundred thousand writes to one page in a minute cost at
 // most one rebuild of it per interval. Only then does it delete the batch from
 // the change table. The changes committed while no Watch ran (a deploy, a
 // crash between reading and deleting) are applied when the next starts.
@@ -311,9 +312,16 @@ func (w *Watcher) Close() error {
 	return w.err
 }
 
-// due reports when the pending pages may be told: at once if the last
-// Invalidate was at least an interval ago.
-func (w *Watcher) due() time.Time { return w.last.Add(w.every) }
+// due reports when the pending pages may be told: an interval after the
+// pace counts from (paced), and never within half an interval of the
+// last call.
+func (w *Watcher) due() time.Time {
+	at := w.paced.Add(w.every)
+	if half := w.last.Add(w.every / 2); half.After(at) {
+		return half
+	}
+	return at
+}
 
 // flush tells the Invalidator of the pending pages and keys, if there are
 // any and the interval since the last call has passed. It returns false if
@@ -326,13 +334,15 @@ func (w *Watcher) flush() bool {
 	clear(w.pending)
 	clear(w.keys)
 	w.last = time.Now()
+	w.paced = w.last
 	if _, ok := w.feed.(*changeTable); ok {
 		// The change table is read at most once an interval (next), and
 		// a call tells what one read found: paced from that read, a call
 		// follows its read at once. Paced from the call before, one slow
 		// apply would delay every call after it by as much
-		// (TestWatchSlowApplyOnce).
-		w.last = w.readAt
+		// (TestWatchSlowApplyOnce); half an interval from the call before
+		// at least, it delays the next by at most that.
+		w.paced = w.readAt
 	}
 	var err error
 	if len(pages) > 0 {
