@@ -2,8 +2,6 @@ package sqlsource
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"maps"
 	"slices"
 	"strconv"
@@ -52,14 +50,9 @@ func (s *Source) apply(ctx context.Context, changes []rowChange) ([]int64, error
 	// which then holds its locks for the writes alone (on SQLite, the
 	// database's one write lock). A write committed after this read is in
 	// a later batch, which reads its page again.
-	listed := make(map[int64]bool, len(pages))
-	for _, n := range pages {
-		lo, hi, _ := s.bounds(n)
-		ok, err := s.hasListed(ctx, lo, hi)
-		if err != nil {
-			return nil, err
-		}
-		listed[n] = ok
+	listed, err := s.listedPages(ctx, pages)
+	if err != nil {
+		return nil, err
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -75,24 +68,72 @@ func (s *Source) apply(ctx context.Context, changes []rowChange) ([]int64, error
 	if err != nil {
 		return nil, err
 	}
-	for _, n := range pages {
-		q := s.upsertPage(strconv.FormatInt(n, 10), strconv.Itoa(boolInt(listed[n])), "1", s.dialect.placeholder(1), "changes + 1")
-		if _, err := tx.ExecContext(ctx, q, s.timeArg(nextChange(before[n], at[n]))); err != nil {
+	// One statement for many pages: a batch's cost in round trips does
+	// not grow with the pages it is on (TestApplyStatements).
+	for rest := pages; len(rest) > 0; {
+		k := min(len(rest), batchPages)
+		values := make([]string, k)
+		args := make([]any, k)
+		for i, n := range rest[:k] {
+			values[i] = "(" + strconv.FormatInt(n, 10) + ", " + strconv.Itoa(boolInt(listed[n])) + ", 1, " + s.dialect.placeholder(i+1) + ")"
+			args[i] = s.timeArg(nextChange(before[n], at[n]))
+		}
+		if _, err := tx.ExecContext(ctx, s.upsertPages(values, "changes + 1"), args...); err != nil {
 			return nil, err
 		}
+		rest = rest[k:]
 	}
 	return pages, tx.Commit()
 }
 
-// hasListed reports whether a row with a key from lo to hi is listed:
-// the first one the key index finds, not a count of them all.
-func (s *Source) hasListed(ctx context.Context, lo, hi int64) (bool, error) {
-	var one int64
-	err := s.db.QueryRowContext(ctx, s.listedQuery, lo, hi).Scan(&one)
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
+// batchPages is the most pages one statement of apply or listedPages
+// names (SQLite allows 500 SELECTs in a UNION ALL).
+const batchPages = 200
+
+// listedPages reports, for each of pages, whether it has a listed row:
+// the first one the key index finds, not a count of them all, with one
+// query for up to batchPages pages (an EXISTS each). A page past the key
+// space has none.
+func (s *Source) listedPages(ctx context.Context, pages []int64) (map[int64]bool, error) {
+	listed := make(map[int64]bool, len(pages))
+	for rest := pages; len(rest) > 0; {
+		k := min(len(rest), batchPages)
+		var q strings.Builder
+		for _, n := range rest[:k] {
+			lo, hi, ok := s.bounds(n)
+			if !ok {
+				continue
+			}
+			if q.Len() > 0 {
+				q.WriteString(" UNION ALL ")
+			}
+			q.WriteString("SELECT " + strconv.FormatInt(n, 10) + ", CASE WHEN EXISTS (" + s.listedRange[0] + strconv.FormatInt(lo, 10) +
+				s.listedRange[1] + strconv.FormatInt(hi, 10) + s.listedRange[2] + ") THEN 1 ELSE 0 END")
+		}
+		rest = rest[k:]
+		if q.Len() == 0 {
+			continue
+		}
+		rows, err := s.db.QueryContext(ctx, q.String())
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var n, one int64
+			if err := rows.Scan(&n, &one); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			listed[n] = one == 1
+		}
+		if err := rows.Close(); err != nil {
+			return nil, err
+		}
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
 	}
-	return err == nil, err
+	return listed, nil
 }
 
 // pageTimes reads the change times of pages from the summary.

@@ -5,8 +5,12 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"errors"
+	"slices"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // A wrapping SQLite driver that counts queries and can fail mid-result, to
@@ -15,8 +19,12 @@ import (
 var errInjected = errors.New("injected driver failure")
 
 type driverHooks struct {
-	queries   atomic.Int64 // statements run
+	queries   atomic.Int64 // queries run (statements that return rows)
+	execs     atomic.Int64 // other statements run
 	failAfter int          // if > 0, Next fails on this row of every result
+
+	mu        sync.Mutex
+	watchRead []time.Time // when each of the watcher's reads of a change table began
 }
 
 // countingDB opens the SQLite database at dsn through the wrapping driver.
@@ -70,6 +78,11 @@ type wrapConn struct {
 
 func (c *wrapConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
 	c.hooks.queries.Add(1)
+	if strings.Contains(query, "_sitemap_changes ORDER BY id LIMIT") {
+		c.hooks.mu.Lock()
+		c.hooks.watchRead = append(c.hooks.watchRead, time.Now())
+		c.hooks.mu.Unlock()
+	}
 	rows, err := c.Conn.(driver.QueryerContext).QueryContext(ctx, query, args)
 	if err != nil {
 		return nil, err
@@ -78,6 +91,7 @@ func (c *wrapConn) QueryContext(ctx context.Context, query string, args []driver
 }
 
 func (c *wrapConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	c.hooks.execs.Add(1)
 	return c.Conn.(driver.ExecerContext).ExecContext(ctx, query, args)
 }
 
@@ -92,4 +106,11 @@ func (r *wrapRows) Next(dest []driver.Value) error {
 		return errInjected
 	}
 	return r.Rows.Next(dest)
+}
+
+// watchReads returns when the watcher's reads of a change table began.
+func (h *driverHooks) watchReads() []time.Time {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.watchRead)
 }

@@ -387,8 +387,14 @@ func (s *Source) fillPages(now bool) string {
 // upsertPage returns the statement that sets a summary row. With
 // changesExpr set, changes takes it on update (such as "changes + 1").
 func (s *Source) upsertPage(page, listed, changes, changedAt, changesExpr string) string {
+	return s.upsertPages([]string{"(" + page + ", " + listed + ", " + changes + ", " + changedAt + ")"}, changesExpr)
+}
+
+// upsertPages is upsertPage for many rows at once, each a parenthesized
+// (page, listed, changes, changed_at), of distinct pages.
+func (s *Source) upsertPages(values []string, changesExpr string) string {
 	name := summaryName(s.sum.table)
-	q := "INSERT INTO " + name + " (page, listed, changes, changed_at) VALUES (" + page + ", " + listed + ", " + changes + ", " + changedAt + ")"
+	q := "INSERT INTO " + name + " (page, listed, changes, changed_at) VALUES " + strings.Join(values, ", ")
 	upd := "changes"
 	if s.dialect == MySQL {
 		if changesExpr == "" {

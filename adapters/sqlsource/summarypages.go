@@ -56,18 +56,23 @@ func (s *Source) summaryPages(ctx context.Context) iter.Seq2[sitemap.PageInfo, e
 			fail(err)
 			return
 		}
+		var pending []int64 // whether they have a listed row: one query for many
+		for _, r := range rows {
+			if _, _, ok := s.bounds(r.page); ok && r.pending != 0 {
+				pending = append(pending, r.page)
+			}
+		}
+		listed, err := s.listedPages(ctx, pending)
+		if err != nil {
+			fail(err)
+			return
+		}
 		for _, r := range rows {
 			if r.pending != 0 {
-				lo, hi, ok := s.bounds(r.page)
-				if !ok {
+				if _, _, ok := s.bounds(r.page); !ok {
 					continue
 				}
-				ok, err := s.hasListed(ctx, lo, hi)
-				if err != nil {
-					fail(err)
-					return
-				}
-				r.listed = int64(boolInt(ok))
+				r.listed = int64(boolInt(listed[r.page]))
 			}
 			if r.listed <= 0 {
 				continue

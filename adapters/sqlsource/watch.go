@@ -86,6 +86,8 @@ type Watcher struct {
 	keys    map[int64]bool // with keysInv: keys of rows changed and not yet told
 	open    bool           // caught is closed
 	last    time.Time      // when Invalidate was last called
+	paced   time.Time      // when the pace of the calls counts from: the last call; with the change table, the read of the batch it told
+	readAt  time.Time      // when the feed returned the batch being applied
 	failing bool           // the last read or apply failed (logged once)
 }
 
@@ -101,14 +103,16 @@ type Watcher struct {
 //	}
 //	defer w.Close()
 //
-// Watch reads the change table every Config.WatchInterval (at once again
-// after a full batch of 10,000 changes). For each batch it counts the
+// Watch reads the change table every Config.WatchInterval, counted from
+// the start of the read before (at once again after a full batch of
+// 10,000 changes). For each batch it counts the
 // listed rows of the pages the changes are on and records them, with a
 // later change time, in the page summary (and each changed row's time in
 // the row times), in one transaction; then it tells inv of those pages,
-// at most once per WatchInterval, every page changed since the call
-// before: a hundred thousand writes to one page in a minute cost at most
-// one rebuild of it per interval. Only then does it delete the batch from
+// at once, and at most once per read (a call is due a WatchInterval after
+// the read of the batch told before, and half of one after the call
+// before), every page changed since the call before: a hundred thousand writes to one page in a minute cost at
+// most one rebuild of it per interval. Only then does it delete the batch from
 // the change table. The changes committed while no Watch ran (a deploy, a
 // crash between reading and deleting) are applied when the next starts.
 //
@@ -221,15 +225,23 @@ func (w *Watcher) run(ctx context.Context) {
 // acknowledges the changes.
 func (w *Watcher) step(ctx context.Context) error {
 	changes, pos, err := w.feed.next(ctx)
+	w.readAt = time.Now()
 	resync := errors.Is(err, errResync)
 	if err != nil && !resync {
 		return err
 	}
 	if len(changes) > 0 || resync {
+		start := w.readAt
 		pages, err := w.src.apply(ctx, changes)
 		if err != nil {
 			return fmt.Errorf("apply %d changes: %w", len(changes), err)
 		}
+		w.counters.batches.Add(1)
+		w.counters.applying.Add(int64(time.Since(start)))
+		if t, ok := w.feed.(*changeTable); ok {
+			w.counters.reading.Add(int64(t.took))
+		}
+		defer func() { w.counters.telling.Add(int64(time.Since(start))) }() // apply, tell and ack
 		if resync {
 			// Every row may have changed: every page is counted again,
 			// its time moved, and told.
@@ -300,9 +312,16 @@ func (w *Watcher) Close() error {
 	return w.err
 }
 
-// due reports when the pending pages may be told: at once if the last
-// Invalidate was at least an interval ago.
-func (w *Watcher) due() time.Time { return w.last.Add(w.every) }
+// due reports when the pending pages may be told: an interval after the
+// pace counts from (paced), and never within half an interval of the
+// last call.
+func (w *Watcher) due() time.Time {
+	at := w.paced.Add(w.every)
+	if half := w.last.Add(w.every / 2); half.After(at) {
+		return half
+	}
+	return at
+}
 
 // flush tells the Invalidator of the pending pages and keys, if there are
 // any and the interval since the last call has passed. It returns false if
@@ -315,6 +334,16 @@ func (w *Watcher) flush() bool {
 	clear(w.pending)
 	clear(w.keys)
 	w.last = time.Now()
+	w.paced = w.last
+	if _, ok := w.feed.(*changeTable); ok {
+		// The change table is read at most once an interval (next), and
+		// a call tells what one read found: paced from that read, a call
+		// follows its read at once. Paced from the call before, one slow
+		// apply would delay every call after it by as much
+		// (TestWatchSlowApplyOnce); half an interval from the call before
+		// at least, it delays the next by at most that.
+		w.paced = w.readAt
+	}
 	var err error
 	if len(pages) > 0 {
 		err = w.inv.Invalidate(w.section, pages...)
@@ -406,9 +435,11 @@ func (s *Source) waitCaughtUp(ctx context.Context) error {
 		time.Since(w.started).Round(time.Second), why)
 }
 
-// watchCounters count what a watcher did.
+// watchCounters count what a watcher did, and the time its steps took,
+// in nanoseconds (WatchStats).
 type watchCounters struct {
-	applied, resyncs atomic.Int64
+	applied, resyncs, batches  atomic.Int64
+	reading, applying, telling atomic.Int64
 }
 
 // stopped reports whether a failed Invalidate stopped the watcher.

@@ -50,7 +50,7 @@ func ExampleSource_Watch() {
 		LastMod:       "updated_at",
 		Summary:       true,                   // Watch reads the page summary
 		Significant:   []string{"slug"},       // other columns' changes do not count, nor move lastmod
-		WatchInterval: 100 * time.Millisecond, // SQLite and MariaDB are polled; zero means 1 s
+		WatchInterval: 100 * time.Millisecond, // SQLite and MariaDB are polled; zero means 250 ms
 	})
 	if err != nil {
 		log.Fatal(err)

@@ -23,6 +23,15 @@ type WatchStats struct {
 	// it counted every page again because the slot could not name the
 	// rows that changed (a new slot, a TRUNCATE, a huge transaction).
 	Applied, Resyncs int64
+	// Batches is how many batches of changes (each one read of the
+	// change table, or what the slot had delivered) the Watcher applied.
+	// ReadTime is the time the reads of those batches took (with the
+	// change table; not the waits between them), ApplyTime the time their
+	// applies took, and BatchTime the time from a batch's apply to its
+	// changes told (which waits for WatchInterval since the call before)
+	// and acknowledged; each summed over the batches.
+	Batches                        int64
+	ReadTime, ApplyTime, BatchTime time.Duration
 
 	// Pending is, with the change table, how many changes wait in it.
 	Pending int64
@@ -67,7 +76,9 @@ func (s *Source) WatchStats(ctx context.Context) (WatchStats, error) {
 	w := s.watching.Load()
 	if w != nil {
 		st.Watching = true
-		st.Applied, st.Resyncs = w.counters.applied.Load(), w.counters.resyncs.Load()
+		c := &w.counters
+		st.Applied, st.Resyncs, st.Batches = c.applied.Load(), c.resyncs.Load(), c.batches.Load()
+		st.ReadTime, st.ApplyTime, st.BatchTime = time.Duration(c.reading.Load()), time.Duration(c.applying.Load()), time.Duration(c.telling.Load())
 	}
 	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()

@@ -293,11 +293,19 @@ func (b *Bench) Run(ctx context.Context, rate float64, dur time.Duration, probes
 		cpu <- [3]float64{(cpuTime() - cpu0).Seconds() / wall, postgresDelta(pg0, postgresCPU()).Seconds() / wall,
 			(machineBusy() - busy0).Seconds() / wall}
 	}()
+	st0, err := b.Src.WatchStats(ctx)
+	if err != nil {
+		return LoadResult{}, err
+	}
 	res, err := load(ctx, spec)
 	if err != nil {
 		return res, err
 	}
 	c := <-cpu
+	st1, err := b.Src.WatchStats(ctx)
+	if err != nil {
+		return res, err
+	}
 	res.ServerCores, res.PostgresCores, res.MachineCores = c[0], c[1], c[2]
 	mode := "pages (Invalidate)"
 	if b.Keys {
@@ -316,6 +324,13 @@ func (b *Bench) Run(ctx context.Context, rate float64, dur time.Duration, probes
 	fmt.Fprintf(b.Out, "%s, %s, interval %v: asked %.0f renames/s for %v, committed %.1f/s (%d late); commit → new bytes served, %d probes (%d not served within %v, counted as that): p50 %v, p90 %v, p99 %v, max %v; of which commit → the first call telling its page (%d probes) p50 %v, p99 %v, and from that call → served p50 %v, p99 %v; CPU in cores: this server %.2f, PostgreSQL %.2f (every client's), the machine %.2f\n",
 		mode, b.capture, b.Every, rate, dur, float64(res.Writes)/dur.Seconds(), res.Late, len(lags), res.Unserved, MaxLag,
 		quantile(lags, 0.5), quantile(lags, 0.9), quantile(lags, 0.99), quantile(lags, 1), len(toTell), quantile(toTell, 0.5), quantile(toTell, 0.99), quantile(toServe, 0.5), quantile(toServe, 0.99), res.ServerCores, res.PostgresCores, res.MachineCores)
+	if n := st1.Batches - st0.Batches; n > 0 {
+		per := func(a, b time.Duration) time.Duration {
+			return ((b - a) / time.Duration(n)).Round(100 * time.Microsecond)
+		}
+		fmt.Fprintf(b.Out, "  the watcher, over the load and its drain: %d batches, %.0f changes each; a batch's read %v, apply %v, from its apply to told and acknowledged %v (means)\n",
+			n, float64(st1.Applied-st0.Applied)/float64(n), per(st0.ReadTime, st1.ReadTime), per(st0.ApplyTime, st1.ApplyTime), per(st0.BatchTime, st1.BatchTime))
+	}
 	return res, nil
 }
 

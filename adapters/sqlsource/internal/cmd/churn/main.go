@@ -21,6 +21,7 @@ import (
 	"log"
 	"os"
 	"os/exec"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -38,7 +39,7 @@ func main() {
 	rows := flag.Int64("rows", 10_000_000, "rows in the table")
 	page := flag.Int("page", 50_000, "keys a page")
 	segment := flag.Int("segment", 0, "keys a segment (sqlsource's Config.SegmentSize; 0 is its default)")
-	rates := flag.String("rates", "200", "renames a second, one run each, comma-separated")
+	rates := flag.String("rates", "200", "renames a second, one run each, comma-separated (empty: none)")
 	dur := flag.Duration("dur", time.Minute, "how long each rate runs")
 	probes := flag.Float64("probes", 5, "probed renames a second")
 	every := flag.Duration("every", 250*time.Millisecond, "Watch's interval (Config.WatchInterval)")
@@ -46,6 +47,8 @@ func main() {
 	tell := flag.String("tell", "pages", "what Watch tells the Sitemap: pages (Invalidate) or keys (InvalidateKeys)")
 	settle := flag.Duration("settle", 10*time.Second, "the pause before each run")
 	drop := flag.Bool("drop", false, "remove the table and its summary at the end")
+	idle := flag.Duration("idle", 0, "first measure the watcher on the idle table for this long (reads a second, CPU)")
+	profile := flag.String("cpuprofile", "", "write the server's CPU profile over the runs (not the warm-up) to this file")
 	loadSpec := flag.String("load", "", "(the child process) run this load, JSON, and print what it measured")
 	flag.Parse()
 	if *dsn == "" {
@@ -63,6 +66,9 @@ func main() {
 	}
 	var rs []float64
 	for _, f := range strings.Split(*rates, ",") {
+		if strings.TrimSpace(*rates) == "" {
+			break // -idle alone
+		}
 		r, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
 		if err != nil || r <= 0 {
 			log.Fatalf("churn: -rates: %q is not a rate", f)
@@ -99,6 +105,23 @@ func main() {
 		}
 		var res churn.LoadResult
 		return res, json.Unmarshal(out.Bytes(), &res)
+	}
+	if *idle > 0 {
+		time.Sleep(*settle)
+		if err := b.Idle(ctx, *idle); err != nil {
+			log.Fatal(err)
+		}
+	}
+	if *profile != "" {
+		f, err := os.Create(*profile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Fatal(err)
+		}
+		defer f.Close()
+		defer pprof.StopCPUProfile()
 	}
 	for i, r := range rs {
 		time.Sleep(*settle)
