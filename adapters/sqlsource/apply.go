@@ -22,7 +22,11 @@ import (
 // bytes before had). It returns those pages, in order. Applying a batch
 // twice (a consumer that died before its ack) moves the counters and
 // times again and loses nothing.
-func (s *Source) apply(ctx context.Context, changes []rowChange) ([]int64, error) {
+//
+// forget, if not nil, runs in the same transaction, last: the change
+// table's deletion of the batch (txFeed), so that no reader sees the batch
+// both applied and still waiting.
+func (s *Source) apply(ctx context.Context, changes []rowChange, forget func(context.Context, *sql.Tx) error) ([]int64, error) {
 	at := map[int64]time.Time{} // page → its newest change
 	last := map[int64]rowChange{}
 	for _, c := range changes {
@@ -42,7 +46,7 @@ func (s *Source) apply(ctx context.Context, changes []rowChange) ([]int64, error
 		}
 		last[c.Key] = c
 	}
-	if len(at) == 0 {
+	if len(at) == 0 && forget == nil {
 		return nil, nil
 	}
 	pages := slices.Sorted(maps.Keys(at))
@@ -66,22 +70,38 @@ func (s *Source) apply(ctx context.Context, changes []rowChange) ([]int64, error
 		return nil, err
 	}
 	defer tx.Rollback()
-	if s.sum.rowTimes() {
-		if err := s.applyRowTimes(ctx, tx, last); err != nil {
+	if len(pages) > 0 {
+		if err := s.applyPages(ctx, tx, pages, at, listed, last); err != nil {
 			return nil, err
 		}
 	}
-	before, err := s.pageTimes(ctx, tx, pages)
-	if err != nil {
-		return nil, err
-	}
-	for _, n := range pages {
-		q := s.upsertPage(strconv.FormatInt(n, 10), strconv.Itoa(boolInt(listed[n])), "1", s.dialect.placeholder(1), "changes + 1")
-		if _, err := tx.ExecContext(ctx, q, s.timeArg(nextChange(before[n], at[n]))); err != nil {
+	if forget != nil {
+		if err := forget(ctx, tx); err != nil {
 			return nil, err
 		}
 	}
 	return pages, tx.Commit()
+}
+
+// applyPages writes, in tx, the row times of last and the summary rows of
+// pages: listed or not, one change more, and the change time after at.
+func (s *Source) applyPages(ctx context.Context, tx *sql.Tx, pages []int64, at map[int64]time.Time, listed map[int64]bool, last map[int64]rowChange) error {
+	if s.sum.rowTimes() {
+		if err := s.applyRowTimes(ctx, tx, last); err != nil {
+			return err
+		}
+	}
+	before, err := s.pageTimes(ctx, tx, pages)
+	if err != nil {
+		return err
+	}
+	for _, n := range pages {
+		q := s.upsertPage(strconv.FormatInt(n, 10), strconv.Itoa(boolInt(listed[n])), "1", s.dialect.placeholder(1), "changes + 1")
+		if _, err := tx.ExecContext(ctx, q, s.timeArg(nextChange(before[n], at[n]))); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // hasListed reports whether a row with a key from lo to hi is listed:

@@ -37,7 +37,7 @@ func ConsumeLogical(ctx context.Context, s *Source, inv Invalidator, section str
 			}
 			if err == nil && (len(changes) > 0 || resync) {
 				var pages []int64
-				if pages, err = s.apply(ctx, changes); err == nil {
+				if pages, err = s.apply(ctx, changes, nil); err == nil {
 					if err = f.ack(ctx, pos); err == nil && len(pages) > 0 {
 						err = inv.Invalidate(section, pages...)
 					}
