@@ -18,7 +18,7 @@ import (
 // insignificant change, REPLICA IDENTITY FULL: the old row and the new)
 // to a table shaped as the write-cost benchmark's, then a feed reads them
 // all from the slot; the rounds turn between pgoutput's text format and
-// its binary one. It reports, per format, the walsender's CPU (its
+// its binary one, which goes first in every other iteration. It reports, per format, the walsender's CPU (its
 // process's, from /proc) and this process's (the feed's reading and
 // decoding) per change.
 func BenchmarkPGLogicalDecodeCPU(b *testing.B) {
@@ -40,7 +40,8 @@ func BenchmarkPGLogicalDecodeCPU(b *testing.B) {
 	var changes [2]int
 	round := 0
 	for b.Loop() {
-		for text := range 2 {
+		for i := range 2 {
+			text := (i + round/2) % 2 // each format first in every other iteration
 			round++
 			var wg sync.WaitGroup
 			for w := range writers {
