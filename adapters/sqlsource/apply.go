@@ -2,6 +2,7 @@ package sqlsource
 
 import (
 	"context"
+	"database/sql"
 	"maps"
 	"slices"
 	"strconv"
@@ -20,7 +21,11 @@ import (
 // bytes before had). It returns those pages, in order. Applying a batch
 // twice (a consumer that died before its ack) moves the counters and
 // times again and loses nothing.
-func (s *Source) apply(ctx context.Context, changes []rowChange) ([]int64, error) {
+//
+// forget, if not nil, runs in the same transaction, last: the change
+// table's deletion of the batch (txFeed), so that no reader sees the batch
+// both applied and still waiting.
+func (s *Source) apply(ctx context.Context, changes []rowChange, forget func(context.Context, *sql.Tx) error) ([]int64, error) {
 	at := map[int64]time.Time{} // page → its newest change
 	last := map[int64]rowChange{}
 	for _, c := range changes {
@@ -40,7 +45,7 @@ func (s *Source) apply(ctx context.Context, changes []rowChange) ([]int64, error
 		}
 		last[c.Key] = c
 	}
-	if len(at) == 0 {
+	if len(at) == 0 && forget == nil {
 		return nil, nil
 	}
 	pages := slices.Sorted(maps.Keys(at))
@@ -59,14 +64,30 @@ func (s *Source) apply(ctx context.Context, changes []rowChange) ([]int64, error
 		return nil, err
 	}
 	defer tx.Rollback()
+	if len(pages) > 0 {
+		if err := s.applyPages(ctx, tx, pages, at, listed, last); err != nil {
+			return nil, err
+		}
+	}
+	if forget != nil {
+		if err := forget(ctx, tx); err != nil {
+			return nil, err
+		}
+	}
+	return pages, tx.Commit()
+}
+
+// applyPages writes, in tx, the row times of last and the summary rows of
+// pages: listed or not, one change more, and the change time after at.
+func (s *Source) applyPages(ctx context.Context, tx *sql.Tx, pages []int64, at map[int64]time.Time, listed map[int64]bool, last map[int64]rowChange) error {
 	if s.sum.rowTimes() {
 		if err := s.applyRowTimes(ctx, tx, last); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	before, err := s.pageTimes(ctx, tx, pages)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	// One statement for many pages: a batch's cost in round trips does
 	// not grow with the pages it is on (TestApplyStatements).
@@ -79,11 +100,11 @@ func (s *Source) apply(ctx context.Context, changes []rowChange) ([]int64, error
 			args[i] = s.timeArg(nextChange(before[n], at[n]))
 		}
 		if _, err := tx.ExecContext(ctx, s.upsertPages(values, "changes + 1"), args...); err != nil {
-			return nil, err
+			return err
 		}
 		rest = rest[k:]
 	}
-	return pages, tx.Commit()
+	return nil
 }
 
 // batchPages is the most pages one statement of apply or listedPages

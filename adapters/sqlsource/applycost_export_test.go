@@ -2,11 +2,13 @@ package sqlsource
 
 import (
 	"context"
+	"database/sql"
 	"time"
 )
 
 // For the tests of package sqlsource_test that count what the watcher's
-// steps cost: one read of the change table, its apply and its ack, as
+// steps cost: one read of the change table, applied and deleted in one
+// transaction, as
 // Watch does them but without telling anyone; and the change table's
 // reads as Watch paces them.
 
@@ -18,11 +20,12 @@ func ApplyWaiting(ctx context.Context, s *Source) ([]int64, error) {
 	if err != nil {
 		return nil, err
 	}
-	pages, err := s.apply(ctx, changes)
+	pages, err := s.apply(ctx, changes, func(ctx context.Context, tx *sql.Tx) error { return c.forget(ctx, tx, pos) })
 	if err != nil {
 		return nil, err
 	}
-	return pages, c.ack(ctx, pos)
+	c.forgotten(pos)
+	return pages, nil
 }
 
 // ChangeTableReads returns a function that reads the change table of s as

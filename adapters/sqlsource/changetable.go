@@ -2,6 +2,7 @@ package sqlsource
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"strconv"
@@ -18,7 +19,9 @@ import (
 // writes nothing at all (PostgreSQL does not even call the trigger).
 //
 // The feed reads the rows that are there, oldest id first, and deletes
-// exactly those it delivered once they are applied (ack). It never skips
+// exactly those it delivered in the transaction that applies them
+// (forget), so that a reader (summarypages.go) sees each change waiting or
+// applied, never both. It never skips
 // an id below one it read: on PostgreSQL and MariaDB ids are taken before
 // commit, so a transaction may commit a lower id after a higher one was
 // read, and a "since the last id" reader would lose it. Ids of one row's
@@ -181,7 +184,7 @@ type batchIDs struct {
 	ids []int64
 }
 
-var _ changeFeed = (*changeTable)(nil)
+var _ txFeed = (*changeTable)(nil)
 
 // newChangeTable returns the change table of s as a feed.
 func (s *Source) newChangeTable() *changeTable {
@@ -237,19 +240,35 @@ func (c *changeTable) next(ctx context.Context) ([]rowChange, feedPos, error) {
 	return changes, c.pos, nil
 }
 
-// ack deletes the changes delivered up to pos, exactly those ids, as
-// runs of consecutive ids (a single writer's, as SQLite's, are one run),
-// in one statement, or in one transaction of a statement per 500 runs.
+// ack deletes the changes delivered up to pos, in a transaction of its
+// own (Watch deletes them in the one that applies them: forget).
 func (c *changeTable) ack(ctx context.Context, pos feedPos) error {
-	var ids []int64
-	n := 0
-	for n < len(c.read) && c.read[n].pos <= pos {
-		ids = append(ids, c.read[n].ids...)
-		n++
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	tx, err := c.src.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("prune the change table: %w", err)
 	}
-	if len(ids) == 0 {
-		c.read = c.read[n:]
-		return nil
+	defer tx.Rollback()
+	if err := c.forget(ctx, tx, pos); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("prune the change table: %w", err)
+	}
+	c.forgotten(pos)
+	return nil
+}
+
+// forget deletes, in tx, the changes delivered up to pos: exactly those
+// ids, as runs of consecutive ids (a single writer's, as SQLite's, are
+// one run).
+func (c *changeTable) forget(ctx context.Context, tx *sql.Tx, pos feedPos) error {
+	var ids []int64
+	for _, b := range c.read {
+		if b.pos <= pos {
+			ids = append(ids, b.ids...)
+		}
 	}
 	slices.Sort(ids)
 	var conds []string
@@ -265,20 +284,6 @@ func (c *changeTable) ack(ctx context.Context, pos feedPos) error {
 		}
 		i = j + 1
 	}
-	ctx, cancel := context.WithTimeout(ctx, callTimeout)
-	defer cancel()
-	if len(conds) <= 500 { // one statement is its own transaction: no BEGIN and COMMIT to wait for
-		if _, err := c.src.db.ExecContext(ctx, c.del+strings.Join(conds, " OR ")); err != nil {
-			return fmt.Errorf("prune the change table: %w", err)
-		}
-		c.read = c.read[n:]
-		return nil
-	}
-	tx, err := c.src.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("prune the change table: %w", err)
-	}
-	defer tx.Rollback()
 	for len(conds) > 0 {
 		k := min(len(conds), 500)
 		if _, err := tx.ExecContext(ctx, c.del+strings.Join(conds[:k], " OR ")); err != nil {
@@ -286,11 +291,17 @@ func (c *changeTable) ack(ctx context.Context, pos feedPos) error {
 		}
 		conds = conds[k:]
 	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("prune the change table: %w", err)
+	return nil
+}
+
+// forgotten drops the batches delivered up to pos, whose deletion
+// committed.
+func (c *changeTable) forgotten(pos feedPos) {
+	n := 0
+	for n < len(c.read) && c.read[n].pos <= pos {
+		n++
 	}
 	c.read = c.read[n:]
-	return nil
 }
 
 func (c *changeTable) close() error { return nil }

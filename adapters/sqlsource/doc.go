@@ -62,7 +62,8 @@
 // change table that triggers on the table fill with one small INSERT per
 // row written (its key, whether it was deleted, the time), which is all
 // a write pays. [Source.Watch] reads the change table, keeps the summary
-// (and the row times) from it in batches, and prunes what it applied. A
+// (and the row times) from it in batches, and prunes what it applied in
+// the same transaction. A
 // Source made with [Config].Summary set lists its pages by reading one
 // summary row per page, and the pages the change table names:
 //

@@ -2,6 +2,7 @@ package sqlsource
 
 import (
 	"context"
+	"database/sql"
 	"time"
 )
 
@@ -30,6 +31,19 @@ type changeFeed interface {
 	// may forget them (prune the change table / confirm a slot's flush position).
 	ack(ctx context.Context, pos feedPos) error
 	close() error
+}
+
+// A txFeed is a feed kept in the database the summary is in (the change
+// table): it forgets the changes it delivered in the transaction that
+// applies them, so that a reader sees each change either waiting in the
+// feed or applied to the summary, never both (counted twice, a page's
+// clock would read a second ahead of the one it keeps) and never neither.
+type txFeed interface {
+	changeFeed
+	// forget deletes, in tx, the changes delivered up to pos.
+	forget(ctx context.Context, tx *sql.Tx, pos feedPos) error
+	// forgotten is told that the transaction given to forget committed.
+	forgotten(pos feedPos)
 }
 
 // feedPos is a position in a feed, as next returns it and ack takes it.

@@ -1,11 +1,9 @@
 package sqlsource
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -37,6 +35,8 @@ type pgDecoder struct {
 	txn       []rowChange   // its changes, one per key, in the order first written
 	index     map[int64]int // key → its place in txn
 	resync    bool          // it truncated the table, or wrote more than txnMax rows
+
+	oldRow, newRow []rowCol // the columns of the row message being read (pglogical_rows.go)
 }
 
 // txnMax is the most rows of one transaction the decoder keeps: past it,
@@ -47,9 +47,10 @@ const txnMax = 100_000
 // pgRelation is what the decoder needs of a table the stream describes.
 type pgRelation struct {
 	name string
-	skip bool  // not the table read: another of the publication's
-	key  int   // the index of the key column
-	sig  []int // those of the significant columns
+	skip bool   // not the table read: another of the publication's
+	key  int    // the index of the key column
+	typ  uint32 // the key column's type OID, to read it in binary
+	sig  []int  // those of the significant columns
 }
 
 // pgTxn is one committed transaction.
@@ -84,6 +85,16 @@ func catalogName(ident string) string {
 // trusted from here on: the session must end and start again from the
 // last acknowledged position.
 func (d *pgDecoder) decode(data []byte) (*pgTxn, error) {
+	if len(data) > 0 {
+		switch data[0] {
+		case 'I', 'U', 'D':
+			return nil, d.rowMessage(data) // pglogical_rows.go
+		case 'B':
+			return nil, d.begin(data)
+		case 'C':
+			return d.commit(data)
+		}
+	}
 	msg, err := parsePgoutput(data)
 	if err != nil {
 		return nil, err
@@ -91,50 +102,6 @@ func (d *pgDecoder) decode(data []byte) (*pgTxn, error) {
 	switch m := msg.(type) {
 	case *pglogrepl.RelationMessage:
 		return nil, d.relation(m)
-	case *pglogrepl.BeginMessage:
-		if d.inTxn {
-			return nil, errors.New("pgoutput: begin inside a transaction")
-		}
-		d.inTxn, d.committed, d.resync = true, m.CommitTime.UTC(), false
-		d.txn = d.txn[:0]
-		clear(d.index)
-		return nil, nil
-	case *pglogrepl.CommitMessage:
-		if !d.inTxn {
-			return nil, errors.New("pgoutput: commit outside a transaction")
-		}
-		d.inTxn = false
-		txn := &pgTxn{changes: d.txn, end: feedPos(m.TransactionEndLSN), resync: d.resync}
-		d.txn = nil // handed over
-		return txn, nil
-	case *pglogrepl.InsertMessage:
-		rel, err := d.relationOf(m.RelationID)
-		if err != nil {
-			return nil, err
-		}
-		if rel.skip {
-			return nil, nil
-		}
-		k, err := rel.keyOf(m.Tuple)
-		if err != nil {
-			return nil, err
-		}
-		d.add(rowChange{Key: k, Significant: true})
-	case *pglogrepl.UpdateMessage:
-		return nil, d.update(m)
-	case *pglogrepl.DeleteMessage:
-		rel, err := d.relationOf(m.RelationID)
-		if err != nil {
-			return nil, err
-		}
-		if rel.skip {
-			return nil, nil
-		}
-		k, err := rel.keyOf(m.OldTuple)
-		if err != nil {
-			return nil, err
-		}
-		d.add(rowChange{Key: k, Significant: true, Deleted: true})
 	case *pglogrepl.TruncateMessage:
 		if !d.inTxn {
 			return nil, errors.New("pgoutput: truncate outside a transaction")
@@ -149,6 +116,41 @@ func (d *pgDecoder) decode(data []byte) (*pgTxn, error) {
 	}
 	// Origin, Type and logical decoding messages say nothing of rows.
 	return nil, nil
+}
+
+// pgEpochUnix is PostgreSQL's epoch, 2000-01-01 UTC, in Unix seconds:
+// its times are microseconds from it.
+const pgEpochUnix = 946_684_800
+
+// begin reads a Begin message: 'B', the transaction's final LSN, its
+// commit time and its xid.
+func (d *pgDecoder) begin(data []byte) error {
+	if len(data) < 21 {
+		return fmt.Errorf("pgoutput: malformed %q message of %d bytes", data[0], len(data))
+	}
+	if d.inTxn {
+		return errors.New("pgoutput: begin inside a transaction")
+	}
+	us := int64(binary.BigEndian.Uint64(data[9:17]))
+	d.inTxn, d.committed, d.resync = true, time.Unix(pgEpochUnix, 0).Add(time.Duration(us)*time.Microsecond).UTC(), false
+	d.txn = d.txn[:0]
+	clear(d.index)
+	return nil
+}
+
+// commit reads a Commit message ('C', flags, the commit's LSN, the LSN
+// past it and its time) and returns the transaction.
+func (d *pgDecoder) commit(data []byte) (*pgTxn, error) {
+	if len(data) < 26 {
+		return nil, fmt.Errorf("pgoutput: malformed %q message of %d bytes", data[0], len(data))
+	}
+	if !d.inTxn {
+		return nil, errors.New("pgoutput: commit outside a transaction")
+	}
+	d.inTxn = false
+	txn := &pgTxn{changes: d.txn, end: feedPos(binary.BigEndian.Uint64(data[10:18])), resync: d.resync}
+	d.txn = nil // handed over
+	return txn, nil
 }
 
 // parsePgoutput parses one message. pglogrepl trusts the lengths a
@@ -173,52 +175,14 @@ func parsePgoutput(data []byte) (msg pglogrepl.Message, err error) {
 	return msg, nil
 }
 
-// checkSizes checks the sizes that pglogrepl allocates by before it
-// parses: a value's declared length, which must fit in the message, and a
-// TRUNCATE's count of tables. A corrupt length of 4 GB would otherwise be
-// allocated.
+// checkSizes checks the size that pglogrepl allocates by before it
+// parses: a TRUNCATE's count of tables. A corrupt count of 4 billion
+// would otherwise be allocated. (The row messages are read in place:
+// pglogical_rows.go.)
 func checkSizes(data []byte) error {
-	bad := fmt.Errorf("pgoutput: malformed %q message of %d bytes", data[0], len(data))
 	b := data[1:]
-	switch data[0] {
-	case 'T':
-		if len(b) < 5 || uint64(len(b)-5) < 4*uint64(binary.BigEndian.Uint32(b)) {
-			return bad
-		}
-		return nil
-	case 'I', 'U', 'D':
-	default:
-		return nil
-	}
-	if len(b) < 5 {
-		return bad
-	}
-	b = b[4:] // the relation
-	for len(b) > 0 {
-		kind := b[0]
-		b = b[1:]
-		if kind != 'N' && kind != 'K' && kind != 'O' {
-			return bad
-		}
-		if len(b) < 2 {
-			return bad
-		}
-		n := int(binary.BigEndian.Uint16(b))
-		b = b[2:]
-		for range n {
-			if len(b) < 1 {
-				return bad
-			}
-			kind := b[0]
-			b = b[1:]
-			if kind != 't' && kind != 'b' {
-				continue
-			}
-			if len(b) < 4 || uint64(len(b)-4) < uint64(binary.BigEndian.Uint32(b)) {
-				return bad
-			}
-			b = b[4+binary.BigEndian.Uint32(b):]
-		}
+	if data[0] == 'T' && (len(b) < 5 || uint64(len(b)-5) < 4*uint64(binary.BigEndian.Uint32(b))) {
+		return fmt.Errorf("pgoutput: malformed %q message of %d bytes", data[0], len(data))
 	}
 	return nil
 }
@@ -240,7 +204,7 @@ func (d *pgDecoder) relation(m *pglogrepl.RelationMessage) error {
 	if !ok {
 		return fmt.Errorf("pgoutput: table %s has no key column %q", rel.name, d.key)
 	}
-	rel.key = k
+	rel.key, rel.typ = k, m.Columns[k].DataType
 	for _, name := range d.significant {
 		i, ok := where[name]
 		if !ok {
@@ -261,71 +225,6 @@ func (d *pgDecoder) relationOf(id uint32) (*pgRelation, error) {
 		return nil, fmt.Errorf("pgoutput: change to relation %d before its description", id)
 	}
 	return rel, nil
-}
-
-// update decodes an UPDATE: a change of the key is the old key's row gone
-// and the new key's come; otherwise it counts if a significant column
-// changed, or if it cannot be told (no old row, or nothing significant
-// named).
-func (d *pgDecoder) update(m *pglogrepl.UpdateMessage) error {
-	rel, err := d.relationOf(m.RelationID)
-	if err != nil || rel.skip {
-		return err
-	}
-	k, err := rel.keyOf(m.NewTuple)
-	if err != nil {
-		return err
-	}
-	if m.OldTuple != nil {
-		old, err := rel.keyOf(m.OldTuple)
-		if err != nil {
-			return err
-		}
-		if old != k {
-			d.add(rowChange{Key: old, Significant: true, Deleted: true})
-			d.add(rowChange{Key: k, Significant: true})
-			return nil
-		}
-	}
-	sig := len(d.significant) == 0 || m.OldTupleType != pglogrepl.UpdateMessageTupleTypeOld ||
-		rel.changed(m.OldTuple, m.NewTuple)
-	d.add(rowChange{Key: k, Significant: sig})
-	return nil
-}
-
-// changed reports whether a significant column differs between the old
-// row and the new one. An unchanged TOASTed value ('u') in the new row is
-// the old one.
-func (r *pgRelation) changed(old, new *pglogrepl.TupleData) bool {
-	for _, i := range r.sig {
-		if i >= len(old.Columns) || i >= len(new.Columns) {
-			return true
-		}
-		o, n := old.Columns[i], new.Columns[i]
-		if n.DataType == pglogrepl.TupleDataTypeToast {
-			continue
-		}
-		if o.DataType != n.DataType || !bytes.Equal(o.Data, n.Data) {
-			return true
-		}
-	}
-	return false
-}
-
-// keyOf reads the key column of a row, sent as text.
-func (r *pgRelation) keyOf(t *pglogrepl.TupleData) (int64, error) {
-	if t == nil || r.key >= len(t.Columns) {
-		return 0, fmt.Errorf("pgoutput: a change to %s without its key column", r.name)
-	}
-	c := t.Columns[r.key]
-	if c.DataType != pglogrepl.TupleDataTypeText {
-		return 0, fmt.Errorf("pgoutput: the key of a change to %s is not sent as text (kind %q): is the key column in the table's replica identity?", r.name, c.DataType)
-	}
-	k, err := strconv.ParseInt(string(c.Data), 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("pgoutput: the key %q of a change to %s is not an integer", c.Data, r.name)
-	}
-	return k, nil
 }
 
 // add adds a row's change to the open transaction: a row written twice

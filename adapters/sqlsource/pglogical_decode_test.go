@@ -35,8 +35,8 @@ var pgEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 
 func (m pgMsg) time(t time.Time) pgMsg { return m.u64(uint64(t.Sub(pgEpoch).Microseconds())) }
 
-// tuple writes a row: nil is NULL, "\x00u" an unchanged TOASTed value,
-// anything else text.
+// tuple writes a row: nil is NULL, toast{} an unchanged TOASTed value, a
+// bin a value in binary, a string text.
 func (m pgMsg) tuple(cols ...any) pgMsg {
 	m = m.u16(uint16(len(cols)))
 	for _, c := range cols {
@@ -48,12 +48,18 @@ func (m pgMsg) tuple(cols ...any) pgMsg {
 		case string:
 			m = m.u8('t').u32(uint32(len(c)))
 			m = append(m, c...)
+		case bin:
+			m = m.u8('b').u32(uint32(len(c)))
+			m = append(m, c...)
 		}
 	}
 	return m
 }
 
 type toast struct{}
+
+// bin is a value sent in binary (pgoutput's binary option).
+type bin []byte
 
 func relationMsg(id uint32, name string, cols ...string) pgMsg {
 	m := pgMsg{'R'}.u32(id).str("public").str(name).u8('f').u16(uint16(len(cols)))

@@ -46,6 +46,9 @@ type logicalConfig struct {
 	// passes Config.WatchInterval). Zero means one second.
 	Wait   time.Duration
 	Logger *slog.Logger // nil means no logging
+	// text asks for pgoutput's text format even where the binary one
+	// could be had (the benchmark's comparison).
+	text bool
 }
 
 // slotName is the form of a slot's name that PostgreSQL accepts, which
@@ -124,6 +127,7 @@ type slotSetup struct {
 	table     uint32  // the table's OID, which pgoutput names it by
 	created   bool    // the slot was made now: changes before it are unknown
 	confirmed feedPos // the position the slot confirmed
+	binary    bool    // the server can send the rows in binary (pglogical_binary.go)
 }
 
 // prepare checks the server and the table and makes what is missing: the
@@ -163,6 +167,11 @@ func prepare(ctx context.Context, db *sql.DB, c logicalConfig) (slotSetup, error
 		}
 		if _, err := db.ExecContext(ctx, "COMMENT ON PUBLICATION "+c.Publication+" IS '"+identityNote+"'"); err != nil {
 			return s, fmt.Errorf("sqlsource: logical decoding: %w", err)
+		}
+	}
+	if !c.text {
+		if s.binary, err = binaryOK(ctx, db, s.table); err != nil {
+			return s, err
 		}
 	}
 	s.created, s.confirmed, err = ensureSlot(ctx, db, c)
@@ -313,8 +322,9 @@ func pgCode(err error) string {
 
 // replicate opens a replication connection (replication=database) with
 // the configuration of db's connections, and starts streaming the slot
-// from the position it last confirmed.
-func replicate(ctx context.Context, db *sql.DB, c logicalConfig) (*pgconn.PgConn, error) {
+// from the position it last confirmed, in pgoutput's binary format if
+// binary.
+func replicate(ctx context.Context, db *sql.DB, c logicalConfig, binary bool) (*pgconn.PgConn, error) {
 	if !isPgx(db) {
 		return nil, errors.New("sqlsource: logical decoding needs the pgx driver (github.com/jackc/pgx/v5/stdlib)")
 	}
@@ -328,9 +338,13 @@ func replicate(ctx context.Context, db *sql.DB, c logicalConfig) (*pgconn.PgConn
 	if err != nil {
 		return nil, err
 	}
+	args := []string{"proto_version '1'", "publication_names '" + c.Publication + "'"}
+	if binary {
+		args = append(args, "binary 'true'")
+	}
 	err = pglogrepl.StartReplication(ctx, conn, c.Slot, 0, pglogrepl.StartReplicationOptions{
 		Mode:       pglogrepl.LogicalReplication,
-		PluginArgs: []string{"proto_version '1'", "publication_names '" + c.Publication + "'"},
+		PluginArgs: args,
 	})
 	if err != nil {
 		conn.Close(context.Background())

@@ -22,7 +22,7 @@ import (
 // slot was made anew).
 func (f *pgLogical) session(ctx context.Context, s slotSetup, resync bool) (bool, error) {
 	cctx, cancel := context.WithTimeout(ctx, callTimeout)
-	conn, err := replicate(cctx, f.db, f.cfg)
+	conn, err := replicate(cctx, f.db, f.cfg, s.binary)
 	cancel()
 	if err != nil {
 		return false, err

@@ -364,7 +364,7 @@ func New(db *sql.DB, cfg Config) (*Source, error) {
 			key + " >= " + lo + where + " ORDER BY " + cfg.LastMod + " DESC, " + key + " DESC LIMIT " + hi
 	}
 	if s.sum.on {
-		s.sum.pendingQuery = s.pendingSQL()
+		s.sum.pagesQuery = s.pagesSQL()
 	}
 	if s.capture, err = newCapture(cfg, s.dialect, s.sum); err != nil {
 		return nil, err

@@ -28,8 +28,7 @@ type summary struct {
 	table, key, filter, lastMod string
 	on                          bool     // Config.Summary: Pages reads the summary table
 	significant                 []string // Config.Significant
-	query                       string   // the listed pages, in order
-	pendingQuery                string   // the pages with changes waiting in the change table
+	pagesQuery                  string   // the summary's pages and those with changes waiting in the change table
 	checkQuery                  string   // reads no row, for Check
 }
 
@@ -47,7 +46,6 @@ func newSummary(cfg Config) (summary, error) {
 	if sm.filter == "" {
 		sm.filter = "1 = 1"
 	}
-	sm.query = "SELECT page, listed, changes, changed_at FROM " + summaryName(sm.table) + " WHERE page > 0 ORDER BY page"
 	sm.checkQuery = "SELECT page, listed, changes, changed_at FROM " + summaryName(sm.table) + " WHERE page < 0"
 	if sm.on {
 		if err := sm.check(); err != nil {

@@ -10,11 +10,16 @@ import (
 	"github.com/freshmap/sitemap"
 )
 
-// pendingSQL returns the query of the pages that have changes waiting in
-// the change table: each page's highest change id and newest change time.
-func (s *Source) pendingSQL() string {
+// pagesSQL returns the query of the summary's pages and of the pages that
+// have changes waiting in the change table (each page's highest change id
+// and newest change time), in one statement, so that it reads both at one
+// moment: Watch applies a batch and deletes it from the change table in
+// one transaction, which a reader sees entirely or not at all. Ordered by
+// page; a page's two rows, if it has both, are merged by summaryRows.
+func (s *Source) pagesSQL() string {
 	idx := s.pageIndex("sitemap_key")
-	return "SELECT " + idx + " + 1, MAX(id), MAX(sitemap_changed_at) FROM " + changesName(s.sum.table) +
+	return "SELECT page, listed, changes, changed_at, 0, NULL FROM " + summaryName(s.sum.table) + " WHERE page > 0" +
+		" UNION ALL SELECT " + idx + " + 1, 0, 0, NULL, MAX(id), MAX(sitemap_changed_at) FROM " + changesName(s.sum.table) +
 		" WHERE sitemap_key >= " + strconv.FormatInt(s.start, 10) + " GROUP BY " + idx + " + 1 ORDER BY 1"
 }
 
@@ -27,9 +32,9 @@ type summaryRow struct {
 }
 
 // summaryPages lists the pages from the summary table, one row per page,
-// and the change table's waiting changes, one row per page they are on.
-// The change table is read first: a change Watch applies in between is in
-// the summary read after, whose row Watch wrote before pruning it.
+// and the change table's waiting changes, one row per page they are on,
+// both read by one statement (pagesSQL): a batch Watch applies is either
+// waiting or applied in what it reads, never both.
 //
 // A page's Changed is its change time, which lasts across restarts, and
 // its LastMod the same (before its first change, its newest lastmod when
@@ -37,13 +42,6 @@ type summaryRow struct {
 // it a listed row?), and its times and Version are those Watch will give it: Changed a second
 // past its time, or its newest change's if later. Without Loaders only:
 // their tables are not seen by the triggers, so Changed stays zero.
-//
-// Known limit: a read between Watch's apply of a batch (its transaction)
-// and its prune of the change table (a statement after it) sees the
-// batch twice, and reports Changed a second past the time the summary
-// keeps, which a later read reports again: a clock given from that read
-// moves back by a second after a restart. Applying and pruning in one
-// transaction would close it (changetable.go, apply.go).
 func (s *Source) summaryPages(ctx context.Context) iter.Seq2[sitemap.PageInfo, error] {
 	return func(yield func(sitemap.PageInfo, error) bool) {
 		fail := func(err error) { yield(sitemap.PageInfo{}, fmt.Errorf("sqlsource: pages: summary: %w", err)) }
@@ -115,29 +113,10 @@ func later(a, b time.Time) time.Time {
 	return a
 }
 
-// summaryRows reads the pages with changes waiting, then the summary, and
+// summaryRows reads the summary and the pages with changes waiting, and
 // merges the two by page.
 func (s *Source) summaryRows(ctx context.Context) ([]summaryRow, error) {
-	var pending []summaryRow
-	rows, err := s.db.QueryContext(ctx, s.sum.pendingQuery)
-	if err != nil {
-		return nil, err
-	}
-	for rows.Next() {
-		var r summaryRow
-		var at timeScanner
-		if err := rows.Scan(&r.page, &r.pending, &at); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		r.pendingAt = at.t
-		pending = append(pending, r)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	rows, err = s.db.QueryContext(ctx, s.sum.query)
+	rows, err := s.db.QueryContext(ctx, s.sum.pagesQuery)
 	if err != nil {
 		return nil, err
 	}
@@ -145,21 +124,21 @@ func (s *Source) summaryRows(ctx context.Context) ([]summaryRow, error) {
 	var out []summaryRow
 	for rows.Next() {
 		var r summaryRow
-		var at timeScanner
-		if err := rows.Scan(&r.page, &r.listed, &r.changes, &at); err != nil {
+		var at, pendingAt timeScanner
+		if err := rows.Scan(&r.page, &r.listed, &r.changes, &at, &r.pending, &pendingAt); err != nil {
 			return nil, err
 		}
-		r.at = at.t
-		for len(pending) > 0 && pending[0].page < r.page {
-			out, pending = append(out, pending[0]), pending[1:]
-		}
-		if len(pending) > 0 && pending[0].page == r.page {
-			r.pending, r.pendingAt, pending = pending[0].pending, pending[0].pendingAt, pending[1:]
+		r.at, r.pendingAt = at.t, pendingAt.t
+		if n := len(out); n > 0 && out[n-1].page == r.page {
+			p := &out[n-1]
+			if r.pending != 0 {
+				p.pending, p.pendingAt = r.pending, r.pendingAt
+			} else {
+				p.listed, p.changes, p.at = r.listed, r.changes, r.at
+			}
+			continue
 		}
 		out = append(out, r)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return append(out, pending...), nil
+	return out, rows.Err()
 }

@@ -2,6 +2,7 @@ package sqlsource
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -51,6 +52,17 @@ const (
 // changes committed before it to be applied (logical decoding): past it,
 // Pages fails at once, saying why, until they are. A variable for tests.
 var catchUpWait = time.Minute
+
+// appliedHook, when set (by a test), is called by the watcher after each
+// batch it applies, before it goes on.
+var appliedHook atomic.Pointer[func()]
+
+// applied calls appliedHook, if set.
+func applied() {
+	if f := appliedHook.Load(); f != nil {
+		(*f)()
+	}
+}
 
 // A Watcher applies a Source's changes and tells an Invalidator of the
 // pages they are on, from Source.Watch until its context is done or Close
@@ -108,20 +120,25 @@ type Watcher struct {
 // 10,000 changes). For each batch it counts the
 // listed rows of the pages the changes are on and records them, with a
 // later change time, in the page summary (and each changed row's time in
-// the row times), in one transaction; then it tells inv of those pages,
-// at once, and at most once per read (a call is due a WatchInterval after
-// the read of the batch told before, and half of one after the call
-// before), every page changed since the call before: a hundred thousand writes to one page in a minute cost at
-// most one rebuild of it per interval. Only then does it delete the batch from
-// the change table. The changes committed while no Watch ran (a deploy, a
-// crash between reading and deleting) are applied when the next starts.
+// the row times), and deletes the batch from the change table, in one
+// transaction (so that Pages, which also counts the changes waiting there,
+// sees the batch waiting or applied, never both); then it tells inv of
+// those pages, at once, and at most once per read (a call is due a
+// WatchInterval after the read of the batch told before, and half of one
+// after the call before), every page changed since the call before: a
+// hundred thousand writes to one page in a minute cost at most one
+// rebuild of it per interval. The changes committed while no Watch ran (a
+// deploy, a crash before the transaction committed) are applied when the
+// next starts.
 //
 // When inv also has a method InvalidateKeys(section string, keys ...int64)
 // error, as a *sitemap.Sitemap does, Watch tells it the keys of the rows
 // that changed significantly instead of their pages (every page after a
 // resync), with the same pacing, so that it re-reads only the segments
 // that hold them (see Source.SegmentURLs); it acknowledges a batch only
-// after that call, and reads the next batch only then. If InvalidateKeys
+// after that call (with the change table, it tells the keys first, then
+// applies and deletes the batch in one transaction), and reads the next
+// batch only then. If InvalidateKeys
 // fails (the section's Source does not read segments), Watch tells the
 // pages instead from then on, and logs it once.
 //
@@ -230,18 +247,18 @@ func (w *Watcher) step(ctx context.Context) error {
 	if err != nil && !resync {
 		return err
 	}
+	if tf, ok := w.feed.(txFeed); ok && len(changes) > 0 {
+		return w.applyForget(ctx, tf, changes, pos) // the change table: no resync
+	}
 	if len(changes) > 0 || resync {
 		start := w.readAt
-		pages, err := w.src.apply(ctx, changes)
+		pages, err := w.src.apply(ctx, changes, nil)
 		if err != nil {
 			return fmt.Errorf("apply %d changes: %w", len(changes), err)
 		}
-		w.counters.batches.Add(1)
-		w.counters.applying.Add(int64(time.Since(start)))
-		if t, ok := w.feed.(*changeTable); ok {
-			w.counters.reading.Add(int64(t.took))
-		}
-		defer func() { w.counters.telling.Add(int64(time.Since(start))) }() // apply, tell and ack
+		applied()
+		w.batchApplied(start)
+		defer w.batchTold(start) // apply, tell and ack
 		if resync {
 			// Every row may have changed: every page is counted again,
 			// its time moved, and told.
@@ -254,13 +271,28 @@ func (w *Watcher) step(ctx context.Context) error {
 		}
 		w.counters.applied.Add(int64(len(changes)))
 		if w.keysInv != nil {
-			return w.tellKeys(ctx, changes, pages, resync, pos)
+			w.noteKeys(changes)
+			if resync {
+				for _, n := range pages {
+					w.pending[n] = true
+				}
+			}
+			// The summary records pages, not keys: acknowledged only once
+			// told, so a consumer that dies before telling loses none.
+			if err := w.tellNow(ctx); err != nil {
+				return err
+			}
+			return w.feed.ack(ctx, pos)
 		}
 		for _, n := range pages {
 			w.pending[n] = true
 		}
 		// Recorded in the summary: acknowledged before Invalidate, which
 		// is the push, not the record (Pages shows the new Versions).
+		// Between the apply and the ack, Pages reads the summary alone
+		// (the slot's changes are not counted), and a consumer that dies
+		// there applies the batch again: its pages' times move a second
+		// later, never back.
 		if err := w.feed.ack(ctx, pos); err != nil {
 			w.flush()
 			return err
@@ -272,32 +304,82 @@ func (w *Watcher) step(ctx context.Context) error {
 	return nil
 }
 
-// tellKeys tells the keys of the significant changes applied (and, after a
-// resync, every page), when the interval since the last call has passed,
-// and only then acknowledges them: the summary records pages, not keys,
-// so a consumer that dies before telling loses none (the next one reads
-// the changes again). Waiting for the call before reading on keeps the
-// keys held to one batch.
-func (w *Watcher) tellKeys(ctx context.Context, changes []rowChange, pages []int64, resync bool, pos feedPos) error {
+// applyForget applies a batch of the change table and deletes it from
+// there in one transaction (so that Pages, which counts the changes
+// waiting there too, never counts it twice), then tells the pages when
+// due. With an Invalidator that takes keys, it tells the keys first and
+// only then applies and deletes the batch: the summary records pages, not
+// keys, so a consumer that dies before telling loses none (the next one
+// reads the batch again), and waiting for the call before reading on
+// keeps the keys held to one batch.
+func (w *Watcher) applyForget(ctx context.Context, tf txFeed, changes []rowChange, pos feedPos) error {
+	start := w.readAt
+	defer w.batchTold(start) // tell, apply and delete
+	told := w.keysInv != nil // the batch's keys, or their pages if the keys are refused
+	if told {
+		w.noteKeys(changes)
+		if err := w.tellNow(ctx); err != nil {
+			return err
+		}
+	}
+	applying := time.Now()
+	pages, err := w.src.apply(ctx, changes, func(ctx context.Context, tx *sql.Tx) error { return tf.forget(ctx, tx, pos) })
+	if err != nil {
+		return fmt.Errorf("apply %d changes: %w", len(changes), err)
+	}
+	tf.forgotten(pos)
+	applied()
+	w.batchApplied(applying)
+	w.counters.applied.Add(int64(len(changes)))
+	if !told {
+		for _, n := range pages {
+			w.pending[n] = true
+		}
+	}
+	if !w.flush() {
+		return errors.New("stopped")
+	}
+	return nil
+}
+
+// batchApplied counts a batch whose apply began at start and ended now,
+// and its read's time with the change table (WatchStats).
+func (w *Watcher) batchApplied(start time.Time) {
+	w.counters.batches.Add(1)
+	w.counters.applying.Add(int64(time.Since(start)))
+	if t, ok := w.feed.(*changeTable); ok {
+		w.counters.reading.Add(int64(t.took))
+	}
+}
+
+// batchTold counts the time from a batch's read at start to its changes
+// told and acknowledged (WatchStats).
+func (w *Watcher) batchTold(start time.Time) { w.counters.telling.Add(int64(time.Since(start))) }
+
+// noteKeys adds the keys of the significant changes, on a page, to those
+// to tell.
+func (w *Watcher) noteKeys(changes []rowChange) {
 	for _, c := range changes {
 		if c.Significant && w.src.PageOf(c.Key) != 0 {
 			w.keys[c.Key] = true
 		}
 	}
-	if resync {
-		for _, n := range pages {
-			w.pending[n] = true
-		}
+}
+
+// tellNow tells the keys and pages pending, waiting for the interval since
+// the last call to pass; it fails if ctx ends first (nothing told) or the
+// Invalidator fails.
+func (w *Watcher) tellNow(ctx context.Context) error {
+	if len(w.keys) == 0 && len(w.pending) == 0 {
+		return nil
 	}
-	if len(w.keys) > 0 || len(w.pending) > 0 {
-		if d := time.Until(w.due()); d > 0 && !sleep(ctx, d) {
-			return ctx.Err() // not told: not acknowledged
-		}
-		if !w.flush() {
-			return errors.New("stopped")
-		}
+	if d := time.Until(w.due()); d > 0 && !sleep(ctx, d) {
+		return ctx.Err()
 	}
-	return w.feed.ack(ctx, pos)
+	if !w.flush() {
+		return errors.New("stopped")
+	}
+	return nil
 }
 
 // Close stops the watcher and waits for its goroutine to return. It

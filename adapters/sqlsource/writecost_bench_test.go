@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -23,7 +24,11 @@ import (
 // 2,000,000), SITEMAP_BENCH_ROUNDS rounds (default 3; 0 for commit →
 // bytes alone) of
 // SITEMAP_BENCH_DUR a case (default 1s), and SITEMAP_BENCH_PROBES
-// commit → bytes probes (default 100; 0 for none).
+// commit → bytes probes (default 100; 0 for none). "logical" reads
+// pgoutput's binary format where the server has it, "logical text" its
+// text format; SITEMAP_BENCH_MODES, if set, names the modes to run, by
+// commas, the first the one the others are compared with (such as
+// "off,logical text,logical,off again").
 func BenchmarkWriteCost(b *testing.B) {
 	dsn := os.Getenv("SITEMAP_TEST_POSTGRES_DSN")
 	if dsn == "" {
@@ -70,19 +75,29 @@ func BenchmarkWriteCost(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		logical := func(ctx context.Context, inv sqlsource.Invalidator, section string) (func() error, error) {
-			if err := wb.DropTriggers(ctx); err != nil {
-				return nil, err
+		logicalAs := func(text bool) func(ctx context.Context, inv sqlsource.Invalidator, section string) (func() error, error) {
+			return func(ctx context.Context, inv sqlsource.Invalidator, section string) (func() error, error) {
+				if err := wb.DropTriggers(ctx); err != nil {
+					return nil, err
+				}
+				return sqlsource.ConsumeLogical(ctx, wb.Src, inv, section, text)
 			}
-			return sqlsource.ConsumeLogical(ctx, wb.Src, inv, section)
 		}
-		modes := []writecost.Mode{wb.Off(), wb.Triggers(), wb.On(), {Name: "logical", Start: func(ctx context.Context) (func(context.Context) error, error) {
-			stop, err := logical(ctx, &wb.Told, "products")
-			if err != nil {
-				return nil, err
-			}
-			return func(context.Context) error { return stop() }, nil
-		}}, {Name: "off again", Start: wb.Off().Start}}
+		logical := logicalAs(false)
+		logicalMode := func(name string, text bool) writecost.Mode {
+			return writecost.Mode{Name: name, Start: func(ctx context.Context) (func(context.Context) error, error) {
+				stop, err := logicalAs(text)(ctx, &wb.Told, "products")
+				if err != nil {
+					return nil, err
+				}
+				return func(context.Context) error { return stop() }, nil
+			}}
+		}
+		modes := []writecost.Mode{wb.Off(), wb.Triggers(), wb.On(), logicalMode("logical", false),
+			logicalMode("logical text", true), {Name: "off again", Start: wb.Off().Start}}
+		if names := os.Getenv("SITEMAP_BENCH_MODES"); names != "" {
+			modes = pickModes(b, modes, names)
+		}
 		err = wb.Run(ctx, modes)
 		if probes := env("SITEMAP_BENCH_PROBES", 100); err == nil && probes > 0 {
 			if err = wb.Lag(ctx, "change table", wb.WatchConsumer, probes); err == nil {
@@ -96,4 +111,18 @@ func BenchmarkWriteCost(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// pickModes returns the modes named in names, separated by commas, in
+// that order.
+func pickModes(b *testing.B, modes []writecost.Mode, names string) []writecost.Mode {
+	var out []writecost.Mode
+	for name := range strings.SplitSeq(names, ",") {
+		i := slices.IndexFunc(modes, func(m writecost.Mode) bool { return m.Name == strings.TrimSpace(name) })
+		if i < 0 {
+			b.Fatalf("SITEMAP_BENCH_MODES: no mode %q", name)
+		}
+		out = append(out, modes[i])
+	}
+	return out
 }

@@ -12,9 +12,12 @@ import (
 // each batch to the summary as Watch applies the change table's, tells inv
 // of the pages, and acknowledges, reading at most once an interval
 // (Config.WatchInterval). stop closes the feed and drops the slot
-// and the publication.
-func ConsumeLogical(ctx context.Context, s *Source, inv Invalidator, section string) (stop func() error, err error) {
-	f, err := s.newLogicalFeed(ctx, "", "")
+// and the publication. With text, the feed asks for pgoutput's text
+// format even where the binary one could be had.
+func ConsumeLogical(ctx context.Context, s *Source, inv Invalidator, section string, text bool) (stop func() error, err error) {
+	cfg := s.logicalConfig("", "")
+	cfg.text = text
+	f, err := newPGLogical(ctx, s.db, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -37,7 +40,7 @@ func ConsumeLogical(ctx context.Context, s *Source, inv Invalidator, section str
 			}
 			if err == nil && (len(changes) > 0 || resync) {
 				var pages []int64
-				if pages, err = s.apply(ctx, changes); err == nil {
+				if pages, err = s.apply(ctx, changes, nil); err == nil {
 					if err = f.ack(ctx, pos); err == nil && len(pages) > 0 {
 						err = inv.Invalidate(section, pages...)
 					}

@@ -1,0 +1,111 @@
+package sqlsource
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// BenchmarkPGLogicalDecodeCPU measures what decoding a change costs the
+// server's walsender and the consumer, apart from the writes: per round,
+// 8 writers commit 40,000 single-row updates of stock and updated_at (an
+// insignificant change, REPLICA IDENTITY FULL: the old row and the new)
+// to a table shaped as the write-cost benchmark's, then a feed reads them
+// all from the slot; the rounds turn between pgoutput's text format and
+// its binary one, which goes first in every other iteration. It reports, per format, the walsender's CPU (its
+// process's, from /proc) and this process's (the feed's reading and
+// decoding) per change.
+func BenchmarkPGLogicalDecodeCPU(b *testing.B) {
+	const rows, writes, writers = 100_000, 40_000, 8
+	tb := newLRTable(b, 0, "slug")
+	tb.exec(b, "DROP TABLE "+tb.cfg.Table,
+		"CREATE TABLE "+tb.cfg.Table+" (id BIGINT PRIMARY KEY, slug VARCHAR(64) NOT NULL, stock INTEGER NOT NULL, updated_at TIMESTAMPTZ NOT NULL, published BOOLEAN NOT NULL)",
+		fmt.Sprintf("INSERT INTO %s SELECT g, 'p-' || g, 10, now(), true FROM generate_series(1, %d) g", tb.cfg.Table, rows))
+	f, err := newPGLogical(context.Background(), tb.db, tb.cfg) // the slot, from here on
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := newReceived()
+	stop := consume(f, r)
+	waitFor(b, 20*time.Second, "the slot", func() bool { r.mu.Lock(); defer r.mu.Unlock(); return r.resyncs > 0 })
+	stop()
+	f.close()
+	var wal, own [2]time.Duration
+	var changes [2]int
+	round := 0
+	for b.Loop() {
+		for i := range 2 {
+			text := (i + round/2) % 2 // each format first in every other iteration
+			round++
+			var wg sync.WaitGroup
+			for w := range writers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for k := 1 + w; k <= writes; k += writers {
+						if _, err := tb.db.Exec(fmt.Sprintf("UPDATE %s SET stock = %d, updated_at = now() WHERE id = %d", tb.cfg.Table, round, k)); err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			cfg := tb.cfg
+			cfg.text = text == 1
+			before := selfCPU(b)
+			f, err := newPGLogical(context.Background(), tb.db, cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			r := newReceived()
+			stop := consume(f, r)
+			r.waitAll(b, 1, writes, 2*time.Minute)
+			var pid int
+			if err := tb.db.QueryRow("SELECT active_pid FROM pg_replication_slots WHERE slot_name = $1", tb.cfg.Slot).Scan(&pid); err != nil {
+				b.Fatal(err)
+			}
+			wal[text] += procStatCPU(b, pid)
+			own[text] += selfCPU(b) - before
+			changes[text] += writes
+			stop()
+			f.close()
+			time.Sleep(200 * time.Millisecond) // the walsender lets the slot go
+		}
+	}
+	for i, name := range []string{"binary", "text"} {
+		b.ReportMetric(float64(wal[i].Microseconds())/float64(changes[i]), "walsender-µs/change-"+name)
+		b.ReportMetric(float64(own[i].Microseconds())/float64(changes[i]), "consumer-µs/change-"+name)
+	}
+}
+
+// selfCPU is this process's user and system CPU.
+func selfCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// procStatCPU is a process's user and system CPU, from /proc/<pid>/stat
+// (its 14th and 15th fields, in ticks of 10 ms).
+func procStatCPU(b *testing.B, pid int) time.Duration {
+	s, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		b.Fatal(err)
+	}
+	f := strings.Fields(string(s[strings.LastIndexByte(string(s), ')')+1:]))
+	ut, err1 := strconv.ParseInt(f[11], 10, 64)
+	st, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		b.Fatalf("/proc/%d/stat: %q", pid, s)
+	}
+	return time.Duration(ut+st) * 10 * time.Millisecond
+}
