@@ -8,9 +8,8 @@ import (
 
 // For the tests of package sqlsource_test that count what the watcher's
 // steps cost: one read of the change table, applied and deleted in one
-// transaction, as
-// Watch does them but without telling anyone; and the change table's
-// reads as Watch paces them.
+// transaction as Watch does them, but without telling anyone; and the
+// change table's reads as Watch paces them.
 
 // ApplyWaiting reads the changes waiting in the change table of s (one
 // batch), applies them and deletes them, and returns the pages they are on.
