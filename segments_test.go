@@ -334,8 +334,10 @@ func settle(t *testing.T, sm *Sitemap, k docKey, path string) {
 // crawlers and tools use (testkit.Readers: Python, Node, curl, xmllint,
 // Chromium).
 func TestSplicedReaders(t *testing.T) {
-	src := newKeyedSource(1, 4000, 4)
-	for k := range int64(4000) {
+	// Segments of 3,000 URLs: each compressed as units with dictionaries
+	// (internal/gzsplice chain.go), some of them kept by the splice.
+	src := newKeyedSource(1, 16000, 4)
+	for k := range int64(16000) {
 		if k%4 != 3 {
 			src.set(k, keyedURL(k, 0))
 		}
@@ -357,12 +359,16 @@ func TestSplicedReaders(t *testing.T) {
 	if sm.Stats().Splices != 1 {
 		t.Fatalf("not spliced: %+v", sm.Stats())
 	}
+	e, _ := cachedEntry(sm, k)
+	if units := len(e.segs.Segs[1].Z.Units()); units < 2 {
+		t.Fatalf("the spliced segment has %d units; the readers are to decode units with dictionaries", units)
+	}
 	gz := get(sm, "/sitemap-p-1.xml.gz").Body.Bytes()
 	if !bytes.Equal(gz, fullBytes(t, src, 1)) {
 		t.Fatal("the spliced page differs from a full build")
 	}
 	esc := strings.NewReplacer("&", "&amp;") // as the DOM shows them
-	testkit.Readers(t, gz, gunzipped(t, gz), len(mustKeys(src, 1)), esc.Replace(keyedURL(1503, 9).Loc), esc.Replace(keyedURL(3998, 0).Loc))
+	testkit.Readers(t, gz, gunzipped(t, gz), len(mustKeys(src, 1)), esc.Replace(keyedURL(1503, 9).Loc), esc.Replace(keyedURL(15998, 0).Loc))
 }
 
 // TestSpliceFallback: a page spliced again and again is read whole
