@@ -340,3 +340,44 @@ func gunzipOK(gz []byte) []byte {
 	}
 	return b
 }
+
+// BenchmarkTableCheck: Table.Check of a 50,000-entry page read back from
+// its wire form, cut by its Source into 25 segments of units ("units",
+// each unit inflated alone after its dictionary) or by its content into
+// segments of one unit ("plain"); MB/s of the page's XML.
+func BenchmarkTableCheck(b *testing.B) {
+	for _, name := range []string{"units", "plain"} {
+		b.Run(name, func(b *testing.B) {
+			var gz []byte
+			var tab *Table
+			if name == "units" {
+				_, gz, tab = sourceTable(b, 50000, 25)
+			} else {
+				r := rand.New(rand.NewPCG(3, 4))
+				p := newPage(50000, 0)
+				w := NewWriter(6, false, nil) // cut by content: no units
+				p.write(r, w, nil, nil)
+				var err error
+				if gz, tab, err = w.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			units := 0
+			for _, s := range tab.Segs {
+				units += len(gzsplice.PartsOf(s.Z).Units)
+			}
+			got, err := ParseTable(AppendTable(nil, tab), gz, tab.Sum())
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(len(gunzipOK(gz))))
+			for b.Loop() {
+				if err := got.Check(nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(units), "units")
+			b.ReportMetric(float64(len(tab.Segs)), "segs")
+		})
+	}
+}
