@@ -27,9 +27,12 @@ type spliceFleet struct {
 
 const fleetPage = "/sitemap-p-1.xml.gz"
 
-func newSpliceFleet(t *testing.T) *spliceFleet {
-	src := newKeyedSource(1, 4000, 4)
-	for k := range int64(4000) {
+func newSpliceFleet(t *testing.T) *spliceFleet { return newSpliceFleetOf(t, 4000, 4) }
+
+// newSpliceFleetOf is a spliceFleet of a page of rows in segs segments.
+func newSpliceFleetOf(t *testing.T, rows int64, segs int) *spliceFleet {
+	src := newKeyedSource(1, rows, segs)
+	for k := range rows {
 		src.set(k, keyedURL(k, 0))
 	}
 	return &spliceFleet{t: t, st: newMemStore(), src: src, clk: testkit.NewClock(time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC))}
@@ -129,6 +132,47 @@ func TestFleetSplice(t *testing.T) {
 	}
 }
 
+// TestFleetSpliceUnits: TestFleetSplice of a page of 20,000 rows in two
+// segments, each compressed as several units: their units travel in the
+// stored table, check on the replica that took the copy (each unit alone
+// after its dictionary), and it splices the page, reading one segment, to
+// a full build's bytes; so does the first replica, from the spliced copy.
+func TestFleetSpliceUnits(t *testing.T) {
+	f := newSpliceFleetOf(t, 20000, 2)
+	a := f.replica()
+	settle(t, a, pageKey(0, 1), fleetPage)
+	b := f.replica()
+	read := f.src.read.Load()
+	if got := get(b, fleetPage).Body.Bytes(); !bytes.Equal(got, get(a, fleetPage).Body.Bytes()) {
+		t.Fatal("the replicas serve other bytes")
+	}
+	if f.src.read.Load() != read {
+		t.Fatal("the second replica read the Source: it did not take the stored copy")
+	}
+	e, _ := cachedEntry(b, pageKey(0, 1))
+	if e == nil || e.segs == nil || !e.segsStored {
+		t.Fatal("the stored copy came without its segment table")
+	}
+	for i, s := range e.segs.Body() {
+		if n := len(s.Z.Units()); n < 2 {
+			t.Fatalf("segment %d of 10,000 rows came in %d unit", i, n)
+		}
+	}
+	if n := f.change(b, 15, 1); n > 10000 {
+		t.Errorf("the replica that took the copy read %d rows, want one segment's 10,000", n)
+	}
+	if st := b.Stats(); st.Splices != 1 || st.SpliceFallbacks != 0 {
+		t.Errorf("the replica that took the copy: %d splices, %d fallbacks; want 1, 0", st.Splices, st.SpliceFallbacks)
+	}
+	settle(t, a, pageKey(0, 1), fleetPage)
+	if n := f.change(a, 19999, 2); n > 10000 {
+		t.Errorf("the first replica read %d rows, want one segment's 10,000", n)
+	}
+	if st := a.Stats(); st.Splices != 1 || st.SpliceFallbacks != 0 {
+		t.Errorf("the first replica: %d splices, %d fallbacks; want 1, 0", st.Splices, st.SpliceFallbacks)
+	}
+}
+
 // TestFleetSpliceTracked: with change tracking (OnChange), a replica that
 // took the copy from the Store reads its URL hashes back from its bytes
 // and splices it too; the change it reports is the one row's (its
@@ -189,6 +233,12 @@ func TestFleetSpliceBadTable(t *testing.T) {
 			}
 			parts[1].Compressed -= 2
 			parts[2].Compressed += 2
+			if us := parts[1].Units; len(us) > 0 { // its last unit gives them to segment 2's first
+				us[len(us)-1].Compressed -= 2
+			}
+			if us := parts[2].Units; len(us) > 0 {
+				us[0].Compressed += 2
+			}
 			zs, err := gzsplice.Split(d.Main.Gz, parts)
 			if err != nil {
 				t.Fatal(err)

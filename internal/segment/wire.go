@@ -9,15 +9,23 @@ package segment
 //
 // Its fields, after a version byte: Level, the flags (BySource), Full,
 // the number of segments, then for each its gzsplice figures (compressed
-// length, CRC-32, length, xxhash64), URLs, Read, Newest and its flags
+// length, CRC-32, length, xxhash64), the number of its units (0 for a
+// segment of one) and each unit's (compressed length, CRC-32, length,
+// xxhash64, its dictionary's DictSum), URLs, Read, Newest and its flags
 // (Volatile). A field added to Seg, Table or gzsplice.Segment must be
 // added here, under a new version if older replicas cannot skip it, and
 // to wireFields (wire_test.go), which fails until it is.
 //
+// Version 1, before units, has no unit count: it is read as before, each
+// segment one unit (a segment of several it described would not check:
+// its Sum is of its units', not of its run). AppendTable writes version 2.
+//
 // ParseTable trusts nothing: the lengths must tile the file exactly, the
-// CRCs and lengths combine to its trailer's, and the segments' hashes and
-// lengths make the page's hash (Sum) the copy names; Table.Check then
-// decompresses each segment alone before any is reused.
+// CRCs and lengths combine to its trailer's, a segment's units tile its
+// bytes and make its figures (gzsplice.Split), and the segments' hashes
+// and lengths make the page's hash (Sum) the copy names; Table.Check then
+// decompresses each segment alone, each unit of it alone after its
+// dictionary, before any is reused.
 
 import (
 	"encoding/binary"
@@ -27,8 +35,12 @@ import (
 	"github.com/freshmap/sitemap/internal/gzsplice"
 )
 
-// wireVersion is the version byte of the wire form.
-const wireVersion = 1
+// wireVersion is the version byte of the wire form AppendTable writes;
+// wireV1, without units, is still read.
+const (
+	wireVersion = 2
+	wireV1      = 1
+)
 
 // The flags of a table and of a segment.
 const (
@@ -41,8 +53,12 @@ const (
 var ErrWire = errors.New("segment: not the segment table of this file")
 
 // AppendTable appends the wire form of t to b.
-func AppendTable(b []byte, t *Table) []byte {
-	b = append(b, wireVersion, byte(t.Level))
+func AppendTable(b []byte, t *Table) []byte { return appendTable(b, t, wireVersion) }
+
+// appendTable appends the wire form of t of version v to b; version 1
+// writes no units (a test writes it, as an older replica did).
+func appendTable(b []byte, t *Table, v byte) []byte {
+	b = append(b, v, byte(t.Level))
 	var flags byte
 	if t.BySource {
 		flags |= tableBySource
@@ -56,6 +72,16 @@ func AppendTable(b []byte, t *Table) []byte {
 		b = binary.LittleEndian.AppendUint32(b, p.CRC)
 		b = binary.AppendUvarint(b, uint64(p.N))
 		b = binary.LittleEndian.AppendUint64(b, p.Sum)
+		if v != wireV1 {
+			b = binary.AppendUvarint(b, uint64(len(p.Units)))
+			for _, u := range p.Units {
+				b = binary.AppendUvarint(b, uint64(u.Compressed))
+				b = binary.LittleEndian.AppendUint32(b, u.CRC)
+				b = binary.AppendUvarint(b, uint64(u.N))
+				b = binary.LittleEndian.AppendUint64(b, u.Sum)
+				b = binary.LittleEndian.AppendUint64(b, u.Dict)
+			}
+		}
 		b = binary.AppendUvarint(b, uint64(s.URLs))
 		b = binary.AppendUvarint(b, uint64(s.Read))
 		b = appendTime(b, s.Newest)
@@ -75,21 +101,31 @@ func AppendTable(b []byte, t *Table) []byte {
 // match gz and sum.
 func ParseTable(b, gz []byte, sum uint64) (*Table, error) {
 	r := reader{b: b}
-	if r.byte() != wireVersion {
+	v := r.byte()
+	if v != wireVersion && v != wireV1 {
 		return nil, ErrWire
 	}
 	t := &Table{Level: int(r.byte())}
 	flags := r.byte()
 	t.BySource, t.Full = flags&tableBySource != 0, r.time()
-	// A segment takes at least 17 bytes: 4 + 8 and five of one byte.
+	// A segment takes at least 17 bytes: 4 + 8 and five of one byte (six
+	// with its unit count).
 	n := r.uvarint()
 	if t.Level < 1 || t.Level > 9 || flags&^tableBySource != 0 || n < 2 || n > uint64(len(r.b)/17) || n > MaxSegments+2 {
 		return nil, ErrWire
 	}
 	t.Segs = make([]Seg, n)
 	parts := make([]gzsplice.Parts, n)
+	// The units of all segments, in one slice: each segment's slice of it
+	// is set once it is whole, below.
+	var units []gzsplice.UnitParts
 	for i := range t.Segs {
 		parts[i] = gzsplice.Parts{Compressed: r.int(), CRC: r.uint32(), N: int64(r.int()), Sum: r.uint64()}
+		if v != wireV1 {
+			start := len(units)
+			units = r.units(units)
+			parts[i].Units = units[start:]
+		}
 		s := &t.Segs[i]
 		s.URLs, s.Read, s.Newest = r.int(), r.int(), r.time()
 		f := r.byte()
@@ -100,6 +136,12 @@ func ParseTable(b, gz []byte, sum uint64) (*Table, error) {
 	}
 	if r.bad || len(r.b) != 0 {
 		return nil, ErrWire
+	}
+	off := 0
+	for i := range parts {
+		k := len(parts[i].Units)
+		parts[i].Units = units[off : off+k : off+k]
+		off += k
 	}
 	zs, err := gzsplice.Split(gz, parts)
 	if err != nil {
@@ -132,6 +174,23 @@ func (t *Table) Check(f func(i int, run []byte) error) error {
 		}
 	}
 	return nil
+}
+
+// unitBytes is the fewest bytes a unit takes: 4 + 8 + 8 and two of one.
+const unitBytes = 22
+
+// units appends to us the units of a segment: their number, then each
+// one's figures; none if the number is 0.
+func (r *reader) units(us []gzsplice.UnitParts) []gzsplice.UnitParts {
+	k := r.uvarint()
+	if k > uint64(len(r.b)/unitBytes) {
+		r.fail()
+		return us
+	}
+	for range k {
+		us = append(us, gzsplice.UnitParts{Compressed: r.int(), CRC: r.uint32(), N: int64(r.int()), Sum: r.uint64(), Dict: r.uint64()})
+	}
+	return us
 }
 
 // appendTime appends t to the nanosecond, or a zero time as one byte.
