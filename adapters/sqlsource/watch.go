@@ -241,6 +241,18 @@ func (w *Watcher) run(ctx context.Context) {
 // step reads the next changes, applies them, tells the pages when due and
 // acknowledges the changes.
 func (w *Watcher) step(ctx context.Context) error {
+	if _, ok := w.feed.(*changeTable); !ok {
+		// Logical decoding delivers changes as they come: within an
+		// interval of the last call, wait for the next call to be due
+		// before reading, then read all that came and tell it at once. A
+		// change then waits at most an interval to be told; read first,
+		// a change that came while the watcher waited to tell the batch
+		// before was read only after that call and waited for the next,
+		// up to two intervals (TestWatchKeysLatency).
+		if d := time.Until(w.due()); d > 0 && !sleep(ctx, d) {
+			return ctx.Err()
+		}
+	}
 	changes, pos, err := w.feed.next(ctx)
 	w.readAt = time.Now()
 	resync := errors.Is(err, errResync)

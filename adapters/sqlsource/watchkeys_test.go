@@ -96,10 +96,16 @@ func forEachCapture(t *testing.T, f func(t *testing.T, d *testDB, capture sqlsou
 // resync told), and returns a Source over it that watches every 100 ms.
 func keysSource(t *testing.T, d *testDB, capture sqlsource.Capture, logs *testkit.SyncBuffer) (*catalogue, *sqlsource.Source) {
 	t.Helper()
+	return keysSourceEvery(t, d, capture, logs, 100*time.Millisecond)
+}
+
+// keysSourceEvery is keysSource watching every interval.
+func keysSourceEvery(t *testing.T, d *testDB, capture sqlsource.Capture, logs *testkit.SyncBuffer, every time.Duration) (*catalogue, *sqlsource.Source) {
+	t.Helper()
 	c := d.createCatalogue(t, products(ids(1, 35)...))
 	cfg := c.config(10)
 	cfg.Summary, cfg.Significant, cfg.Capture = true, []string{"slug", "published", "noindex"}, capture
-	cfg.WatchInterval = 100 * time.Millisecond
+	cfg.WatchInterval = every
 	if logs != nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(logs, nil))
 	}
@@ -183,6 +189,54 @@ func TestWatchKeys(t *testing.T) {
 			if i > 0 && c.at.Sub(calls[i-1].at) < least {
 				t.Errorf("calls %v apart: want at least %v (interval 100ms)", c.at.Sub(calls[i-1].at), least)
 			}
+		}
+	})
+}
+
+// TestWatchKeysLatency: rows inserted every 25 ms for 3 s are each told
+// within an interval of their commit at the median: with logical
+// decoding, the watcher waits for the next call to be due before it reads,
+// not after (read first, a row that came while it waited was told a call
+// later: 1.5 intervals at the median); with the change table, a call
+// follows its read at once.
+func TestWatchKeysLatency(t *testing.T) {
+	forEachCapture(t, func(t *testing.T, d *testDB, capture sqlsource.Capture) {
+		const every = 400 * time.Millisecond
+		c, src := keysSourceEvery(t, d, capture, nil, every)
+		rec := &keysRecorder{}
+		w, err := src.Watch(context.Background(), rec, "products")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			if err := w.Close(); err != nil {
+				t.Errorf("Close: %v", err)
+			}
+		}()
+		committed := map[int64]time.Time{}
+		for k := int64(100); k < 220; k++ {
+			c.insert(t, products(k)...)
+			committed[k] = time.Now()
+			time.Sleep(25 * time.Millisecond)
+		}
+		waitFor(t, "every row's key", func() bool { return len(rec.told(true)) >= len(committed) })
+		told := map[int64]time.Time{}
+		for _, call := range rec.record() {
+			for _, k := range call.args {
+				if _, ok := told[k]; !ok && call.keys {
+					told[k] = call.at
+				}
+			}
+		}
+		var lat []time.Duration
+		for k, at := range committed {
+			lat = append(lat, told[k].Sub(at))
+		}
+		slices.Sort(lat)
+		if med := lat[len(lat)/2]; med > every {
+			t.Errorf("commit → told: median %v, max %v; want at most the interval, %v, at the median", med, lat[len(lat)-1], every)
+		} else {
+			t.Logf("commit → told: median %v, max %v (interval %v)", med, lat[len(lat)-1], every)
 		}
 	})
 }
