@@ -300,11 +300,14 @@ func TestWatchKeysRefused(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Errorf("Close: %v", err)
 	}
+	// Page 2's two renames may come in two reads of the change table, the
+	// second after the refusal: page 2 is then told again, alone or with
+	// page 4 (the calls are paced from the reads).
 	keyCalls := 0
 	for _, c := range rec.record() {
 		if c.keys {
 			keyCalls++
-		} else if !slices.Equal(c.args, []int64{2}) && !slices.Equal(c.args, []int64{4}) {
+		} else if !slices.Equal(c.args, []int64{2}) && !slices.Equal(c.args, []int64{4}) && !slices.Equal(c.args, []int64{2, 4}) {
 			t.Errorf("Invalidate(%v), want page 2, then page 4", c.args)
 		}
 	}
