@@ -8,7 +8,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -58,11 +57,11 @@ type ProcessMeter struct {
 // Read returns the process's user and system CPU so far, and with Files
 // the bytes it wrote (/proc/self/io's wchar), else -1.
 func (m ProcessMeter) Read(context.Context) (Usage, error) {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+	self, err := selfCPU()
+	if err != nil {
 		return Usage{}, err
 	}
-	u := Usage{Client: time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), WAL: -1}
+	u := Usage{Client: self, WAL: -1}
 	if m.Server > 0 {
 		var err error
 		if u.Server, err = procCPU(m.Server); err != nil {
