@@ -24,10 +24,10 @@ import (
 	"github.com/freshmap/sitemap/internal/gzsplice"
 )
 
-// The content cut: a mean of 2,048 entries a segment, at most four times
+// The content cut: a mean of 4,096 entries a segment, at most four times
 // that, and at most MaxRun bytes, so a segment stays bounded.
 const (
-	cutBits    = 11
+	cutBits    = 12
 	MaxEntries = 4 << cutBits
 	MaxRun     = 4 << 20
 )

@@ -143,8 +143,8 @@ func TestContentCuts(t *testing.T) {
 				t.Errorf("%d entries: body segment %d has %d entries, %d bytes", c.n, i, s.URLs, s.Z.Size())
 			}
 		}
-		if c.n == 30000 && (len(tab.Body()) < 5 || len(tab.Body()) > 40) {
-			t.Errorf("30,000 entries in %d segments (a mean of 2,048 wanted)", len(tab.Body()))
+		if c.n == 30000 && (len(tab.Body()) < 3 || len(tab.Body()) > 20) {
+			t.Errorf("30,000 entries in %d segments (a mean of 4,096 wanted)", len(tab.Body()))
 		}
 		if c.pad == 3000 && len(tab.Body()) < 2 {
 			t.Errorf("9 MB of entries in %d segment: MaxRun not kept", len(tab.Body()))
