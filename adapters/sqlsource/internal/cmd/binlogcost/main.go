@@ -5,7 +5,8 @@
 // -writers writers by primary key doing inserts, significant and
 // insignificant updates and deletes, on random rows and on the rows of
 // one page, the modes interleaved over -rounds rounds) with two modes of
-// its own beside off, triggers, on and off again:
+// its own beside off, triggers, on and off again, and off unlogged (off
+// with the writers' sessions out of the binary log, sql_log_bin = 0):
 //
 //   - binlog tell: no trigger; a reader follows the table's row events
 //     from the server as a replica does (go-mysql's BinlogSyncer), finds
@@ -53,7 +54,7 @@ func main() {
 	writers := flag.Int("writers", 8, "concurrent writers")
 	dur := flag.Duration("dur", time.Second, "how long each case runs in each mode and round")
 	rounds := flag.Int("rounds", 3, "rounds of every mode, interleaved")
-	modeNames := flag.String("modes", "off,triggers,on,binlog tell,binlog apply,off again", "the modes, by commas, the first the one the others are compared with")
+	modeNames := flag.String("modes", "off,off unlogged,triggers,on,binlog tell,binlog apply,off again", "the modes, by commas, the first the one the others are compared with")
 	flag.Parse()
 	if *dsn == "" {
 		log.Fatal("binlogcost: -dsn is required")
@@ -75,9 +76,23 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	// The writers of "off unlogged" write through connections whose
+	// session has sql_log_bin = 0: the same server and run, without the
+	// binary log.
+	sep := "?"
+	if strings.Contains(*dsn, "?") {
+		sep = "&"
+	}
+	unlogged, err := sql.Open("mysql", *dsn+sep+"sql_log_bin=0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer unlogged.Close()
+	unlogged.SetMaxOpenConns(*writers + 4)
+	unlogged.SetMaxIdleConns(*writers + 4)
 	m := modes{b: b, dsn: *dsn}
-	all := map[string]writecost.Mode{"off": b.Off(), "triggers": b.Triggers(), "on": b.On(), "binlog tell": m.tell(),
-		"binlog apply": m.apply(), "off again": {Name: "off again", Start: b.Off().Start}}
+	all := map[string]writecost.Mode{"off": b.Off(), "off unlogged": m.unlogged(unlogged), "triggers": b.Triggers(), "on": b.On(),
+		"binlog tell": m.tell(), "binlog apply": m.apply(), "off again": {Name: "off again", Start: b.Off().Start}}
 	var run []writecost.Mode
 	for name := range strings.SplitSeq(*modeNames, ",") {
 		mode, ok := all[strings.TrimSpace(name)]
@@ -126,6 +141,23 @@ func (m *modes) start(ctx context.Context, s sink) (*reader, error) {
 		return nil, err
 	}
 	return startReader(ctx, m.b.DB, m.dsn, m.b.Table, "id", []string{"slug", "published"}, 250*time.Millisecond, s)
+}
+
+// unlogged is off with the writers' sessions out of the binary log
+// (sql_log_bin = 0): what the same writes cost the same server without
+// it, interleaved with the other modes.
+func (m *modes) unlogged(db *sql.DB) writecost.Mode {
+	return writecost.Mode{Name: "off unlogged", Start: func(ctx context.Context) (func(context.Context) error, error) {
+		if err := m.b.DropTriggers(ctx); err != nil {
+			return nil, err
+		}
+		logged := m.b.DB
+		m.b.DB = db
+		return func(context.Context) error {
+			m.b.DB = logged
+			return nil
+		}, nil
+	}}
 }
 
 // tell is the reader telling the counter the pages, applying nothing.
