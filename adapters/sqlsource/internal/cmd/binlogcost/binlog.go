@@ -45,11 +45,21 @@ type reader struct {
 
 	mu   sync.Mutex
 	read int64 // row events of the table read, for the report
+	all  int64 // events read
 }
 
 // startReader starts a reader of table (in the DSN's database) whose key
 // and significant columns are named, from the server's current position.
 func startReader(ctx context.Context, db *sql.DB, dsn, table, key string, significant []string, every time.Duration, s sink) (*reader, error) {
+	return startReaderAt(ctx, db, dsn, table, key, significant, every, s, nil, false)
+}
+
+// startReaderAt is startReader from the position from (nil: the
+// server's current one); raw leaves the events undecoded (go-mysql's raw
+// mode: the reference of BenchmarkReader), so that nothing reaches the
+// sink.
+func startReaderAt(ctx context.Context, db *sql.DB, dsn, table, key string, significant []string, every time.Duration, s sink,
+	from *gomysql.Position, raw bool) (*reader, error) {
 	cfg, err := mysql.ParseDSN(dsn)
 	if err != nil {
 		return nil, err
@@ -79,6 +89,9 @@ func startReader(ctx context.Context, db *sql.DB, dsn, table, key string, signif
 	if err != nil {
 		return nil, err
 	}
+	if from != nil {
+		pos = *from
+	}
 	flavor := gomysql.MySQLFlavor
 	if strings.Contains(strings.ToLower(version), "mariadb") {
 		flavor = gomysql.MariaDBFlavor
@@ -86,7 +99,7 @@ func startReader(ctx context.Context, db *sql.DB, dsn, table, key string, signif
 	r.syncer = replication.NewBinlogSyncer(replication.BinlogSyncerConfig{
 		ServerID: 1_000_000 + rand.Uint32N(1_000_000), Flavor: flavor, Host: host, Port: uint16(port),
 		User: cfg.User, Password: cfg.Passwd, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		MaxReconnectAttempts: 1,
+		MaxReconnectAttempts: 1, RawModeEnabled: raw,
 	})
 	if r.stream, err = r.syncer.StartSync(pos); err != nil {
 		r.syncer.Close()
@@ -202,6 +215,9 @@ func (r *reader) loop(ctx context.Context, at gomysql.Position) error {
 			}
 			return err
 		}
+		r.mu.Lock()
+		r.all++
+		r.mu.Unlock()
 		switch e := ev.Event.(type) {
 		case *replication.RotateEvent:
 			at = gomysql.Position{Name: string(e.NextLogName), Pos: uint32(e.Position)}
@@ -227,13 +243,22 @@ func (r *reader) loop(ctx context.Context, at gomysql.Position) error {
 // committed up to there, and closes the reader.
 func (r *reader) stop(ctx context.Context) error {
 	pos, err := serverPosition(ctx, r.db)
-	if err == nil {
-		r.upto <- pos
-		select {
-		case err = <-r.done:
-		case <-time.After(5 * time.Minute):
-			err = fmt.Errorf("binlogcost: the reader did not reach %v in 5 minutes", pos)
-		}
+	if err != nil {
+		r.cancel()
+		r.syncer.Close()
+		return err
+	}
+	return r.stopAt(pos)
+}
+
+// stopAt is stop at the position pos.
+func (r *reader) stopAt(pos gomysql.Position) error {
+	r.upto <- pos
+	var err error
+	select {
+	case err = <-r.done:
+	case <-time.After(5 * time.Minute):
+		err = fmt.Errorf("binlogcost: the reader did not reach %v in 5 minutes", pos)
 	}
 	r.cancel()
 	r.syncer.Close()
