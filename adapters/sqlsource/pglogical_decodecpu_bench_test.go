@@ -5,7 +5,6 @@ package sqlsource
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -43,20 +42,7 @@ func BenchmarkPGLogicalDecodeCPU(b *testing.B) {
 		for i := range 2 {
 			text := (i + round/2) % 2 // each format first in every other iteration
 			round++
-			var wg sync.WaitGroup
-			for w := range writers {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for k := 1 + w; k <= writes; k += writers {
-						if _, err := tb.db.Exec(fmt.Sprintf("UPDATE %s SET stock = %d, updated_at = now() WHERE id = %d", tb.cfg.Table, round, k)); err != nil {
-							b.Error(err)
-							return
-						}
-					}
-				}()
-			}
-			wg.Wait()
+			tb.update(b, writers, writes, fmt.Sprintf("stock = %d, updated_at = now()", round))
 			cfg := tb.cfg
 			cfg.text = text == 1
 			before, err := cputime.Self()
