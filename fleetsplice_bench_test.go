@@ -28,17 +28,8 @@ func BenchmarkFleetSplice(b *testing.B) {
 		b.Run("urls="+strconv.Itoa(n)+"/"+mode, func(b *testing.B) {
 			_, _, doc := benchDoc(b, n)
 			src := &benchSegSource{urls: benchURLs(n)}
-			sm, err := New(Config{BaseURL: benchBase, TTL: 24 * time.Hour}, Section{Source: src})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer sm.Close()
+			sm, old, pb := builtSegPage(b, src)
 			k := pageKey(0, 1)
-			old, err := sm.docs.load(k, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			pb := sm.docs.builders[docPage].(pageBuilder)
 			const key = 12_345
 			_, seg := src.SegmentOf(key)
 			src.read = 0
@@ -57,6 +48,7 @@ func BenchmarkFleetSplice(b *testing.B) {
 					}
 					rec := encodeRecord(k, prev, sm.docs.clocks.state)
 					recBytes = len(rec)
+					var err error
 					if prev, _, err = decodeRecord(k, rec); err != nil {
 						b.Fatal(err)
 					}
@@ -90,16 +82,8 @@ func BenchmarkFleetSplice(b *testing.B) {
 func BenchmarkRecordTable(b *testing.B) {
 	const n = 50_000
 	src := &benchSegSource{urls: benchURLs(n)}
-	sm, err := New(Config{BaseURL: benchBase, TTL: 24 * time.Hour}, Section{Source: src})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer sm.Close()
+	sm, e, _ := builtSegPage(b, src)
 	k := pageKey(0, 1)
-	e, err := sm.docs.load(k, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
 	with := encodeRecord(k, e, sm.docs.clocks.state)
 	bare := e.renewed(e.built)
 	bare.segs = nil

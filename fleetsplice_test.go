@@ -96,16 +96,15 @@ func (f *spliceFleet) store(key string, b []byte) {
 	f.st.mu.Unlock()
 }
 
-// TestFleetSplice: a replica that took a page's copy from the Store, not
-// built it, splices it on InvalidateKeys (one segment read, counted in
-// Splices, none in SpliceFallbacks), to the bytes of a full build; and
-// the replica that built it first, having taken the spliced copy from the
-// Store in turn, splices it next.
-func TestFleetSplice(t *testing.T) {
-	f := newSpliceFleet(t)
-	a := f.replica()
+// takeStored starts replica a and builds the page on it, then replica b,
+// which must take a's copy from the Store: the same bytes, no Source read,
+// and the segment table with it. It returns both, and b's entry.
+func (f *spliceFleet) takeStored() (a, b *Sitemap, e *entry) {
+	t := f.t
+	t.Helper()
+	a = f.replica()
 	settle(t, a, pageKey(0, 1), fleetPage)
-	b := f.replica()
+	b = f.replica()
 	read := f.src.read.Load()
 	if got := get(b, fleetPage).Body.Bytes(); !bytes.Equal(got, get(a, fleetPage).Body.Bytes()) {
 		t.Fatal("the replicas serve other bytes")
@@ -113,23 +112,38 @@ func TestFleetSplice(t *testing.T) {
 	if f.src.read.Load() != read {
 		t.Fatal("the second replica read the Source: it did not take the stored copy")
 	}
-	if e, _ := cachedEntry(b, pageKey(0, 1)); e == nil || e.segs == nil || !e.segsStored {
+	if e, _ = cachedEntry(b, pageKey(0, 1)); e == nil || e.segs == nil || !e.segsStored {
 		t.Fatal("the stored copy came without its segment table")
 	}
-	if n := f.change(b, 5, 1); n > 1000 {
-		t.Errorf("the replica that took the copy read %d rows, want one segment's 1,000", n)
+	return a, b, e
+}
+
+// spliced changes key to version v through sm (change) and checks that sm
+// spliced its copy: one segment's rows read, at most segRows, and one
+// splice, no fallback, in its Stats so far.
+func (f *spliceFleet) spliced(sm *Sitemap, who string, key int64, v int, segRows int64) {
+	t := f.t
+	t.Helper()
+	if n := f.change(sm, key, v); n > segRows {
+		t.Errorf("%s read %d rows, want one segment's %d", who, n, segRows)
 	}
-	if st := b.Stats(); st.Splices != 1 || st.SpliceFallbacks != 0 {
-		t.Errorf("the replica that took the copy: %d splices, %d fallbacks; want 1, 0", st.Splices, st.SpliceFallbacks)
+	if st := sm.Stats(); st.Splices != 1 || st.SpliceFallbacks != 0 {
+		t.Errorf("%s: %d splices, %d fallbacks; want 1, 0", who, st.Splices, st.SpliceFallbacks)
 	}
+}
+
+// TestFleetSplice: a replica that took a page's copy from the Store, not
+// built it, splices it on InvalidateKeys (one segment read, counted in
+// Splices, none in SpliceFallbacks), to the bytes of a full build; and
+// the replica that built it first, having taken the spliced copy from the
+// Store in turn, splices it next.
+func TestFleetSplice(t *testing.T) {
+	f := newSpliceFleet(t)
+	a, b, _ := f.takeStored()
+	f.spliced(b, "the replica that took the copy", 5, 1, 1000)
 	// a takes b's spliced copy from the Store, then splices it.
 	settle(t, a, pageKey(0, 1), fleetPage)
-	if n := f.change(a, 3999, 2); n > 1000 {
-		t.Errorf("the first replica read %d rows, want one segment's 1,000", n)
-	}
-	if st := a.Stats(); st.Splices != 1 || st.SpliceFallbacks != 0 {
-		t.Errorf("the first replica: %d splices, %d fallbacks; want 1, 0", st.Splices, st.SpliceFallbacks)
-	}
+	f.spliced(a, "the first replica", 3999, 2, 1000)
 }
 
 // TestFleetSpliceUnits: TestFleetSplice of a page of 20,000 rows in two
@@ -139,38 +153,15 @@ func TestFleetSplice(t *testing.T) {
 // a full build's bytes; so does the first replica, from the spliced copy.
 func TestFleetSpliceUnits(t *testing.T) {
 	f := newSpliceFleetOf(t, 20000, 2)
-	a := f.replica()
-	settle(t, a, pageKey(0, 1), fleetPage)
-	b := f.replica()
-	read := f.src.read.Load()
-	if got := get(b, fleetPage).Body.Bytes(); !bytes.Equal(got, get(a, fleetPage).Body.Bytes()) {
-		t.Fatal("the replicas serve other bytes")
-	}
-	if f.src.read.Load() != read {
-		t.Fatal("the second replica read the Source: it did not take the stored copy")
-	}
-	e, _ := cachedEntry(b, pageKey(0, 1))
-	if e == nil || e.segs == nil || !e.segsStored {
-		t.Fatal("the stored copy came without its segment table")
-	}
+	a, b, e := f.takeStored()
 	for i, s := range e.segs.Body() {
 		if n := len(s.Z.Units()); n < 2 {
 			t.Fatalf("segment %d of 10,000 rows came in %d unit", i, n)
 		}
 	}
-	if n := f.change(b, 15, 1); n > 10000 {
-		t.Errorf("the replica that took the copy read %d rows, want one segment's 10,000", n)
-	}
-	if st := b.Stats(); st.Splices != 1 || st.SpliceFallbacks != 0 {
-		t.Errorf("the replica that took the copy: %d splices, %d fallbacks; want 1, 0", st.Splices, st.SpliceFallbacks)
-	}
+	f.spliced(b, "the replica that took the copy", 15, 1, 10000)
 	settle(t, a, pageKey(0, 1), fleetPage)
-	if n := f.change(a, 19999, 2); n > 10000 {
-		t.Errorf("the first replica read %d rows, want one segment's 10,000", n)
-	}
-	if st := a.Stats(); st.Splices != 1 || st.SpliceFallbacks != 0 {
-		t.Errorf("the first replica: %d splices, %d fallbacks; want 1, 0", st.Splices, st.SpliceFallbacks)
-	}
+	f.spliced(a, "the first replica", 19999, 2, 10000)
 }
 
 // TestFleetSpliceTracked: with change tracking (OnChange), a replica that
@@ -186,19 +177,11 @@ func TestFleetSpliceTracked(t *testing.T) {
 		changes = append(changes, c)
 		mu.Unlock()
 	}
-	a := f.replica()
-	settle(t, a, pageKey(0, 1), fleetPage)
-	b := f.replica()
-	get(b, fleetPage)
+	_, b, _ := f.takeStored()
 	mu.Lock()
 	changes = nil
 	mu.Unlock()
-	if n := f.change(b, 2100, 7); n > 1000 {
-		t.Errorf("%d rows read, want one segment's 1,000", n)
-	}
-	if st := b.Stats(); st.Splices != 1 || st.SpliceFallbacks != 0 {
-		t.Errorf("%d splices, %d fallbacks; want 1, 0", st.Splices, st.SpliceFallbacks)
-	}
+	f.spliced(b, "the replica that took the copy", 2100, 7, 1000)
 	mu.Lock()
 	defer mu.Unlock()
 	added, removed := keyedURL(2100, 7).Loc, keyedURL(2100, 0).Loc

@@ -2,10 +2,8 @@ package sitemap
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"fmt"
-	"io"
 	"iter"
 	"math/rand/v2"
 	"net/http"
@@ -262,7 +260,7 @@ func TestSpliceProperty(t *testing.T) {
 		case w.Code != http.StatusOK && w.Code != http.StatusNotModified:
 			t.Fatalf("step %d: %d", step, w.Code)
 		}
-		xml := gunzipped(t, want)
+		xml := testkit.GunzipMember(t, want)
 		if n := strings.Count(string(xml), "<url>"); n != len(mustKeys(src, page)) {
 			t.Fatalf("step %d: %d <url> entries, want %d", step, n, len(mustKeys(src, page)))
 		}
@@ -299,20 +297,6 @@ func changeNames(cs []Change, loc string) bool {
 		}
 	}
 	return false
-}
-
-func gunzipped(t testing.TB, gz []byte) []byte {
-	t.Helper()
-	zr, err := gzip.NewReader(bytes.NewReader(gz))
-	if err != nil {
-		t.Fatal(err)
-	}
-	zr.Multistream(false)
-	b, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // settle waits until the cached copy of k (at path) is fresh and current.
@@ -368,7 +352,7 @@ func TestSplicedReaders(t *testing.T) {
 		t.Fatal("the spliced page differs from a full build")
 	}
 	esc := strings.NewReplacer("&", "&amp;") // as the DOM shows them
-	testkit.Readers(t, gz, gunzipped(t, gz), len(mustKeys(src, 1)), esc.Replace(keyedURL(1503, 9).Loc), esc.Replace(keyedURL(15998, 0).Loc))
+	testkit.Readers(t, gz, testkit.GunzipMember(t, gz), len(mustKeys(src, 1)), esc.Replace(keyedURL(1503, 9).Loc), esc.Replace(keyedURL(15998, 0).Loc))
 }
 
 // TestSpliceFallback: a page spliced again and again is read whole

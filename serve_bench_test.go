@@ -385,6 +385,23 @@ func (s *benchSegSource) SegmentOf(key int64) (int64, int) {
 	return 1, int(key) / s.width()
 }
 
+// builtSegPage returns a Sitemap of src, closed when b ends, its one
+// page's copy, built, and its page builder, for a benchmark to rebuild
+// the page through.
+func builtSegPage(b *testing.B, src *benchSegSource) (*Sitemap, *entry, pageBuilder) {
+	b.Helper()
+	sm, err := New(Config{BaseURL: benchBase, TTL: 24 * time.Hour}, Section{Source: src})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { sm.Close() })
+	e, err := sm.docs.load(pageKey(0, 1), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return sm, e, sm.docs.builders[docPage].(pageBuilder)
+}
+
 // BenchmarkSplice rebuilds a 50,000-URL page of a SegmentSource after a
 // change, through the page builder as a background rebuild runs it:
 // cold, with no previous copy (every segment compressed: the cost of
@@ -404,17 +421,8 @@ func BenchmarkSplice(b *testing.B) {
 			if mode == "ten-1000" {
 				src.keys = 1000
 			}
-			sm, err := New(Config{BaseURL: benchBase, TTL: 24 * time.Hour}, Section{Source: src})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer sm.Close()
+			sm, old, pb := builtSegPage(b, src)
 			k := pageKey(0, 1)
-			old, err := sm.docs.load(k, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			pb := sm.docs.builders[docPage].(pageBuilder)
 			keys := []int64{12_345}
 			if mode == "ten" || mode == "ten-1000" {
 				keys = keys[:0]

@@ -474,6 +474,27 @@ func TestWatchLogicalBurst(t *testing.T) {
 	c.report(t)
 }
 
+// watchedOnce runs a Watcher of src, told through inv, until it has
+// applied its first resync (its slot made), closes it, and returns src's
+// pages then, which must be 4: what is committed after it waits in the
+// slot for the next Watcher.
+func watchedOnce(t *testing.T, src *sqlsource.Source, inv sqlsource.Invalidator) []sitemap.PageInfo {
+	t.Helper()
+	w := watch(t, src, inv)
+	poll(t, "the first resync applied", func() bool {
+		st, err := src.WatchStats(context.Background())
+		return err == nil && st.Resyncs == 1 && st.Reading
+	})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	pages, err := readPages(context.Background(), src)
+	if err != nil || len(pages) != 4 {
+		t.Fatalf("Pages = %d pages, %v; want 4", len(pages), err)
+	}
+	return pages
+}
+
 // TestWatchLogicalCatchUp: the changes committed while no Watcher ran are
 // only in the replication slot, so a new Watcher's Source lists its pages
 // only once it has applied them: Pages called at once after Watch waits
@@ -483,19 +504,8 @@ func TestWatchLogicalCatchUp(t *testing.T) {
 	lc := newLogicalCatalogue(t, 3000)
 	src := lc.source(t, lc.d.db, nil)
 	rec := &recorder{}
-	w := watch(t, src, rec)
-	poll(t, "the first resync applied", func() bool {
-		st, err := src.WatchStats(context.Background())
-		return err == nil && st.Resyncs == 1 && st.Reading
-	})
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	before := watchedOnce(t, src, rec)
 	ctx := context.Background()
-	before, err := readPages(ctx, src)
-	if err != nil || len(before) != 4 {
-		t.Fatalf("Pages = %d pages, %v; want 4", len(before), err)
-	}
 	lc.d.exec(t, "DELETE FROM "+lc.c.products+" WHERE id BETWEEN 1000 AND 1999")
 	if err := lc.rename(ctx, 5, 5, 1); err != nil {
 		t.Fatal(err)
@@ -522,22 +532,8 @@ func TestWatchLogicalCatchUp(t *testing.T) {
 func TestWatchLogicalCatchUpWhileWriting(t *testing.T) {
 	lc := newLogicalCatalogue(t, 3000)
 	src := lc.source(t, lc.d.db, nil)
-	w, err := src.Watch(context.Background(), &keysRecorder{}, "products")
-	if err != nil {
-		t.Fatal(err)
-	}
-	poll(t, "the first resync applied", func() bool {
-		st, err := src.WatchStats(context.Background())
-		return err == nil && st.Resyncs == 1 && st.Reading
-	})
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	before := watchedOnce(t, src, &keysRecorder{})
 	ctx := context.Background()
-	before, err := readPages(ctx, src)
-	if err != nil || len(before) != 4 {
-		t.Fatalf("Pages = %d pages, %v; want 4", len(before), err)
-	}
 	stopWriter := lc.writer(t)
 	stopped := false
 	defer func() {
@@ -547,15 +543,7 @@ func TestWatchLogicalCatchUpWhileWriting(t *testing.T) {
 	}()
 	time.Sleep(300 * time.Millisecond) // renames every page, kept in the slot
 	rec := &keysRecorder{}
-	w, err = src.Watch(ctx, rec, "products")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := w.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	})
+	watch(t, src, rec)
 	// A few intervals suffice; before the writes stop, without the fix,
 	// no bound does. Generous for a loaded machine.
 	within := 3 * time.Second

@@ -165,20 +165,7 @@ func BenchmarkPGLogicalCatchUp(b *testing.B) {
 	for b.Loop() {
 		b.StopTimer()
 		round++
-		var wg sync.WaitGroup
-		for w := range writers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for k := 1 + w; k <= writes; k += writers {
-					if _, err := tb.db.Exec(fmt.Sprintf("UPDATE %s SET stock = %d WHERE id = %d", tb.cfg.Table, round, k)); err != nil {
-						b.Error(err)
-						return
-					}
-				}
-			}()
-		}
-		wg.Wait()
+		tb.update(b, writers, writes, "stock = "+strconv.Itoa(round))
 		b.StartTimer()
 		start := time.Now()
 		f, err := newPGLogical(context.Background(), tb.db, tb.cfg)

@@ -5,13 +5,10 @@ package sqlsource
 import (
 	"context"
 	"fmt"
-	"os"
-	"strconv"
-	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/freshmap/sitemap/adapters/sqlsource/internal/cputime"
 )
 
 // BenchmarkPGLogicalDecodeCPU measures what decoding a change costs the
@@ -45,23 +42,13 @@ func BenchmarkPGLogicalDecodeCPU(b *testing.B) {
 		for i := range 2 {
 			text := (i + round/2) % 2 // each format first in every other iteration
 			round++
-			var wg sync.WaitGroup
-			for w := range writers {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for k := 1 + w; k <= writes; k += writers {
-						if _, err := tb.db.Exec(fmt.Sprintf("UPDATE %s SET stock = %d, updated_at = now() WHERE id = %d", tb.cfg.Table, round, k)); err != nil {
-							b.Error(err)
-							return
-						}
-					}
-				}()
-			}
-			wg.Wait()
+			tb.update(b, writers, writes, fmt.Sprintf("stock = %d, updated_at = now()", round))
 			cfg := tb.cfg
 			cfg.text = text == 1
-			before := selfCPU(b)
+			before, err := cputime.Self()
+			if err != nil {
+				b.Fatal(err)
+			}
 			f, err := newPGLogical(context.Background(), tb.db, cfg)
 			if err != nil {
 				b.Fatal(err)
@@ -73,8 +60,16 @@ func BenchmarkPGLogicalDecodeCPU(b *testing.B) {
 			if err := tb.db.QueryRow("SELECT active_pid FROM pg_replication_slots WHERE slot_name = $1", tb.cfg.Slot).Scan(&pid); err != nil {
 				b.Fatal(err)
 			}
-			wal[text] += procStatCPU(b, pid)
-			own[text] += selfCPU(b) - before
+			walsender, err := cputime.Proc(pid)
+			if err != nil {
+				b.Fatal(err)
+			}
+			after, err := cputime.Self()
+			if err != nil {
+				b.Fatal(err)
+			}
+			wal[text] += walsender
+			own[text] += after - before
 			changes[text] += writes
 			stop()
 			f.close()
@@ -85,29 +80,4 @@ func BenchmarkPGLogicalDecodeCPU(b *testing.B) {
 		b.ReportMetric(float64(wal[i].Microseconds())/float64(changes[i]), "walsender-µs/change-"+name)
 		b.ReportMetric(float64(own[i].Microseconds())/float64(changes[i]), "consumer-µs/change-"+name)
 	}
-}
-
-// selfCPU is this process's user and system CPU.
-func selfCPU(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// procStatCPU is a process's user and system CPU, from /proc/<pid>/stat
-// (its 14th and 15th fields, in ticks of 10 ms).
-func procStatCPU(b *testing.B, pid int) time.Duration {
-	s, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		b.Fatal(err)
-	}
-	f := strings.Fields(string(s[strings.LastIndexByte(string(s), ')')+1:]))
-	ut, err1 := strconv.ParseInt(f[11], 10, 64)
-	st, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		b.Fatalf("/proc/%d/stat: %q", pid, s)
-	}
-	return time.Duration(ut+st) * 10 * time.Millisecond
 }

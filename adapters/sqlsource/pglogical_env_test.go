@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/url"
 	"os"
@@ -118,6 +119,25 @@ func (tb *lrTable) exec(t testing.TB, stmts ...string) {
 			t.Fatalf("%s: %v", s, err)
 		}
 	}
+}
+
+// update has writers goroutines update rows 1 to n, a row a statement
+// (row k by the writer k mod writers), each setting set, an UPDATE's SET
+// list such as "stock = 2"; an error fails t.
+func (tb *lrTable) update(t testing.TB, writers, n int, set string) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for k := 1 + w; k <= n; k += writers {
+				if _, err := tb.db.Exec(fmt.Sprintf("UPDATE %s SET %s WHERE id = %d", tb.cfg.Table, set, k)); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // feed opens a feed on db (the test's own, or one through a proxy), closed

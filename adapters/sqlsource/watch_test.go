@@ -81,11 +81,11 @@ func (f *freshSite) watchSource(t *testing.T, db *sql.DB, every time.Duration, l
 	return newSource(t, db, cfg)
 }
 
-// watch starts src's watcher, telling rec, closed when t ends (before the
+// watch starts src's watcher, telling inv, closed when t ends (before the
 // Sitemap is closed and the table dropped).
-func watch(t *testing.T, src *sqlsource.Source, rec *recorder) *sqlsource.Watcher {
+func watch(t *testing.T, src *sqlsource.Source, inv sqlsource.Invalidator) *sqlsource.Watcher {
 	t.Helper()
-	w, err := src.Watch(context.Background(), rec, "products")
+	w, err := src.Watch(context.Background(), inv, "products")
 	if err != nil {
 		t.Fatal(err)
 	}

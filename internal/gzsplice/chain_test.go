@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cespare/xxhash/v2"
+	"github.com/freshmap/sitemap/internal/testkit"
 )
 
 // chainOf compresses run cut at cuts into units, each with DictOf the one
@@ -60,7 +61,7 @@ func TestChain(t *testing.T) {
 			if !bytes.Equal(got.deflate, want.deflate) || got.crc != want.crc || got.n != want.n || got.sum != want.sum {
 				t.Fatalf("level %d cuts %v: written and chained differ", level, cuts)
 			}
-			if !bytes.Equal(gunzip(t, got.Member()), run) {
+			if !bytes.Equal(testkit.GunzipMember(t, got.Member()), run) {
 				t.Fatalf("level %d cuts %v: reads back wrong", level, cuts)
 			}
 			if len(got.Units()) != len(units) || !bytes.Equal(Chain(got.Units()).deflate, got.deflate) || Chain(got.Units()).sum != got.sum {
@@ -96,7 +97,7 @@ func TestStaleDictionary(t *testing.T) {
 		t.Fatal("a unit chained after another dictionary read back right: the test shows nothing")
 	}
 	fresh, _ := NewUnit(b, DictOf(a2), 6, xxhash.Sum64(b))
-	if !bytes.Equal(gunzip(t, Chain([]Unit{first, fresh}).Member()), want) {
+	if !bytes.Equal(testkit.GunzipMember(t, Chain([]Unit{first, fresh}).Member()), want) {
 		t.Fatal("the unit compressed with its dictionary reads back wrong")
 	}
 	// A unit whose predecessor changed before its last DictSize bytes
@@ -106,7 +107,7 @@ func TestStaleDictionary(t *testing.T) {
 		t.Fatal("a change at the start moved the dictionary")
 	}
 	first, _ = NewUnit(a3, nil, 6, xxhash.Sum64(a3))
-	if !bytes.Equal(gunzip(t, Chain([]Unit{first, stale}).Member()), append(bytes.Clone(a3), b...)) {
+	if !bytes.Equal(testkit.GunzipMember(t, Chain([]Unit{first, stale}).Member()), append(bytes.Clone(a3), b...)) {
 		t.Fatal("a unit reused after an unchanged dictionary reads back wrong")
 	}
 }

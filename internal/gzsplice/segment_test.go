@@ -2,11 +2,11 @@ package gzsplice
 
 import (
 	"bytes"
-	"compress/gzip"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/freshmap/sitemap/internal/testkit"
 )
 
 // page returns n lines shaped like a sitemap's <url> elements.
@@ -16,25 +16,6 @@ func page(r *rand.Rand, n int) []byte {
 		fmt.Fprintf(&b, "<url><loc>https://shop.example.com/p/%d-%x</loc><lastmod>2026-11-%02dT10:00:00Z</lastmod></url>\n", r.IntN(1<<30), r.Uint32(), 1+r.IntN(28))
 	}
 	return b.Bytes()
-}
-
-// gunzip reads one gzip member with the standard library's reader, which
-// checks the CRC-32 and the length.
-func gunzip(t testing.TB, gz []byte) []byte {
-	t.Helper()
-	zr, err := gzip.NewReader(bytes.NewReader(gz))
-	if err != nil {
-		t.Fatal(err)
-	}
-	zr.Multistream(false)
-	data, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rest, _ := io.ReadAll(zr); len(rest) != 0 {
-		t.Fatal("data after the member")
-	}
-	return data
 }
 
 func segmentsOf(t testing.TB, runs [][]byte, level int) []*Segment {
@@ -72,7 +53,7 @@ func TestJoin(t *testing.T) {
 			if len(gz) != JoinLen(segs) {
 				t.Errorf("level %d cuts %v: JoinLen %d, want %d", level, cuts, JoinLen(segs), len(gz))
 			}
-			if got, want := gunzip(t, gz), bytes.Join(runs, nil); !bytes.Equal(got, want) {
+			if got, want := testkit.GunzipMember(t, gz), bytes.Join(runs, nil); !bytes.Equal(got, want) {
 				t.Fatalf("level %d cuts %v: data differs", level, cuts)
 			}
 		}
@@ -135,7 +116,7 @@ func TestSpliceProperty(t *testing.T) {
 		if !bytes.Equal(inc, full) {
 			t.Fatalf("step %d: the spliced file differs from the full build", step)
 		}
-		if !bytes.Equal(gunzip(t, inc), bytes.Join(all, nil)) {
+		if !bytes.Equal(testkit.GunzipMember(t, inc), bytes.Join(all, nil)) {
 			t.Fatalf("step %d: the spliced file reads back wrong", step)
 		}
 		if after := SumOf(kept); (after != before) != changed && changed {
@@ -227,16 +208,16 @@ func TestJoinSharedMoves(t *testing.T) {
 	segmentsOf(t, [][]byte{page(r, 800), page(r, 800), page(r, 800)}, 6) // reuse the buffers given back
 	want := [][]byte{runs[0], newRuns[0], runs[2], newRuns[1]}
 	for i, s := range shared {
-		if got := gunzip(t, s.Member()); !bytes.Equal(got, want[i]) {
+		if got := testkit.GunzipMember(t, s.Member()); !bytes.Equal(got, want[i]) {
 			t.Fatalf("segment %d reads back other bytes", i)
 		}
 	}
 	for i, s := range prev {
-		if got := gunzip(t, s.Member()); !bytes.Equal(got, runs[i]) {
+		if got := testkit.GunzipMember(t, s.Member()); !bytes.Equal(got, runs[i]) {
 			t.Fatalf("the previous file's segment %d changed", i)
 		}
 	}
-	if !bytes.Equal(gunzip(t, gz), bytes.Join([][]byte{runs[0], want[1], runs[2], want[3]}, nil)) {
+	if !bytes.Equal(testkit.GunzipMember(t, gz), bytes.Join([][]byte{runs[0], want[1], runs[2], want[3]}, nil)) {
 		t.Fatal("the file reads back other bytes")
 	}
 }

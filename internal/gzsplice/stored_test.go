@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cespare/xxhash/v2"
+	"github.com/freshmap/sitemap/internal/testkit"
 	"github.com/klauspost/compress/flate"
 )
 
@@ -233,7 +234,7 @@ func TestCheckUnitDict(t *testing.T) {
 	}
 	forged := Unit{Deflate: buf.Bytes(), CRC: crc32.ChecksumIEEE(b), N: int64(len(b)), Sum: xxhash.Sum64(b), Dict: DictSum(DictOf(a))}
 	s := Chain([]Unit{first, forged})
-	if !bytes.Equal(gunzip(t, s.Member()), append(bytes.Clone(a), b...)) {
+	if !bytes.Equal(testkit.GunzipMember(t, s.Member()), append(bytes.Clone(a), b...)) {
 		t.Fatal("the forged chain does not read back whole: the test shows nothing")
 	}
 	if _, err := c.Check(s); !errors.Is(err, ErrSplit) {

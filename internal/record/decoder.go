@@ -67,6 +67,24 @@ func (d *Decoder) Byte() byte {
 	return 0
 }
 
+// Uint32 reads four bytes, little-endian.
+func (d *Decoder) Uint32() uint32 {
+	if v := d.Bytes(4); v != nil {
+		return binary.LittleEndian.Uint32(v)
+	}
+	return 0
+}
+
+// Int reads an unsigned varint that must fit a non-negative int32.
+func (d *Decoder) Int() int {
+	v := d.Uvarint()
+	if v > 1<<31-1 {
+		d.fail()
+		return 0
+	}
+	return int(v)
+}
+
 // Uint64 reads eight bytes, little-endian.
 func (d *Decoder) Uint64() uint64 {
 	if v := d.Bytes(8); v != nil {

@@ -188,7 +188,8 @@ func TestSealedButWrong(t *testing.T) {
 }
 
 // TestDecoder: the first error sticks and later reads return zeros; a
-// count the bytes cannot hold fails before any allocation.
+// count the bytes cannot hold fails before any allocation; an Int must
+// fit an int32.
 func TestDecoder(t *testing.T) {
 	b := AppendString(AppendTime(nil, time.Unix(9, 8)), "abc")
 	d := NewDecoder(b)
@@ -208,6 +209,17 @@ func TestDecoder(t *testing.T) {
 	d = NewDecoder([]byte{1, 0, 0xff, 0xff, 0xff, 0xff, 0x0f}) // nanoseconds past a second
 	if d.Time(); d.Err() == nil {
 		t.Error("nanoseconds ≥ 1e9 decode")
+	}
+	d = NewDecoder(binary.AppendUvarint(binary.LittleEndian.AppendUint32(nil, 7), 1<<31-1))
+	if u, n := d.Uint32(), d.Int(); u != 7 || n != 1<<31-1 || !d.Done() {
+		t.Errorf("uint32 %d, int %d, done %v", u, n, d.Done())
+	}
+	d = NewDecoder(binary.AppendUvarint(nil, 1<<31)) // past an int32
+	if n := d.Int(); n != 0 || d.Err() == nil {
+		t.Errorf("int %d past an int32, err %v", n, d.Err())
+	}
+	if d = NewDecoder([]byte{1, 2, 3}); d.Uint32() != 0 || d.Err() == nil {
+		t.Error("a uint32 of three bytes decodes")
 	}
 }
 

@@ -14,13 +14,13 @@ const MaxSegments = 1000
 // in each. The zero Marks is ready; a nil *Marks keeps nothing.
 type Marks[K comparable] struct {
 	mu     sync.Mutex
-	m      map[K]*record
+	m      map[K]*pageMarks
 	builds uint64
 	saying int // changes being said (Saying): Mark or Unknown told, the ledger not yet
 }
 
-// record is one page's marks.
-type record struct {
+// pageMarks is one page's marks.
+type pageMarks struct {
 	base    uint64 // the hash of the copy the marks are relative to
 	known   bool   // base is known: nothing else was said since that copy
 	pending uint64 // the build whose copy will be the base, 0 if none
@@ -79,7 +79,7 @@ func (s *Marks[K]) Take(k K) Taken {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.m == nil {
-		s.m = make(map[K]*record)
+		s.m = make(map[K]*pageMarks)
 	}
 	s.builds++
 	t := Taken{build: s.builds}
@@ -87,7 +87,7 @@ func (s *Marks[K]) Take(k K) Taken {
 		t.Base, t.Segs, t.Marked = r.base, r.segs, len(r.segs) > 0
 		t.OK = r.known && r.pending == 0 && t.Marked
 	}
-	s.m[k] = &record{pending: s.builds, segs: make(map[int]bool)}
+	s.m[k] = &pageMarks{pending: s.builds, segs: make(map[int]bool)}
 	return t
 }
 
@@ -138,11 +138,11 @@ func (s *Marks[K]) Adopted(k K, hash uint64, current func() bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.m == nil {
-		s.m = make(map[K]*record)
+		s.m = make(map[K]*pageMarks)
 	}
 	r := s.m[k]
 	if s.saying > 0 || r != nil && r.pending != 0 || !current() {
 		return
 	}
-	s.m[k] = &record{base: hash, known: true, segs: make(map[int]bool)}
+	s.m[k] = &pageMarks{base: hash, known: true, segs: make(map[int]bool)}
 }

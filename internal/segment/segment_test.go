@@ -2,13 +2,13 @@ package segment
 
 import (
 	"bytes"
-	"compress/gzip"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/freshmap/sitemap/internal/testkit"
 )
 
 const (
@@ -95,20 +95,6 @@ func newPage(n, pad int) page {
 	return p
 }
 
-func gunzip(t *testing.T, gz []byte) []byte {
-	t.Helper()
-	zr, err := gzip.NewReader(bytes.NewReader(gz))
-	if err != nil {
-		t.Fatal(err)
-	}
-	zr.Multistream(false)
-	b, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 func build(t *testing.T, r *rand.Rand, p page, old *Table) ([]byte, *Table, int) {
 	t.Helper()
 	w := NewWriter(5, false, old)
@@ -128,14 +114,14 @@ func TestContentCuts(t *testing.T) {
 	for _, c := range []struct{ n, pad int }{{0, 0}, {1, 0}, {30000, 0}, {3000, 3000}} {
 		p := newPage(c.n, c.pad)
 		gz, tab, fresh := build(t, r, p, nil)
-		if !bytes.Equal(gunzip(t, gz), p.xml()) {
+		if !bytes.Equal(testkit.GunzipMember(t, gz), p.xml()) {
 			t.Fatalf("%d entries: the page reads back wrong", c.n)
 		}
 		if fresh != len(tab.Segs) || tab.URLs() != c.n || tab.Size() != int64(len(p.xml())) {
 			t.Errorf("%d entries: %d fresh of %d segments, %d URLs, %d bytes", c.n, fresh, len(tab.Segs), tab.URLs(), tab.Size())
 		}
 		for i, s := range tab.Body() {
-			run := gunzip(t, s.Z.Member())
+			run := testkit.GunzipMember(t, s.Z.Member())
 			if !bytes.HasPrefix(run, []byte("<url>")) || !bytes.HasSuffix(run, []byte("</url>\n")) || bytes.Count(run, []byte("<url>")) != s.URLs {
 				t.Fatalf("%d entries: body segment %d is not whole entries", c.n, i)
 			}
@@ -226,7 +212,7 @@ func TestKeep(t *testing.T) {
 	if sp.Fresh() != 1 {
 		t.Errorf("%d segments compressed, want 1", sp.Fresh())
 	}
-	if !bytes.Equal(gunzip(t, gotGz), p.xml()) {
+	if !bytes.Equal(testkit.GunzipMember(t, gotGz), p.xml()) {
 		t.Error("the spliced page reads back wrong")
 	}
 }

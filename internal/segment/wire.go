@@ -30,9 +30,9 @@ package segment
 import (
 	"encoding/binary"
 	"errors"
-	"time"
 
 	"github.com/freshmap/sitemap/internal/gzsplice"
+	"github.com/freshmap/sitemap/internal/record"
 )
 
 // wireVersion is the version byte of the wire form AppendTable writes;
@@ -63,7 +63,7 @@ func appendTable(b []byte, t *Table, v byte) []byte {
 	if t.BySource {
 		flags |= tableBySource
 	}
-	b = appendTime(append(b, flags), t.Full)
+	b = record.AppendTime(append(b, flags), t.Full)
 	b = binary.AppendUvarint(b, uint64(len(t.Segs)))
 	for i := range t.Segs {
 		s := &t.Segs[i]
@@ -84,7 +84,7 @@ func appendTable(b []byte, t *Table, v byte) []byte {
 		}
 		b = binary.AppendUvarint(b, uint64(s.URLs))
 		b = binary.AppendUvarint(b, uint64(s.Read))
-		b = appendTime(b, s.Newest)
+		b = record.AppendTime(b, s.Newest)
 		flags = 0
 		if s.Volatile {
 			flags |= segVolatile
@@ -100,18 +100,18 @@ func appendTable(b []byte, t *Table, v byte) []byte {
 // b is not such a table: another version, garbage, or figures that do not
 // match gz and sum.
 func ParseTable(b, gz []byte, sum uint64) (*Table, error) {
-	r := reader{b: b}
-	v := r.byte()
+	r := record.NewDecoder(b)
+	v := r.Byte()
 	if v != wireVersion && v != wireV1 {
 		return nil, ErrWire
 	}
-	t := &Table{Level: int(r.byte())}
-	flags := r.byte()
-	t.BySource, t.Full = flags&tableBySource != 0, r.time()
+	t := &Table{Level: int(r.Byte())}
+	flags := r.Byte()
+	t.BySource, t.Full = flags&tableBySource != 0, r.Time()
 	// A segment takes at least 17 bytes: 4 + 8 and five of one byte (six
 	// with its unit count).
-	n := r.uvarint()
-	if t.Level < 1 || t.Level > 9 || flags&^tableBySource != 0 || n < 2 || n > uint64(len(r.b)/17) || n > MaxSegments+2 {
+	n := r.Count(17)
+	if t.Level < 1 || t.Level > 9 || flags&^tableBySource != 0 || n < 2 || n > MaxSegments+2 {
 		return nil, ErrWire
 	}
 	t.Segs = make([]Seg, n)
@@ -120,21 +120,21 @@ func ParseTable(b, gz []byte, sum uint64) (*Table, error) {
 	// is set once it is whole, below.
 	var units []gzsplice.UnitParts
 	for i := range t.Segs {
-		parts[i] = gzsplice.Parts{Compressed: r.int(), CRC: r.uint32(), N: int64(r.int()), Sum: r.uint64()}
+		parts[i] = gzsplice.Parts{Compressed: r.Int(), CRC: r.Uint32(), N: int64(r.Int()), Sum: r.Uint64()}
 		if v != wireV1 {
 			start := len(units)
-			units = r.units(units)
+			units = readUnits(r, units)
 			parts[i].Units = units[start:]
 		}
 		s := &t.Segs[i]
-		s.URLs, s.Read, s.Newest = r.int(), r.int(), r.time()
-		f := r.byte()
+		s.URLs, s.Read, s.Newest = r.Int(), r.Int(), r.Time()
+		f := r.Byte()
 		s.Volatile = f&segVolatile != 0
 		if f&^segVolatile != 0 {
-			r.fail()
+			return nil, ErrWire
 		}
 	}
-	if r.bad || len(r.b) != 0 {
+	if !r.Done() {
 		return nil, ErrWire
 	}
 	off := 0
@@ -179,95 +179,11 @@ func (t *Table) Check(f func(i int, run []byte) error) error {
 // unitBytes is the fewest bytes a unit takes: 4 + 8 + 8 and two of one.
 const unitBytes = 22
 
-// units appends to us the units of a segment: their number, then each
-// one's figures; none if the number is 0.
-func (r *reader) units(us []gzsplice.UnitParts) []gzsplice.UnitParts {
-	k := r.uvarint()
-	if k > uint64(len(r.b)/unitBytes) {
-		r.fail()
-		return us
-	}
-	for range k {
-		us = append(us, gzsplice.UnitParts{Compressed: r.int(), CRC: r.uint32(), N: int64(r.int()), Sum: r.uint64(), Dict: r.uint64()})
+// readUnits appends to us the units of a segment read from r: their
+// number, then each one's figures; none if the number is 0.
+func readUnits(r *record.Decoder, us []gzsplice.UnitParts) []gzsplice.UnitParts {
+	for range r.Count(unitBytes) {
+		us = append(us, gzsplice.UnitParts{Compressed: r.Int(), CRC: r.Uint32(), N: int64(r.Int()), Sum: r.Uint64(), Dict: r.Uint64()})
 	}
 	return us
-}
-
-// appendTime appends t to the nanosecond, or a zero time as one byte.
-func appendTime(b []byte, t time.Time) []byte {
-	if t.IsZero() {
-		return append(b, 0)
-	}
-	b = binary.AppendVarint(append(b, 1), t.Unix())
-	return binary.AppendUvarint(b, uint64(t.Nanosecond()))
-}
-
-// reader reads the fields of a table; the first error sticks, and every
-// read after it returns zero.
-type reader struct {
-	b   []byte
-	bad bool
-}
-
-func (r *reader) fail() { r.bad, r.b = true, nil }
-
-func (r *reader) byte() byte {
-	if len(r.b) == 0 {
-		r.fail()
-		return 0
-	}
-	v := r.b[0]
-	r.b = r.b[1:]
-	return v
-}
-
-func (r *reader) uvarint() uint64 {
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.fail()
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-// int reads a uvarint that must fit a non-negative int32.
-func (r *reader) int() int {
-	v := r.uvarint()
-	if v > 1<<31-1 {
-		r.fail()
-		return 0
-	}
-	return int(v)
-}
-
-func (r *reader) fixed(n int) []byte {
-	if len(r.b) < n {
-		r.fail()
-		return make([]byte, n)
-	}
-	v := r.b[:n]
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *reader) uint32() uint32 { return binary.LittleEndian.Uint32(r.fixed(4)) }
-func (r *reader) uint64() uint64 { return binary.LittleEndian.Uint64(r.fixed(8)) }
-
-func (r *reader) time() time.Time {
-	switch r.byte() {
-	case 0:
-		return time.Time{}
-	case 1:
-		v, n := binary.Varint(r.b)
-		if n <= 0 {
-			break
-		}
-		r.b = r.b[n:]
-		if nsec := r.uvarint(); nsec < 1e9 && !r.bad {
-			return time.Unix(v, int64(nsec)).UTC()
-		}
-	}
-	r.fail()
-	return time.Time{}
 }

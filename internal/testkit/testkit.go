@@ -1,7 +1,7 @@
 // Package testkit holds the small test doubles that the tests of several
 // packages share: a settable clock for Config.Now, and a log sink that a
-// server's goroutines write while the test reads it; Gunzip; and a
-// reader that counts the bytes read.
+// server's goroutines write while the test reads it; Gunzip and
+// GunzipMember; and a reader that counts the bytes read.
 package testkit
 
 import (
@@ -67,6 +67,27 @@ func Gunzip(t testing.TB, b []byte) []byte {
 	out, err := io.ReadAll(zr)
 	if err != nil {
 		t.Fatalf("bad gzip: %v", err)
+	}
+	return out
+}
+
+// GunzipMember returns the data of the one gzip member gz is, failing t
+// if gz is not one, or if anything follows it: a sitemap's file, or a
+// segment spliced into one, must be a single member.
+func GunzipMember(t testing.TB, gz []byte) []byte {
+	t.Helper()
+	r := bytes.NewReader(gz) // a ByteReader: the gzip reader reads no byte past the member
+	zr, err := gzip.NewReader(r)
+	if err != nil {
+		t.Fatalf("not gzip: %v", err)
+	}
+	zr.Multistream(false)
+	out, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatalf("bad gzip: %v", err)
+	}
+	if r.Len() != 0 {
+		t.Fatalf("%d bytes after the gzip member", r.Len())
 	}
 	return out
 }

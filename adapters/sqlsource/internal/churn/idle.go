@@ -27,24 +27,14 @@ func (b *Bench) Idle(ctx context.Context, dur time.Duration) error {
 	// The backends send their statistics about once a second: the
 	// count read is that of a second or so before, at both ends.
 	scans0, start, cpu0, pg0 := scans(), time.Now(), cpuTime(), postgresCPU()
-	if !sleepCtx(ctx, dur) {
+	select {
+	case <-ctx.Done():
 		return ctx.Err()
+	case <-time.After(dur):
 	}
 	wall := time.Since(start).Seconds()
 	cpu, pg := (cpuTime()-cpu0).Seconds()/wall, postgresDelta(pg0, postgresCPU()).Seconds()/wall
 	fmt.Fprintf(b.Out, "idle, %s, interval %v, for %v: %.2f reads of the change table a second; CPU in cores: this server %.4f, PostgreSQL %.4f (every client's)\n",
 		b.capture, b.Every, dur, float64(scans()-scans0)/wall, cpu, pg)
 	return nil
-}
-
-// sleepCtx waits d, or until ctx is done; it reports whether ctx is not.
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }

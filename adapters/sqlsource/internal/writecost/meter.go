@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/freshmap/sitemap/adapters/sqlsource/internal/cputime"
 )
 
 // Where a run's cost goes: the CPU of this process (the writers' client
@@ -57,14 +59,14 @@ type ProcessMeter struct {
 // Read returns the process's user and system CPU so far, and with Files
 // the bytes it wrote (/proc/self/io's wchar), else -1.
 func (m ProcessMeter) Read(context.Context) (Usage, error) {
-	self, err := selfCPU()
+	self, err := cputime.Self()
 	if err != nil {
 		return Usage{}, err
 	}
 	u := Usage{Client: self, WAL: -1}
 	if m.Server > 0 {
 		var err error
-		if u.Server, err = procCPU(m.Server); err != nil {
+		if u.Server, err = cputime.Proc(m.Server); err != nil {
 			return u, err
 		}
 	}
@@ -119,7 +121,7 @@ func (m *PGMeter) Read(ctx context.Context) (Usage, error) {
 		if err := rows.Scan(&pid, &sender); err != nil {
 			return u, err
 		}
-		cpu, err := procCPU(pid)
+		cpu, err := cputime.Proc(pid)
 		if err != nil {
 			continue // it ended
 		}
@@ -132,27 +134,6 @@ func (m *PGMeter) Read(ctx context.Context) (Usage, error) {
 	}
 	u.Server, u.Sender = m.sum[0], m.sum[1]
 	return u, rows.Err()
-}
-
-// procCPU returns a process's user and system CPU, from /proc.
-func procCPU(pid int) (time.Duration, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, err
-	}
-	// The fields after the command (which may hold spaces), from the 3rd:
-	// utime and stime are the 14th and 15th, in clock ticks (100 a second).
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(f) < 13 {
-		return 0, fmt.Errorf("/proc/%d/stat: too few fields", pid)
-	}
-	ut, err1 := strconv.ParseInt(f[11], 10, 64)
-	st, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		return 0, fmt.Errorf("/proc/%d/stat: %q %q", pid, f[11], f[12])
-	}
-	return time.Duration(ut+st) * 10 * time.Millisecond, nil
 }
 
 // costLine is one case and mode's pooled Usage per write.

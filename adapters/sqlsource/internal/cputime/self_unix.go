@@ -1,14 +1,14 @@
 //go:build unix
 
-package writecost
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// selfCPU is this process's user and system CPU so far.
-func selfCPU() (time.Duration, error) {
+// Self returns the user and system CPU time this process has used so far.
+func Self() (time.Duration, error) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0, err
