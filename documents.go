@@ -473,7 +473,9 @@ func (d *documents) keep(k docKey, e *entry) {
 func (d *documents) adopt(k docKey, rec *entry) *entry {
 	d.keep(k, rec)
 	if k.kind == docPage {
-		d.segMarks.Adopted(k, rec.hash, func() bool { return d.ledger.current(k, rec.stamp) })
+		// Not while a change heard waits for its turn (invalidate.go,
+		// changed): the copy may be from before it.
+		d.segMarks.Adopted(k, rec.hash, func() bool { return !d.hearing.waiting(k) && d.ledger.current(k, rec.stamp) })
 	}
 	return rec
 }

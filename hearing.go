@@ -67,6 +67,14 @@ func (h *hearing) hear(k docKey, gen int64) bool {
 	return true
 }
 
+// waiting reports whether a change of k waits for its turn.
+func (h *hearing) waiting(k docKey) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	e := h.docs[k]
+	return e != nil && e.waiting
+}
+
 // turn applies the change of k that waited for its turn.
 func (h *hearing) turn(k docKey) {
 	h.mu.Lock()

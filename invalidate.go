@@ -112,8 +112,18 @@ func (d *documents) knownPages(sec int) []int64 {
 // generation gen (inbox). A document this replica does not know of is
 // left alone: nothing of it is kept. Else the change takes effect at once,
 // or at the document's turn (hearing: at most once a second).
+//
+// The segment marks are told at once, turn or not: until the change takes
+// effect, this replica's copy may lack it, and a change said here by
+// InvalidateKeys in the meantime must not splice that copy into one that
+// the Store then holds, under a later generation, for every replica
+// (TestFleetSpliceHeardLate). It reads the page whole instead.
 func (d *documents) changed(k docKey, gen int64) {
-	if d.known(k) && d.hearing.hear(k, gen) {
+	if !d.known(k) {
+		return
+	}
+	d.marks().Unknown(k)
+	if d.hearing.hear(k, gen) {
 		d.heard(k, gen)
 	}
 }
