@@ -3,7 +3,6 @@ package sitemap
 import (
 	"bytes"
 	"cmp"
-	"compress/gzip"
 	"context"
 	"fmt"
 	"io"
@@ -280,7 +279,7 @@ func BenchmarkServePlainWrites(b *testing.B) {
 
 func BenchmarkServePlainWritesBaseline(b *testing.B) {
 	_, e := cachedBench(b, MaxURLs)
-	xml := gunzipEntry(b, e)
+	xml := testkit.Gunzip(b, e.gz)
 	loopbackBench(b, writeBytes(xml, e.etagPlain[0], "application/xml; charset=utf-8"), "/sitemap-1.xml", e.size)
 }
 
@@ -308,18 +307,6 @@ func writeBytes(body []byte, etag, ct string) http.Handler {
 		h["Content-Length"] = []string{length}
 		w.Write(body)
 	})
-}
-
-func gunzipEntry(b testing.TB, e *entry) []byte {
-	zr, err := gzip.NewReader(bytes.NewReader(e.gz))
-	if err != nil {
-		b.Fatal(err)
-	}
-	xml, err := io.ReadAll(zr)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return xml
 }
 
 // BenchmarkServeIndex serves the cached index, gzip-encoded as crawlers

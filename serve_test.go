@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/freshmap/sitemap/internal/respond"
+	"github.com/freshmap/sitemap/internal/testkit"
 )
 
 // oldServeEntry is serveEntry as it was before serveCached: the same
@@ -143,7 +144,7 @@ func serveCachedLikeServeContent(t *testing.T, copies bool) {
 	if !ok {
 		t.Fatal("index not cached")
 	}
-	idxXML := gunzipEntry(t, idx)
+	idxXML := testkit.Gunzip(t, idx.gz)
 	cc := sm.site.headers.cacheControl
 	type target struct {
 		path, ae string

@@ -2,28 +2,14 @@ package htmlview
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/xml"
-	"io"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/cespare/xxhash/v2"
+	"github.com/freshmap/sitemap/internal/testkit"
 )
-
-func gunzip(t *testing.T, gz []byte) []byte {
-	t.Helper()
-	zr, err := gzip.NewReader(bytes.NewReader(gz))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 // TestRowBound: a row too large for a part (none is, with the limits
 // rows are made under) is replaced, so no part passes MaxPart.
@@ -36,7 +22,7 @@ func TestRowBound(t *testing.T) {
 	if err != nil || len(parts) != 1 {
 		t.Fatalf("%v, %d parts", err, len(parts))
 	}
-	body := gunzip(t, parts[0].Gz)
+	body := testkit.Gunzip(t, parts[0].Gz)
 	if len(body) > 4096 || !bytes.Contains(body, []byte(`<td colspan="6">(too large to show)</td>`)) {
 		t.Errorf("%d bytes:\n%s", len(body), body)
 	}
@@ -57,7 +43,7 @@ func TestParts(t *testing.T) {
 	if err != nil || len(parts) != 2 {
 		t.Fatalf("%v, %d parts, want 2", err, len(parts))
 	}
-	one, two := gunzip(t, parts[0].Gz), gunzip(t, parts[1].Gz)
+	one, two := testkit.Gunzip(t, parts[0].Gz), testkit.Gunzip(t, parts[1].Gz)
 	for _, c := range []struct {
 		body []byte
 		want []string
@@ -82,7 +68,7 @@ func TestParts(t *testing.T) {
 		}
 	}
 	empty, err := NewBuilder(&Shell{Stem: "e", Noun: "Files", Cols: IndexCols}, 1).Done()
-	if err != nil || len(empty) != 1 || !bytes.Contains(gunzip(t, empty[0].Gz), []byte("<caption>Files: none</caption>")) {
+	if err != nil || len(empty) != 1 || !bytes.Contains(testkit.Gunzip(t, empty[0].Gz), []byte("<caption>Files: none</caption>")) {
 		t.Errorf("no rows: %v, %d parts", err, len(empty))
 	}
 }
@@ -93,7 +79,7 @@ func TestWithNotes(t *testing.T) {
 	p := NewBuilder(&Shell{Stem: "s", Title: "t", Cols: URLCols}, 5)
 	p.Add([]byte("<tr><td>row</td></tr>\n"))
 	parts, _ := p.Done()
-	bare := gunzip(t, parts[0].Gz)
+	bare := testkit.Gunzip(t, parts[0].Gz)
 	notes := AppendNotes(nil, []string{"Googlebot fetched this file 2 h ago: 304", "a <b> & c"})
 	gz, sum := parts[0].WithNotes(notes)
 	if bytes.Contains(bare, []byte(NotesMarker)) || !bytes.HasPrefix(bare, parts[0].head) {
@@ -101,7 +87,7 @@ func TestWithNotes(t *testing.T) {
 	}
 	h := len(parts[0].head)
 	want := append(append(append([]byte(nil), bare[:h]...), notes...), bare[h:]...)
-	if got := gunzip(t, gz); !bytes.Equal(got, want) {
+	if got := testkit.Gunzip(t, gz); !bytes.Equal(got, want) {
 		t.Errorf("with notes:\n%s\nwant\n%s", got, want)
 	}
 	if !bytes.Contains(notes, []byte("<li>a &lt;b&gt; &amp; c</li>")) {
