@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -40,7 +41,9 @@ func (b *Bench) WatchConsumer(ctx context.Context, inv sqlsource.Invalidator, se
 // passed), probes times.
 // It writes the p50, p90, p99 and the largest.
 func (b *Bench) Lag(ctx context.Context, name string, consumer Consumer, probes int) error {
-	sm, err := sitemap.New(sitemap.Config{BaseURL: "https://shop.example.com"}, sitemap.Section{Name: "products", Source: b.Src})
+	trace := &lagTrace{next: slog.Default().Handler()}
+	sm, err := sitemap.New(sitemap.Config{BaseURL: "https://shop.example.com", Logger: slog.New(trace.handler())},
+		sitemap.Section{Name: "products", Source: b.Src})
 	if err != nil {
 		return err
 	}
@@ -77,6 +80,7 @@ func (b *Bench) Lag(ctx context.Context, name string, consumer Consumer, probes 
 	}
 	time.Sleep(time.Second)
 	var lags, builds, tells, cold []time.Duration
+	var traces []probeTrace
 	late := 0
 	fetched := map[int64]bool{}
 	r := rand.New(rand.NewPCG(99, 1))
@@ -85,40 +89,45 @@ func (b *Bench) Lag(ctx context.Context, name string, consumer Consumer, probes 
 		id := 2 * (1 + r.Int64N(b.Rows))
 		page := b.Src.PageOf(id)
 		path := fmt.Sprintf("%s/sitemap-products-%d.xml.gz", srv.URL, page)
-		etag, _, took, err := fetch(path, "", "")
+		etag, _, f, err := fetch(path, "", "")
 		if err != nil {
 			return err
 		}
 		if !fetched[page] { // its first request builds it
 			fetched[page] = true
-			cold = append(cold, took)
+			cold = append(cold, f.took)
 		}
 		slug := fmt.Sprintf("lag-%d-%d", k, time.Now().UnixNano())
 		if _, err := b.DB.ExecContext(ctx, sig, slug, id); err != nil {
 			return err
 		}
 		committed := time.Now()
+		pt := probeTrace{page: page, committed: committed}
 		for {
 			if time.Since(committed) > maxLag {
 				late++ // counted as maxLag, and the next probe goes on
 				lags, builds = append(lags, maxLag), append(builds, 0)
 				tells = append(tells, told.first(page, committed).Sub(committed))
+				pt.lag = maxLag
 				break
 			}
 			var found bool
-			var took time.Duration
-			etag, found, took, err = fetch(path, etag, slug)
+			var f traceFetch
+			etag, found, f, err = fetch(path, etag, slug)
 			if err != nil {
 				return err
 			}
+			pt.fetches = append(pt.fetches, f)
 			if found {
 				lags = append(lags, time.Since(committed))
-				builds = append(builds, took)
+				pt.lag = lags[len(lags)-1]
+				builds = append(builds, f.took)
 				tells = append(tells, told.first(page, committed).Sub(committed))
 				break
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
+		traces = append(traces, pt)
 	}
 	elapsed := time.Since(began)
 	stop()
@@ -136,6 +145,8 @@ func (b *Bench) Lag(ctx context.Context, name string, consumer Consumer, probes 
 		name, len(lags), late, maxLag, float64(writes)/(elapsed.Seconds()+1), q(lags, 0.5), q(lags, 0.9), q(lags, 0.99), lags[len(lags)-1].Round(time.Millisecond),
 		q(tells, 0.5), q(tells, 0.9), tells[len(tells)-1].Round(time.Millisecond), q(builds, 0.5), builds[len(builds)-1].Round(time.Millisecond),
 		PageSize, q(cold, 0.5), cold[len(cold)-1].Round(time.Millisecond), len(cold))
+	fmt.Fprintf(b.Out, "the %d slowest probes, in ms from the commit:\n", min(3, len(traces)))
+	trace.write(b.Out, traces, told, 3)
 	return nil
 }
 
@@ -143,37 +154,37 @@ func (b *Bench) Lag(ctx context.Context, name string, consumer Consumer, probes 
 const maxLag = 30 * time.Second
 
 // fetch GETs path with If-None-Match: etag, and reports the new ETag,
-// whether the (new) bytes hold want and how long the request took.
-func fetch(path, etag, want string) (string, bool, time.Duration, error) {
+// whether the (new) bytes hold want, and the request: when it began, its
+// status and how long it took.
+func fetch(path, etag, want string) (string, bool, traceFetch, error) {
 	req, err := http.NewRequest(http.MethodGet, path, nil)
 	if err != nil {
-		return "", false, 0, err
+		return "", false, traceFetch{}, err
 	}
 	if etag != "" {
 		req.Header.Set("If-None-Match", etag)
 	}
-	start := time.Now()
+	f := traceFetch{at: time.Now()}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return "", false, 0, err
+		return "", false, f, err
 	}
 	defer resp.Body.Close()
-	switch resp.StatusCode {
-	case http.StatusNotModified:
-		return etag, false, 0, nil
-	case http.StatusOK:
-	default:
-		return etag, false, 0, nil // a rebuild under way, or a 503: ask again
+	f.status = resp.StatusCode
+	if resp.StatusCode != http.StatusOK { // 304; or a rebuild under way, or a 503: ask again
+		f.took = time.Since(f.at)
+		return etag, false, f, nil
 	}
 	z, err := gzip.NewReader(resp.Body)
 	if err != nil {
-		return "", false, 0, err
+		return "", false, f, err
 	}
 	body, err := io.ReadAll(z)
 	if err != nil {
-		return "", false, 0, err
+		return "", false, f, err
 	}
-	return resp.Header.Get("ETag"), want != "" && bytes.Contains(body, []byte(want)), time.Since(start), nil
+	f.took = time.Since(f.at)
+	return resp.Header.Get("ETag"), want != "" && bytes.Contains(body, []byte(want)), f, nil
 }
 
 // toldAt passes Invalidate on and keeps when each page was told.
