@@ -28,7 +28,9 @@ import (
 // pgoutput's binary format where the server has it, "logical text" its
 // text format; SITEMAP_BENCH_MODES, if set, names the modes to run, by
 // commas, the first the one the others are compared with (such as
-// "off,logical text,logical,off again").
+// "off,logical text,logical,off again"); SITEMAP_BENCH_LAGS, if set, the
+// consumers whose commit → bytes to measure ("change table", "logical
+// decoding").
 func BenchmarkWriteCost(b *testing.B) {
 	dsn := os.Getenv("SITEMAP_TEST_POSTGRES_DSN")
 	if dsn == "" {
@@ -100,8 +102,17 @@ func BenchmarkWriteCost(b *testing.B) {
 		}
 		err = wb.Run(ctx, modes)
 		if probes := env("SITEMAP_BENCH_PROBES", 100); err == nil && probes > 0 {
-			if err = wb.Lag(ctx, "change table", wb.WatchConsumer, probes); err == nil {
-				err = wb.Lag(ctx, "logical decoding", logical, probes)
+			lags := []struct {
+				name     string
+				consumer writecost.Consumer
+			}{{"change table", wb.WatchConsumer}, {"logical decoding", logical}}
+			for _, l := range lags {
+				if names := os.Getenv("SITEMAP_BENCH_LAGS"); names != "" && !slices.Contains(strings.Split(names, ","), l.name) {
+					continue
+				}
+				if err = wb.Lag(ctx, l.name, l.consumer, probes); err != nil {
+					break
+				}
 			}
 		}
 		if cerr := wb.Close(ctx); err == nil {
