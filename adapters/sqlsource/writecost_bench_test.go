@@ -30,7 +30,8 @@ import (
 // commas, the first the one the others are compared with (such as
 // "off,logical text,logical,off again"); SITEMAP_BENCH_LAGS, if set, the
 // consumers whose commit → bytes to measure ("change table", "logical
-// decoding").
+// decoding"); SITEMAP_BENCH_TELL=pages has them tell the Sitemap the
+// pages that changed, not the keys.
 func BenchmarkWriteCost(b *testing.B) {
 	dsn := os.Getenv("SITEMAP_TEST_POSTGRES_DSN")
 	if dsn == "" {
@@ -73,7 +74,7 @@ func BenchmarkWriteCost(b *testing.B) {
 	for range b.N {
 		wb, err := writecost.Open(ctx, writecost.Config{DB: db, Dialect: sqlsource.Postgres, Rows: int64(env(envBenchRows, 200_000)),
 			Writers: 8, Dur: dur, Rounds: env("SITEMAP_BENCH_ROUNDS", 3), Out: os.Stdout, Settle: 500 * time.Millisecond,
-			Meter: &writecost.PGMeter{DB: db, App: app}})
+			Meter: &writecost.PGMeter{DB: db, App: app}, TellPages: os.Getenv("SITEMAP_BENCH_TELL") == "pages"})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -35,7 +35,8 @@ func (b *Bench) WatchConsumer(ctx context.Context, inv sqlsource.Invalidator, se
 }
 
 // Lag measures commit → new bytes served: a Sitemap over the table, the
-// consumer telling it, the writers renaming random rows at full speed,
+// consumer telling it (the keys that changed, as Watch tells a Sitemap;
+// with TellPages, their pages), the writers renaming random rows at full speed,
 // and a probe that renames one random row at a time and fetches its page
 // (If-None-Match, every 10 ms) until the new slug is in it (or maxLag
 // passed), probes times.
@@ -51,7 +52,11 @@ func (b *Bench) Lag(ctx context.Context, name string, consumer Consumer, probes 
 	srv := httptest.NewServer(sm)
 	defer srv.Close()
 	told := &toldAt{inv: sm, at: map[int64][]time.Time{}}
-	stopConsumer, err := consumer(ctx, told, "products")
+	var inv sqlsource.Invalidator = &toldKeys{told, sm, b.Src}
+	if b.TellPages {
+		inv = told
+	}
+	stopConsumer, err := consumer(ctx, inv, "products")
 	if err != nil {
 		return err
 	}
@@ -202,6 +207,28 @@ func (t *toldAt) Invalidate(section string, pages ...int64) error {
 	}
 	t.mu.Unlock()
 	return t.inv.Invalidate(section, pages...)
+}
+
+// toldKeys is a toldAt that also passes InvalidateKeys on, as a Sitemap
+// given to Watch is told: the keys of the rows that changed, whose
+// segments alone a rebuild reads again. Their pages count as told.
+type toldKeys struct {
+	*toldAt
+	sm  *sitemap.Sitemap
+	src *sqlsource.Source
+}
+
+func (t *toldKeys) InvalidateKeys(section string, keys ...int64) error {
+	now := time.Now()
+	t.mu.Lock()
+	for _, k := range keys {
+		n := t.src.PageOf(k)
+		if at := t.at[n]; len(at) == 0 || at[len(at)-1] != now {
+			t.at[n] = append(at, now)
+		}
+	}
+	t.mu.Unlock()
+	return t.sm.InvalidateKeys(section, keys...)
 }
 
 // first returns when page was first told after since, or since if it was
