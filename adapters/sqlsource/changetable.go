@@ -328,9 +328,10 @@ func (c *changeTable) forgotten(pos feedPos) {
 // MB (BENCHMARKS.md, h27lag). SKIP_LOCKED: a vacuum of the table under way
 // (autovacuum's, another replica's) is enough; TRUNCATE false: no
 // exclusive lock, even for a moment, that the writers' triggers would
-// wait for. A failure (a role that does not own the table, a server
-// before 12 without these options) is logged, and the feed vacuums no
-// more: autovacuum remains.
+// wait for. A role that does not own the table vacuums nothing (the
+// server skips the table with a warning); a failure (a server before 12,
+// without these options) is logged, and the feed vacuums no more: either
+// way autovacuum remains.
 func (c *changeTable) vacuumDue(ctx context.Context) {
 	if c.vacuum == "" || c.deleted < vacuumAfter {
 		return
