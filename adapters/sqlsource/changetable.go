@@ -37,6 +37,10 @@ const (
 // changeBatch is the most changes one next returns.
 const changeBatch = 10000
 
+// vacuumAfter is how many rows the feed deletes from the change table on
+// PostgreSQL before it vacuums it (vacuum).
+const vacuumAfter = changeBatch
+
 // changesName returns the name of the change table of table, which is
 // also the name (prefix) of its triggers.
 func changesName(table string) string { return table + "_sitemap_changes" }
@@ -176,6 +180,9 @@ type changeTable struct {
 	full   bool          // the last read was a full batch: read again at once
 	pos    feedPos
 	read   []batchIDs // delivered, not yet acked, oldest first
+
+	vacuum  string // PostgreSQL: the statement that vacuums the table; "" elsewhere, or once it failed
+	deleted int    // rows deleted since the last vacuum
 }
 
 // batchIDs are the change ids next delivered at pos.
@@ -189,9 +196,13 @@ var _ txFeed = (*changeTable)(nil)
 // newChangeTable returns the change table of s as a feed.
 func (s *Source) newChangeTable() *changeTable {
 	name := changesName(s.sum.table)
-	return &changeTable{src: s, every: s.watchEvery,
+	c := &changeTable{src: s, every: s.watchEvery,
 		query: "SELECT id, sitemap_key, sitemap_kind, sitemap_changed_at FROM " + name + " ORDER BY id LIMIT " + strconv.Itoa(changeBatch),
 		del:   "DELETE FROM " + name + " WHERE "}
+	if s.dialect == Postgres {
+		c.vacuum = "VACUUM (SKIP_LOCKED, TRUNCATE false) " + name
+	}
+	return c
 }
 
 // next reads the oldest changes there are, up to changeBatch: at once on
@@ -209,6 +220,7 @@ func (c *changeTable) next(ctx context.Context) ([]rowChange, feedPos, error) {
 		}
 	}
 	c.readAt = time.Now()
+	c.vacuumDue(ctx)
 	qctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
 	rows, err := c.src.db.QueryContext(qctx, c.query)
@@ -299,9 +311,38 @@ func (c *changeTable) forget(ctx context.Context, tx *sql.Tx, pos feedPos) error
 func (c *changeTable) forgotten(pos feedPos) {
 	n := 0
 	for n < len(c.read) && c.read[n].pos <= pos {
+		c.deleted += len(c.read[n].ids)
 		n++
 	}
 	c.read = c.read[n:]
+}
+
+// vacuumDue vacuums the change table on PostgreSQL once the feed has
+// deleted vacuumAfter rows from it since the last time. A deleted row
+// stays in the table, dead, until a vacuum removes it, and every read of
+// the table reads it: Pages and each page's query (rowtimes.go) scan the
+// whole table for the changes waiting. Autovacuum looks at a table at
+// most once a minute (autovacuum_naptime), if it is on at all, so with
+// 4,000 changes a second the table held over 500,000 dead rows for its
+// ~1,000 live ones after a few minutes, and each of those scans read 17
+// MB (BENCHMARKS.md, h27lag). SKIP_LOCKED: a vacuum of the table under way
+// (autovacuum's, another replica's) is enough; TRUNCATE false: no
+// exclusive lock, even for a moment, that the writers' triggers would
+// wait for. A role that does not own the table vacuums nothing (the
+// server skips the table with a warning); a failure (a server before 12,
+// without these options) is logged, and the feed vacuums no more: either
+// way autovacuum remains.
+func (c *changeTable) vacuumDue(ctx context.Context) {
+	if c.vacuum == "" || c.deleted < vacuumAfter {
+		return
+	}
+	c.deleted = 0
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	if _, err := c.src.db.ExecContext(ctx, c.vacuum); err != nil && ctx.Err() == nil {
+		c.src.log.Warn("sqlsource: watch: the change table cannot be vacuumed; leaving it to autovacuum", "table", c.src.sum.table, "err", err)
+		c.vacuum = ""
+	}
 }
 
 func (c *changeTable) close() error { return nil }

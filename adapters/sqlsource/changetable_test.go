@@ -2,6 +2,7 @@ package sqlsource_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 )
@@ -66,4 +67,51 @@ func TestWatchApplyFails(t *testing.T) {
 		agg := newSource(t, d.db, c.config(10))
 		checkSummary(t, "after the failed applies", agg, src)
 	})
+}
+
+// TestChangeTableVacuumed: on PostgreSQL the watcher vacuums the change
+// table as it deletes from it, every 10,000 rows, so that the rows it
+// deleted do not pile up in it, dead, for every read of the table to
+// scan, however long autovacuum takes to come (it may be off: it is on
+// the test server). 60,000 changes pass through the table: it is vacuumed
+// (by us: vacuum_count counts no autovacuum) at least 5 times, and holds
+// less than what 25,000 rows take. Without the vacuum it is vacuumed
+// never, and holds all 60,000, 3.5 MB, if autovacuum has not come. The
+// size is checked only while no other transaction of the database holds
+// the dead rows back (a vacuum cannot remove what one may still see).
+func TestChangeTableVacuumed(t *testing.T) {
+	d := openDB(t, "postgres")
+	c := d.createCatalogue(t, products(ids(1, 35)...))
+	cfg := c.config(1000)
+	cfg.Summary, cfg.WatchInterval = true, 20*time.Millisecond
+	src := newSource(t, d.db, cfg)
+	installSummary(t, src)
+	watch(t, src, &recorder{})
+	const rounds, rows = 6, 5000 // each round inserts rows, then deletes them: 2×rows changes
+	changes := c.products + "_sitemap_changes"
+	for range rounds {
+		d.exec(t, "INSERT INTO "+c.products+" SELECT g, 'g-' || g, now(), true, false FROM generate_series(100, 99 + "+fmt.Sprint(rows)+") g")
+		poll(t, "the inserts applied", func() bool { return d.changeRows(t, c.products) == 0 })
+		d.exec(t, "DELETE FROM "+c.products+" WHERE id >= 100")
+		poll(t, "the deletes applied", func() bool { return d.changeRows(t, c.products) == 0 })
+	}
+	var vacuums int
+	poll(t, "5 vacuums of the change table", func() bool {
+		if err := d.db.QueryRow("SELECT vacuum_count FROM pg_stat_user_tables WHERE relname = '" + changes + "'").Scan(&vacuums); err != nil {
+			t.Fatal(err)
+		}
+		return vacuums >= 2*rounds*rows/10_000-1
+	})
+	var size int64
+	var held bool // another transaction of the database may see the dead rows
+	if err := d.db.QueryRow("SELECT pg_relation_size('"+changes+"'), EXISTS (SELECT 1 FROM pg_stat_activity WHERE datname = current_database() "+
+		"AND pid <> pg_backend_pid() AND backend_xmin IS NOT NULL AND xact_start < now() - interval '1 second')").Scan(&size, &held); err != nil {
+		t.Fatal(err)
+	}
+	// A change row takes about 60 bytes. The table holds at most the rows
+	// deleted since the last vacuum, 10,000, and the ones read with them.
+	if limit := int64(25_000 * 60); size > limit && !held {
+		t.Errorf("the change table takes %d bytes after %d changes went through it and %d vacuums, want at most %d (what 25,000 rows take)",
+			size, 2*rounds*rows, vacuums, limit)
+	}
 }

@@ -28,7 +28,10 @@ import (
 // pgoutput's binary format where the server has it, "logical text" its
 // text format; SITEMAP_BENCH_MODES, if set, names the modes to run, by
 // commas, the first the one the others are compared with (such as
-// "off,logical text,logical,off again").
+// "off,logical text,logical,off again"); SITEMAP_BENCH_LAGS, if set, the
+// consumers whose commit → bytes to measure ("change table", "logical
+// decoding"); SITEMAP_BENCH_TELL=pages has them tell the Sitemap the
+// pages that changed, not the keys.
 func BenchmarkWriteCost(b *testing.B) {
 	dsn := os.Getenv("SITEMAP_TEST_POSTGRES_DSN")
 	if dsn == "" {
@@ -71,7 +74,7 @@ func BenchmarkWriteCost(b *testing.B) {
 	for range b.N {
 		wb, err := writecost.Open(ctx, writecost.Config{DB: db, Dialect: sqlsource.Postgres, Rows: int64(env(envBenchRows, 200_000)),
 			Writers: 8, Dur: dur, Rounds: env("SITEMAP_BENCH_ROUNDS", 3), Out: os.Stdout, Settle: 500 * time.Millisecond,
-			Meter: &writecost.PGMeter{DB: db, App: app}})
+			Meter: &writecost.PGMeter{DB: db, App: app}, TellPages: os.Getenv("SITEMAP_BENCH_TELL") == "pages"})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -100,8 +103,17 @@ func BenchmarkWriteCost(b *testing.B) {
 		}
 		err = wb.Run(ctx, modes)
 		if probes := env("SITEMAP_BENCH_PROBES", 100); err == nil && probes > 0 {
-			if err = wb.Lag(ctx, "change table", wb.WatchConsumer, probes); err == nil {
-				err = wb.Lag(ctx, "logical decoding", logical, probes)
+			lags := []struct {
+				name     string
+				consumer writecost.Consumer
+			}{{"change table", wb.WatchConsumer}, {"logical decoding", logical}}
+			for _, l := range lags {
+				if names := os.Getenv("SITEMAP_BENCH_LAGS"); names != "" && !slices.Contains(strings.Split(names, ","), l.name) {
+					continue
+				}
+				if err = wb.Lag(ctx, l.name, l.consumer, probes); err != nil {
+					break
+				}
 			}
 		}
 		if cerr := wb.Close(ctx); err == nil {

@@ -44,6 +44,10 @@ type Config struct {
 	Keep    bool          // Close leaves the table
 	Settle  time.Duration // the pause before each run, for what the last one left behind
 	Meter   Meter         // if set, Run also writes where each case and mode's cost went
+	// TellPages has Lag's consumer told the pages that changed
+	// (Invalidate), as an Invalidator without InvalidateKeys is; else the
+	// keys, as a Sitemap is.
+	TellPages bool
 }
 
 // Bench is a products table with its Source, installed.
