@@ -387,12 +387,15 @@ func (d *documents) load(k docKey, old *entry) (e *entry, err error) {
 			e = e.withoutClock()
 		}
 		d.keep(k, e)
-	} else if !e.lastMod.IsZero() {
-		// Outdated while it was built: neither kept nor shared, but given
-		// to the requests that waited for it, without a clock the others
-		// could not know of (they would give other bytes the same one).
-		d.clocks.withdraw(k, e.hash)
-		e = e.withoutClock()
+	} else {
+		// Outdated while it was built: not shared, and given to the
+		// requests that waited for it without a clock the others could
+		// not know of (they would give other bytes the same one).
+		if !e.lastMod.IsZero() {
+			d.clocks.withdraw(k, e.hash)
+			e = e.withoutClock()
+		}
+		d.keepOutdated(k, e)
 	}
 	if fx.audit != nil {
 		// Audited once kept: a URL the audit leaves out then has the copy
@@ -464,6 +467,22 @@ func (d *documents) keep(k docKey, e *entry) {
 	if recount {
 		d.counted.Add(1)
 	}
+}
+
+// keepOutdated keeps e, a copy of k outdated while it was built, in
+// place of an older copy that is not current either: served (without a
+// clock) while the next build runs, and that build's base, whose segment
+// marks are relative to it. Dropped, a page told again during every build
+// (a change stream faster than the build) kept serving the copy from
+// before the first change, and each build read it whole, its marks' base
+// never kept (TestOutdatedBuildKept). A current copy, or a later one, is
+// left in place, and none is added where none was cached.
+func (d *documents) keepOutdated(k docKey, e *entry) {
+	sl, ok := d.cache.Peek(k)
+	if !ok || d.ledger.current(k, sl.e.stamp) || sl.e.built.After(e.built) {
+		return // nothing cached: the next request waits for a build (TestOrderStampBeforeRead)
+	}
+	d.cache.Add(k, newSlot(e, d.tier.breaks()))
 }
 
 // adopt keeps rec, a current copy of k that the tier gave, and returns it.
