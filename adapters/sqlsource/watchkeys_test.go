@@ -150,15 +150,7 @@ func TestWatchKeys(t *testing.T) {
 	forEachCapture(t, func(t *testing.T, d *testDB, capture sqlsource.Capture) {
 		c, src := keysSource(t, d, capture, nil)
 		rec := &keysRecorder{}
-		w, err := src.Watch(context.Background(), rec, "products")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer func() {
-			if err := w.Close(); err != nil {
-				t.Errorf("Close: %v", err)
-			}
-		}()
+		watch(t, src, rec)
 		d.exec(t, "UPDATE "+c.products+" SET updated_at = ? WHERE id >= 5 AND id <= 9 OR id = 21", c.timeArg(t0.AddDate(0, 1, 0)))
 		d.exec(t, "UPDATE "+c.products+" SET slug = slug, noindex = noindex WHERE id = 22")
 		d.exec(t, "UPDATE "+c.products+" SET slug = 'renamed-12' WHERE id = 12")
@@ -204,15 +196,7 @@ func TestWatchKeysLatency(t *testing.T) {
 		const every = 400 * time.Millisecond
 		c, src := keysSourceEvery(t, d, capture, nil, every)
 		rec := &keysRecorder{}
-		w, err := src.Watch(context.Background(), rec, "products")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer func() {
-			if err := w.Close(); err != nil {
-				t.Errorf("Close: %v", err)
-			}
-		}()
+		watch(t, src, rec)
 		committed := map[int64]time.Time{}
 		for k := int64(100); k < 220; k++ {
 			c.insert(t, products(k)...)
@@ -263,15 +247,7 @@ func TestWatchKeysNotLost(t *testing.T) {
 			t.Fatalf("Close = %v, want the Invalidator's refusal", err)
 		}
 		rec := &keysRecorder{}
-		w, err = src.Watch(context.Background(), rec, "products")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer func() {
-			if err := w.Close(); err != nil {
-				t.Errorf("Close: %v", err)
-			}
-		}()
+		watch(t, src, rec)
 		waitFor(t, "the next watcher to tell keys 12 and 27", func() bool {
 			told := rec.told(true)
 			return told[12] && told[27]
