@@ -110,7 +110,9 @@ func (b pageBuilder) build(ctx context.Context, j job) (*entry, effects, error) 
 	if _, ok := src.(SegmentSource); ok {
 		marks = b.marks.Take(k)
 	}
+	lk := b.lookBefore(ctx, sec, k, j, isLatest)
 	pg, err := b.encode(ctx, src, k, &spec, j, tr, marks, now)
+	exact := err == nil && lk.after(ctx, k)
 	dur := time.Since(start)
 	b.rep.timed(k, dur)
 	if errors.Is(err, errEmptyPage) {
@@ -134,7 +136,10 @@ func (b pageBuilder) build(ctx context.Context, j job) (*entry, effects, error) 
 	if st.future > 0 {
 		b.rep.future(sec, k, st.future, st.futureLoc)
 	}
-	at, _, moved := b.clocks.built(k, sum, st.newest, info.Changed, now, !j.alone)
+	if exact {
+		info = lk.before // the bytes are those of this PageInfo (clock.go, rule 5)
+	}
+	at, _, moved := b.clocks.built(k, sum, st.newest, info.Changed, now, !j.alone, exact)
 	e := newEntry(gz, sum, b.site.gzipLevel, at, now)
 	e.info, e.unclocked, e.alone, e.urls, e.segs = info, at.IsZero() && !j.alone, j.alone, st.urls, pg.tab
 	b.marks.Built(k, marks, sum)

@@ -92,6 +92,11 @@ type fileClock struct {
 // maxAhead is how far a clock may run ahead of the server's time.
 const maxAhead = time.Second
 
+// exactAhead is how far ahead of the server's time a clock rule 5 gives
+// may be: two changes within a second, the second a second past the
+// first (a PageReporter's settled change times).
+const exactAhead = 2 * time.Second
+
 // maxSkew is how far ahead of this replica's time a clock stored by
 // another may be before it is refused: that replica's clock is wrong.
 const maxSkew = 5 * time.Minute
@@ -151,13 +156,14 @@ func sourceClock(newest, changed time.Time) time.Time {
 
 // built records that k was built into bytes whose xxhash is hash, whose
 // newest URL lastmod is newest (zero if none) and whose Source change
-// time is changed (zero if unknown), at now. It returns the bytes'
+// time is changed (zero if unknown), at now; exact says that the bytes
+// are exactly those of that change time, which is settled (rule 5). It returns the bytes'
 // Last-Modified (zero if they cannot have one yet, rule 1), the time an
 // index or feed lists for them (zero if none is known), and whether the
 // clock moved (so an index that lists it is out of date). A build that
 // could not agree on its clock with the other replicas (agreed false)
 // gives no Last-Modified, and leaves the clock to the next agreed build.
-func (c *clocks) built(k docKey, hash uint64, newest, changed, now time.Time, agreed bool) (lastMod, listed time.Time, moved bool) {
+func (c *clocks) built(k docKey, hash uint64, newest, changed, now time.Time, agreed, exact bool) (lastMod, listed time.Time, moved bool) {
 	now = second(now)
 	newest, changed = fact(newest, now), second(changed)
 	c.mu.Lock()
@@ -188,6 +194,11 @@ func (c *clocks) built(k docKey, hash uint64, newest, changed, now time.Time, ag
 		// from an older or ahead change time stays before the one a
 		// restart gives them: they are fetched once more then.
 		lm = later(r.at, newest)
+	case exact && !r.at.Add(step).After(src) && !src.After(now.Add(exactAhead)):
+		// Rule 5: bytes that are exactly those of a settled change
+		// time get the clock it gives, as a restart does; a clock
+		// ahead of now is served once the Date reaches it.
+		lm, limit = src, src
 	case changed.After(now):
 		// Rule 4: a change time ahead of now (a burst that moved it a
 		// second per change) gives these bytes the later of now and a

@@ -316,7 +316,7 @@ func TestDeletionNot304(t *testing.T) {
 
 // build is built, less the listed time.
 func (c *clocks) build(k docKey, hash uint64, newest, changed, now time.Time) (time.Time, bool) {
-	lm, _, moved := c.built(k, hash, newest, changed, now, true)
+	lm, _, moved := c.built(k, hash, newest, changed, now, true, false)
 	return lm, moved
 }
 

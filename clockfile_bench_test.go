@@ -29,7 +29,7 @@ func BenchmarkClockGiven(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; b.Loop(); i++ {
 				now = now.Add(2 * time.Second)
-				c.built(pageKey(0, int64(i%100)+1), uint64(i), time.Time{}, time.Time{}, now, true)
+				c.built(pageKey(0, int64(i%100)+1), uint64(i), time.Time{}, time.Time{}, now, true, false)
 				c.sync()
 			}
 		})

@@ -106,7 +106,7 @@ func (b feedBuilder) build(ctx context.Context, j job) (*entry, effects, error) 
 	}
 	// The clock follows the entries: the header holds it, so it cannot be
 	// part of what the clock looks at.
-	at, updated, _ := b.clocks.built(k, xxhash.Sum64(body), newest, time.Time{}, now, !j.alone)
+	at, updated, _ := b.clocks.built(k, xxhash.Sum64(body), newest, time.Time{}, now, !j.alone, false)
 	updated = cmp.Or(updated, at, second(now)) // Atom requires one; the last only without a clock
 	gz, sum, err := compress(b.site.gzipLevel, func(w io.Writer) error {
 		return atomfeed.Write(w, f.loc, f.title, updated, b.site.feeds.author, body)

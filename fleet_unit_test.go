@@ -184,7 +184,7 @@ func (r *unitReplica) build(t *testing.T, k docKey, body string) *entry {
 	st := r.l.now()
 	e := unitEntry(t, body)
 	e.stamp, e.gen, e.era = stamp{epoch: st.epoch, gen: builtHere}, st.gen, r.f.era()
-	r.c.built(k, e.hash, e.lastMod, time.Time{}, unitT0, true)
+	r.c.built(k, e.hash, e.lastMod, time.Time{}, unitT0, true, false)
 	r.f.share(t.Context(), k, e)
 	return e
 }

@@ -157,7 +157,7 @@ func (b indexBuilder) encodeFile(list []indexEntry, file int, now time.Time, agr
 	if count == 0 { // cannot happen: one entry is far below the limits
 		return nil, 0, fmt.Errorf("index file %d: no entry fits", file)
 	}
-	at, _, _ := b.clocks.built(indexFileKey(file), sum, newest, time.Time{}, now, agreed)
+	at, _, _ := b.clocks.built(indexFileKey(file), sum, newest, time.Time{}, now, agreed, false)
 	e := newEntry(gz, sum, st.gzipLevel, at, now)
 	e.unclocked, e.alone = at.IsZero() && agreed, !agreed
 	return e, count, nil
@@ -248,7 +248,7 @@ func (b indexBuilder) buildSingle(ctx context.Context, pages [][]PageInfo, now t
 	if err != nil {
 		return nil, err
 	}
-	at, _, _ := b.clocks.built(indexFileKey(1), sum, newest, time.Time{}, now, agreed)
+	at, _, _ := b.clocks.built(indexFileKey(1), sum, newest, time.Time{}, now, agreed, false)
 	e := newEntry(gz, sum, st.gzipLevel, at, now)
 	e.unclocked, e.alone = at.IsZero() && agreed, !agreed
 	return e, nil

@@ -127,6 +127,34 @@ type RecentLister interface {
 	Recent(ctx context.Context, n int) iter.Seq2[URL, error]
 }
 
+// PageReporter is implemented by a Source that can report one page's
+// PageInfo cheaply, such as adapters/sqlsource's page summary with one
+// query. A page rebuilt because it was said to have changed (Invalidate,
+// InvalidateKeys, another replica's message) is built from the index read
+// before that change; with a PageReporter, the rebuild looks at the page
+// before and after reading its URLs, and when both looks show the same
+// Version and change time, its bytes are exactly those of that change
+// time and get the clock it gives, as a restart does (clock.go, rule 5).
+//
+// The contract:
+//
+//   - PageInfo(ctx, n) returns page n as Pages would report it now;
+//     Number 0 if Pages would not list it. Errors and ctx are as for
+//     Pages; an error leaves the rebuild to the other rules, and
+//     errors.ErrUnsupported says the Source keeps no change time (the
+//     rebuild does not look again).
+//   - Version must change with every change that can reach the page's
+//     bytes, and never come back to an earlier value.
+//   - Changed is set only when it is settled: every later change of the
+//     page will have a change time at least a second later (sqlsource's
+//     summary moves a page's change time a second past the one before
+//     with every batch it applies). A change time that may still move
+//     within its second (a change waiting to be applied) is reported
+//     zero.
+type PageReporter interface {
+	PageInfo(ctx context.Context, n int64) (PageInfo, error)
+}
+
 // SourceFunc is a Source built from two functions, for sources that need
 // no type of their own.
 type SourceFunc struct {
