@@ -29,7 +29,8 @@ import (
 //     change time, so a restart gives its bytes a later clock. Bytes read
 //     with a change time older than they show (the index an Invalidate's
 //     rebuild reads) get a second past the clock before, not after the
-//     one a restart gives them (TestRestartsWithChangeTimes).
+//     one a restart gives them (TestRestartsWithChangeTimes), unless
+//     rule 5 gives them that one.
 //  2. The same bytes keep their clock; an Invalidate, a new Version, a
 //     newer change time or a rebuild that finds the bytes unchanged moves
 //     nothing.
@@ -54,6 +55,18 @@ import (
 //     gives, which every later change's is at least (a restart gives the
 //     same bytes that later one). A stored clock from a replica more than
 //     maxSkew ahead is refused.
+//  5. Bytes that are exactly those of a settled change time (a
+//     PageReporter looked at the page before and after its URLs were
+//     read, and both looks showed that time and the same Version:
+//     pagelook.go) get the clock it gives, the one a restart gives the
+//     same bytes (rule 3), if it is past the clock before (it is, but
+//     after a clock rule 4 gave) and at most exactAhead ahead of now.
+//     Settled, that time is at least a second before any later change's,
+//     so no other bytes ever get its clock here or after a restart; and
+//     the Date holds a clock ahead of it back until it reaches it (the
+//     handler's serveEntry). So a page rebuilt on Invalidate keeps its
+//     Last-Modified across a restart with no Store or clock file, with
+//     one read of the page (TestToldPageExactClock).
 //
 // The index lists each page's clock; with nothing kept and no change seen
 // here, a floor is a process's start, not a time the page changed, so the
@@ -157,10 +170,11 @@ func sourceClock(newest, changed time.Time) time.Time {
 // built records that k was built into bytes whose xxhash is hash, whose
 // newest URL lastmod is newest (zero if none) and whose Source change
 // time is changed (zero if unknown), at now; exact says that the bytes
-// are exactly those of that change time, which is settled (rule 5). It returns the bytes'
-// Last-Modified (zero if they cannot have one yet, rule 1), the time an
-// index or feed lists for them (zero if none is known), and whether the
-// clock moved (so an index that lists it is out of date). A build that
+// are exactly those of that change time, which is settled (rule 5). It
+// returns the bytes' Last-Modified (zero if they cannot have one yet,
+// rule 1), the time an index or feed lists for them (zero if none is
+// known), and whether the clock moved (so an index that lists it is out
+// of date). A build that
 // could not agree on its clock with the other replicas (agreed false)
 // gives no Last-Modified, and leaves the clock to the next agreed build.
 func (c *clocks) built(k docKey, hash uint64, newest, changed, now time.Time, agreed, exact bool) (lastMod, listed time.Time, moved bool) {

@@ -74,6 +74,10 @@
 //
 // A page's lastmod in the index, and its clock after a restart, is the
 // time it last changed (its newest lastmod until the first change).
+// [Source.PageInfo] reads one page's summary row (a
+// [sitemap.PageReporter]): a page rebuilt on Watch's Invalidate looks at
+// it before and after reading its rows, and so takes the clock a restart
+// gives it.
 //
 // # Changes pushed by the database
 //
