@@ -110,9 +110,15 @@ func (b pageBuilder) build(ctx context.Context, j job) (*entry, effects, error) 
 	if _, ok := src.(SegmentSource); ok {
 		marks = b.marks.Take(k)
 	}
-	lk := b.lookBefore(ctx, sec, k, j, isLatest)
+	var lk pageLook // clock.go, rule 5: a page said to have changed, looked at before and after its read
+	if j.old != nil && !j.current && !isLatest {
+		var err error
+		if lk, err = lookBefore(ctx, sec.src, k.page); err != nil {
+			b.rep.log.Debug("sitemap: looking at a page before its rebuild", "page", b.site.fileName(k), "err", err)
+		}
+	}
 	pg, err := b.encode(ctx, src, k, &spec, j, tr, marks, now)
-	exact := err == nil && lk.after(ctx, k)
+	exact := err == nil && lk.after(ctx, k.page)
 	dur := time.Since(start)
 	b.rep.timed(k, dur)
 	if errors.Is(err, errEmptyPage) {

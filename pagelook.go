@@ -13,7 +13,7 @@ import (
 // changed between them, and the bytes are exactly those of that change
 // time. They then get the clock a restart gives them (clock.go, rule 5),
 // with no second read of the page or the index
-// (TestToldPageExactClock).
+// (TestToldPageExactClock, TestToldPageChangedBetweenLooks).
 
 // pageLook is what a rebuild saw of its page before reading its URLs.
 type pageLook struct {
@@ -21,36 +21,35 @@ type pageLook struct {
 	before PageInfo
 }
 
-// lookBefore looks at page k of sec before its rebuild reads it, if the
-// copy it replaces was said to have changed and its Source reports one
-// page's PageInfo. A look that fails, or that shows no settled change
-// time, leaves the rebuild to the other rules.
-func (b pageBuilder) lookBefore(ctx context.Context, sec *section, k docKey, j job, isLatest bool) pageLook {
-	src, ok := sec.src.(PageReporter)
-	if !ok || isLatest || j.old == nil || j.current {
-		return pageLook{}
+// lookBefore looks at page n of src before a rebuild reads it, if src
+// reports one page's PageInfo. A look that shows no settled change time
+// leaves the rebuild to the other rules; so does one that fails, whose
+// error it returns (nil for a Source that keeps no change time).
+func lookBefore(ctx context.Context, src Source, n int64) (pageLook, error) {
+	r, ok := src.(PageReporter)
+	if !ok {
+		return pageLook{}, nil
 	}
-	info, err := src.PageInfo(ctx, k.page)
-	if errors.Is(err, errors.ErrUnsupported) {
-		return pageLook{}
+	info, err := r.PageInfo(ctx, n)
+	switch {
+	case errors.Is(err, errors.ErrUnsupported):
+		return pageLook{}, nil
+	case err != nil:
+		return pageLook{}, err
+	case info.Number != n || info.Version == "" || info.Changed.IsZero():
+		return pageLook{}, nil
 	}
-	if err != nil {
-		b.rep.log.Debug("sitemap: looking at a page before its rebuild", "page", b.site.fileName(k), "err", err)
-		return pageLook{}
-	}
-	if info.Number != k.page || info.Version == "" || info.Changed.IsZero() {
-		return pageLook{}
-	}
-	return pageLook{src: src, before: info}
+	return pageLook{src: r, before: info}, nil
 }
 
-// after looks at page k again, its URLs read, and reports whether it shows
-// what the look before did: the bytes read are those of that PageInfo.
-func (l pageLook) after(ctx context.Context, k docKey) bool {
+// after looks at page n again, its URLs read, and reports whether it
+// shows what the look before did: the bytes read are those of that
+// PageInfo.
+func (l pageLook) after(ctx context.Context, n int64) bool {
 	if l.src == nil {
 		return false
 	}
-	info, err := l.src.PageInfo(ctx, k.page)
-	return err == nil && info.Number == k.page && info.Version == l.before.Version &&
+	info, err := l.src.PageInfo(ctx, n)
+	return err == nil && info.Number == n && info.Version == l.before.Version &&
 		info.Changed.Equal(l.before.Changed) && info.LastMod.Equal(l.before.LastMod)
 }
