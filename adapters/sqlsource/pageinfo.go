@@ -52,6 +52,16 @@ func (s *Source) PageInfo(ctx context.Context, n int64) (sitemap.PageInfo, error
 	if err := rows.Err(); err != nil {
 		return sitemap.PageInfo{}, fmt.Errorf("sqlsource: page info: %w", err)
 	}
+	if r.pending != 0 { // as summaryPages: has it a listed row?
+		listed, err := s.listedPages(ctx, []int64{n})
+		if err != nil {
+			return sitemap.PageInfo{}, fmt.Errorf("sqlsource: page info: %w", err)
+		}
+		r.listed = int64(boolInt(listed[n]))
+	}
+	if r.listed <= 0 {
+		return sitemap.PageInfo{}, nil
+	}
 	v := make([]byte, 0, 48)
 	v = append(v, 's')
 	v = strconv.AppendInt(v, r.listed, 10)
@@ -61,9 +71,6 @@ func (s *Source) PageInfo(ctx context.Context, n int64) (sitemap.PageInfo, error
 		v = append(v, '.')
 		v = strconv.AppendInt(v, r.pending, 10)
 		return sitemap.PageInfo{Number: n, LastMod: nextChange(r.at, r.pendingAt), Version: string(v)}, nil
-	}
-	if r.listed <= 0 {
-		return sitemap.PageInfo{}, nil
 	}
 	return sitemap.PageInfo{Number: n, LastMod: r.at, Version: string(v), Changed: r.at}, nil
 }
