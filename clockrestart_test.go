@@ -179,56 +179,62 @@ func TestRestartChangeInTheSecond(t *testing.T) {
 func TestRestartsWithChangeTimes(t *testing.T) {
 	for seed := range uint64(100) {
 		t.Run(strconv.FormatUint(seed, 10), func(t *testing.T) {
-			r := rand.New(rand.NewPCG(seed, 27))
-			clk := testkit.NewClock(t0.Add(time.Duration(r.IntN(1000)) * time.Millisecond))
 			src := &changeSource{step: seed%2 == 1} // odd seeds: change times that run ahead in a burst
-			src.write(t0.Add(-time.Hour))
-			cfg := Config{TTL: time.Duration(1+r.IntN(3)) * time.Second, Now: clk.Now}
-			h := newHolder(t, "/sitemap-1.xml")
-			sm := newQuickSitemap(t, cfg, src)
-			tells := seed%3 != 0 // writes told by Invalidate, or left to the TTL
-			for i := range 200 {
-				step := "step " + strconv.Itoa(i)
-				clk.Add(time.Duration(r.IntN(700)) * time.Millisecond)
-				switch n := r.IntN(10); {
-				case n < 3:
-					src.write(clk.Now())
-					if tells && r.IntN(3) > 0 {
-						if err := sm.Invalidate("", 1); err != nil {
-							t.Fatal(err)
-						}
-					}
-				case n == 3:
-					sm.Close()
-					sm = newQuickSitemap(t, cfg, src)
-					h.check(sm, step+", restarted")
-				case n == 4:
-					sm.docs.wg.Wait()
-					get(sm, "/sitemap_index.xml")
-				default:
-					h.fetch(sm, step)
-				}
-			}
-			// Quiet: past the TTL and the last change time (which a burst
-			// may have run ahead), a crawler reads the index and the page,
-			// then a second later the page again.
-			clk.Add(max(cfg.TTL, src.changed.Sub(clk.Now())) + time.Second)
-			sm.docs.wg.Wait()
-			get(sm, "/sitemap_index.xml")
-			h.fetch(sm, "quiet")
-			clk.Add(time.Second)
-			h.fetch(sm, "quiet, a second on")
-			_, lm := h.fetch(sm, "quiet, again")
-			if lm == "" {
-				t.Fatal("quiet, the page has no Last-Modified")
-			}
-			sm.Close()
-			clk.Add(time.Second)
-			sm = newQuickSitemap(t, cfg, src)
-			h.fetch(sm, "a quiet restart")
-			h.check(sm, "a quiet restart")
+			restartsWithChangeTimes(t, seed, src, src)
 		})
 	}
+}
+
+// restartsWithChangeTimes is a run of TestRestartsWithChangeTimes from
+// seed: src is written, ss served (src, or a Source that reads it).
+func restartsWithChangeTimes(t *testing.T, seed uint64, src *changeSource, ss Source) {
+	r := rand.New(rand.NewPCG(seed, 27))
+	clk := testkit.NewClock(t0.Add(time.Duration(r.IntN(1000)) * time.Millisecond))
+	src.write(t0.Add(-time.Hour))
+	cfg := Config{TTL: time.Duration(1+r.IntN(3)) * time.Second, Now: clk.Now}
+	h := newHolder(t, "/sitemap-1.xml")
+	sm := newQuickSitemap(t, cfg, ss)
+	tells := seed%3 != 0 // writes told by Invalidate, or left to the TTL
+	for i := range 200 {
+		step := "step " + strconv.Itoa(i)
+		clk.Add(time.Duration(r.IntN(700)) * time.Millisecond)
+		switch n := r.IntN(10); {
+		case n < 3:
+			src.write(clk.Now())
+			if tells && r.IntN(3) > 0 {
+				if err := sm.Invalidate("", 1); err != nil {
+					t.Fatal(err)
+				}
+			}
+		case n == 3:
+			sm.Close()
+			sm = newQuickSitemap(t, cfg, ss)
+			h.check(sm, step+", restarted")
+		case n == 4:
+			sm.docs.wg.Wait()
+			get(sm, "/sitemap_index.xml")
+		default:
+			h.fetch(sm, step)
+		}
+	}
+	// Quiet: past the TTL and the last change time (which a burst
+	// may have run ahead), a crawler reads the index and the page,
+	// then a second later the page again.
+	clk.Add(max(cfg.TTL, src.changed.Sub(clk.Now())) + time.Second)
+	sm.docs.wg.Wait()
+	get(sm, "/sitemap_index.xml")
+	h.fetch(sm, "quiet")
+	clk.Add(time.Second)
+	h.fetch(sm, "quiet, a second on")
+	_, lm := h.fetch(sm, "quiet, again")
+	if lm == "" {
+		t.Fatal("quiet, the page has no Last-Modified")
+	}
+	sm.Close()
+	clk.Add(time.Second)
+	sm = newQuickSitemap(t, cfg, ss)
+	h.fetch(sm, "a quiet restart")
+	h.check(sm, "a quiet restart")
 }
 
 // newQuickSitemap is newTestSitemap of src, whose Invalidate rebuilds a

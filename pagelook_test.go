@@ -4,6 +4,7 @@ import (
 	"context"
 	"iter"
 	"net/http"
+	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -160,5 +161,25 @@ func TestToldPageChangedBetweenLooks(t *testing.T) {
 	h.check(b, "after the restart")
 	if got, _ := h.fetch(b, "after the restart"); got != body {
 		t.Error("other bytes after the restart with no write")
+	}
+}
+
+// TestRestartsWithToldExactClocks is TestRestartsWithChangeTimes with a
+// PageReporter whose change times are settled (a second past the one
+// before with every write), and writes made during the rebuilds' looks
+// too (one in five looks, before the URLs are read or after, with a
+// change time a second past the one before): the same
+// checks, with rule 5 giving told pages their change times' clocks.
+func TestRestartsWithToldExactClocks(t *testing.T) {
+	for seed := range uint64(60) {
+		t.Run(strconv.FormatUint(seed, 10), func(t *testing.T) {
+			src := &reportingSource{changeSource: changeSource{step: true}}
+			src.onLook = func(n int64) {
+				if (n+int64(seed))%5 == 0 {
+					src.write(t0) // its change time a second past the one before
+				}
+			}
+			restartsWithChangeTimes(t, seed, &src.changeSource, src)
+		})
 	}
 }
