@@ -59,8 +59,9 @@ import (
 //     PageReporter looked at the page before and after its URLs were
 //     read, and both looks showed that time and the same Version:
 //     pagelook.go) get the clock it gives, the one a restart gives the
-//     same bytes (rule 3), if it is past the clock before (it is, but
-//     after a clock rule 4 gave) and at most exactAhead ahead of now.
+//     same bytes (rule 3), if it is a second past the clock before at
+//     least (rules 1 and 4 give none after it) and at most exactAhead
+//     ahead of now.
 //     Settled, that time is at least a second before any later change's,
 //     so no other bytes ever get its clock here or after a restart; and
 //     the Date holds a clock ahead of it back until it reaches it (the
@@ -174,9 +175,9 @@ func sourceClock(newest, changed time.Time) time.Time {
 // returns the bytes' Last-Modified (zero if they cannot have one yet,
 // rule 1), the time an index or feed lists for them (zero if none is
 // known), and whether the clock moved (so an index that lists it is out
-// of date). A build that
-// could not agree on its clock with the other replicas (agreed false)
-// gives no Last-Modified, and leaves the clock to the next agreed build.
+// of date). A build that could not agree on its clock with the other
+// replicas (agreed false) gives no Last-Modified, and leaves the clock to
+// the next agreed build.
 func (c *clocks) built(k docKey, hash uint64, newest, changed, now time.Time, agreed, exact bool) (lastMod, listed time.Time, moved bool) {
 	now = second(now)
 	newest, changed = fact(newest, now), second(changed)
