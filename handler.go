@@ -141,8 +141,9 @@ func (s *Sitemap) notFound(w http.ResponseWriter, c *secstats.Counters) {
 //
 // now is the response's Date. A Last-Modified later than it is left out
 // (RFC 9110 §8.8.2.1: never later than Date): a clock may run up to
-// maxAhead ahead of the server's time, and a floor (clock.go, rule 3) a
-// little more, but HTTP forbids telling it. The ETag still validates
+// maxAhead ahead of the server's time, a change time's (clock.go, rule 5)
+// up to exactAhead, and a floor (rule 3) a little more, but HTTP forbids
+// telling it. The ETag still validates
 // those bytes, and once Date reaches their clock they are served under it
 // (TestLastModifiedNotAfterDate); no other bytes are given that clock in
 // the meantime, so nothing of the clock's promises changes.
