@@ -63,7 +63,9 @@
 // [Section.Hreflang] declares the languages every page of a section exists
 // in, and [Section.Latest] keeps a news section at one fixed file of its
 // newest URLs. A Source that also implements [RecentLister] can have an
-// Atom feed, cached like a page and named in robots.txt.
+// Atom feed, cached like a page and named in robots.txt; one that
+// implements [PageReporter] gives a page rebuilt on Invalidate the clock
+// its change time gives, which a restart keeps.
 //
 // # The protocol's rules
 //
