@@ -317,8 +317,8 @@ func spliceConverged(t *testing.T, sms []*Sitemap, src *spliceCrawlSource, paths
 				case w.Code != http.StatusOK:
 					last = fmt.Sprintf("replica %d: %s: %d", r, path, w.Code)
 				case !bytes.Equal(w.Body.Bytes(), want[i]):
-					last = fmt.Sprintf("replica %d: %s: not the bytes of a whole build (rev sum %d, want %d)",
-						r, path, revSum(testkit.GunzipMember(t, w.Body.Bytes())), revSum(testkit.GunzipMember(t, want[i])))
+					last = fmt.Sprintf("replica %d: %s: not the bytes of a whole build (rev sum %d, want %d; %s)",
+						r, path, revSum(testkit.GunzipMember(t, w.Body.Bytes())), revSum(testkit.GunzipMember(t, want[i])), undated(sm, int64(i+1)))
 				case at == "":
 					last = fmt.Sprintf("replica %d: %s: the whole build's bytes, without Last-Modified (%s)", r, path, undated(sm, int64(i+1)))
 				case lm != "" && at != lm:
@@ -354,7 +354,17 @@ func undated(sm *Sitemap, p int64) string {
 		return "not cached"
 	}
 	e := sl.e
-	return fmt.Sprintf("alone %v, unclocked %v, built %v ago, current %v, fresh %v, store down %v, refreshing %v, failed recently %v, clock %+v",
+	s := fmt.Sprintf("alone %v, unclocked %v, built %v ago, current %v, fresh %v, store down %v, refreshing %v, failed recently %v, stamp %+v, gen %d, superseded %v, unsynced %v",
 		e.alone, e.unclocked, time.Since(e.built).Round(time.Millisecond), d.ledger.current(k, e.stamp), d.fresh(k, sl, d.now()),
-		d.tier.stats().down, sl.refreshing.Load(), d.failures.recent(k, d.now()), d.clocks.state(k))
+		d.tier.stats().down, sl.refreshing.Load(), d.failures.recent(k, d.now()), e.stamp, e.gen, sl.superseded.Load(), d.tier.unsynced(sl))
+	d.ledger.mu.Lock()
+	m, marked := d.ledger.marks[k]
+	d.ledger.mu.Unlock()
+	s += fmt.Sprintf(", mark %+v (%v), hearing waits %v", m, marked, d.hearing.waiting(k))
+	if f, ok := d.tier.(*fleet); ok {
+		if rec, _, _, err := f.sh.get(context.Background(), k, f.site.storeName(k)); err == nil && rec != nil {
+			s += fmt.Sprintf(", stored copy: same bytes %v, built %v ago, gen %d", rec.hash == e.hash, time.Since(rec.built).Round(time.Millisecond), rec.gen)
+		}
+	}
+	return s
 }
