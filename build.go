@@ -54,9 +54,13 @@ type tools struct {
 // pageBuilder builds the pages of every section.
 type pageBuilder struct{ *tools }
 
-// build builds page k. If the copy it replaces is current and a newer
-// index shows the page's Version unchanged, that copy is renewed without
-// reading the page.
+// build builds page k. If the copy it replaces is current, has a clock,
+// and a newer index shows the page's Version unchanged, that copy is
+// renewed without reading the page. A copy without a clock (built alone,
+// or in a second that could not give one: clock.go) is built again: its
+// renewal, fresh for a TTL, would serve it undated for as long, and again
+// after, instead of giving it the clock the replicas agree on once the
+// Store answers (TestUndatedCopyGetsClock).
 //
 // A page with no URL to write (every URL its Source yields is rejected,
 // or it yields none) is an empty <urlset>, 200, while its Source's Pages
@@ -73,7 +77,7 @@ func (b pageBuilder) build(ctx context.Context, j job) (*entry, effects, error) 
 	if idx := j.index; idx != nil {
 		var listed bool
 		info, listed = idx.page(k.sec, k.page)
-		if old := j.old; old != nil && j.current && !old.unclocked && listed && info.Version != "" && idx.built.After(old.built) &&
+		if old := j.old; old != nil && j.current && !old.lastMod.IsZero() && listed && info.Version != "" && idx.built.After(old.built) &&
 			info.Version == old.info.Version && info.LastMod.Equal(old.info.LastMod) {
 			b.rep.revalidated()
 			return old.renewed(now), effects{}, nil

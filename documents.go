@@ -121,21 +121,34 @@ func (d *documents) unclock(k docKey, sl *slot) *slot {
 	return n
 }
 
-// listed reports whether the index lists page k. A stale or missing index
-// is refreshed first, and the request waits for it (one build, shared
-// with every request that needs it); if that fails, or failed less than
-// RetryAfter ago, a stale copy decides.
+// listed reports whether the index lists page k. A fresh index decides;
+// so does a stale one that lists k, refreshed in the background: the
+// request goes on to build k, as it would serve a cached copy of k,
+// stale or not, without asking the index, and a page gone since is a 404
+// all the same (its build finds it empty, and not in Pages). Waiting for
+// the index there, a page not cached, on a site whose changes outdate the
+// index faster than it is built, waited for an index build behind the
+// background rebuilds at every request, seconds under load
+// (TestListedStaleIndexNoWait). A missing index, or a stale one that does
+// not list k (a page new since?), is refreshed first, and the request
+// waits for it (one build, shared with every request that needs it); if
+// that fails, or failed less than RetryAfter ago, a stale copy decides.
 func (d *documents) listed(ctx context.Context, k docKey, now, deadline time.Time) (bool, error) {
 	var idx *entry
 	sl, ok := d.cache.Peek(indexKey)
 	if ok {
 		idx = sl.e
 	}
-	if !ok || !d.fresh(indexKey, sl, now) {
-		fresh, err := d.wait(ctx, indexKey, deadline, idx)
+	fresh := ok && d.fresh(indexKey, sl, now)
+	if ok && !fresh && idx.lists(k) {
+		d.refresh(indexKey, sl, now)
+		return true, nil
+	}
+	if !fresh {
+		e, err := d.wait(ctx, indexKey, deadline, idx)
 		switch {
 		case err == nil:
-			idx = fresh
+			idx = e
 		case errors.Is(err, errNotFound):
 			return false, nil // no page at all
 		case idx == nil:
