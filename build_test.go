@@ -118,8 +118,8 @@ func TestMaxBuilds(t *testing.T) {
 	}
 	close(release)
 	wg.Wait()
-	waitFor(t, func() bool { return len(sm.docs.sem) == 0 }) // the two builds ended: under load, they may take a while
-	clk.Add(61 * time.Second)                                // past RetryAfter
+	waitFor(t, func() bool { held, _ := sm.docs.slots.held(); return held == 0 }) // the two builds ended: under load, they may take a while
+	clk.Add(61 * time.Second)                                                     // past RetryAfter
 	if w := get(sm, "/sitemap-p-3.xml.gz"); w.Code != 200 {
 		t.Errorf("page 3 once the slots are free: %d", w.Code)
 	}

@@ -87,9 +87,10 @@
 // Built pages are kept gzip-compressed in an LRU cache bounded by
 // [Config.CacheBytes], fresh for [Config.TTL]. Concurrent requests for a
 // page that is not cached share one build, and at most [Config.MaxBuilds]
-// builds run at once. An expired page is served at once while one rebuild
-// runs in the background (stale-while-revalidate), or is renewed without a
-// rebuild when its [PageInfo.Version] has not changed; if the rebuild fails
+// builds run at once, a build that a request waits for first. An expired
+// page is served at once while one rebuild runs in the background
+// (stale-while-revalidate), or is renewed without a rebuild when its
+// [PageInfo.Version] has not changed; if the rebuild fails
 // the last good copy stays in service (stale-if-error). Without one, the
 // answer is 503 with Retry-After. A failed or partial build is never cached,
 // and is not retried before [Config.RetryAfter]. [Sitemap.Invalidate] says

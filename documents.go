@@ -37,7 +37,7 @@ type documents struct {
 
 	group    singleflight.Group
 	catchUps singleflight.Group // one wait per document for a copy to replace one that changed (catchUp)
-	sem      chan struct{}      // one token per running build (MaxBuilds)
+	slots    *slots             // the build slots (MaxBuilds), a request's loads first
 	waiting  atomic.Int64       // requests waiting for a build (MaxWaiting)
 	rebuilds *rebuilds          // Invalidate's, at most one waiting per document
 	hearing  *hearing           // what the other replicas say, at most once a second per document
@@ -91,11 +91,11 @@ func (d *documents) get(ctx context.Context, k docKey, now time.Time) (*entry, e
 	d.rep.miss(k)
 	deadline := time.Now().Add(d.site.timeout) // read here: a hit needs none
 	if k.kind == docPage {
-		if listed, err := d.listed(ctx, k, now, deadline); err != nil || !listed {
+		if listed, err := d.listed(ctx, k, now, deadline, true); err != nil || !listed {
 			return nil, cmp.Or(err, errNotFound)
 		}
 	}
-	return d.wait(ctx, k, deadline, nil)
+	return d.wait(ctx, k, deadline, nil, true)
 }
 
 // fresh reports whether sl, the cached copy of k, may be served as it is:
@@ -133,7 +133,8 @@ func (d *documents) unclock(k docKey, sl *slot) *slot {
 // not list k (a page new since?), is refreshed first, and the request
 // waits for it (one build, shared with every request that needs it); if
 // that fails, or failed less than RetryAfter ago, a stale copy decides.
-func (d *documents) listed(ctx context.Context, k docKey, now, deadline time.Time) (bool, error) {
+// request says that a request waits (wait).
+func (d *documents) listed(ctx context.Context, k docKey, now, deadline time.Time, request bool) (bool, error) {
 	var idx *entry
 	sl, ok := d.cache.Peek(indexKey)
 	if ok {
@@ -145,7 +146,7 @@ func (d *documents) listed(ctx context.Context, k docKey, now, deadline time.Tim
 		return true, nil
 	}
 	if !fresh {
-		e, err := d.wait(ctx, indexKey, deadline, idx)
+		e, err := d.wait(ctx, indexKey, deadline, idx, request)
 		switch {
 		case err == nil:
 			idx = e
@@ -162,13 +163,19 @@ func (d *documents) listed(ctx context.Context, k docKey, now, deadline time.Tim
 // wait loads k, as the one load of k (or joining the one running), and
 // waits for it until deadline, or until the client leaves; old is the
 // copy it replaces, if any. At most MaxWaiting requests wait at once;
-// more get errBusy at once.
-func (d *documents) wait(ctx context.Context, k docKey, deadline time.Time, old *entry) (*entry, error) {
+// more get errBusy at once. request says that a request waits, not the
+// warm-up: the load, started here or joined, then goes first for a build
+// slot (slots).
+func (d *documents) wait(ctx context.Context, k docKey, deadline time.Time, old *entry, request bool) (*entry, error) {
 	if n := d.waiting.Add(1); d.site.maxWaiting > 0 && n > d.site.maxWaiting {
 		d.waiting.Add(-1)
 		return nil, errBusy
 	}
 	defer d.waiting.Add(-1)
+	if request {
+		d.slots.want(k)
+		defer d.slots.unwant(k)
+	}
 	ch := d.group.DoChan(k.String(), func() (any, error) { return d.load(k, old) })
 	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
@@ -215,6 +222,8 @@ func (d *documents) catchUp(ctx context.Context, k docKey, sl *slot) *entry {
 		return nil
 	}
 	defer d.waiting.Add(-1)
+	d.slots.want(k) // a request waits for it: first for a build slot
+	defer d.slots.unwant(k)
 	// The one flight of k, a rebuild's, a refresh's or a request's, joined
 	// through a flight of catchUps that outdate does not forget: however
 	// many changes are said meanwhile, a document has one catch-up at a
@@ -282,7 +291,9 @@ func (d *documents) close(bound time.Duration) {
 //  4. The index that revalidation needs, before a build slot is taken, as
 //     it may itself say that this page changed (TestOrderIndexBeforeSlot).
 //  5. A build slot (MaxBuilds), waited for under the build's own context
-//     (TestMaxBuilds).
+//     (TestMaxBuilds); a slot freed goes first to a load that a request
+//     waits for, then to the background loads in the order they came
+//     (slots, TestSlotsRequestFirst).
 //  6. The stamp, what the ledger knows, taken right before the Source is
 //     read: a change said after it is after the data read
 //     (TestOrderStampBeforeRead).
@@ -342,21 +353,19 @@ func (d *documents) load(k docKey, old *entry) (e *entry, err error) {
 	defer cl.unlock()
 	// 4.
 	if k.kind == docPage && old != nil && old.info.Version != "" && d.ledger.current(k, old.stamp) {
-		d.freshIndex()
+		d.freshIndex(k)
 	}
 	// 5.
-	select {
-	case d.sem <- struct{}{}:
-		start := time.Now()
-		defer func() {
-			<-d.sem
-			if held := time.Since(start); held > d.site.timeout+time.Second {
-				d.rep.slotHeld(k, held)
-			}
-		}()
-	case <-ctx.Done():
-		return nil, fmt.Errorf("waiting for a build slot: %w", ctx.Err())
+	if err := d.slots.acquire(ctx, k, false); err != nil {
+		return nil, fmt.Errorf("waiting for a build slot: %w", err)
 	}
+	start := time.Now()
+	defer func() {
+		d.slots.release()
+		if held := time.Since(start); held > d.site.timeout+time.Second {
+			d.rep.slotHeld(k, held)
+		}
+	}()
 	// 6.
 	st := d.ledger.now()
 	// 7.
@@ -453,14 +462,19 @@ func (d *documents) job(k docKey, old *entry) job {
 }
 
 // freshIndex makes sure the cached index is fresh, loading it (shared
-// with any concurrent load of it) if not. A failure is left to the page
-// build, which then reads the page.
-func (d *documents) freshIndex() {
+// with any concurrent load of it) if not, for the load of page k: if a
+// request waits for k, it waits for the index too. A failure is left to
+// the page build, which then reads the page.
+func (d *documents) freshIndex(k docKey) {
 	if sl, ok := d.cache.Peek(indexKey); ok && d.fresh(indexKey, sl, d.now()) {
 		return
 	}
 	if d.failures.recent(indexKey, d.now()) {
 		return
+	}
+	if d.slots.waitedFor(k) {
+		d.slots.want(indexKey)
+		defer d.slots.unwant(indexKey)
 	}
 	d.group.Do(indexKey.String(), func() (any, error) { return d.load(indexKey, nil) })
 }

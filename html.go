@@ -235,6 +235,7 @@ func (n auditNotes) htmlNotes(k docKey) []string {
 // index's made again when a page built since shows another URL count
 // (htmlStale); a part's copy with notes once per change of its notes
 // (htmlPart.withNotes). Making a view takes a build slot (MaxBuilds),
+// as a request's, ahead of the background loads (slots),
 // waited for while ctx lasts: it costs several times the XML's build
 // (BENCHMARKS.md).
 func (d *documents) htmlPart(ctx context.Context, k docKey, e *entry, n int, notesOf func() []byte) (*entry, error) {
@@ -284,12 +285,10 @@ func (d *documents) makeHTML(ctx context.Context, k docKey, e *entry) (*htmlView
 	if old != nil && !d.htmlStale(old) {
 		return old, nil // made meanwhile
 	}
-	select {
-	case d.sem <- struct{}{}:
-		defer func() { <-d.sem }()
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	if err := d.slots.acquire(ctx, k, true); err != nil { // a request's: before background loads
+		return nil, err
 	}
+	defer d.slots.release()
 	counted, made := d.counted.Load(), d.now()
 	var v *htmlView
 	var err error

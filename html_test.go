@@ -317,7 +317,9 @@ func TestHTMLNotes(t *testing.T) {
 func TestHTMLTakesBuildSlot(t *testing.T) {
 	sm, _ := htmlTestSitemap(t, Config{MaxBuilds: 1})
 	get(sm, "/sitemap-products-1.xml.gz")
-	sm.docs.sem <- struct{}{} // the one slot, taken
+	if err := sm.docs.slots.acquire(t.Context(), pageKey(1, 1), false); err != nil { // the one slot, taken
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
 	w := httptest.NewRecorder()
@@ -325,7 +327,7 @@ func TestHTMLTakesBuildSlot(t *testing.T) {
 	if w.Body.Len() != 0 || mustEntry(t, sm, pageKey(0, 1)).html.Load() != nil { // the client left: no answer
 		t.Errorf("a view made without a build slot: %d %s", w.Code, w.Body)
 	}
-	<-sm.docs.sem
+	sm.docs.slots.release()
 	if w := get(sm, "/sitemap-products-1.html"); w.Code != http.StatusOK {
 		t.Errorf("with the slot free: %d", w.Code)
 	}

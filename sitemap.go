@@ -47,7 +47,9 @@ type Config struct {
 	// CacheEntries bounds the number of cached pages. Zero means 10,000.
 	CacheEntries int
 	// MaxBuilds is how many pages may be built at once, which bounds the
-	// queries a crawler burst can open against the Source. Zero means 2.
+	// queries a crawler burst can open against the Source. A build that a
+	// request waits for takes the next slot freed before the background
+	// rebuilds and refreshes. Zero means 2.
 	MaxBuilds int
 	// MaxWaiting bounds the requests waiting at once for a page to be
 	// built; more get 503 with Retry-After at once. Zero means 1,000;
@@ -396,7 +398,7 @@ func New(cfg Config, sections ...Section) (*Sitemap, error) {
 	d := &documents{
 		site: st, ledger: newLedger(), clocks: clocks, failures: newFailures(), tier: noTier{}, rep: rep, now: now,
 		cache: newPageCache(st.cacheBytes, st.cacheEntries, func(k docKey, n int, b int64) { rep.of(k).Cached(n, b) }),
-		sem:   make(chan struct{}, st.maxBuilds),
+		slots: newSlots(st.maxBuilds),
 		builders: [...]builder{
 			docPage:  pageBuilder{tl},
 			docIndex: indexBuilder{tl},

@@ -80,8 +80,8 @@ func TestNewDefaults(t *testing.T) {
 	if sm.site.byName["news"].pageSize != 1000 || sm.site.byName["p"].pageSize != MaxURLs {
 		t.Errorf("page sizes %d, %d", sm.site.byName["news"].pageSize, sm.site.byName["p"].pageSize)
 	}
-	if sm.site.ttl != 15*time.Minute || sm.site.timeout != 2*time.Minute || cap(sm.docs.sem) != 2 || sm.site.gzipLevel != 6 || sm.site.retryAfter != time.Minute {
-		t.Errorf("defaults: ttl %v timeout %v builds %d level %d", sm.site.ttl, sm.site.timeout, cap(sm.docs.sem), sm.site.gzipLevel)
+	if sm.site.ttl != 15*time.Minute || sm.site.timeout != 2*time.Minute || sm.docs.slots.max != 2 || sm.site.gzipLevel != 6 || sm.site.retryAfter != time.Minute {
+		t.Errorf("defaults: ttl %v timeout %v builds %d level %d", sm.site.ttl, sm.site.timeout, sm.docs.slots.max, sm.site.gzipLevel)
 	}
 	if _, budget, _, _ := sm.docs.cache.Budget(); budget != 256<<20 {
 		t.Errorf("cache budget %d", budget)

@@ -66,7 +66,9 @@ func startWarmer(docs *documents, w *WarmUp) *warmup.Warmer[docKey] {
 // warm makes k cached and current, as a request for it would, but
 // counted as no request: a fresh copy is left alone; a stale or missing
 // one is loaded (joining a load under way), and waited for up to
-// BuildTimeout. It reports whether a load was waited for.
+// BuildTimeout, as a background load: the build slots go first to the
+// loads that requests wait for (slots). It reports whether a load was
+// waited for.
 func (d *documents) warm(ctx context.Context, k docKey) (bool, error) {
 	now := d.now()
 	sl, cached := d.cache.Peek(k)
@@ -79,11 +81,11 @@ func (d *documents) warm(ctx context.Context, k docKey) (bool, error) {
 	}
 	deadline := time.Now().Add(d.site.timeout)
 	if k.kind == docPage {
-		if listed, err := d.listed(ctx, k, now, deadline); err != nil || !listed {
+		if listed, err := d.listed(ctx, k, now, deadline, false); err != nil || !listed {
 			return false, err
 		}
 	}
-	_, err := d.wait(ctx, k, deadline, old)
+	_, err := d.wait(ctx, k, deadline, old, false)
 	return err == nil, err
 }
 
