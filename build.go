@@ -21,11 +21,12 @@ type builder interface {
 // job is what a build reads besides its Source.
 type job struct {
 	key     docKey
-	old     *entry // the copy the build replaces, if any
-	current bool   // old was made after every change said of key
-	index   *entry // the cached index, if any: a page's PageInfo and Version
-	prev    *entry // a page's last copy, old or cached: what changed is derived against it
-	alone   bool   // built with no clock agreed with the other replicas: no Last-Modified (tier.go)
+	old     *entry   // the copy the build replaces, if any
+	current bool     // old was made after every change said of key
+	index   *entry   // the cached index, if any: a page's PageInfo and Version
+	prev    *entry   // a page's last copy, old or cached: what changed is derived against it
+	alone   bool     // built with no clock agreed with the other replicas: no Last-Modified (tier.go)
+	look    pageLook // a page not current, looked at before the stamp (pagelook.go)
 	// cached reports whether a page is cached (an index build).
 	cached func(docKey) bool
 	// storedClocks merges the page clocks other replicas stored (an
@@ -114,13 +115,7 @@ func (b pageBuilder) build(ctx context.Context, j job) (*entry, effects, error) 
 	if _, ok := src.(SegmentSource); ok {
 		marks = b.marks.Take(k)
 	}
-	var lk pageLook // clock.go, rule 5: a page said to have changed, looked at before and after its read
-	if j.old != nil && !j.current && !isLatest {
-		var err error
-		if lk, err = lookBefore(ctx, sec.src, k.page); err != nil {
-			b.rep.log.Debug("sitemap: looking at a page before its rebuild", "page", b.site.fileName(k), "err", err)
-		}
-	}
+	lk := j.look // clock.go, rule 5: a page said to have changed, looked at before and after its read
 	pg, err := b.encode(ctx, src, k, &spec, j, tr, marks, now)
 	exact := err == nil && lk.after(ctx, k.page)
 	dur := time.Since(start)

@@ -294,9 +294,14 @@ func (d *documents) close(bound time.Duration) {
 //     (TestMaxBuilds); a slot freed goes first to a load that a request
 //     waits for, then to the background loads in the order they came
 //     (slots, TestSlotsRequestFirst).
-//  6. The stamp, what the ledger knows, taken right before the Source is
+//  6. The look at a page that is not current (pagelook.go), then the
+//     stamp, what the ledger knows, taken right before the Source is
 //     read: a change said after it is after the data read
-//     (TestOrderStampBeforeRead).
+//     (TestOrderStampBeforeRead). The look comes first: one that waits
+//     (a database busy applying a batch of changes) would otherwise
+//     outdate the build with the change its wait let through, and every
+//     build of a page under a stream of changes was outdated, served
+//     without Last-Modified (TestWatchCoalesce under -race).
 //  7. The builder; then, unless a newer change was said
 //     (TestOrderNeverKeepOverNewerChange), share: the clock, then the
 //     copy, then the message (TestOrderClockCopyMessage), and only then
@@ -367,10 +372,11 @@ func (d *documents) load(k docKey, old *entry) (e *entry, err error) {
 		}
 	}()
 	// 6.
+	look := d.look(ctx, k, old)
 	st := d.ledger.now()
 	// 7.
 	j := d.job(k, old)
-	j.alone = cl.alone
+	j.alone, j.look = cl.alone, look
 	var was []uint64 // the hashes of k's files as last built, for the purge
 	if d.rep.purger != nil {
 		was = d.builtHashes(k, cmp.Or(j.prev, old))
@@ -459,6 +465,24 @@ func (d *documents) job(k docKey, old *entry) job {
 		j.storedClocks = d.tier.storedClocks
 	}
 	return j
+}
+
+// look looks at page k before its rebuild reads it, if old, the copy it
+// replaces, is not current (clock.go, rule 5; pagelook.go). A look that
+// fails leaves the build to the other rules.
+func (d *documents) look(ctx context.Context, k docKey, old *entry) pageLook {
+	if k.kind != docPage || old == nil || d.ledger.current(k, old.stamp) {
+		return pageLook{}
+	}
+	src := d.site.sections[k.sec].src
+	if _, isLatest := src.(latest); isLatest {
+		return pageLook{}
+	}
+	lk, err := lookBefore(ctx, src, k.page)
+	if err != nil {
+		d.rep.log.Debug("sitemap: looking at a page before its rebuild", "page", d.site.fileName(k), "err", err)
+	}
+	return lk
 }
 
 // freshIndex makes sure the cached index is fresh, loading it (shared
